@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+// Tripod: headless manual-camera firmware for Raspberry-Pi-class boards.
+import PackageDescription
+
+/// A system-library target for a Debian C library, found through pkg-config.
+func systemLibrary(_ name: String, pkgConfig: String?, apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let package = Package(
+    name: "Tripod",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tripod", targets: ["tripod"]),
+    ],
+    targets: [
+        // MARK: C side: Debian libraries and the libcamera shim.
+        systemLibrary("CLibcamera", pkgConfig: "libcamera", apt: ["libcamera-dev"]),
+        systemLibrary("CGPIOD", pkgConfig: "libgpiod", apt: ["libgpiod-dev"]),
+        systemLibrary("CDRM", pkgConfig: "libdrm", apt: ["libdrm-dev"]),
+        systemLibrary("CI2C", pkgConfig: nil, apt: ["libi2c-dev"]),
+        systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
+        systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
+        systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: ["libsystemd-dev"]),
+        .target(
+            name: "CCameraShim",
+            dependencies: ["CLibcamera"]
+        ),
+
+        // MARK: Swift modules, by role.
+        .target(name: "Hardware"),
+        .target(name: "SimulatedHardware", dependencies: ["Hardware"]),
+        .target(name: "LinuxHardware", dependencies: [
+            "Hardware", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
+        ]),
+        .target(name: "Camera", dependencies: ["Hardware"]),
+        .target(name: "Motion", dependencies: ["Hardware"]),
+        .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF"]),
+        .target(name: "Console", dependencies: []),
+        .target(name: "Supervisor", dependencies: [
+            "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console",
+        ]),
+        .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
+        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor"]),
+
+        // MARK: Tests, one target per module plus end-to-end.
+        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware"]),
+        .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"]),
+    ],
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
+)

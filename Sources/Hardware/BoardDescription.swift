@@ -1,0 +1,65 @@
+/// A board: which backend drives each device and where each device is. Read from `board/boards/*.json`.
+///
+/// The supervisor builds the device graph once from this, in `main`, and passes it down.
+public struct BoardDescription: Hashable, Sendable, Codable {
+    public var name: String
+    public var summary: String
+    /// Strings that `/proc/device-tree/model` starts with on this board, for auto-detection.
+    public var deviceTreeModels: [String]?
+    public var camera: CameraSection
+    public var imu: IMUSection
+    public var gpio: GPIOSection
+    public var display: DisplaySection
+    public var console: ConsoleSection?
+
+    public struct CameraSection: Hashable, Sendable, Codable {
+        /// "sim" or "libcamera".
+        public var backend: String
+        /// Sensor database key for the simulated sensor ("imx708"); for libcamera, the
+        /// expected model, used only for messages.
+        public var sensor: String?
+        /// The connector name on the board ("CAM0"), for messages.
+        public var connector: String?
+        /// Seed for the simulated scene and noise.
+        public var seed: UInt64?
+    }
+
+    public struct IMUSection: Hashable, Sendable, Codable {
+        /// "sim", "i2c", "iio", "auto" (IIO when a kernel driver owns the chip, else I2C) or "none".
+        public var backend: String
+        /// I2C adapter device, e.g. "/dev/i2c-1".
+        public var bus: String?
+        /// 7-bit address; nil probes the known addresses.
+        public var address: Int?
+        /// Axis mapping from IMU axes to the camera frame, Gyroflow-style ("XYZ", "yXZ", …).
+        public var orientation: String?
+        /// The data-ready interrupt line, when wired.
+        public var dataReady: GPIOLineAddress?
+        /// Output data rate in Hz.
+        public var rateHertz: Double?
+        /// Simulated motion profile ("still", "handheld", "walking", "pan").
+        public var motion: String?
+        /// Amplitude for the simulated profile, °/s.
+        public var amplitudeDegreesPerSecond: Double?
+    }
+
+    public struct GPIOSection: Hashable, Sendable, Codable {
+        /// "sim", "gpiod" or "none".
+        public var backend: String
+        public var shutter: GPIOLineAddress?
+        public var halfPress: GPIOLineAddress?
+        public var led: GPIOLineAddress?
+    }
+
+    public struct DisplaySection: Hashable, Sendable, Codable {
+        /// "none" or "drm".
+        public var backend: String
+        public var device: String?
+    }
+
+    public struct ConsoleSection: Hashable, Sendable, Codable {
+        /// The serial console device ("/dev/ttyAMA0") on a real board.
+        public var device: String?
+        public var baud: Int?
+    }
+}

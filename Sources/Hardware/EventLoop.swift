@@ -1,0 +1,62 @@
+/// A serial executor with a monotonic clock and timers: the one place where supervisor state changes.
+///
+/// Two implementations exist: a thread-backed loop on the real clock (LinuxHardware) and
+/// `ManualEventLoop` (SimulatedHardware), whose clock only moves when a test advances it, so that
+/// an hour of streaming runs in milliseconds and deterministically (the swift-nio EmbeddedEventLoop
+/// pattern). Hardware callbacks arriving on other threads hand their work over with `execute`,
+/// which never blocks.
+public protocol EventLoop: AnyObject, Sendable {
+    /// Monotonic now, on this loop's clock.
+    func now() -> MonotonicTime
+
+    /// Runs `work` on the loop as soon as possible, after work already submitted.
+    func execute(_ work: @escaping @Sendable () -> Void)
+
+    /// Runs `work` on the loop at `deadline` (or as soon after as the loop gets to it).
+    @discardableResult
+    func schedule(at deadline: MonotonicTime, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
+
+    /// True when the caller is running on this loop.
+    var inEventLoop: Bool { get }
+}
+
+extension EventLoop {
+    /// Runs `work` after `delay`.
+    @discardableResult
+    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        schedule(at: now() + delay, work)
+    }
+
+    /// Stops the process when called off the loop: a programming error, never an environmental one.
+    public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inEventLoop, "called off the event loop", file: file, line: line)
+    }
+}
+
+/// A handle on scheduled work; `cancel()` stops it running if it has not run yet.
+public final class ScheduledWork: Sendable {
+    private let state = LockedValue(false)
+    public init() {}
+    public func cancel() { state.withLock { $0 = true } }
+    public var isCancelled: Bool { state.withLock { $0 } }
+}
+
+/// A value confined to one event loop that may be carried across concurrency domains.
+///
+/// Reading or writing it off its loop is a programming error and traps. This is the one
+/// `@unchecked Sendable` that lets loop-confined objects (the supervisor, simulated devices) be
+/// captured by the `@Sendable` closures that hardware callbacks post to the loop.
+public struct LoopBound<Value>: @unchecked Sendable {
+    public let loop: any EventLoop
+    private let stored: Value
+
+    public init(_ value: Value, loop: any EventLoop) {
+        self.loop = loop
+        self.stored = value
+    }
+
+    public var value: Value {
+        loop.preconditionInEventLoop()
+        return stored
+    }
+}

@@ -1,0 +1,38 @@
+/// The pixels of one stream of one completed frame: read-only, owned or memory-mapped.
+///
+/// Immutable after creation. For libcamera buffers the bytes are an mmap of the dmabuf and
+/// `release` returns the buffer to the camera once the last reference goes.
+public final class FrameBuffer: @unchecked Sendable {
+    public let pixelFormat: PixelFormat
+    public let size: PixelSize
+    /// Bytes per line.
+    public let stride: Int
+    private let owned: [UInt8]?
+    private let mapped: UnsafeRawBufferPointer?
+    private let release: (@Sendable () -> Void)?
+
+    /// A buffer that owns its bytes (simulated frames, tests).
+    public init(pixelFormat: PixelFormat, size: PixelSize, stride: Int, bytes: [UInt8]) {
+        self.pixelFormat = pixelFormat; self.size = size; self.stride = stride
+        self.owned = bytes; self.mapped = nil; self.release = nil
+    }
+
+    /// A buffer over memory someone else owns; `release` runs when this object goes away.
+    public init(pixelFormat: PixelFormat, size: PixelSize, stride: Int,
+                mapping: UnsafeRawBufferPointer, release: @escaping @Sendable () -> Void) {
+        self.pixelFormat = pixelFormat; self.size = size; self.stride = stride
+        self.owned = nil; self.mapped = mapping; self.release = release
+    }
+
+    deinit { release?() }
+
+    public var byteCount: Int { owned?.count ?? mapped?.count ?? 0 }
+
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let owned { return try owned.withUnsafeBytes(body) }
+        return try body(mapped ?? UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    /// A copy of the bytes.
+    public var bytes: [UInt8] { owned ?? withUnsafeBytes { Array($0) } }
+}

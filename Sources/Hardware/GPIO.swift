@@ -1,0 +1,56 @@
+/// Which way a line changed.
+public enum GPIOEdgeKind: String, Sendable, Codable {
+    case rising, falling
+}
+
+/// One edge event, stamped by the kernel (`gpiod_line_event.ts`, CLOCK_MONOTONIC).
+public struct GPIOEdge: Hashable, Sendable {
+    public var kind: GPIOEdgeKind
+    public var timestamp: MonotonicTime
+    public init(kind: GPIOEdgeKind, timestamp: MonotonicTime) { self.kind = kind; self.timestamp = timestamp }
+}
+
+/// Internal bias of an input line (`GPIOD_LINE_REQUEST_FLAG_BIAS_*`).
+public enum GPIOBias: String, Sendable, Codable {
+    case asIs = "as-is", disabled, pullUp = "pull-up", pullDown = "pull-down"
+}
+
+/// How a board names a line: by its name in the device tree, or by chip and offset.
+public struct GPIOLineAddress: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Line name ("SHUTTER"), searched on every chip (`gpiod_line_find`).
+    public var name: String?
+    /// Chip path or name ("gpiochip0", "/dev/gpiochip4").
+    public var chip: String?
+    public var offset: Int?
+    public var bias: GPIOBias?
+    /// When true, a low level reads as active (pressed).
+    public var activeLow: Bool?
+
+    public init(name: String? = nil, chip: String? = nil, offset: Int? = nil, bias: GPIOBias? = nil, activeLow: Bool? = nil) {
+        self.name = name; self.chip = chip; self.offset = offset; self.bias = bias; self.activeLow = activeLow
+    }
+
+    public var description: String {
+        if let name { return "line \"\(name)\"" }
+        return "\(chip ?? "?") line \(offset.map(String.init) ?? "?")"
+    }
+}
+
+/// An input line requested for both edges. Values are logical (active = true, after active-low).
+public protocol GPIOInputLine: AnyObject {
+    var address: GPIOLineAddress { get }
+    /// The current logical value (`gpiod_line_get_value`).
+    func read() throws -> Bool
+    /// Edges are delivered on any thread, in kernel order; the handler must not block.
+    func setEdgeHandler(_ handler: @escaping @Sendable (GPIOEdge) -> Void)
+    /// Releases the line (`gpiod_line_release`).
+    func close()
+}
+
+/// An output line (an LED). Values are logical.
+public protocol GPIOOutputLine: AnyObject {
+    var address: GPIOLineAddress { get }
+    /// Sets the level (`gpiod_line_set_value`).
+    func write(_ active: Bool) throws
+    func close()
+}
