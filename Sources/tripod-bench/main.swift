@@ -5,7 +5,7 @@ let benchmarks: [any Benchmark.Type] = [
     StartupBenchmark.self,
 ]
 
-func usage() -> String {
+@MainActor func usage() -> String {
     "usage: tripod-bench NAME [--json-dir DIR]\n" +
         benchmarks.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n")
 }
