@@ -1,1 +1,169 @@
+import Console
+import Foundation
 import Hardware
+
+/// The one process that owns the board: camera, IMU, button, LED, display, consoles and captures.
+///
+/// Loop-confined: every method runs on `loop`. Hardware callbacks hop onto the loop through
+/// `LoopBound`, so state changes are serialised without locks.
+public final class Supervisor {
+    public enum State: String, Sendable {
+        case created, starting, ready, stopping, stopped
+    }
+
+    public let loop: any EventLoop
+    public let devices: BoardDevices
+    public let options: SupervisorOptions
+    public let log: Logger
+    public private(set) var state: State = .created
+    public private(set) var settings: [String: String] = SettingsSchema.defaults
+    let startedAt: MonotonicTime
+    var commands = CommandTable<CommandContext>()
+    private var sessions: [Int: ConsoleSession] = [:]
+    private var nextSessionID = 1
+    /// Reasons work is in progress (a running bracket); stop waits until this is empty.
+    private var workInProgress: [String: Int] = [:]
+    private var exitCode: Int32 = 0
+    /// Device state that commands and `status` read.
+    var runtime = DeviceRuntime()
+    /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
+    public var onStopped: ((Int32) -> Void)?
+    /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
+    public var onStateChange: ((State, String) -> Void)?
+
+    public init(devices: BoardDevices, loop: any EventLoop, options: SupervisorOptions, log: Logger) {
+        self.devices = devices
+        self.loop = loop
+        self.options = options
+        self.log = log
+        self.startedAt = loop.now()
+        registerCoreCommands()
+    }
+
+    /// A handle for callbacks from other threads.
+    var bound: LoopBound<Supervisor> { LoopBound(self, loop: loop) }
+
+    // MARK: Lifecycle
+
+    /// Brings devices up and becomes ready. Throws only for what makes running pointless (no camera
+    /// on a real board); everything optional that fails is logged and reported in `status`.
+    public func start() throws(StartupError) {
+        loop.preconditionInEventLoop()
+        state = .starting
+        for note in devices.notes { log.warning(note) }
+        try startDevices()
+        state = .ready
+        log.notice("ready: \(bannerLine())")
+        onStateChange?(.ready, "ready")
+    }
+
+    /// The start-up banner: board and devices.
+    public func bannerLine() -> String {
+        "board \(devices.board.name) (\(devices.board.summary)); " + deviceSummary().map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+    }
+
+    /// Stops after work in progress finishes: streaming stops, files in progress complete or are
+    /// discarded atomically, then `onStopped` runs.
+    public func requestStop(reason: String, exitCode: Int32 = 0) {
+        loop.preconditionInEventLoop()
+        guard state != .stopping && state != .stopped else { return }
+        self.exitCode = exitCode
+        state = .stopping
+        log.notice("stopping: \(reason)")
+        onStateChange?(.stopping, "stopping: \(reason)")
+        finishStopIfIdle()
+    }
+
+    /// Marks work in progress (a bracket); a stop requested meanwhile waits for `endWork`.
+    func beginWork(_ reason: String) { workInProgress[reason, default: 0] += 1 }
+
+    func endWork(_ reason: String) {
+        if let n = workInProgress[reason] { workInProgress[reason] = n > 1 ? n - 1 : nil }
+        if state == .stopping { finishStopIfIdle() }
+    }
+
+    public var isBusy: Bool { !workInProgress.isEmpty }
+
+    private func finishStopIfIdle() {
+        guard state == .stopping, workInProgress.isEmpty else { return }
+        stopDevices()
+        state = .stopped
+        log.notice("stopped")
+        for session in sessions.values where session.kind != .stdio { session.output.close() }
+        onStopped?(exitCode)
+    }
+
+    // MARK: Consoles
+
+    /// Connects a console client; returns its session.
+    @discardableResult
+    public func attach(name: String, kind: ConsoleSession.Kind, output: any ConsoleOutput, echoes: Bool = false) -> ConsoleSession {
+        let session = ConsoleSession(id: nextSessionID, name: name, kind: kind, output: output, echoes: echoes)
+        nextSessionID += 1
+        sessions[session.id] = session
+        return session
+    }
+
+    public func detach(_ session: ConsoleSession) {
+        session.isClosed = true
+        sessions[session.id] = nil
+    }
+
+    /// Bytes from a client: edited into lines, each line run and answered.
+    public func receive<S: Sequence>(bytes: S, from session: ConsoleSession) where S.Element == UInt8 {
+        loop.preconditionInEventLoop()
+        guard !session.isClosed else { return }
+        for output in session.assembler.feed(bytes) {
+            switch output {
+            case .line(let text): run(line: text, from: session)
+            case .rejected(let error): session.send(.error(error))
+            case .interrupted: break
+            case .echo(let bytes): session.output.echo(bytes)
+            }
+            if session.isClosed { return }
+        }
+    }
+
+    /// The end of a client's input: on stdio this stops the supervisor, like `quit`.
+    public func endOfInput(from session: ConsoleSession) {
+        loop.preconditionInEventLoop()
+        if session.kind == .stdio { requestStop(reason: "end of console input") }
+        detach(session)
+    }
+
+    /// Runs one console line for a session and sends the reply.
+    public func run(line: String, from session: ConsoleSession) {
+        var context = CommandContext(supervisor: self, session: session)
+        if let reply = commands.dispatch(line, context: &context) { session.send(reply) }
+    }
+
+    /// Sends an event to every console, each in its own mode, on its own line.
+    public func broadcast(_ event: ConsoleEvent) {
+        for session in sessions.values.sorted(by: { $0.id < $1.id }) where !session.isClosed { session.send(event) }
+    }
+
+    // MARK: Settings
+
+    /// Sets one setting after validating it; returns the canonical value.
+    func set(key: String, value: String) throws(ConsoleError) -> String {
+        let canonical = try SettingsSchema.validate(key: key, value: value)
+        try apply(key: key, value: canonical)
+        settings[key] = canonical
+        return canonical
+    }
+
+    var uptime: Duration { loop.now() - startedAt }
+}
+
+/// What a command handler sees: the supervisor and the client that sent the line.
+public struct CommandContext {
+    public let supervisor: Supervisor
+    public let session: ConsoleSession
+}
+
+/// Options of `tripod run` that reach the supervisor.
+public struct SupervisorOptions: Sendable {
+    /// Where captures go (the storage root).
+    public var capturesDirectory: String
+    public init(capturesDirectory: String) { self.capturesDirectory = capturesDirectory }
+}

@@ -1,0 +1,41 @@
+import Hardware
+
+/// The device graph of one board, built once in `main` from its description and passed down.
+///
+/// Optional devices that are absent or failed are nil (or the null display), with a note saying why.
+public struct BoardDevices {
+    public var board: BoardDescription
+    public var cameraProvider: any CameraProvider
+    /// Sensor database entries by model, for the camera's format table and the IMU's blur model.
+    public var sensors: [String: SensorDescription]
+    public var imu: (any IMUDevice)?
+    public var shutter: (any GPIOInputLine)?
+    public var halfPress: (any GPIOInputLine)?
+    public var led: (any GPIOOutputLine)?
+    public var display: any DisplayDevice
+    public var storage: any Storage
+    /// Why an optional device is missing or fell back ("IMU: no device at i2c-1@0x68").
+    public var notes: [String]
+    /// Hooks for `sim ...` and `button ...` console commands; nil on real boards.
+    public var simulation: SimulationHooks?
+
+    public init(board: BoardDescription, cameraProvider: any CameraProvider, sensors: [String: SensorDescription],
+                imu: (any IMUDevice)?, shutter: (any GPIOInputLine)?, halfPress: (any GPIOInputLine)?,
+                led: (any GPIOOutputLine)?, display: any DisplayDevice, storage: any Storage,
+                notes: [String] = [], simulation: SimulationHooks? = nil) {
+        self.board = board; self.cameraProvider = cameraProvider; self.sensors = sensors; self.imu = imu
+        self.shutter = shutter; self.halfPress = halfPress; self.led = led; self.display = display
+        self.storage = storage; self.notes = notes; self.simulation = simulation
+    }
+}
+
+/// What the simulated board lets a console do that real hardware cannot.
+public struct SimulationHooks {
+    /// `sim motion still|handheld|walking|pan [amplitude °/s]`.
+    public var setMotion: ((String, Double?) throws -> String)?
+    /// `button press`, `button hold <ms>`, `button half`.
+    public var button: ((String, Duration?) throws -> Void)?
+    public init(setMotion: ((String, Double?) throws -> String)? = nil, button: ((String, Duration?) throws -> Void)? = nil) {
+        self.setMotion = setMotion; self.button = button
+    }
+}

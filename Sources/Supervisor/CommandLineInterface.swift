@@ -1,0 +1,142 @@
+/// `tripod`'s subcommands and options, parsed without an argument-parsing package.
+public enum TripodInvocation: Equatable, Sendable {
+    case run(RunArguments)
+    case formats(board: String?, json: Bool)
+    case ctl(socket: String, line: String)
+    case checkConfig(path: String)
+    /// Help for the whole tool (nil) or one subcommand.
+    case help(String?)
+    case version
+}
+
+/// Options of `tripod run`.
+public struct RunArguments: Equatable, Sendable {
+    /// Board name or file; nil means auto-detect from /proc/device-tree/model, else the simulated board.
+    public var board: String?
+    /// "stdio" or a TTY path ("/dev/ttyAMA0").
+    public var console: String = "stdio"
+    public var captures: String = "/var/lib/tripod/captures"
+    public var config: String?
+    public var socket: String = defaultSocketPath
+    public init() {}
+}
+
+public let defaultSocketPath = "/run/tripod/control.sock"
+
+/// A command line that does not parse; printed with the usage of the subcommand.
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var subcommand: String?
+    public var description: String { message }
+}
+
+/// The help text of each subcommand, written once.
+public enum TripodHelp {
+    public static let subcommands: [(name: String, synopsis: String, summary: String, options: [(String, String)])] = [
+        ("run", "[--board NAME|FILE] [--console stdio|/dev/ttyX] [--captures DIR] [--config FILE] [--socket PATH]",
+         "start the supervisor and serve its console",
+         [("--board NAME|FILE", "board description (default: detected from the device tree, else sim)"),
+          ("--console stdio|TTY", "where the console is served (default: stdio)"),
+          ("--captures DIR", "where captures are written (default: /var/lib/tripod/captures)"),
+          ("--config FILE", "settings file, key = value lines (default: /etc/tripod/tripod.conf if present)"),
+          ("--socket PATH", "control socket for tripod ctl (default: \(defaultSocketPath))")]),
+        ("formats", "[--board NAME|FILE] [--json]", "print the camera's format table",
+         [("--board NAME|FILE", "board description (default: sim)"), ("--json", "print JSON instead of a table")]),
+        ("ctl", "[--socket PATH] <console line...>", "send one console line to a running supervisor and print the reply",
+         [("--socket PATH", "control socket (default: \(defaultSocketPath))")]),
+        ("check-config", "FILE", "validate a settings file and exit", []),
+        ("help", "[SUBCOMMAND]", "describe tripod or one subcommand", []),
+        ("version", "", "print the version", []),
+    ]
+
+    public static func overview() -> String {
+        var lines = ["usage: tripod <subcommand> [options]", "", "Headless manual-camera firmware.", "", "subcommands:"]
+        for s in subcommands { lines.append("  " + s.name.padding(toLength: 14, withPad: " ", startingAt: 0) + s.summary) }
+        lines.append("")
+        lines.append("tripod <subcommand> --help describes each one.")
+        return lines.joined(separator: "\n")
+    }
+
+    public static func help(for name: String) -> String? {
+        guard let s = subcommands.first(where: { $0.name == name }) else { return nil }
+        var lines = ["usage: tripod \(s.name) \(s.synopsis)", "", s.summary]
+        if !s.options.isEmpty {
+            lines.append("")
+            lines.append("options:")
+            let width = s.options.map(\.0.count).max() ?? 0
+            for (option, text) in s.options { lines.append("  " + option.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + text) }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Parses `tripod`'s arguments (without the program name).
+public func parseTripodArguments(_ arguments: [String]) throws(UsageError) -> TripodInvocation {
+    guard let sub = arguments.first else { return .help(nil) }
+    var rest = Array(arguments.dropFirst())
+    if ["-h", "--help", "help"].contains(sub) {
+        guard let topic = rest.first else { return .help(nil) }
+        guard TripodHelp.help(for: topic) != nil else { throw UsageError(message: "unknown subcommand \"\(topic)\"", subcommand: nil) }
+        return .help(topic)
+    }
+    if sub == "--version" || sub == "version" { return .version }
+    guard TripodHelp.help(for: sub) != nil else {
+        throw UsageError(message: "unknown subcommand \"\(sub)\"", subcommand: nil)
+    }
+    if rest.contains("--help") || rest.contains("-h") { return .help(sub) }
+
+    /// Takes the value after an option, or throws naming the option.
+    func value(_ option: String, _ i: inout Int) throws(UsageError) -> String {
+        guard i + 1 < rest.count, !rest[i + 1].hasPrefix("--") else {
+            throw UsageError(message: "\(option) needs a value", subcommand: sub)
+        }
+        i += 1
+        return rest[i]
+    }
+
+    switch sub {
+    case "run":
+        var run = RunArguments()
+        var i = 0
+        while i < rest.count {
+            switch rest[i] {
+            case "--board": run.board = try value("--board", &i)
+            case "--console": run.console = try value("--console", &i)
+            case "--captures": run.captures = try value("--captures", &i)
+            case "--config": run.config = try value("--config", &i)
+            case "--socket": run.socket = try value("--socket", &i)
+            default: throw UsageError(message: "unknown option \"\(rest[i])\" for run", subcommand: sub)
+            }
+            i += 1
+        }
+        return .run(run)
+    case "formats":
+        var board: String? = nil
+        var json = false
+        var i = 0
+        while i < rest.count {
+            switch rest[i] {
+            case "--board": board = try value("--board", &i)
+            case "--json": json = true
+            default: throw UsageError(message: "unknown option \"\(rest[i])\" for formats", subcommand: sub)
+            }
+            i += 1
+        }
+        return .formats(board: board, json: json)
+    case "ctl":
+        var socket = defaultSocketPath
+        if rest.first == "--socket" {
+            var i = 0
+            socket = try value("--socket", &i)
+            rest.removeFirst(2)
+        }
+        guard !rest.isEmpty else { throw UsageError(message: "ctl needs a console line, e.g. tripod ctl status", subcommand: sub) }
+        return .ctl(socket: socket, line: rest.joined(separator: " "))
+    case "check-config":
+        guard rest.count == 1 else { throw UsageError(message: "check-config needs exactly one FILE", subcommand: sub) }
+        return .checkConfig(path: rest[0])
+    default:
+        guard rest.isEmpty else { throw UsageError(message: "\(sub) takes no arguments", subcommand: sub) }
+        return .version
+    }
+}

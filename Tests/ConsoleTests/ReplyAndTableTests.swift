@@ -1,0 +1,42 @@
+import Testing
+@testable import Console
+
+@Suite struct ReplyAndTableTests {
+    @Test func humanReplies() {
+        #expect(ReplyFormatter.lines(.ok([("a", "1"), ("b", "two words")]), mode: .human) == ["ok a=1 b=\"two words\""])
+        #expect(ReplyFormatter.lines(.err(.outOfRange, "ISO 12 is below 100"), mode: .human) == ["err out-of-range ISO 12 is below 100"])
+        #expect(ReplyFormatter.lines(.ok([("n", "2")], body: ["line 1", "line\n2"]), mode: .human) == ["# line 1", "# line 2", "ok n=2"])
+    }
+
+    @Test func jsonRepliesAndEventsAreOneEscapedLine() {
+        let ok = ReplyFormatter.lines(.ok([("k", "v\"q\u{1}")], body: ["t"]), mode: .json)
+        #expect(ok == ["{\"type\":\"reply\",\"ok\":true,\"values\":{\"k\":\"v\\\"q\\u0001\"},\"lines\":[\"t\"]}"])
+        let err = ReplyFormatter.lines(.err(.usage, "usage: set <key> <value>"), mode: .json)
+        #expect(err == ["{\"type\":\"reply\",\"ok\":false,\"code\":\"usage\",\"message\":\"usage: set <key> <value>\"}"])
+        let event = ReplyFormatter.format(ConsoleEvent("imu.state", [("state", "unavailable")]), mode: .json)
+        #expect(event == "{\"type\":\"event\",\"event\":\"imu.state\",\"values\":{\"state\":\"unavailable\"}}")
+        #expect(ReplyFormatter.format(ConsoleEvent("bracket.done", [("frames", "5")]), mode: .human) == "event bracket.done frames=5")
+    }
+
+    @Test func tableDispatchChecksArgumentsAndGeneratesHelp() {
+        var table = CommandTable<Int>()
+        table.add(Command("add", synopsis: "<n>", summary: "add n", arguments: 1...1) { total, args in
+            guard let n = Int(args[0]) else { return .err(.badValue, "not a number") }
+            total += n
+            return .ok([("total", String(total))])
+        })
+        var total = 0
+        #expect(table.dispatch("add 5", context: &total) == .ok([("total", "5")]))
+        #expect(total == 5)
+        #expect(table.dispatch("ADD 1", context: &total) == .ok([("total", "6")]))
+        #expect(table.dispatch("add", context: &total) == .err(.usage, "usage: add <n>"))
+        #expect(table.dispatch("", context: &total) == nil)
+        if case .error(let e)? = table.dispatch("frobnicate", context: &total) { #expect(e.code == .unknownCommand) }
+        else { Issue.record("unknown command accepted") }
+        guard case .ok(_, _, let body)? = table.dispatch("help", context: &total) else { Issue.record("help failed"); return }
+        #expect(body.contains { $0.hasPrefix("add <n>") && $0.hasSuffix("add n") })
+        guard case .ok(_, _, let detail)? = table.dispatch("help add", context: &total) else { Issue.record("help add failed"); return }
+        #expect(detail.first == "add <n>")
+        #expect(total == 6)
+    }
+}
