@@ -1,1 +1,4 @@
-print("tripod")
+import Foundation
+import Supervisor
+
+exit(TripodMain.main(Array(CommandLine.arguments.dropFirst())))

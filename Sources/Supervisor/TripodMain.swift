@@ -1,0 +1,173 @@
+import Console
+import Foundation
+import Hardware
+import LinuxHardware
+
+/// The `tripod` executable's body: parses arguments, runs a subcommand, returns the exit status.
+public enum TripodMain {
+    public static let version = "0.1.0"
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        let invocation: TripodInvocation
+        do {
+            invocation = try parseTripodArguments(arguments)
+        } catch {
+            printError(error.message)
+            if let sub = error.subcommand, let help = TripodHelp.help(for: sub) { printError(help, prefix: false) }
+            else { printError("run tripod --help for the list of subcommands", prefix: false) }
+            return 2
+        }
+        switch invocation {
+        case .help(nil):
+            print(TripodHelp.overview())
+            return 0
+        case .help(let topic?):
+            print(TripodHelp.help(for: topic) ?? TripodHelp.overview())
+            return 0
+        case .version:
+            print("tripod \(version)")
+            return 0
+        case .run(let run):
+            return runSupervisor(run)
+        case .formats(let board, let json):
+            return printFormats(board: board, json: json)
+        case .ctl(let socket, let line):
+            return ControlClient.send(line: line, socketPath: socket)
+        case .checkConfig(let path):
+            do {
+                let entries = try loadConfig(path: path)
+                print("ok \(path): \(entries.count) settings")
+                return 0
+            } catch {
+                printError(error.message)
+                return 1
+            }
+        }
+    }
+
+    static func printError(_ message: String, prefix: Bool = true) {
+        FileHandle.standardError.write(Data(((prefix ? "tripod: error: " : "") + message + "\n").utf8))
+    }
+
+    /// Starts the supervisor on this thread's loop and serves the console until it stops.
+    static func runSupervisor(_ arguments: RunArguments) -> Int32 {
+        let log = Logger.standardError()
+        let loop = PosixEventLoop()
+        let prepared: PreparedRun
+        do {
+            prepared = try prepare(arguments, loop: loop, log: log)
+        } catch {
+            printError(error.message)
+            return 1
+        }
+        let supervisor = prepared.supervisor
+        var status: Int32 = 0
+        let finished = LockedValue<Int32?>(nil)
+        supervisor.onStopped = { code in
+            finished.withLock { $0 = code }
+            loop.stop()
+        }
+        let signalSources = installSignalHandlers(loop: loop, supervisor: LoopBound(supervisor, loop: loop))
+        defer { signalSources.forEach { $0.cancel() } }
+        let failure = LockedValue<StartupError?>(nil)
+        let bound = LoopBound((supervisor, prepared.attachConsoles), loop: loop)
+        loop.execute {
+            let (supervisor, attachConsoles) = bound.value
+            do throws(StartupError) {
+                try supervisor.start()
+                attachConsoles(supervisor)
+            } catch {
+                failure.withLock { $0 = error }
+                loop.stop()
+            }
+        }
+        loop.run()
+        prepared.flush()
+        if let startFailure = failure.current {
+            printError(startFailure.message)
+            return 1
+        }
+        status = finished.current ?? 0
+        return status
+    }
+
+    /// Everything `tripod run` needs before its loop starts; each failure is a one-line StartupError.
+    struct PreparedRun {
+        var supervisor: Supervisor
+        var attachConsoles: (Supervisor) -> Void
+        var flush: () -> Void
+    }
+
+    static func prepare(_ arguments: RunArguments, loop: PosixEventLoop, log: Logger) throws(StartupError) -> PreparedRun {
+        let catalog = BoardCatalog.standard()
+        let boardName = arguments.board ?? detectBoardName() ?? "sim"
+        let board = try catalog.board(boardName)
+        var initialSettings: [ConfigEntry] = []
+        if let path = arguments.config ?? (FileManager.default.fileExists(atPath: "/etc/tripod/tripod.conf") ? "/etc/tripod/tripod.conf" : nil) {
+            initialSettings = try loadConfig(path: path)
+        }
+        let console = arguments.console
+        if console != "stdio" && !FileManager.default.fileExists(atPath: console) {
+            throw StartupError("console device \(console) does not exist")
+        }
+        let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
+                                             capturesDirectory: arguments.captures, log: log)
+        let supervisor = Supervisor(devices: devices, loop: loop,
+                                    options: SupervisorOptions(capturesDirectory: arguments.captures), log: log)
+        for entry in initialSettings {
+            do throws(ConsoleError) { _ = try supervisor.set(key: entry.key, value: entry.value) }
+            catch { throw StartupError("\(entry.source):\(entry.line): \(error.message)") }
+        }
+        var control: ControlSocketServer? = nil
+        do throws(StartupError) { control = try ControlSocketServer(path: arguments.socket) }
+        catch { log.warning("\(error.message); tripod ctl will not reach this supervisor") }
+        var writers: [DescriptorWriter] = []
+        let stdout = DescriptorWriter(descriptor: STDOUT_FILENO)
+        writers.append(stdout)
+        let attach: (Supervisor) -> Void = { supervisor in
+            control?.serve(supervisor: LoopBound(supervisor, loop: loop))
+            guard console == "stdio" else {
+                SerialConsole(path: console, baud: supervisor.devices.board.console?.baud ?? 115200,
+                              supervisor: LoopBound(supervisor, loop: loop)).connect()
+                return
+            }
+            let session = supervisor.attach(name: "stdio", kind: .stdio, output: stdout)
+            stdout.write(lines: banner(supervisor))
+            let bound = LoopBound((supervisor, session), loop: loop)
+            _ = DescriptorReader(descriptor: STDIN_FILENO, loop: loop, onBytes: { bytes in
+                let (s, c) = bound.value
+                s.receive(bytes: bytes, from: c)
+            }, onEnd: { _ in
+                let (s, c) = bound.value
+                s.endOfInput(from: c)
+            })
+        }
+        return PreparedRun(supervisor: supervisor, attachConsoles: attach, flush: {
+            control?.shutdown()
+            writers.forEach { $0.flush() }
+        })
+    }
+
+    /// The lines a person sees first on the console.
+    static func banner(_ supervisor: Supervisor) -> [String] {
+        var lines = ["# tripod \(version) on board \(supervisor.devices.board.name): \(supervisor.devices.board.summary)"]
+        for (name, state) in supervisor.deviceSummary() { lines.append("#   \(name): \(state)") }
+        lines.append("# captures: \(supervisor.devices.storage.rootDescription)")
+        lines.append("# type help for commands, status for the state, quit to stop")
+        return lines
+    }
+
+    /// SIGINT and SIGTERM stop the supervisor cleanly, after work in progress.
+    static func installSignalHandlers(loop: PosixEventLoop, supervisor: LoopBound<Supervisor>) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { sig in
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            let name = sig == SIGINT ? "SIGINT" : "SIGTERM"
+            source.setEventHandler {
+                loop.execute { supervisor.value.requestStop(reason: name) }
+            }
+            source.resume()
+            return source
+        }
+    }
+}
