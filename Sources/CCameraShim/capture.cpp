@@ -50,10 +50,7 @@ void tc_camera::onRequestCompleted(Request *request) {
         else
             returnToPool(streamIndex, bufferIndex, false);
     }
-    if (callback) {
-        tc_event event{TC_EVENT_REQUEST_COMPLETED, &completion};
-        callback(context, &event);
-    }
+    emit(tc_event{TC_EVENT_REQUEST_COMPLETED, &completion});
     for (const auto &filled : completion.filled)
         if (!filled.lent)
             returnToPool(filled.streamIndex, filled.bufferIndex, false);
@@ -62,11 +59,13 @@ void tc_camera::onRequestCompleted(Request *request) {
 }
 
 // Runs on libcamera's thread.
-void tc_camera::onDisconnected() {
-    if (callback) {
-        tc_event event{TC_EVENT_DISCONNECTED, nullptr};
+void tc_camera::onDisconnected() { emit(tc_event{TC_EVENT_DISCONNECTED, nullptr}); }
+
+// Runs on libcamera's thread.
+void tc_camera::emit(const tc_event &event) {
+    std::lock_guard<std::mutex> lock(callbackMutex);
+    if (callback)
         callback(context, &event);
-    }
 }
 
 extern "C" {
@@ -74,10 +73,7 @@ extern "C" {
 tc_status tc_camera_set_event_callback(tc_camera *camera, tc_event_callback callback, void *context) {
     if (!camera)
         return TC_ERR_INVALID_ARGUMENT;
-    if (camera->streaming) {
-        camera->lastError = "set event callback: camera " + camera->camera->id() + " is streaming";
-        return TC_ERR_STATE;
-    }
+    std::lock_guard<std::mutex> lock(camera->callbackMutex);
     camera->callback = callback;
     camera->context = context;
     return TC_OK;

@@ -32,7 +32,8 @@ tc_manager *tc_manager_create(void) { return new (std::nothrow) tc_manager; }
 void tc_manager_destroy(tc_manager *manager) {
     if (!manager)
         return;
-    tc_manager_stop(manager);
+    if (tc_manager_stop(manager) == TC_ERR_BUSY)
+        return;  // cameras still open: leaking beats destroying the CameraManager under them
     delete manager;
 }
 

@@ -87,8 +87,11 @@ struct tc_camera {
     /// Completed requests, deleted later on the caller's thread (never on libcamera's).
     std::vector<std::unique_ptr<libcamera::Request>> spent;
     bool streaming = false;
+    std::mutex callbackMutex;  // held while the callback runs and while it is replaced
     tc_event_callback callback = nullptr;
     void *context = nullptr;
+
+    void emit(const tc_event &event);
 
     // Snapshots for indexed reads.
     std::vector<std::pair<const libcamera::ControlId *, const libcamera::ControlInfo *>> controlInfos;

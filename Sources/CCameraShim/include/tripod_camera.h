@@ -91,7 +91,8 @@ const char *tc_status_name(tc_status status);
 
 /** A stopped manager. NULL only when out of memory. */
 tc_manager *tc_manager_create(void);
-/** Stops (if started) and frees. Cameras opened from it must be closed first. */
+/** Stops (if started) and frees. Cameras opened from it must be closed first (if not, nothing is
+ *  freed: the manager is leaked rather than destroyed under them). */
 void tc_manager_destroy(tc_manager *manager);
 /** Constructs and starts a CameraManager (CameraManager::start). BUSY if one exists in this process. */
 tc_status tc_manager_start(tc_manager *manager);
@@ -197,7 +198,8 @@ typedef struct tc_event {
 /** Called on libcamera's thread; must not block. */
 typedef void (*tc_event_callback)(void *context, const tc_event *event);
 
-/** Sets (or clears, with NULL) the callback. STATE while streaming. */
+/** Sets (or clears, with NULL) the callback. When it returns, no call of the previous callback is
+ *  running or will start (callbacks run under a mutex this call also takes). */
 tc_status tc_camera_set_event_callback(tc_camera *camera, tc_event_callback callback, void *context);
 /** Camera::start(initial controls, may be NULL). */
 tc_status tc_camera_start(tc_camera *camera, const tc_controls *initial);
