@@ -199,7 +199,8 @@ tc_status tc_completion_buffer(tc_completion *completion, size_t index, tc_buffe
     tc_completion::Filled &filled = completion->filled[index];
     tc_camera *camera = completion->camera;
     std::lock_guard<std::mutex> lock(camera->poolMutex);
-    if (filled.streamIndex >= camera->streams.size())
+    if (filled.streamIndex >= camera->streams.size() ||
+        filled.bufferIndex >= camera->streams[filled.streamIndex].buffers.size())
         return TC_ERR_NOT_FOUND;
     const tc::Buffer &buffer = camera->streams[filled.streamIndex].buffers[filled.bufferIndex];
     if (!filled.lent) {

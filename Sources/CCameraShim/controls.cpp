@@ -152,19 +152,6 @@ tc_status tc_controls_set(tc_controls *list, const char *name, const tc_value *v
     return TC_OK;
 }
 
-tc_status tc_controls_get(tc_controls *list, const char *name, tc_value *out) {
-    if (!list || !name || !out)
-        return TC_ERR_INVALID_ARGUMENT;
-    for (const auto &entry : *list->list) {
-        if (nameOf(*list->list, entry.first) == name) {
-            *out = tc::viewOf(entry.second);
-            return TC_OK;
-        }
-    }
-    list->lastError = std::string("get ") + name + ": not in the list";
-    return TC_ERR_NOT_FOUND;
-}
-
 size_t tc_controls_count(tc_controls *list) {
     if (!list)
         return 0;

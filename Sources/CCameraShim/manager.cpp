@@ -147,6 +147,8 @@ void tc_camera_close(tc_camera *camera) {
         tc_camera_stop(camera);
     camera->camera->requestCompleted.disconnect(camera);
     camera->camera->disconnected.disconnect(camera);
+    camera->spent.clear();     // requests go before the buffers they name
+    camera->inflight.clear();
     camera->freeBuffers();
     camera->configuration.reset();
     camera->camera->release();

@@ -111,6 +111,12 @@ public final class LibcameraCamera: CameraDevice {
     /// `Camera::stop`; pending requests complete through the handler with `isComplete == false`.
     public func stop() { _ = tc_camera_stop(handle.pointer) }
 
+    /// True when the camera's ControlInfoMap has a control of this name. Absent ones (HdrMode on
+    /// libcamera 0.0.3) are unsupported: setting them throws `.unsupported` naming the control.
+    public func supports(control name: String) -> Bool {
+        controlInfo[name] != nil || configuredControlInfo[name] != nil
+    }
+
     /// Sets the handler for completed requests and disconnection. It runs on libcamera's thread.
     public func setEventHandler(_ handler: @escaping @Sendable (CameraEvent) -> Void) { sink.setHandler(handler) }
 

@@ -75,6 +75,6 @@ public final class LibcameraProvider: CameraProvider {
         guard let pointer else {
             throw HardwareError(.other, "libcamera: open camera '\(id)': no handle returned")
         }
-        return try LibcameraCamera(info: info, handle: CameraHandle(pointer: pointer, id: id, manager: manager))
+        return try LibcameraCamera(info: info, handle: CameraHandle(pointer: pointer, manager: manager))
     }
 }

@@ -45,11 +45,10 @@ final class ManagerHandle: @unchecked Sendable {
 final class CameraHandle: @unchecked Sendable {
     // @unchecked: configuration calls come from the owner's thread; `releaseBuffer` is thread-safe.
     let pointer: OpaquePointer
-    let id: String
     private let manager: ManagerHandle
 
-    init(pointer: OpaquePointer, id: String, manager: ManagerHandle) {
-        self.pointer = pointer; self.id = id; self.manager = manager
+    init(pointer: OpaquePointer, manager: ManagerHandle) {
+        self.pointer = pointer; self.manager = manager
     }
 
     deinit { tc_camera_close(pointer) }

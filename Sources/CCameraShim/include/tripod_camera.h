@@ -177,8 +177,6 @@ const char *tc_controls_last_error(const tc_controls *list);
 /** Sets `name` to a copy of `value`. UNSUPPORTED when the name is not in the list's table;
  *  INVALID_ARGUMENT when the type (or array length) does not match the control's. */
 tc_status tc_controls_set(tc_controls *list, const char *name, const tc_value *value);
-/** The value of `name`; NOT_FOUND when not set. Valid until the list changes. */
-tc_status tc_controls_get(tc_controls *list, const char *name, tc_value *out);
 /** Snapshots the entries and returns their number; tc_controls_at reads them (valid until the list
  *  changes or is counted again). */
 size_t tc_controls_count(tc_controls *list);
