@@ -233,7 +233,6 @@ tc_status tc_camera_configure(tc_camera *camera, tc_stream_config *streams, size
                 result = TC_ERR_IO;
                 break;
             }
-            buffers[b]->setCookie(b);  // the buffer's index in its stream, read back on completion
             state.free.push_back(uint32_t(b));
         }
         states.push_back(std::move(state));

@@ -44,7 +44,13 @@ void tc_camera::onRequestCompleted(Request *request) {
         uint32_t streamIndex = 0;
         while (streamIndex < streams.size() && streams[streamIndex].stream != stream)
             streamIndex++;
-        uint32_t bufferIndex = uint32_t(frameBuffer->cookie());
+        // Found by pointer, not FrameBuffer::cookie(): pipeline handlers may use cookies themselves.
+        uint32_t bufferIndex = 0;
+        if (streamIndex < streams.size()) {
+            const std::vector<tc::Buffer> &buffers = streams[streamIndex].buffers;
+            while (bufferIndex < buffers.size() && buffers[bufferIndex].frameBuffer != frameBuffer)
+                bufferIndex++;
+        }
         if (complete && frameBuffer->metadata().status == FrameMetadata::FrameSuccess)
             completion.filled.push_back({streamIndex, bufferIndex, frameBuffer->metadata().timestamp, false});
         else

@@ -144,7 +144,7 @@ tc_status tc_controls_set(tc_controls *list, const char *name, const tc_value *v
     ControlValue converted;
     std::string problem = tc::makeValue(*id, *value, &converted);
     if (!problem.empty()) {
-        list->lastError = "set " + problem;
+        list->lastError = problem;
         return TC_ERR_INVALID_ARGUMENT;
     }
     list->list->set(id->id(), converted);
