@@ -18,8 +18,12 @@ void tc_camera::returnToPool(uint32_t streamIndex, uint32_t bufferIndex, bool wa
     std::lock_guard<std::mutex> lock(poolMutex);
     if (streamIndex >= streams.size() || bufferIndex >= streams[streamIndex].buffers.size())
         return;
+    tc::Buffer &buffer = streams[streamIndex].buffers[bufferIndex];
+    if (wasLent != buffer.lent)
+        return;  // a second release of the same buffer, or a lent buffer the shim must not reuse yet
+    buffer.lent = false;
     streams[streamIndex].free.push_back(bufferIndex);
-    if (wasLent && lentCount > 0)
+    if (wasLent)
         lentCount--;
 }
 
@@ -208,9 +212,10 @@ tc_status tc_completion_buffer(tc_completion *completion, size_t index, tc_buffe
     if (filled.streamIndex >= camera->streams.size() ||
         filled.bufferIndex >= camera->streams[filled.streamIndex].buffers.size())
         return TC_ERR_NOT_FOUND;
-    const tc::Buffer &buffer = camera->streams[filled.streamIndex].buffers[filled.bufferIndex];
+    tc::Buffer &buffer = camera->streams[filled.streamIndex].buffers[filled.bufferIndex];
     if (!filled.lent) {
         filled.lent = true;
+        buffer.lent = true;
         camera->lentCount++;
     }
     *out = tc_buffer_view{filled.streamIndex, filled.bufferIndex, buffer.data, buffer.length,

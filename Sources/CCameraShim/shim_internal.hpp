@@ -44,6 +44,7 @@ struct Buffer {
     const void *data = nullptr; // plane 0
     size_t length = 0;          // plane 0, plus following planes if contiguous
     std::vector<Mapping> mappings;
+    bool lent = false;          // held by the caller; guarded by tc_camera::poolMutex
 };
 
 /// A configured stream and its pool of buffers.

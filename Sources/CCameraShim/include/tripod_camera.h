@@ -167,7 +167,8 @@ tc_status tc_camera_configure(tc_camera *camera, tc_stream_config *streams, size
 
 /* ---- Control lists, by name ---- */
 
-/** A list whose names are looked up in this camera's ControlInfoMap (Camera::controls()). */
+/** A list whose names are looked up in this camera's ControlInfoMap (Camera::controls()). Destroy
+ *  it before closing the camera. */
 tc_controls *tc_controls_create_for_camera(tc_camera *camera);
 /** A list whose names are looked up in libcamera's global table (controls::controls): for tests
  *  and for metadata-only names. */
@@ -228,7 +229,7 @@ tc_controls *tc_completion_metadata(tc_completion *completion);
 size_t tc_completion_buffer_count(const tc_completion *completion);
 /** Lends buffer `index` to the caller, who must hand it back with tc_buffer_release. */
 tc_status tc_completion_buffer(tc_completion *completion, size_t index, tc_buffer_view *out);
-/** Returns a lent buffer to its stream's pool. Any thread. */
+/** Returns a lent buffer to its stream's pool. Any thread; a second release is ignored. */
 void tc_buffer_release(tc_camera *camera, uint32_t stream_index, uint32_t buffer_index);
 
 #ifdef __cplusplus
