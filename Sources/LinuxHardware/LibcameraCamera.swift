@@ -8,6 +8,7 @@ import Hardware
 /// goes back to the camera's pool when its `FrameBuffer` is released, so hold few of them. Closing
 /// (deinit) stops streaming and releases the camera once every frame buffer is gone.
 public final class LibcameraCamera: CameraDevice {
+    /// Id, model, location and sensor geometry from `Camera::properties()`.
     public let info: CameraInfo
     /// `Camera::controls()` when opened, keyed by `ControlId::name()`.
     public let controlInfo: [String: ControlInfo]
