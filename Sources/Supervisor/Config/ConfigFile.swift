@@ -12,9 +12,9 @@ public protocol ConfigSchema {
 }
 
 /// A schema from a closure, for tests and for wrapping a settings table.
-public struct ClosureConfigSchema: ConfigSchema {
-    private let body: (String, String) throws -> String
-    public init(_ body: @escaping (_ key: String, _ value: String) throws -> String) { self.body = body }
+public struct ClosureConfigSchema: ConfigSchema, Sendable {
+    private let body: @Sendable (String, String) throws -> String
+    public init(_ body: @escaping @Sendable (_ key: String, _ value: String) throws -> String) { self.body = body }
     public func validate(key: String, value: String) throws -> String { try body(key, value) }
 }
 
@@ -96,7 +96,8 @@ public struct ConfigFile: Sendable {
         var entries: [Entry] = []
         var problems: [ConfigProblem] = []
         var firstLine: [String: Int] = [:]
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // "\r\n" is one Character in Swift, so split on both line ends.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for (index, rawLine) in lines.enumerated() {
             let number = index + 1
             func problem(_ message: String) { problems.append(ConfigProblem(file: file, line: number, message: message)) }
