@@ -119,6 +119,9 @@ private func problems(_ text: String) -> [String] {
         do { _ = try ConfigFile.load(path: binary, schema: schema); Issue.record("expected an error") }
         catch let error as ConfigFileError { #expect(error.description == "\(binary):0: not UTF-8 text") }
 
+        #expect(ConfigFile.check(path: good, schema: schema) == (0, "\(good): ok, 1 setting"))
+        #expect(ConfigFile.check(path: bad, schema: schema) == (1, "\(bad):2: \"iso\" is already set on line 1"))
+
         let missing = dir.appendingPathComponent("missing.conf").path
         do { _ = try ConfigFile.load(path: missing, schema: schema); Issue.record("expected an error") }
         catch let error as ConfigFileError {

@@ -130,3 +130,20 @@ public struct ConfigFile: Sendable {
         return ConfigFile(file: file, entries: entries)
     }
 }
+
+extension ConfigFile {
+    /// `tripod check-config FILE`: validates the file with the same schema as start-up.
+    /// Returns the exit status (0 valid, 1 not) and the text to print: "FILE: ok, N settings" or
+    /// one "FILE:LINE: problem" line per problem.
+    public static func check(path: String, schema: any ConfigSchema) -> (exitStatus: Int32, report: String) {
+        do {
+            let config = try load(path: path, schema: schema)
+            let count = config.entries.count
+            return (0, "\(path): ok, \(count) setting\(count == 1 ? "" : "s")")
+        } catch let error as ConfigFileError {
+            return (1, error.description)
+        } catch {
+            return (1, "\(path): \(error)")
+        }
+    }
+}
