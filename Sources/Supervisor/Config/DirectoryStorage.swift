@@ -13,7 +13,7 @@ import Glibc
 /// a killed writer are hidden from `list` and deleted by `removeStaleTemporaryFiles`.
 public final class DirectoryStorage: Storage {
     /// A step of an atomic write, reported to `faultHook` (tests simulate a crash at each).
-    public enum WriteStep: Hashable, Sendable {
+    enum WriteStep: Hashable, Sendable {
         case openedTemporary
         case wrote(byteCount: Int)
         case syncedTemporary
@@ -171,9 +171,9 @@ public final class DirectoryStorage: Storage {
     }
 }
 
-/// Thrown by a `DirectoryStorage.faultHook` to stop a write as `kill -9` would.
-public struct SimulatedCrash: Error, CustomStringConvertible {
-    public var step: DirectoryStorage.WriteStep
-    public init(at step: DirectoryStorage.WriteStep) { self.step = step }
-    public var description: String { "simulated crash after \(step)" }
+/// Thrown by a `DirectoryStorage.faultHook` (tests) to stop a write as `kill -9` would.
+struct SimulatedCrash: Error, CustomStringConvertible {
+    var step: DirectoryStorage.WriteStep
+    init(at step: DirectoryStorage.WriteStep) { self.step = step }
+    var description: String { "simulated crash after \(step)" }
 }
