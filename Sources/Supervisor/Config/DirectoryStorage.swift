@@ -62,10 +62,10 @@ public final class DirectoryStorage: Storage {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if fd < 0 { throw posixError("open(O_CREAT|O_EXCL)", temporary) }
         var closed = false
-        var renamed = false
+        var temporaryExists = true
         defer {
             if !closed { close(fd) }
-            if !renamed { unlink(temporary) }
+            if temporaryExists { unlink(temporary) }
         }
         do {
             try faultHook?(.openedTemporary)
@@ -80,6 +80,7 @@ public final class DirectoryStorage: Storage {
                     if errno == EINTR { continue }
                     throw posixError("write", temporary)
                 }
+                if written == 0 { throw HardwareError(.io, "\(temporary): write made no progress") }
                 offset += written
                 try faultHook?(.wrote(byteCount: offset))
             }
@@ -88,13 +89,13 @@ public final class DirectoryStorage: Storage {
             closed = true
             if close(fd) != 0 { throw posixError("close", temporary) }
             if rename(temporary, target) != 0 { throw posixError("rename to \(target)", temporary) }
-            renamed = true
+            temporaryExists = false
             try faultHook?(.renamed)
             try syncDirectory(directory)
             try faultHook?(.syncedDirectory)
         } catch let crash as SimulatedCrash {
-            // A killed process cleans nothing up: keep the temp file where it is.
-            renamed = true
+            // A killed process cleans nothing up: leave the temp file where it is.
+            temporaryExists = false
             throw crash
         }
     }
