@@ -26,9 +26,9 @@ enum GPIODErrors {
         case .permission:
             message += " (permission denied: add the user to the group owning /dev/gpiochip*, usually \"gpio\")"
         case .notFound:
-            message += " (not found)"
+            message += " (not present: `gpiodetect` and `gpioinfo` list the chips and line names)"
         default:
-            break
+            if code == ENOTTY { message += " (not a GPIO character device)" }
         }
         if let hint { message += "; \(hint)" }
         return HardwareError(kind, message, errno: code)
