@@ -69,6 +69,7 @@ public final class GPIODInputLine: GPIOInputLine, @unchecked Sendable {
     public func close() {
         let (mustJoin, onReader) = state.withLock { s -> (Bool, Bool) in
             s.stopping = true
+            s.handler = nil  // drops what the handler captured (often the line's owner)
             let onReader = s.readerThreadID == Self.threadID()
             let mustJoin = s.started && !s.joined && !onReader
             if mustJoin { s.joined = true }
