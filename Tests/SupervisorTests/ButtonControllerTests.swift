@@ -93,6 +93,18 @@ import Testing
         #expect(rig.gestures.map(\.gesture) == [.press, .press])
     }
 
+    @Test func edgesThatReachABusyLoopLateAreJudgedByTheirTimestamps() {
+        let rig = ButtonRig(ButtonConfiguration())
+        let t = Self.origin
+        // A 5 ms tap, then a second press 20 ms after the first: all delivered before the loop runs.
+        rig.shutter.drive(true, at: t)
+        rig.shutter.drive(false, at: t + .milliseconds(5))
+        rig.shutter.drive(true, at: t + .milliseconds(20))
+        rig.shutter.drive(false, at: t + .milliseconds(100))
+        rig.loop.base.advance(to: t + .seconds(1))
+        #expect(rig.gestures.map(\.edge) == [t, t + .milliseconds(20)])
+    }
+
     @Test func halfPressLocksAndUnlocksAroundAFullPress() {
         let rig = ButtonRig(ButtonConfiguration(), twoStage: true)
         let t = Self.origin

@@ -123,8 +123,13 @@ public final class ButtonController {
         for (line, edge) in inbox.drain() {
             switch line {
             case .shutter:
+                // A settle the loop was too busy to run on time comes first (by timestamp).
+                if let due = shutterDebouncer.nextDeadline, due < edge.timestamp,
+                   let change = shutterDebouncer.settle(at: due) { shutterChanged(change) }
                 if let change = shutterDebouncer.edge(edge) { shutterChanged(change) }
             case .halfPress:
+                if let due = halfDebouncer.nextDeadline, due < edge.timestamp,
+                   let change = halfDebouncer.settle(at: due) { halfChanged(change) }
                 if let change = halfDebouncer.edge(edge) { halfChanged(change) }
             }
         }
