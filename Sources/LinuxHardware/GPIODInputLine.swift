@@ -11,7 +11,7 @@ import Hardware
 /// The reader thread starts with the first `setEdgeHandler`, blocks in `gpiod_line_event_wait`
 /// with a timeout of `waitTimeoutMilliseconds` so that `close()` can stop it, and hands each edge to
 /// the handler on that thread (the handler must not block).
-public final class GPIODInputLine: GPIOInputLine, @unchecked Sendable {
+public final class GPIODInputLine: GPIOInputLine, Sendable {
     public let address: GPIOLineAddress
     /// How long each blocking wait lasts before the thread checks for `close()`, in milliseconds.
     public let waitTimeoutMilliseconds: Int

@@ -4,7 +4,7 @@ import Hardware
 
 /// A libgpiod 1.6 output line (the status LED), requested with `gpiod_line_request_output_flags`.
 /// Values are logical: with `activeLow`, `write(true)` drives the pin low.
-public final class GPIODOutputLine: GPIOOutputLine, @unchecked Sendable {
+public final class GPIODOutputLine: GPIOOutputLine, Sendable {
     public let address: GPIOLineAddress
     private let handle: GPIODLineHandle
 

@@ -2,7 +2,9 @@ import Hardware
 
 /// A capture-type or other action the button asks the supervisor to perform.
 public struct ButtonCommand: Hashable, Sendable {
+    /// What to do, from the configuration's gesture map.
     public var action: ButtonAction
+    /// The gesture that asked for it.
     public var gesture: ButtonGesture
     /// Kernel time of the press edge: the start of shutter lag.
     public var edgeTimestamp: MonotonicTime
@@ -26,10 +28,13 @@ public enum ButtonOutput: Hashable, Sendable {
 
 /// Counters for `status`.
 public struct ButtonStatistics: Hashable, Sendable {
+    /// Raw edges from both lines, bounces included.
     public var edgesReceived = 0
     /// Edges dropped by the bounded inbox during a flood (the level is kept).
     public var edgesDropped = 0
+    /// Gestures recognised (mapped or not).
     public var gestures = 0
+    /// Capture presses refused while busy.
     public var rejected = 0
 }
 
@@ -110,6 +115,7 @@ public final class ButtonController {
         }
     }
 
+    /// Counters for `status`. Call on the loop.
     public var statistics: ButtonStatistics {
         let counts = inbox.counts
         return ButtonStatistics(edgesReceived: counts.received, edgesDropped: counts.dropped,
