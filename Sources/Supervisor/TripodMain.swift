@@ -111,7 +111,7 @@ public enum TripodMain {
         let supervisor = Supervisor(devices: devices, loop: loop,
                                     options: SupervisorOptions(capturesDirectory: arguments.captures), log: log)
         for entry in config?.entries ?? [] {
-            do throws(ConsoleError) { _ = try supervisor.set(key: entry.key, value: entry.value) }
+            do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
         }
         var control: ControlSocketServer? = nil
