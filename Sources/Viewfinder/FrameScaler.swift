@@ -21,10 +21,13 @@ public final class FrameScaler {
         let rect = Letterbox.fit(source: decoder.imageSize, in: canvas.size)
         clearBars(around: rect, in: &canvas)
         guard rect.width > 0, rect.height > 0 else { return rect }
+        // At 1:1 both filters sample pixel centres exactly: the cheaper path gives the same result.
+        let oneToOne = rect.size == decoder.imageSize
         frame.withUnsafeBytes { bytes in
-            switch filter {
-            case .nearest: drawNearest(decoder, bytes, rect, &canvas)
-            case .bilinear: drawBilinear(decoder, bytes, rect, &canvas)
+            if filter == .nearest || oneToOne {
+                drawNearest(decoder, bytes, rect, &canvas)
+            } else {
+                drawBilinear(decoder, bytes, rect, &canvas)
             }
         }
         return rect

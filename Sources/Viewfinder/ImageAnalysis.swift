@@ -50,28 +50,35 @@ public enum ImageAids {
         let r = canvas.clip(rect)
         guard (zebra || peaking), r.width > 0, r.height > 0 else { return }
         let w = canvas.width, half = max(1, period / 2), p2 = max(2, period)
-        var current = [Int](repeating: 0, count: r.width)
-        var next = current
+        var lumaA = [UInt8](repeating: 0, count: r.width), lumaB = lumaA
         canvas.pixels.withUnsafeMutableBufferPointer { px in
-            func lumaRow(_ y: Int, into row: inout [Int]) {
-                let start = y * w + r.x
-                for i in 0..<r.width { row[i] = Pixel.luma(px[start + i]) }
-            }
-            lumaRow(r.y, into: &current)
-            for y in r.y..<(r.y + r.height) {
-                let hasNext = y + 1 < r.y + r.height
-                if hasNext { lumaRow(y + 1, into: &next) }
-                let start = y * w + r.x
-                for i in 0..<r.width {
-                    let l = current[i]
-                    if peaking {
-                        let dx = i + 1 < r.width ? abs(current[i + 1] - l) : 0
-                        let dy = hasNext ? abs(next[i] - l) : 0
-                        if dx + dy >= peakingThreshold { px[start + i] = peakingColor; continue }
+            guard let base = px.baseAddress else { return }
+            lumaA.withUnsafeMutableBufferPointer { a in
+                lumaB.withUnsafeMutableBufferPointer { b in
+                    guard var current = a.baseAddress, var next = b.baseAddress else { return }
+                    func lumaRow(_ y: Int, into row: UnsafeMutablePointer<UInt8>) {
+                        let src = base + y * w + r.x
+                        for i in 0..<r.width { row[i] = UInt8(truncatingIfNeeded: Pixel.luma(src[i])) }
                     }
-                    if zebra, l >= zebraThreshold, (r.x + i + y) % p2 < half { px[start + i] = 0x000000 }
+                    lumaRow(r.y, into: current)
+                    let last = r.width - 1
+                    for y in r.y..<(r.y + r.height) {
+                        let hasNext = y + 1 < r.y + r.height
+                        if hasNext { lumaRow(y + 1, into: next) }
+                        let row = base + y * w + r.x
+                        let phase = r.x + y
+                        for i in 0..<r.width {
+                            let l = Int(current[i])
+                            if peaking {
+                                let dx = i < last ? abs(Int(current[i + 1]) - l) : 0
+                                let dy = hasNext ? abs(Int(next[i]) - l) : 0
+                                if dx + dy >= peakingThreshold { row[i] = peakingColor; continue }
+                            }
+                            if zebra, l >= zebraThreshold, (phase + i) % p2 < half { row[i] = 0x000000 }
+                        }
+                        swap(&current, &next)
+                    }
                 }
-                swap(&current, &next)
             }
         }
     }
