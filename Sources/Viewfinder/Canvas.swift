@@ -57,6 +57,20 @@ public struct Canvas: Sendable, Equatable {
         fill(PixelRect(x: rect.x + rect.width - t, y: rect.y, width: t, height: rect.height), color: color)
     }
 
+    /// A straight line from (x0, y0) to (x1, y1) (Bresenham), each point a `thickness`-square.
+    public mutating func line(x0: Int, y0: Int, x1: Int, y1: Int, color: UInt32, thickness: Int = 1) {
+        let dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1
+        let t = max(1, thickness)
+        var x = x0, y = y0, err = dx + dy
+        while true {
+            fill(PixelRect(x: x - t / 2, y: y - t / 2, width: t, height: t), color: color)
+            if x == x1 && y == y1 { break }
+            let e2 = 2 * err
+            if e2 >= dy { err += dy; x += sx }
+            if e2 <= dx { err += dx; y += sy }
+        }
+    }
+
     /// `rect` intersected with the canvas bounds.
     public func clip(_ rect: PixelRect) -> PixelRect {
         let x0 = max(0, rect.x), y0 = max(0, rect.y)

@@ -23,7 +23,8 @@ public struct LumaHistogram: Sendable, Equatable {
         self.counts = counts
     }
 
-    /// Draws the histogram as bars in `rect` over a darkened panel, tallest bin at full height.
+    /// Draws the histogram as bars in `rect` over a darkened panel, tallest bin at full height and
+    /// heights on a square-root scale so that sparse tones still show next to a spike.
     public func draw(in rect: PixelRect, into canvas: inout Canvas, color: UInt32 = 0xE0E0E0) {
         canvas.blend(rect, color: 0, alpha: 160)
         canvas.stroke(rect, color: Pixel.gray)
@@ -32,7 +33,7 @@ public struct LumaHistogram: Sendable, Equatable {
         let innerH = rect.height - 2, innerW = rect.width - 2
         for x in 0..<innerW {
             let count = counts[x * counts.count / innerW]
-            let bar = (count * innerH + peak - 1) / peak
+            let bar = Int((Double(count) / Double(peak)).squareRoot() * Double(innerH) + 0.999)
             canvas.fill(PixelRect(x: rect.x + 1 + x, y: rect.y + 1 + innerH - bar, width: 1, height: bar), color: color)
         }
     }

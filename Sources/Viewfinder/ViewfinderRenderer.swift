@@ -1,3 +1,4 @@
+import Foundation
 import Hardware
 
 /// Draws one viewfinder image: the camera frame scaled to the display, the image aids, the
@@ -60,7 +61,24 @@ public final class ViewfinderRenderer {
                             scale: l.textScale, color: Pixel.red, into: &canvas)
         }
         if let b = status.bracket { drawBracketPips(b, lines: lines.bottom.count) }
-        if let st = status.stabilization { drawMarginBar(st, lines: lines.bottom.count) }
+        if let st = status.stabilization {
+            drawMarginBar(st)
+            if l.sizeClass != .compact { drawHorizon(st) }
+        }
+    }
+
+    /// A level line through the image centre, tilted by the roll being corrected, with fixed
+    /// ticks either side: green within ±0.5°, yellow beyond (regular and full layouts).
+    private func drawHorizon(_ st: ViewfinderStatus.StabilizationState) {
+        let l = layout, cx = l.displaySize.width / 2, cy = l.displaySize.height / 2
+        let half = l.displaySize.width / 8, t = max(1, l.textScale / 2 + 1)
+        let radians = st.rollDegrees * Double.pi / 180
+        let dx = Int((Double(half) * cos(radians)).rounded()), dy = Int((Double(half) * sin(radians)).rounded())
+        let color = abs(st.rollDegrees) <= 0.5 ? Pixel.green : Pixel.yellow
+        canvas.line(x0: cx - half - 4 * t, y0: cy, x1: cx - half - 12 * t, y1: cy, color: Pixel.white, thickness: t)
+        canvas.line(x0: cx + half + 4 * t, y0: cy, x1: cx + half + 12 * t, y1: cy, color: Pixel.white, thickness: t)
+        canvas.line(x0: cx - dx, y0: cy + dy, x1: cx + dx, y1: cy - dy, color: Pixel.black, thickness: t + 2)
+        canvas.line(x0: cx - dx, y0: cy + dy, x1: cx + dx, y1: cy - dy, color: color, thickness: t)
     }
 
     /// A darkened band with `texts` one per line, flush with the top or bottom edge.
@@ -88,7 +106,7 @@ public final class ViewfinderRenderer {
     }
 
     /// A bar showing how much of the stabilization crop margin is in use (green, red above 90%).
-    private func drawMarginBar(_ st: ViewfinderStatus.StabilizationState, lines: Int) {
+    private func drawMarginBar(_ st: ViewfinderStatus.StabilizationState) {
         let l = layout, width = l.histogram.width, height = max(3, 2 * l.textScale)
         let frame = PixelRect(x: l.histogram.x, y: l.histogram.y - height - l.margin, width: width, height: height)
         canvas.fill(frame, color: 0x303030)
