@@ -187,12 +187,12 @@ public final class DRMDisplay: DisplayDevice {
 
     public func checkConnection() throws -> DisplayConnectionChange {
         let new = try probe()
-        let old = output
-        if old?.connector.id == new?.connector.id, old?.mode == new?.mode, old?.format == new?.format { return .unchanged }
+        let change = DRMChoice.change(from: output.map { ($0.connector.id, $0.mode, $0.format) },
+                                      to: new.map { ($0.connector.id, $0.mode, $0.format) })
+        guard change != .unchanged else { return .unchanged }
         if showing { try? waitForFlip(); tearDownScanout() }
         output = new
-        guard let new else { return .disconnected }
-        if showing { try setUpScanout() }
-        return old == nil ? .connected(new.mode.size) : .modeChanged(new.mode.size)
+        if showing, new != nil { try setUpScanout() }
+        return change
     }
 }

@@ -91,4 +91,18 @@ public enum DRMChoice {
         }
         return format
     }
+
+    /// What a re-probe means: `old` and `new` are the chosen (connector id, mode, format), nil
+    /// when nothing is connected.
+    public static func change(from old: (connector: UInt32, mode: DRMMode, format: DRMScanoutFormat)?,
+                              to new: (connector: UInt32, mode: DRMMode, format: DRMScanoutFormat)?)
+        -> DisplayConnectionChange {
+        switch (old, new) {
+        case (nil, nil): return .unchanged
+        case (_?, nil): return .disconnected
+        case (nil, let n?): return .connected(n.mode.size)
+        case (let o?, let n?):
+            return o.connector == n.connector && o.mode == n.mode && o.format == n.format ? .unchanged : .modeChanged(n.mode.size)
+        }
+    }
 }

@@ -108,6 +108,16 @@ import Testing
         }
     }
 
+    @Test func reprobeOutcomesCoverAppearVanishAndModeChange() {
+        let big = Self.modes[0], small = Self.modes[3]
+        #expect(DRMChoice.change(from: nil, to: nil) == .unchanged)
+        #expect(DRMChoice.change(from: nil, to: (35, big, .xrgb8888)) == .connected(big.size))
+        #expect(DRMChoice.change(from: (35, big, .xrgb8888), to: nil) == .disconnected)
+        #expect(DRMChoice.change(from: (35, big, .xrgb8888), to: (35, big, .xrgb8888)) == .unchanged)
+        #expect(DRMChoice.change(from: (35, big, .xrgb8888), to: (35, small, .xrgb8888)) == .modeChanged(small.size))
+        #expect(DRMChoice.change(from: (35, big, .xrgb8888), to: (36, big, .xrgb8888)) == .modeChanged(big.size))
+    }
+
     @Test func formatPreferenceAmongWhatThePlaneOffers() throws {
         let f = DRMScanoutFormat.fourcc
         #expect(f("XR24") == 0x3432_5258)

@@ -1,3 +1,4 @@
+import Dispatch
 import Hardware
 import Testing
 @testable import Viewfinder
@@ -22,6 +23,30 @@ final class RecordingDisplay: DisplayDevice {
         #expect(box.take() == 4)
         let counts = box.counts
         #expect(counts.posted == 4 && counts.taken == 2 && counts.replaced == 2)
+    }
+
+    @Test func concurrentPostsAndTakesLoseNothingUnaccounted() {
+        let box = LatestValueMailbox<Int>()
+        let taken = LockedValue([Int]())
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for i in 0..<2000 {
+                if worker == 0 {
+                    if let v = box.take() { taken.withLock { $0.append(v) } }
+                } else {
+                    box.post(worker * 10_000 + i)
+                }
+            }
+        }
+        let leftover = box.take()
+        let counts = box.counts
+        #expect(counts.posted == 6000)
+        #expect(counts.taken == UInt64(taken.current.count) + (leftover == nil ? 0 : 1))
+        #expect(counts.taken + counts.replaced == counts.posted)
+        // Each producer's values are seen in order: a taken value is never older than one taken before.
+        for worker in 1...3 {
+            let mine = taken.current.filter { $0 / 10_000 == worker }
+            #expect(mine == mine.sorted())
+        }
     }
 
     private func solid(_ value: UInt8) -> FrameBuffer {
