@@ -1,4 +1,3 @@
-import CDRM
 import Glibc
 import Hardware
 
@@ -14,13 +13,11 @@ public final class DRMHotplugMonitor {
 
     public init() throws(HardwareError) {
         let fd = socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                        NETLINK_KOBJECT_UEVENT)
+                        Self.netlinkKobjectUevent)
         guard fd >= 0 else { throw DRMCard.error(errno, "uevent netlink: socket") }
-        var address = sockaddr_nl()
-        address.nl_family = sa_family_t(AF_NETLINK)
-        address.nl_groups = 1
+        var address = NetlinkAddress(family: sa_family_t(AF_NETLINK), pad: 0, portID: 0, groups: 1)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<NetlinkAddress>.size)) }
         }
         guard bound == 0 else {
             let e = errno
@@ -31,6 +28,18 @@ public final class DRMHotplugMonitor {
     }
 
     deinit { close(fd) }
+
+    /// `NETLINK_KOBJECT_UEVENT` from linux/netlink.h (not exposed by Glibc's module; including
+    /// that header in a C module clashes with Glibc's own socket declarations).
+    static let netlinkKobjectUevent: Int32 = 15
+
+    /// `struct sockaddr_nl` from linux/netlink.h, same layout (12 bytes).
+    struct NetlinkAddress {
+        var family: sa_family_t
+        var pad: UInt16
+        var portID: UInt32
+        var groups: UInt32
+    }
 
     /// Drains pending uevents; true if any was a DRM hot-plug. Never blocks.
     public func hotplugOccurred() -> Bool {

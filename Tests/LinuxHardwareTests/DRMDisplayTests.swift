@@ -56,6 +56,17 @@ import Testing
         #expect(DisplayFactory.cardNodes(in: dir.path) == ["\(dir.path)/card2", "\(dir.path)/card10"])
     }
 
+    @Test func ueventSocketBindsOrFailsNamingTheCall() {
+        #expect(MemoryLayout<DRMHotplugMonitor.NetlinkAddress>.size == 12)
+        do {
+            let monitor = try DRMHotplugMonitor()
+            #expect(monitor.fd >= 0)
+            #expect(monitor.hotplugOccurred() == false)  // no DRM device here, so no DRM uevents
+        } catch {
+            #expect(error.message.hasPrefix("uevent netlink: "))
+        }
+    }
+
     @Test func uEventParsingRecognisesDRMHotplugOnly() {
         func message(_ fields: [String]) -> [UInt8] { fields.flatMap { Array($0.utf8) + [0] } }
         #expect(DRMHotplugMonitor.isDRMHotplug(message(["change@/devices/platform/vkms/drm/card0", "ACTION=change",
