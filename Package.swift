@@ -37,11 +37,12 @@ let package = Package(
         .target(name: "Motion", dependencies: ["Hardware"]),
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF"]),
         .target(name: "Console", dependencies: []),
+        .target(name: "Viewfinder", dependencies: ["Hardware"]),
         .target(name: "Supervisor", dependencies: [
             "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
-        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor"]),
+        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder"]),
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
@@ -51,6 +52,7 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"]),
     ],
     swiftLanguageModes: [.v6],

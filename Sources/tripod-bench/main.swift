@@ -4,6 +4,7 @@ import Foundation
 let benchmarks: [any Benchmark.Type] = [
     StartupBenchmark.self,
     ShutterBenchmark.self,
+    DisplayBenchmark.self,
 ]
 
 @MainActor func usage() -> String {
