@@ -169,10 +169,7 @@ int tripod_tiff_write_directory(tripod_tiff *t) { return TIFFWriteDirectory(t->t
 
 int tripod_tiff_begin_exif(tripod_tiff *t) { return TIFFCreateEXIFDirectory(t->tif) == 0; }
 
-int tripod_tiff_finish_exif(tripod_tiff *t) {
-    uint64_t offset = 0;
-    if (!TIFFWriteCustomDirectory(t->tif, &offset)) return 0;
-    if (!TIFFSetDirectory(t->tif, 0)) return 0;
-    if (!TIFFSetField(t->tif, TIFFTAG_EXIFIFD, offset)) return 0;
-    return TIFFRewriteDirectory(t->tif);
+int tripod_tiff_end_exif(tripod_tiff *t, uint64_t *exif_offset) {
+    if (!TIFFWriteCustomDirectory(t->tif, exif_offset)) return 0;
+    return TIFFCreateDirectory(t->tif) == 0;
 }

@@ -152,6 +152,13 @@ public struct CaptureExif: Hashable, Sendable {
     }
 }
 
+extension CaptureExif {
+    /// EXIF UserComment: the 8-byte "ASCII" character-code prefix, then `imageDescription`.
+    public var userComment: [UInt8] {
+        Array("ASCII".utf8) + [0, 0, 0] + Array(imageDescription.utf8)
+    }
+}
+
 /// n/d reduced by their gcd and scaled to fit 32 bits.
 func reducedRational(_ n: UInt64, _ d: UInt64) -> (numerator: UInt32, denominator: UInt32) {
     var a = n, b = d

@@ -21,8 +21,12 @@ public struct DNGDescription: Hashable, Sendable {
 }
 
 /// Writes a Bayer raw frame as an uncompressed DNG 1.4 through libtiff (TIFFClientOpen into
-/// memory, TIFFSetField, TIFFWriteScanline, an EXIF IFD through TIFFCreateEXIFDirectory).
+/// memory, TIFFSetField, TIFFWriteScanline, an EXIF IFD through TIFFCreateEXIFDirectory, written
+/// first so the main IFD is written once).
 public enum DNGWriter {
+    /// The lens position goes in EXIF SubjectDistance and UserComment, not ImageDescription: dcraw
+    /// 9.28 reads 512 bytes at an ImageDescription and fails when that passes the end of the file.
+    ///
     /// The DNG file bytes for `frame` (an unpacked Bayer format, 16-bit little-endian samples).
     /// Throws `MediaError` (.invalidFrame, .notYet or .encoding with libtiff's message).
     public static func encode(_ frame: FrameBuffer, description: DNGDescription) throws -> [UInt8] {
@@ -36,7 +40,12 @@ public enum DNGWriter {
         guard let tiff = tripod_tiff_open_memory() else { throw libtiffError("TIFFClientOpen") }
         var writer = TagWriter(tiff: tiff)
         do {
+            try writer.check(tripod_tiff_begin_exif(tiff), "TIFFCreateEXIFDirectory")
+            try writeExifTags(&writer, exif: description.exif)
+            var exifOffset: UInt64 = 0
+            try writer.check(tripod_tiff_end_exif(tiff, &exifOffset), "TIFFWriteCustomDirectory (EXIF)")
             try writeMainTags(&writer, layout: layout, size: frame.size, description: description)
+            try writer.check(tripod_tiff_set_uint(tiff, Tag.exifIFD, UInt32(clamping: exifOffset)), "TIFFSetField ExifIFD")
             try frame.withUnsafeBytes { pixels in
                 guard let base = pixels.baseAddress else { throw MediaError(.invalidFrame, "raw frame has no bytes") }
                 for row in 0..<height where tripod_tiff_write_scanline(tiff, base + row * frame.stride, UInt32(row)) != 1 {
@@ -44,9 +53,6 @@ public enum DNGWriter {
                 }
             }
             try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory")
-            try writer.check(tripod_tiff_begin_exif(tiff), "TIFFCreateEXIFDirectory")
-            try writeExifTags(&writer, exif: description.exif)
-            try writer.check(tripod_tiff_finish_exif(tiff), "TIFFWriteCustomDirectory (EXIF)")
         } catch {
             tripod_tiff_discard(tiff)
             throw error
@@ -76,7 +82,6 @@ public enum DNGWriter {
         try w.string(Tag.model, exif.camera.model)
         try w.string(Tag.software, "Tripod")
         try w.string(Tag.dateTime, exif.exifDateString)
-        try w.string(Tag.imageDescription, exif.imageDescription)
         try w.uint16s(Tag.cfaRepeatPatternDim, [2, 2])
         try w.bytes(Tag.cfaPattern, layout.cfaPattern)
         try w.bytes(Tag.dngVersion, [1, 4, 0, 0])
@@ -90,7 +95,6 @@ public enum DNGWriter {
         try w.reals(Tag.colorMatrix1, description.colour.colorMatrix1)
         try w.uint(Tag.calibrationIlluminant1, description.colour.calibrationIlluminant1)
         try w.reals(Tag.asShotNeutral, description.asShotNeutral)
-        try w.uint(Tag.exifIFD, 0)  // placeholder; tripod_tiff_finish_exif points it at the EXIF IFD
     }
 
     private static func writeExifTags(_ w: inout TagWriter, exif: CaptureExif) throws {
@@ -101,6 +105,7 @@ public enum DNGWriter {
         try w.string(Tag.dateTimeOriginal, exif.exifDateString)
         if let f = exif.camera.fNumber { try w.real(Tag.fNumber, f) }
         if let f = exif.camera.focalLengthMillimetres { try w.real(Tag.focalLength, f) }
+        try w.bytes(Tag.userComment, exif.userComment)
         if let d = exif.subjectDistanceRational { try w.real(Tag.subjectDistance, Double(d.numerator) / Double(d.denominator)) }
     }
 
@@ -108,7 +113,7 @@ public enum DNGWriter {
     enum Tag {
         static let newSubfileType: UInt32 = 254, imageWidth: UInt32 = 256, imageLength: UInt32 = 257
         static let bitsPerSample: UInt32 = 258, compression: UInt32 = 259, photometric: UInt32 = 262
-        static let imageDescription: UInt32 = 270, make: UInt32 = 271, model: UInt32 = 272
+        static let userComment: UInt32 = 37510, make: UInt32 = 271, model: UInt32 = 272
         static let orientation: UInt32 = 274, samplesPerPixel: UInt32 = 277, rowsPerStrip: UInt32 = 278
         static let planarConfig: UInt32 = 284, software: UInt32 = 305, dateTime: UInt32 = 306
         static let cfaRepeatPatternDim: UInt32 = 33421, cfaPattern: UInt32 = 33422

@@ -42,11 +42,14 @@ int tripod_tiff_set_uint32_array(tripod_tiff *t, uint32_t tag, uint32_t count, c
 int tripod_tiff_write_scanline(tripod_tiff *t, const void *row_bytes, uint32_t row);
 /// TIFFWriteDirectory: finishes the main image directory.
 int tripod_tiff_write_directory(tripod_tiff *t);
-/// TIFFCreateEXIFDirectory: following set calls fill the EXIF IFD.
+/// TIFFCreateEXIFDirectory: following set calls fill the EXIF IFD. Call this first, before
+/// any main-image tag: the EXIF IFD goes at the start of the file.
 int tripod_tiff_begin_exif(tripod_tiff *t);
-/// TIFFWriteCustomDirectory for the EXIF IFD, then re-opens directory 0 and points its
-/// TIFFTAG_EXIFIFD at it (TIFFSetDirectory + TIFFSetField + TIFFRewriteDirectory).
-int tripod_tiff_finish_exif(tripod_tiff *t);
+/// TIFFWriteCustomDirectory for the EXIF IFD (its offset in *exif_offset), then
+/// TIFFCreateDirectory for the main image: set TIFFTAG_EXIFIFD to *exif_offset there. (Writing
+/// the EXIF IFD first keeps the main IFD in one piece; rewriting it afterwards leaves a layout
+/// dcraw 9.28 cannot read.)
+int tripod_tiff_end_exif(tripod_tiff *t, uint64_t *exif_offset);
 
 /// The last libtiff error or warning message on this thread ("" when none).
 const char *tripod_tiff_last_error(void);
