@@ -1,7 +1,8 @@
 /// Our own small TIFF/EXIF encoder for the JPEG APP1 segment: "Exif\0\0", then a little-endian
-/// TIFF header, IFD0 (Make, Model, Orientation, Software, DateTime, ImageDescription, ExifIFD
-/// pointer) and an EXIF IFD (exposure, f-number, ISO, date, subject distance, focal length,
-/// pixel dimensions). Entries are sorted by tag; values over 4 bytes follow each IFD.
+/// TIFF header, IFD0 (Make, Model, Orientation, resolution, Software, DateTime,
+/// ImageDescription, ExifIFD pointer) and an EXIF IFD (exposure, f-number, ISO, date, subject
+/// distance, user comment, focal length, pixel dimensions): every tag `exiftool -validate`
+/// requires of a JPEG. Entries are sorted by tag; values over 4 bytes follow each IFD.
 public enum ExifEncoder {
     /// The APP1 payload (without the FFE1 marker and length, which libjpeg writes).
     public static func app1Payload(_ exif: CaptureExif) -> [UInt8] {
@@ -10,6 +11,10 @@ public enum ExifEncoder {
         ifd0.ascii(0x010F, exif.camera.make)
         ifd0.ascii(0x0110, exif.camera.model)
         ifd0.short(0x0112, 1)  // Orientation: top-left
+        ifd0.rational(0x011A, (72, 1))  // XResolution, YResolution, ResolutionUnit (inch): EXIF requires them
+        ifd0.rational(0x011B, (72, 1))
+        ifd0.short(0x0128, 2)
+        ifd0.short(0x0213, 1)  // YCbCrPositioning: centred (libjpeg's subsampling)
         ifd0.ascii(0x0131, "Tripod")
         ifd0.ascii(0x0132, exif.exifDateString)
 
@@ -19,9 +24,11 @@ public enum ExifEncoder {
         sub.short(0x8827, UInt16(clamping: exif.settings.iso))
         sub.undefined(0x9000, Array("0231".utf8))
         sub.ascii(0x9003, exif.exifDateString)
+        sub.undefined(0x9101, [1, 2, 3, 0])  // ComponentsConfiguration: Y, Cb, Cr
         if let d = exif.subjectDistanceRational { sub.rational(0x9206, d) }
         sub.undefined(0x9286, exif.userComment)
         if let f = exif.camera.focalLengthMillimetres { sub.rational(0x920A, rational(f)) }
+        sub.undefined(0xA000, Array("0100".utf8))  // FlashpixVersion
         sub.short(0xA001, 1)  // ColorSpace: sRGB
         sub.long(0xA002, UInt32(clamping: exif.size.width))
         sub.long(0xA003, UInt32(clamping: exif.size.height))

@@ -17,7 +17,7 @@ public enum JPEGWriter {
             throw MediaError(.notYet, "not yet: JPEG from \(frame.pixelFormat) (only BGR888/RGB888 frames)")
         }
         let width = frame.size.width, height = frame.size.height
-        guard width > 0, height > 0, width <= 65_500, height <= 65_500, frame.stride >= width * 3,
+        guard width > 0, height > 0, frame.stride >= width * 3,
               frame.byteCount >= frame.stride * (height - 1) + width * 3 else {
             throw MediaError(.invalidFrame, "RGB frame \(frame.size): \(frame.byteCount) bytes with stride \(frame.stride) cannot be a JPEG")
         }
