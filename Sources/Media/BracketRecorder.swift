@@ -44,7 +44,10 @@ public final class BracketRecorder {
                 written.append(record)
             }
         } catch let error as HardwareError {
-            for record in written { try? storage.remove(folder + "/" + record.name) }
+            // This frame's files go, including one whose write failed after its rename (directory fsync).
+            for (record, _) in encoded where storage.fileExists(folder + "/" + record.name) {
+                try? storage.remove(folder + "/" + record.name)
+            }
             throw storageFailure(error, while: "writing frame \(frameIndex + 1)")
         }
         let mismatches = requested.mismatches(actual: actual)
