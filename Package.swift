@@ -45,7 +45,7 @@ let package = Package(
             "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
-        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor"]),
+        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Media", "LinuxHardware"]),
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),

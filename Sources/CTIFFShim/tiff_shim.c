@@ -46,9 +46,9 @@ static tmsize_t mem_write(thandle_t h, void *buf, tmsize_t n) {
         while (capacity < end) capacity *= 2;
         uint8_t *grown = realloc(t->data, capacity);
         if (!grown) { t->failed = 1; return -1; }
-        memset(grown + t->capacity, 0, capacity - t->capacity);
         t->data = grown; t->capacity = capacity;
     }
+    if (t->position > t->size) memset(t->data + t->size, 0, t->position - t->size);  // a seek past the end
     memcpy(t->data + t->position, buf, (size_t)n);
     t->position = end;
     if (end > t->size) t->size = end;
@@ -69,12 +69,13 @@ static toff_t mem_size(thandle_t h) { return ((tripod_tiff *)h)->size; }
 static int mem_map(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
 static void mem_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
 
-tripod_tiff *tripod_tiff_open_memory(void) {
+tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint) {
     TIFFSetErrorHandler(record_error);
     TIFFSetWarningHandler(ignore_warning);
     last_error[0] = 0;
     tripod_tiff *t = calloc(1, sizeof *t);
     if (!t) { snprintf(last_error, sizeof last_error, "out of memory"); return NULL; }
+    if (capacity_hint > 0 && (t->data = malloc(capacity_hint)) != NULL) t->capacity = capacity_hint;
     // "m": never memory-map (our map proc declines anyway).
     t->tif = TIFFClientOpen("memory", "wlm", (thandle_t)t, mem_read, mem_write, mem_seek,
                             mem_close, mem_size, mem_map, mem_unmap);

@@ -8,7 +8,7 @@ import Hardware
 /// On any failure before the rename the temp file is removed, so the target keeps its old
 /// content or stays absent: never partial. Errors are `HardwareError`s naming the path and call.
 public final class PosixStorage: Storage, Sendable {
-    /// The root directory, absolute.
+    /// The root directory, as given (absolute, or relative to the working directory).
     public let root: String
     public var rootDescription: String { root }
     private let sys: any StorageSyscalls
@@ -22,7 +22,7 @@ public final class PosixStorage: Storage, Sendable {
     init(root: String, syscalls: any StorageSyscalls) throws {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         self.sys = syscalls
-        var prefix = ""
+        var prefix = self.root.hasPrefix("/") ? "" : "."
         for part in self.root.split(separator: "/") {
             prefix += "/" + part
             try makeDirectory(prefix)

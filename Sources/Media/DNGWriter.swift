@@ -37,7 +37,7 @@ public enum DNGWriter {
               frame.byteCount >= frame.stride * (height - 1) + rowBytes else {
             throw MediaError(.invalidFrame, "raw frame \(frame.size) \(frame.pixelFormat): \(frame.byteCount) bytes with stride \(frame.stride) is too small")
         }
-        guard let tiff = tripod_tiff_open_memory() else { throw libtiffError("TIFFClientOpen") }
+        guard let tiff = tripod_tiff_open_memory(height * rowBytes + 65_536) else { throw libtiffError("TIFFClientOpen") }
         var writer = TagWriter(tiff: tiff)
         do {
             try writer.check(tripod_tiff_begin_exif(tiff), "TIFFCreateEXIFDirectory")

@@ -65,13 +65,18 @@ public struct SHA256: Sendable {
     /// One 64-byte block of the compression function.
     private mutating func compress(_ block: UnsafeRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            compress(block, schedule: w)
+            SHA256.k.withUnsafeBufferPointer { k in
+                state.withUnsafeMutableBufferPointer { h in
+                    SHA256.compress(block, schedule: w, constants: k, state: h)
+                }
+            }
         }
     }
 
-    private mutating func compress(_ block: UnsafeRawBufferPointer, schedule w: UnsafeMutableBufferPointer<UInt32>) {
+    private static func compress(_ block: UnsafeRawBufferPointer, schedule w: UnsafeMutableBufferPointer<UInt32>,
+                                 constants k: UnsafeBufferPointer<UInt32>, state: UnsafeMutableBufferPointer<UInt32>) {
         for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+            w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))
         }
         for i in 16..<64 {
             let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
@@ -83,7 +88,7 @@ public struct SHA256: Sendable {
         for i in 0..<64 {
             let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
             let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ SHA256.k[i] &+ w[i]
+            let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
             let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
             let maj = (a & b) ^ (a & c) ^ (b & c)
             let t2 = s0 &+ maj

@@ -12,9 +12,10 @@ extern "C" {
 /// An in-memory TIFF being written (opaque).
 typedef struct tripod_tiff tripod_tiff;
 
-/// Opens an empty in-memory little-endian TIFF for writing (TIFFClientOpen, mode "wl").
+/// Opens an empty in-memory little-endian TIFF for writing (TIFFClientOpen, mode "wl"), with
+/// room for `capacity_hint` bytes before the buffer has to grow.
 /// Returns NULL on failure; `tripod_tiff_last_error()` says why.
-tripod_tiff *tripod_tiff_open_memory(void);
+tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint);
 /// Closes the TIFF (TIFFClose, which writes any pending directory) and frees it; the bytes
 /// written so far are lost unless `tripod_tiff_finish` ran first.
 void tripod_tiff_discard(tripod_tiff *t);
