@@ -105,7 +105,7 @@ public final class BracketRecorder {
                                    timeZone: naming.timeZone, size: raw.size)
             let layout = try BayerLayout(raw.pixelFormat)
             let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
-                                             colour: configuration.colour)
+                                             colour: colourCalibration(frame.metadata, settings: settings))
             add(.dng, try DNGWriter.encode(raw, description: description))
         }
         if let still = frame.buffers[.stillCapture] {
@@ -125,6 +125,18 @@ public final class BracketRecorder {
         let levels16 = metadata["SensorBlackLevels"]?.doubleArray.flatMap { $0.isEmpty ? nil : $0 }
         let level16 = levels16.map { $0.reduce(0, +) / Double($0.count) } ?? Double(configuration.blackLevel16)
         return level16 / Double(1 << (16 - layout.bitsPerSample))
+    }
+
+    /// The frame's own calibration from libcamera's ColourCorrectionMatrix and ColourGains when
+    /// both are present, else the configured one (the generic matrix by default).
+    private func colourCalibration(_ metadata: ControlList, settings: FrameSettings) -> ColourCalibration {
+        guard let ccm = metadata["ColourCorrectionMatrix"]?.doubleArray, let gains = settings.colourGains,
+              let calibration = ColourCalibration.fromLibcamera(
+                  colourCorrectionMatrix: ccm, gains: gains,
+                  colourTemperatureKelvin: metadata[ControlName.colourTemperature]?.doubleValue) else {
+            return configuration.colour
+        }
+        return calibration
     }
 
     private func writeSidecar() throws {

@@ -187,3 +187,24 @@ private func begin(_ store: CaptureStore, frames: Int) throws -> BracketRecorder
         #expect(tokyo.sequence(inFileName: "IMG_000123.jpg") == nil)
     }
 }
+
+@Suite struct CaptureStoreColourTests {
+    @Test func aFrameWithLibcameraColourMetadataGetsItsOwnColorMatrix() throws {
+        let storage = SimulatedStorage()
+        let store = try CaptureStore(storage: storage, configuration: configuration())
+        let bracket = try begin(store, frames: 1)
+        var frame = completed(1, exposure: 10_000, gain: 1, timestampNanoseconds: 1_100_000_000)
+        frame.metadata["ColourCorrectionMatrix"] = .floatArray([1, 0, 0, 0, 1, 0, 0, 0, 1])
+        frame.metadata[ControlName.colourTemperature] = .int32(2900)
+        frame.metadata["SensorBlackLevels"] = .int32Array([4096, 4096, 4096, 4096])
+        try bracket.addFrame(frame, requested: step(10_000, 1))
+        let dir = try makeTemporaryDirectory()
+        try Data(storage.read("2026-09-21/TRP_000001_01.dng")).write(to: URL(fileURLWithPath: dir + "/f.dng"))
+        let tags = try exiftoolJSON(dir + "/f.dng")
+        #expect(tags["EXIF:CalibrationIlluminant1"] as? Int == 17)
+        #expect(tags["EXIF:BlackLevel"] as? Double == 256 || tags["EXIF:BlackLevel"] as? Int == 256)
+        let matrix = (tags["EXIF:ColorMatrix1"] as? String)?.split(separator: " ").compactMap { Double($0) } ?? []
+        // Identity CCM, red gain 1.9: the first row is the sRGB row divided by 1.9.
+        #expect(matrix.count == 9 && abs(matrix[0] - 3.2406 / 1.9) < 5e-3)
+    }
+}
