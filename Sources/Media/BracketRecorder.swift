@@ -6,7 +6,9 @@ import Hardware
 /// The sidecar is rewritten after every frame (status `inProgress`), so a crash leaves a sidecar
 /// that lists exactly the frames on disk.
 public final class BracketRecorder {
+    /// Where the files go.
     public let storage: any Storage
+    /// The store's configuration when the bracket began.
     public let configuration: CaptureStore.Configuration
     /// The sidecar as it stands (frames so far, result).
     public private(set) var sidecar: BracketSidecar
@@ -15,8 +17,11 @@ public final class BracketRecorder {
         self.storage = storage; self.configuration = configuration; self.sidecar = sidecar
     }
 
+    /// The bracket id and file stem, "TRP_000123".
     public var id: String { sidecar.id }
+    /// The date folder, "YYYY-MM-DD", relative to the storage root.
     public var folder: String { sidecar.folder }
+    /// The sidecar's path relative to the storage root.
     public var sidecarPath: String { folder + "/" + configuration.naming.sidecarName(bracketID: id) }
 
     /// Encodes and writes one frame (DNG from the `.raw` buffer, JPEG from an RGB `.stillCapture`

@@ -14,6 +14,7 @@ public struct CameraIdentity: Hashable, Sendable, Codable {
     /// EXIF FNumber, when known.
     public var fNumber: Double?
 
+    /// An identity from its parts; lens values nil when unknown.
     public init(make: String, model: String, uniqueCameraModel: String,
                 focalLengthMillimetres: Double? = nil, fNumber: Double? = nil) {
         self.make = make; self.model = model; self.uniqueCameraModel = uniqueCameraModel
@@ -30,8 +31,11 @@ public struct CameraIdentity: Hashable, Sendable, Codable {
 
 /// Red and blue white-balance gains (libcamera `ColourGains`), green = 1.
 public struct ColourGains: Hashable, Sendable, Codable {
+    /// Red gain (×).
     public var red: Double
+    /// Blue gain (×).
     public var blue: Double
+    /// Gains from red and blue (×).
     public init(red: Double, blue: Double) { self.red = red; self.blue = blue }
 }
 
@@ -45,10 +49,12 @@ public struct FrameSettings: Hashable, Sendable, Codable {
     public var iso: Int
     /// Exposure-value bias for auto-exposure brackets, EV; nil for manual steps.
     public var evBiasEV: Double?
+    /// White-balance gains (libcamera `ColourGains`).
     public var colourGains: ColourGains?
     /// Lens position in dioptres (0 = infinity); nil for fixed-focus lenses.
     public var lensPositionDioptres: Double?
 
+    /// Settings from their parts; `iso` is computed as isoPerGain × analogueGain.
     public init(exposureTimeMicroseconds: Int, analogueGain: Double, isoPerGain: Double = 100,
                 evBiasEV: Double? = nil, colourGains: ColourGains? = nil, lensPositionDioptres: Double? = nil) {
         self.exposureTimeMicroseconds = exposureTimeMicroseconds; self.analogueGain = analogueGain
@@ -90,12 +96,14 @@ public struct FrameSettings: Hashable, Sendable, Codable {
 
 /// A DNG colour calibration: ColorMatrix1 (XYZ → camera, row-major 3×3) under one illuminant.
 public struct ColourCalibration: Hashable, Sendable, Codable {
+    /// 9 values, row-major, XYZ → camera native.
     public var colorMatrix1: [Double]
     /// EXIF LightSource code of CalibrationIlluminant1 (21 = D65, 17 = standard light A).
     public var calibrationIlluminant1: Int
     /// True for the generic matrix below (no sensor calibration known).
     public var isGeneric: Bool
 
+    /// A calibration from a 9-value matrix and its EXIF illuminant code.
     public init(colorMatrix1: [Double], calibrationIlluminant1: Int, isGeneric: Bool = false) {
         self.colorMatrix1 = colorMatrix1; self.calibrationIlluminant1 = calibrationIlluminant1; self.isGeneric = isGeneric
     }
@@ -110,13 +118,18 @@ public struct ColourCalibration: Hashable, Sendable, Codable {
 
 /// What EXIF says about one picture, shared by the DNG and JPEG writers.
 public struct CaptureExif: Hashable, Sendable {
+    /// Make, model, lens.
     public var camera: CameraIdentity
+    /// The settings the frame actually used.
     public var settings: FrameSettings
     /// Wall-clock time of the exposure (DateTimeOriginal, written in `timeZone`).
     public var captureDate: Date
+    /// The zone dates are written in (EXIF dates carry no zone).
     public var timeZone: TimeZone
+    /// Image size in pixels.
     public var size: PixelSize
 
+    /// EXIF values from their parts.
     public init(camera: CameraIdentity, settings: FrameSettings, captureDate: Date, timeZone: TimeZone, size: PixelSize) {
         self.camera = camera; self.settings = settings; self.captureDate = captureDate
         self.timeZone = timeZone; self.size = size

@@ -14,6 +14,7 @@ public struct CaptureNaming: Sendable {
     /// The persisted counter, relative to the storage root.
     public static let counterPath = "sequence.txt"
 
+    /// Naming with a file prefix and the zone of date folders.
     public init(prefix: String = "TRP", timeZone: TimeZone = .current) {
         self.prefix = prefix; self.timeZone = timeZone
     }
@@ -34,6 +35,7 @@ public struct CaptureNaming: Sendable {
         bracketID + "_" + String(format: "%02d", frameIndex + 1) + (kind == .dng ? ".dng" : ".jpg")
     }
 
+    /// "TRP_000123.json".
     public func sidecarName(bracketID: String) -> String { bracketID + ".json" }
 
     /// The sequence number in a file name of ours ("TRP_000123_01.dng" → 123), else nil.

@@ -9,7 +9,9 @@ import Hardware
 public final class CaptureStore {
     /// What the store needs to know about the camera and how to write.
     public struct Configuration: Sendable {
+        /// Make, model and lens written to every file.
         public var camera: CameraIdentity
+        /// ColorMatrix1 when a frame has no ColourCorrectionMatrix metadata.
         public var colour: ColourCalibration
         /// Black level on libcamera's 16-bit scale, used when a frame's metadata has no
         /// `SensorBlackLevels` (4096 = 256 at 12 bits, the Raspberry Pi sensors' usual value).
@@ -20,8 +22,10 @@ public final class CaptureStore {
         public var jpegQuality: Int
         /// Kept free beyond a bracket's estimated size, bytes.
         public var safetyMarginBytes: Int64
+        /// File names, folders and their time zone.
         public var naming: CaptureNaming
 
+        /// A configuration; defaults suit the Raspberry Pi sensors.
         public init(camera: CameraIdentity, colour: ColourCalibration = .genericSRGB, blackLevel16: Int = 4096,
                     isoPerGain: Double = 100, jpegQuality: Int = 92, safetyMarginBytes: Int64 = 32 << 20,
                     naming: CaptureNaming = CaptureNaming()) {
@@ -36,7 +40,9 @@ public final class CaptureStore {
         }
     }
 
+    /// Where the files go (`PosixStorage` on the board, `SimulatedStorage` in tests).
     public let storage: any Storage
+    /// Camera identity, colour, quality, margin, naming.
     public let configuration: Configuration
     /// The sequence number the next bracket will try first.
     public private(set) var nextSequence: Int
@@ -103,8 +109,11 @@ public final class CaptureStore {
 /// What each frame of a bracket writes: a DNG when a raw stream is configured, a JPEG when an
 /// RGB still stream is.
 public struct BracketOutputs: Hashable, Sendable {
+    /// Size of the raw stream (a DNG per frame), nil when none.
     public var rawSize: PixelSize?
+    /// Size of the RGB still stream (a JPEG per frame), nil when none.
     public var rgbSize: PixelSize?
+    /// Outputs from stream sizes.
     public init(rawSize: PixelSize?, rgbSize: PixelSize?) { self.rawSize = rawSize; self.rgbSize = rgbSize }
 
     /// From the configured streams: `.raw` → DNG, `.stillCapture` → JPEG.
@@ -116,7 +125,9 @@ public struct BracketOutputs: Hashable, Sendable {
 
 /// How a bracket starts: the plan, what each frame writes, and when the trigger came.
 public struct BracketStart: Sendable {
+    /// The plan, as recorded in the sidecar (its frameCount sizes the room check).
     public var plan: BracketPlanRecord
+    /// What each frame writes.
     public var outputs: BracketOutputs
     /// Wall clock of the trigger: picks the date folder; EXIF dates count from it.
     public var startTime: Date
@@ -126,6 +137,7 @@ public struct BracketStart: Sendable {
     /// The shutter lag, when the engine measured it itself.
     public var shutterLag: Duration?
 
+    /// A bracket start; monotonic start and shutter lag are optional.
     public init(plan: BracketPlanRecord, outputs: BracketOutputs, startTime: Date,
                 startMonotonic: MonotonicTime? = nil, shutterLag: Duration? = nil) {
         self.plan = plan; self.outputs = outputs; self.startTime = startTime

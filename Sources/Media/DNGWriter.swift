@@ -4,11 +4,14 @@ import Hardware
 
 /// What a DNG records besides the pixels.
 public struct DNGDescription: Hashable, Sendable {
+    /// Camera, settings, date, size.
     public var exif: CaptureExif
     /// BlackLevel in sample units (the raw format's scale, not 16-bit).
     public var blackLevel: Double
+    /// ColorMatrix1 and CalibrationIlluminant1.
     public var colour: ColourCalibration
 
+    /// A description; the generic colour matrix unless given.
     public init(exif: CaptureExif, blackLevel: Double, colour: ColourCalibration = .genericSRGB) {
         self.exif = exif; self.blackLevel = blackLevel; self.colour = colour
     }

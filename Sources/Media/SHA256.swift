@@ -6,6 +6,7 @@ public struct SHA256: Sendable {
     private var pending: [UInt8] = []
     private var totalBytes: UInt64 = 0
 
+    /// A fresh hash.
     public init() { pending.reserveCapacity(64) }
 
     /// The hex digest of `bytes`, lower case.
@@ -15,10 +16,12 @@ public struct SHA256: Sendable {
         return h.finalize().map { String($0, radix: 16).leftPadded(2) }.joined()
     }
 
+    /// Adds bytes to the hash.
     public mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { update($0) }
     }
 
+    /// Adds bytes to the hash, without copying them.
     public mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) {
         totalBytes &+= UInt64(bytes.count)
         var index = 0
