@@ -77,13 +77,16 @@ public struct FrameSettings: Hashable, Sendable, Codable {
     }
 
     /// The fields where `actual` differs from these requested settings beyond the tolerances
-    /// (relative for exposure and gain, absolute dioptres for the lens). Fields not requested are skipped.
+    /// (relative for exposure and gain, absolute dioptres for the lens). Fields not requested are
+    /// skipped: nil gains or lens, and exposure or gain 0, which means "left to auto-exposure".
     public func mismatches(actual: FrameSettings, relativeTolerance: Double = 0.02,
                            lensToleranceDioptres: Double = 0.05) -> [String] {
         var result: [String] = []
         func differs(_ a: Double, _ b: Double) -> Bool { abs(a - b) > relativeTolerance * max(abs(a), abs(b), 1e-9) }
-        if differs(Double(exposureTimeMicroseconds), Double(actual.exposureTimeMicroseconds)) { result.append("exposureTimeMicroseconds") }
-        if differs(analogueGain, actual.analogueGain) { result.append("analogueGain") }
+        if exposureTimeMicroseconds > 0, differs(Double(exposureTimeMicroseconds), Double(actual.exposureTimeMicroseconds)) {
+            result.append("exposureTimeMicroseconds")
+        }
+        if analogueGain > 0, differs(analogueGain, actual.analogueGain) { result.append("analogueGain") }
         if let r = colourGains, let a = actual.colourGains, differs(r.red, a.red) || differs(r.blue, a.blue) {
             result.append("colourGains")
         }
