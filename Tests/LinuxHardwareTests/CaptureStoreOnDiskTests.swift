@@ -20,6 +20,7 @@ import Testing
     @Test(arguments: [(FaultInjectingSyscalls.Operation.fsync, ENOSPC), (.write, EIO), (.fsync, EIO)])
     func aFaultMidBracketLeavesFinishedFramesAndNothingPartial(operation: FaultInjectingSyscalls.Operation, code: Int32) throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let sys = FaultInjectingSyscalls()
         let storage = try PosixStorage(root: dir, syscalls: sys)
         let timeZone = TimeZone(identifier: "UTC") ?? .current

@@ -7,6 +7,7 @@ import Testing
 @Suite struct PosixStorageTests {
     @Test func writesReadsListsAndReplacesAtomically() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let sys = FaultInjectingSyscalls()
         let storage = try PosixStorage(root: dir + "/captures", syscalls: sys)
         try storage.createDirectory("2026-09-21")
@@ -29,6 +30,7 @@ import Testing
 
     @Test func theWriteIsTempThenFsyncThenRenameThenDirectoryFsync() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let sys = FaultInjectingSyscalls()
         let storage = try PosixStorage(root: dir, syscalls: sys)
         let before = sys.log.count
@@ -52,6 +54,7 @@ import Testing
     func aFailureLeavesTheOldContentOrNothingAndNoTempFile(operation: FaultInjectingSyscalls.Operation, code: Int32,
                                                            kind: HardwareError.Kind) throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let sys = FaultInjectingSyscalls()
         let storage = try PosixStorage(root: dir, syscalls: sys)
         try storage.writeAtomically([1, 1, 1], to: "old.bin")
@@ -74,6 +77,7 @@ import Testing
 
     @Test func eintrIsRetriedAndShortWritesAreCompleted() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let sys = FaultInjectingSyscalls()
         let storage = try PosixStorage(root: dir, syscalls: sys)
         sys.maximumWriteBytes = 333
@@ -90,6 +94,7 @@ import Testing
 
     @Test func errorsNameThePathAndPathsCannotEscapeTheRoot() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let sys = FaultInjectingSyscalls()
         let storage = try PosixStorage(root: dir, syscalls: sys)
         #expect(throws: HardwareError.self) { try storage.writeAtomically([1], to: "../escape") }
@@ -106,6 +111,7 @@ import Testing
 
     @Test func staleTempFilesFromACrashAreHiddenAndCanBeRemoved() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let storage = try PosixStorage(root: dir)
         _ = FileManager.default.createFile(atPath: dir + "/.a.dng.tmp-1-1", contents: Data([1, 2]))
         try storage.writeAtomically([3], to: "b.dng")

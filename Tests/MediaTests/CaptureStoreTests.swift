@@ -199,6 +199,7 @@ private func begin(_ store: CaptureStore, frames: Int) throws -> BracketRecorder
         frame.metadata["SensorBlackLevels"] = .int32Array([4096, 4096, 4096, 4096])
         try bracket.addFrame(frame, requested: step(10_000, 1))
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data(storage.read("2026-09-21/TRP_000001_01.dng")).write(to: URL(fileURLWithPath: dir + "/f.dng"))
         let tags = try exiftoolJSON(dir + "/f.dng")
         #expect(tags["EXIF:CalibrationIlluminant1"] as? Int == 17)

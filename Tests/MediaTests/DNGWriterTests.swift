@@ -9,6 +9,7 @@ import Testing
         let description = DNGDescription(exif: testExif(size: frame.size), blackLevel: 256)
         let bytes = try DNGWriter.encode(frame, description: description)
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/test.dng"
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         let tags = try exiftoolJSON(file)
@@ -40,6 +41,7 @@ import Testing
         let frame = makeRawFrame(width: 64, height: 48, format: .sbggr10, bits: 10)
         let bytes = try DNGWriter.encode(frame, description: DNGDescription(exif: testExif(size: frame.size), blackLevel: 64))
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/frame.dng"
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         // Full decode (demosaic) to a 16-bit PPM on stdout.

@@ -10,6 +10,7 @@ import Testing
         let bytes = try JPEGWriter.encode(frame, exif: testExif(size: frame.size, exposureMicroseconds: 1_250, gain: 2.5, lens: 0), quality: 95)
         #expect(Array(bytes.prefix(4)) == [0xFF, 0xD8, 0xFF, 0xE1])  // SOI, then APP1 (EXIF) first
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/frame.jpg"
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         let tags = try exiftoolJSON(file)

@@ -28,6 +28,7 @@ import Testing
 
     @Test func agreesWithSha256sumOnEveryLengthAroundTheBlockBoundaries() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         for length in [55, 56, 63, 64, 65, 119, 120, 128, 1000] {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             let file = dir + "/data\(length)"
