@@ -5,6 +5,7 @@ let benchmarks: [any Benchmark.Type] = [
     StartupBenchmark.self,
     ShutterBenchmark.self,
     DisplayBenchmark.self,
+    MediaBenchmark.self,
 ]
 
 @MainActor func usage() -> String {
