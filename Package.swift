@@ -29,9 +29,9 @@ let package = Package(
 
         // MARK: Swift modules, by role.
         .target(name: "Hardware"),
-        .target(name: "SimulatedHardware", dependencies: ["Hardware"]),
+        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion"]),
         .target(name: "LinuxHardware", dependencies: [
-            "Hardware", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
+            "Hardware", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),

@@ -1,0 +1,66 @@
+import Hardware
+import Motion
+
+/// The simulated board's IMU: a register-level chip model on a simulated 400 kHz bus, driven by a
+/// ground truth, and read by the real `I2CIMU` driver, so the driver code runs on the sim board.
+///
+/// The same `truth` should be handed to the simulated sensor for motion blur
+/// (`renderedBlurPixels`). `sim motion NAME [AMPLITUDE]` maps to `setMotion(_:amplitudeDegreesPerSecond:)`.
+public final class SimulatedIMU: IMUDevice, @unchecked Sendable {
+    public let bus: SimulatedI2CBus
+    public let truth: SwitchableMotion
+    /// The chip model on the bus (`SimulatedMPU6050` or `SimulatedLSM6DSO`), for fault injection.
+    public let chip: any SimulatedI2CChip
+    public let address: UInt8
+    public let driver: I2CIMU
+    private let loop: any EventLoop
+    private let seed: UInt64
+
+    /// - Parameters:
+    ///   - model: which chip to model.
+    ///   - profile: the initial motion (`MotionProfile.make`).
+    ///   - configuration: the driver's configuration; its `axisMapping` is also the chip's mounting.
+    public init(loop: any EventLoop, model: IMUChipModel = .mpu6050, profile: ProfileMotion,
+                configuration: IMUConfiguration = IMUConfiguration(), traits: SimulatedIMUChipTraits = SimulatedIMUChipTraits(),
+                seed: UInt64 = 1) {
+        self.loop = loop
+        self.seed = seed
+        truth = SwitchableMotion(profile)
+        bus = SimulatedI2CBus(name: "i2c-sim", loop: loop)
+        var chipTraits = traits
+        chipTraits.mounting = configuration.axisMapping
+        chipTraits.seed = seed &+ 0x5EED
+        address = model.addresses[0]
+        if model.isInvenSense {
+            chip = SimulatedMPU6050(model: model, truth: truth, traits: chipTraits)
+        } else {
+            chip = SimulatedLSM6DSO(model: model, truth: truth, traits: chipTraits)
+        }
+        bus.attach(chip, at: address)
+        driver = I2CIMU(device: bus.device(at: address), loop: loop, configuration: configuration)
+    }
+
+    /// Builds it from the board's `imu` section: `motion` (default "still"),
+    /// `amplitudeDegreesPerSecond`, `orientation`, `rateHertz`; `chip` picks the model (default MPU-6050).
+    public convenience init(section: BoardDescription.IMUSection, loop: any EventLoop, seed: UInt64 = 1,
+                            model: IMUChipModel = .mpu6050) throws {
+        var configuration = IMUConfiguration()
+        if let text = section.orientation { configuration.axisMapping = try AxisMapping(text) }
+        if let rate = section.rateHertz { configuration.rateHertz = rate }
+        let profile = try MotionProfile.named(section.motion ?? "still")
+            .make(amplitudeDegreesPerSecond: section.amplitudeDegreesPerSecond, seed: seed, origin: loop.now())
+        self.init(loop: loop, model: model, profile: profile, configuration: configuration, seed: seed)
+    }
+
+    public var name: String { "\(driver.name) (simulated)" }
+    public var sampleRateHertz: Double { driver.sampleRateHertz }
+    public func start(handler: @escaping @Sendable (IMUEvent) -> Void) throws { try driver.start(handler: handler) }
+    public func stop() { driver.stop() }
+
+    /// Switches the motion profile from now on (`sim motion NAME [AMPLITUDE]`); throws
+    /// `.invalidArgument` for an unknown name.
+    public func setMotion(_ name: String, amplitudeDegreesPerSecond: Double? = nil) throws {
+        let profile = try MotionProfile.named(name)
+        truth.switchTo(profile.make(amplitudeDegreesPerSecond: amplitudeDegreesPerSecond, seed: seed, origin: loop.now()))
+    }
+}
