@@ -136,7 +136,7 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
             retryDelay = configuration.retryInitial
             everRunning = true
             handler?(.health(.running))
-            schedulePoll(after: configuration.pollInterval)
+            schedulePoll(after: drainInterval)
         } catch {
             fault(error)
         }
@@ -165,8 +165,15 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
     private func edgeArrived(_ edge: GPIOEdge) {
         guard state == .running, edge.kind == .rising else { return }
         lastEdge = edge
-        if let last = lastDrain, loop.now() - last < configuration.pollInterval { return }
+        if let last = lastDrain, loop.now() - last < drainInterval { return }
         drain()
+    }
+
+    /// The drain interval: as configured, but never more than half the FIFO's fill time.
+    private var drainInterval: Duration {
+        guard let chip, chip.fifoDepthSamples < Int.max else { return configuration.pollInterval }
+        let half = Duration.seconds(Double(chip.fifoDepthSamples) / chip.sampleRateHertz / 2)
+        return min(configuration.pollInterval, half)
     }
 
     private func schedulePoll(after delay: Duration) {
@@ -233,7 +240,7 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
         if result.leftInFIFO > 0 {
             schedulePoll(after: .zero)
         } else {
-            schedulePoll(after: configuration.pollInterval)
+            schedulePoll(after: drainInterval)
         }
     }
 }

@@ -101,6 +101,8 @@ protocol IMUChipDriver: AnyObject {
     var model: IMUChipModel { get }
     /// Actual output rate after configuration, Hz.
     var sampleRateHertz: Double { get }
+    /// Samples the FIFO holds before it overflows (Int.max without a FIFO).
+    var fifoDepthSamples: Int { get }
     /// Resets the chip and applies `configuration`, leaving the FIFO running and empty.
     func configure(_ device: any I2CDevice, _ configuration: IMUConfiguration) throws
     /// Reads everything the FIFO holds (in ≤ 32-byte SMBus block reads).

@@ -32,6 +32,8 @@ final class LSM6DSDriver: IMUChipDriver {
     init(model: IMUChipModel) { self.model = model }
 
     var usesFIFO: Bool { model == .lsm6dso }
+    /// 512 words, gyro and accel each one word per sample.
+    var fifoDepthSamples: Int { usesFIFO ? 256 : Int.max }
     var sampleRateHertz: Double { usesFIFO ? outputRateHertz : min(outputRateHertz, directPollHertz) }
 
     func configure(_ device: any I2CDevice, _ c: IMUConfiguration) throws {

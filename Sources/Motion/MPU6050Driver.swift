@@ -27,6 +27,7 @@ final class MPU6050Driver: IMUChipDriver {
 
     /// FIFO size in bytes: 1024 on the MPU-6050, 512 (the default) on the 6500 and 9250.
     var fifoCapacityBytes: Int { model == .mpu6050 ? 1024 : 512 }
+    var fifoDepthSamples: Int { fifoCapacityBytes / Self.bytesPerSample }
 
     func configure(_ device: any I2CDevice, _ c: IMUConfiguration) throws {
         try device.writeByte(register: Register.powerManagement1, value: 0x01)  // awake, PLL on gyro X

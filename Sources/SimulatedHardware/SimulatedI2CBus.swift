@@ -57,6 +57,12 @@ public final class SimulatedI2CBus: @unchecked Sendable {
         faults[address, default: []] += Array(repeating: fault, count: count)
     }
 
+    /// Holds the bus for `duration` from now (another master, or a chip stretching the clock):
+    /// the next transfers wait, while the IMU keeps sampling.
+    public func hold(for duration: Duration) {
+        busyUntil = max(loop.now(), busyUntil) + duration
+    }
+
     /// Runs one transfer of `bits` bits, returning the chip and the time the transfer ends.
     func transfer(_ address: UInt8, bits: Int, call: String, isBlockRead: Bool = false) throws -> (chip: any SimulatedI2CChip, end: MonotonicTime, short: Bool) {
         let start = max(loop.now(), busyUntil)

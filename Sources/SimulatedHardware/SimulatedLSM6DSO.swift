@@ -6,7 +6,7 @@ import Motion
 /// (LSM6DSO) the tagged FIFO: BDR in FIFO_CTRL3, mode in FIFO_CTRL4 (bypass empties, continuous
 /// overwrites the oldest word and sets FIFO_OVR_IA), FIFO_STATUS1/2 word count, 7-byte words read
 /// from 0x78–0x7E with the address rolling back to 0x78 as each word is consumed.
-public final class SimulatedLSM6DSO: SimulatedI2CChip, @unchecked Sendable {
+public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @unchecked Sendable {
     public let model: IMUChipModel
     public var whoAmIOverride: UInt8?
     /// True times of gyro samples pushed to the FIFO since its last reset or overrun (when recording).
@@ -22,6 +22,10 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, @unchecked Sendable {
     private var sampler: TruthSampler
     private let traits: SimulatedIMUChipTraits
     private static let rates: [Double] = [0, 12.5, 26, 52, 104, 208, 416, 833, 1666, 3332, 6667]
+
+    public var sampleSchedule: (next: MonotonicTime, step: Duration)? {
+        clock.periodSeconds > 0 ? (clock.next, clock.step) : nil
+    }
 
     public init(model: IMUChipModel = .lsm6dso, truth: any MotionTruth, traits: SimulatedIMUChipTraits = SimulatedIMUChipTraits()) {
         self.model = model

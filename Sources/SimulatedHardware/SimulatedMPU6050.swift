@@ -6,7 +6,7 @@ import Motion
 /// drops its oldest bytes when full (setting FIFO_OFLOW_INT, so the stream misaligns as on the
 /// real part), FIFO_COUNT, burst reads of FIFO_R_W without address increment, INT_STATUS cleared
 /// on read.
-public final class SimulatedMPU6050: SimulatedI2CChip, @unchecked Sendable {
+public final class SimulatedMPU6050: SimulatedI2CChip, SimulatedSampleSource, @unchecked Sendable {
     public let model: IMUChipModel
     /// Answer this instead of the real WHO_AM_I (a wrong or counterfeit part).
     public var whoAmIOverride: UInt8?
@@ -20,6 +20,10 @@ public final class SimulatedMPU6050: SimulatedI2CChip, @unchecked Sendable {
     private var clock: SampleClock
     private var sampler: TruthSampler
     private let traits: SimulatedIMUChipTraits
+
+    public var sampleSchedule: (next: MonotonicTime, step: Duration)? {
+        clock.periodSeconds > 0 ? (clock.next, clock.step) : nil
+    }
 
     public init(model: IMUChipModel = .mpu6050, truth: any MotionTruth, traits: SimulatedIMUChipTraits = SimulatedIMUChipTraits()) {
         self.model = model
@@ -124,8 +128,8 @@ public final class SimulatedMPU6050: SimulatedI2CChip, @unchecked Sendable {
     }
 
     private func overflow() {
+        if registers[0x3A] & 0x10 == 0 { overflowCount += 1 }  // count episodes, not bytes
         registers[0x3A] |= 0x10  // FIFO_OFLOW_INT
-        overflowCount += 1
         fifoSampleTimes.removeAll()  // alignment lost: the record no longer matches
     }
 }
