@@ -60,7 +60,7 @@ public struct FIFOTimestamper: Sendable {
             periodSeconds = min(max(slope, nominalPeriodSeconds * 0.95), nominalPeriodSeconds * 1.05)
         }
         // Intercept at n = nRef: the fitted line through the weighted mean.
-        fittedNewestSeconds = meanT + (0 - meanN) * periodSeconds
+        fittedNewestSeconds = tRef + meanT - meanN * periodSeconds
         fittedNewestIndex = newestIndex
     }
 

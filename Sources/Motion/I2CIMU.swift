@@ -30,6 +30,7 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
     private let loop: any EventLoop
     private let configuration: IMUConfiguration
     private let dataReady: (any GPIOInputLine)?
+    private let clock: @Sendable () -> MonotonicTime
     private let shared: LockedValue<Shared>
     private struct Shared: Sendable {
         var name: String
@@ -54,10 +55,13 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
     ///   - device: the chip's I2C device (see `IMUChipModel.detect` to find it).
     ///   - loop: where transfers, timers and the handler run.
     ///   - dataReady: the chip's INT pin, when the board wires one.
+    ///   - clock: CLOCK_MONOTONIC as the driver reads it around transfers; defaults to the loop's.
+    ///     The simulated bus passes its own (the loop time plus time spent on the wire).
     public init(device: any I2CDevice, loop: any EventLoop, configuration: IMUConfiguration = IMUConfiguration(),
-                dataReady: (any GPIOInputLine)? = nil) {
+                dataReady: (any GPIOInputLine)? = nil, clock: (@Sendable () -> MonotonicTime)? = nil) {
         self.device = device
         self.loop = loop
+        self.clock = clock ?? { [loop] in loop.now() }
         self.configuration = configuration
         self.dataReady = dataReady
         self.retryDelay = configuration.retryInitial
@@ -197,9 +201,14 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
         guard state == .running, let chip else { return }
         let lookedAt = loop.now()
         lastDrain = lookedAt
-        let result: ChipDrain
+        var result: ChipDrain
         do {
-            result = try chip.drain(device)
+            result = try chip.drain(device, clock: clock)
+        } catch is ShortRead {
+            // The transfer broke mid-way: the stream position is unknown, so start it afresh.
+            do { try chip.resetFIFO(device) } catch { fault(error); return }
+            result = ChipDrain()
+            result.resynchronised = true
         } catch {
             fault(error)
             return
@@ -217,11 +226,12 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
             producedIndex += Int64(result.readings.count)
             let newest = producedIndex + Int64(result.leftInFIFO) - 1
             let period = timestamper.periodSeconds
+            let countTime = result.countSampledAt ?? lookedAt
             if let edge = lastEdge, result.leftInFIFO == 0,
-               (lookedAt - edge.timestamp).secondsValue < period, lookedAt >= edge.timestamp {
+               (countTime - edge.timestamp).secondsValue < period, countTime >= edge.timestamp {
                 timestamper.observe(newestIndex: newest, observedAt: edge.timestamp, lagPeriods: 0)
             } else {
-                timestamper.observe(newestIndex: newest, observedAt: lookedAt, lagPeriods: 0.5)
+                timestamper.observe(newestIndex: newest, observedAt: countTime, lagPeriods: 0.5)
             }
             let mapping = configuration.axisMapping
             var samples: [IMUSample] = []

@@ -94,6 +94,16 @@ struct ChipDrain {
     /// Samples still in the FIFO when the count was read (for timestamping: the newest of the
     /// readings is this many samples older than the newest sample on the chip).
     var leftInFIFO = 0
+    /// When the FIFO count was sampled: the midpoint of the clock before and after its read.
+    var countSampledAt: MonotonicTime?
+}
+
+/// The midpoint of `clock()` around `body`, for stamping when a register was sampled.
+func sampled<T>(_ clock: () -> MonotonicTime, _ body: () throws -> T) rethrows -> (T, MonotonicTime) {
+    let before = clock()
+    let value = try body()
+    let after = clock()
+    return (value, before + (after - before) / 2)
 }
 
 /// A chip-specific register driver. All calls are synchronous I2C transfers on the caller's thread.
@@ -106,7 +116,7 @@ protocol IMUChipDriver: AnyObject {
     /// Resets the chip and applies `configuration`, leaving the FIFO running and empty.
     func configure(_ device: any I2CDevice, _ configuration: IMUConfiguration) throws
     /// Reads everything the FIFO holds (in ≤ 32-byte SMBus block reads).
-    func drain(_ device: any I2CDevice) throws -> ChipDrain
+    func drain(_ device: any I2CDevice, clock: () -> MonotonicTime) throws -> ChipDrain
     /// Empties the FIFO and restarts it.
     func resetFIFO(_ device: any I2CDevice) throws
 }

@@ -70,13 +70,14 @@ final class LSM6DSDriver: IMUChipDriver {
         try device.writeByte(register: Register.fifoControl4, value: 0x06)  // continuous
     }
 
-    func drain(_ device: any I2CDevice) throws -> ChipDrain {
-        usesFIFO ? try drainFIFO(device) : try readOutputRegisters(device)
+    func drain(_ device: any I2CDevice, clock: () -> MonotonicTime) throws -> ChipDrain {
+        usesFIFO ? try drainFIFO(device, clock) : try readOutputRegisters(device, clock)
     }
 
-    private func drainFIFO(_ device: any I2CDevice) throws -> ChipDrain {
+    private func drainFIFO(_ device: any I2CDevice, _ clock: () -> MonotonicTime) throws -> ChipDrain {
         var result = ChipDrain()
-        let status = try device.readBlock(register: Register.fifoStatus1, count: 2)
+        let (status, statusTime) = try sampled(clock) { try device.readBlock(register: Register.fifoStatus1, count: 2) }
+        result.countSampledAt = statusTime
         guard status.count == 2 else { throw ShortRead(expected: 2, got: status.count) }
         if status[1] & 0x40 != 0 {
             try resetFIFO(device)
@@ -114,9 +115,10 @@ final class LSM6DSDriver: IMUChipDriver {
         }
     }
 
-    private func readOutputRegisters(_ device: any I2CDevice) throws -> ChipDrain {
+    private func readOutputRegisters(_ device: any I2CDevice, _ clock: () -> MonotonicTime) throws -> ChipDrain {
         var result = ChipDrain()
-        let status = try device.readByte(register: Register.status)
+        let (status, statusTime) = try sampled(clock) { try device.readByte(register: Register.status) }
+        result.countSampledAt = statusTime
         guard status & 0x02 != 0 else { return result }  // GDA: no new gyro sample
         let b = try device.readBlock(register: Register.gyroOutput, count: 12)
         guard b.count == 12 else { throw ShortRead(expected: 12, got: b.count) }

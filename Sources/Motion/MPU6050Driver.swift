@@ -57,7 +57,7 @@ final class MPU6050Driver: IMUChipDriver {
         _ = try device.readByte(register: Register.interruptStatus)        // clear latched flags
     }
 
-    func drain(_ device: any I2CDevice) throws -> ChipDrain {
+    func drain(_ device: any I2CDevice, clock: () -> MonotonicTime) throws -> ChipDrain {
         var result = ChipDrain()
         let status = try device.readByte(register: Register.interruptStatus)
         if status & 0x10 != 0 {
@@ -65,7 +65,8 @@ final class MPU6050Driver: IMUChipDriver {
             result.overflowed = true
             return result
         }
-        let countBytes = try device.readBlock(register: Register.fifoCount, count: 2)
+        let (countBytes, countTime) = try sampled(clock) { try device.readBlock(register: Register.fifoCount, count: 2) }
+        result.countSampledAt = countTime
         guard countBytes.count == 2 else { throw ShortRead(expected: 2, got: countBytes.count) }
         let count = Int(countBytes[0]) << 8 | Int(countBytes[1])
         if count > fifoCapacityBytes {

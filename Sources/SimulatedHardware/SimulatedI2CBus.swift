@@ -57,6 +57,10 @@ public final class SimulatedI2CBus: @unchecked Sendable {
         faults[address, default: []] += Array(repeating: fault, count: count)
     }
 
+    /// The loop's time plus time already spent on the wire in this loop turn: the clock a driver
+    /// on real hardware would read after its transfers (pass it as `I2CIMU`'s `clock`).
+    public func now() -> MonotonicTime { max(loop.now(), busyUntil) }
+
     /// Holds the bus for `duration` from now (another master, or a chip stretching the clock):
     /// the next transfers wait, while the IMU keeps sampling.
     public func hold(for duration: Duration) {

@@ -37,7 +37,9 @@ public final class SimulatedIMU: IMUDevice, @unchecked Sendable {
             chip = SimulatedLSM6DSO(model: model, truth: truth, traits: chipTraits)
         }
         bus.attach(chip, at: address)
-        driver = I2CIMU(device: bus.device(at: address), loop: loop, configuration: configuration)
+        let bus = self.bus
+        driver = I2CIMU(device: bus.device(at: address), loop: loop, configuration: configuration,
+                        clock: { bus.now() })
     }
 
     /// Builds it from the board's `imu` section: `motion` (default "still"),

@@ -144,8 +144,8 @@ struct DriverTests {
         // The next block reads: FIFO_COUNT/STATUS pass, then a data block comes back short.
         rig.bus.inject(.shortRead, at: rig.address, count: 1)
         rig.loop.advance(by: .seconds(1))
-        #expect(rig.driver.statistics.resynchronisations + rig.driver.statistics.faults >= 1)
-        #expect(rig.healths.last == .running)
+        #expect(rig.driver.statistics.resynchronisations == 1)
+        #expect(rig.healths == [.running])
         #expect(rig.samples.count > before + 400)
         #expect(rig.samples.allSatisfy { abs(norm($0.accel) - g0) < 1.0 })
     }

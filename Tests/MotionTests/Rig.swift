@@ -32,7 +32,9 @@ final class Rig {
         c.axisMapping = try AxisMapping(driverMapping ?? mounting)
         configure(&c)
         let line = dataReady ? SimulatedDataReadyLine(loop: loop, source: chip) : nil
-        driver = I2CIMU(device: bus.device(at: address), loop: loop, configuration: c, dataReady: line)
+        let bus = self.bus
+        driver = I2CIMU(device: bus.device(at: address), loop: loop, configuration: c, dataReady: line,
+                        clock: { bus.now() })
     }
 
     func start() throws {
