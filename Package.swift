@@ -46,7 +46,7 @@ let package = Package(
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
         .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware"]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "SimulatedHardware"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
