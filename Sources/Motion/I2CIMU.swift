@@ -137,6 +137,7 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
             timestamper = FIFOTimestamper(nominalRateHertz: rate)
             producedIndex = 0
             state = .running
+            lastDrain = nil
             retryDelay = configuration.retryInitial
             everRunning = true
             handler?(.health(.running))
@@ -180,17 +181,26 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
         return min(configuration.pollInterval, half)
     }
 
+    /// Schedules the next drain `delay` after the start of the previous one (so polls keep their
+    /// rate whatever the transfers cost), but never before the transfers so far have finished.
     private func schedulePoll(after delay: Duration) {
         // With a data-ready line the timer is only a watchdog in case edges stop.
         let wait = dataReady == nil ? delay : delay * 10
-        schedule(after: wait) { $0.drain() }
+        let base = lastDrain ?? loop.now()
+        schedule(at: max(base + wait, clock(), loop.now())) { $0.drain() }
     }
 
     private func schedule(after delay: Duration, _ body: @escaping @Sendable (I2CIMU) -> Void) {
+        // From the driver's clock: when transfers ran past the loop's time (the simulated bus),
+        // the next work waits for them, as it would on a real thread blocked in the ioctl.
+        schedule(at: max(loop.now(), clock()) + delay, body)
+    }
+
+    private func schedule(at deadline: MonotonicTime, _ body: @escaping @Sendable (I2CIMU) -> Void) {
         timer?.cancel()
         let expected = generation
         let work = LoopBound(self, loop: loop)
-        timer = loop.schedule(after: delay) {
+        timer = loop.schedule(at: deadline) {
             let me = work.value
             guard me.generation == expected else { return }
             body(me)
