@@ -13,6 +13,8 @@ public final class SimulatedIMU: IMUDevice, @unchecked Sendable {
     public let chip: any SimulatedI2CChip
     public let address: UInt8
     public let driver: I2CIMU
+    /// The chip's simulated INT line, when wired (`dataReady` in the board's imu section).
+    public let dataReadyLine: SimulatedDataReadyLine?
     private let loop: any EventLoop
     private let seed: UInt64
 
@@ -20,9 +22,10 @@ public final class SimulatedIMU: IMUDevice, @unchecked Sendable {
     ///   - model: which chip to model.
     ///   - profile: the initial motion (`MotionProfile.make`).
     ///   - configuration: the driver's configuration; its `axisMapping` is also the chip's mounting.
+    ///   - wiresDataReady: give the driver a data-ready line (edges at each sample) instead of a timer.
     public init(loop: any EventLoop, model: IMUChipModel = .mpu6050, profile: ProfileMotion,
                 configuration: IMUConfiguration = IMUConfiguration(), traits: SimulatedIMUChipTraits = SimulatedIMUChipTraits(),
-                seed: UInt64 = 1) {
+                seed: UInt64 = 1, wiresDataReady: Bool = false) {
         self.loop = loop
         self.seed = seed
         truth = SwitchableMotion(profile)
@@ -31,19 +34,23 @@ public final class SimulatedIMU: IMUDevice, @unchecked Sendable {
         chipTraits.mounting = configuration.axisMapping
         chipTraits.seed = seed &+ 0x5EED
         address = model.addresses[0]
+        let source: any SimulatedI2CChip & SimulatedSampleSource
         if model.isInvenSense {
-            chip = SimulatedMPU6050(model: model, truth: truth, traits: chipTraits)
+            source = SimulatedMPU6050(model: model, truth: truth, traits: chipTraits)
         } else {
-            chip = SimulatedLSM6DSO(model: model, truth: truth, traits: chipTraits)
+            source = SimulatedLSM6DSO(model: model, truth: truth, traits: chipTraits)
         }
-        bus.attach(chip, at: address)
+        chip = source
+        bus.attach(source, at: address)
+        dataReadyLine = wiresDataReady ? SimulatedDataReadyLine(loop: loop, source: source) : nil
         let bus = self.bus
         driver = I2CIMU(device: bus.device(at: address), loop: loop, configuration: configuration,
-                        clock: { bus.now() })
+                        dataReady: dataReadyLine, clock: { bus.now() })
     }
 
     /// Builds it from the board's `imu` section: `motion` (default "still"),
-    /// `amplitudeDegreesPerSecond`, `orientation`, `rateHertz`; `chip` picks the model (default MPU-6050).
+    /// `amplitudeDegreesPerSecond`, `orientation`, `rateHertz`, `dataReady` (any value wires the
+    /// simulated INT line); `model` picks the chip (default MPU-6050).
     public convenience init(section: BoardDescription.IMUSection, loop: any EventLoop, seed: UInt64 = 1,
                             model: IMUChipModel = .mpu6050) throws {
         var configuration = IMUConfiguration()
@@ -51,7 +58,8 @@ public final class SimulatedIMU: IMUDevice, @unchecked Sendable {
         if let rate = section.rateHertz { configuration.rateHertz = rate }
         let profile = try MotionProfile.named(section.motion ?? "still")
             .make(amplitudeDegreesPerSecond: section.amplitudeDegreesPerSecond, seed: seed, origin: loop.now())
-        self.init(loop: loop, model: model, profile: profile, configuration: configuration, seed: seed)
+        self.init(loop: loop, model: model, profile: profile, configuration: configuration, seed: seed,
+                  wiresDataReady: section.dataReady != nil)
     }
 
     public var name: String { "\(driver.name) (simulated)" }

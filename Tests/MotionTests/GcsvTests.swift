@@ -1,3 +1,4 @@
+import Foundation
 import Hardware
 import Motion
 import SimulatedHardware
@@ -92,5 +93,31 @@ struct GcsvTests {
         #expect(norm(still.acceleration(at: .zero) - Vector3(0, -9.80665, 0)) < 1e-12)
         #expect(throws: HardwareError.self) { try MotionProfile.named("jog") }
         #expect(try MotionProfile.named("Pan") == .pan)
+    }
+}
+
+@Suite("Simulated board IMU")
+struct SimulatedIMUTests {
+    @Test("built from the board section, switches profile by name, data-ready wired")
+    func fromBoard() throws {
+        let loop = ManualEventLoop()
+        let json = #"{"backend": "sim", "orientation": "yXZ", "motion": "handheld", "amplitudeDegreesPerSecond": 6, "dataReady": {"name": "IMU_INT"}}"#
+        let section = try JSONDecoder().decode(BoardDescription.IMUSection.self, from: Data(json.utf8))
+        let imu = try SimulatedIMU(section: section, loop: loop, seed: 3)
+        #expect(imu.dataReadyLine != nil)
+        let samples = LockedValue<[IMUSample]>([])
+        try imu.start { if case .samples(let s) = $0 { samples.withLock { $0 += s } } }
+        loop.advance(by: .seconds(2))
+        #expect(imu.name.hasPrefix("mpu6050 on i2c-sim@0x68"))
+        let shaking = samples.current.suffix(500)
+        let rms = (shaking.reduce(0.0) { $0 + ($1.gyro * $1.gyro).sum() } / Double(shaking.count)).squareRoot() * 180 / .pi
+        #expect(rms > 4 && rms < 8)
+        try imu.setMotion("still")
+        samples.withLock { $0.removeAll() }
+        loop.advance(by: .seconds(1))
+        let still = samples.current
+        let maxRate = still.map { norm($0.gyro) }.max() ?? 1
+        #expect(still.count > 450 && maxRate < 0.03)  // bias + noise only
+        #expect(throws: HardwareError.self) { try imu.setMotion("jog") }
     }
 }
