@@ -174,18 +174,22 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
         drain()
     }
 
-    /// The drain interval: as configured, but never more than half the FIFO's fill time.
-    private var drainInterval: Duration {
-        guard let chip, chip.fifoDepthSamples < Int.max else { return configuration.pollInterval }
-        let half = Duration.seconds(Double(chip.fifoDepthSamples) / chip.sampleRateHertz / 2)
-        return min(configuration.pollInterval, half)
+    /// Half the time the FIFO takes to fill (nil without a FIFO).
+    private var halfFillTime: Duration? {
+        guard let chip, chip.fifoDepthSamples < Int.max else { return nil }
+        return .seconds(Double(chip.fifoDepthSamples) / chip.sampleRateHertz / 2)
     }
+
+    /// The drain interval: as configured, but never more than half the FIFO's fill time.
+    private var drainInterval: Duration { min(configuration.pollInterval, halfFillTime ?? configuration.pollInterval) }
 
     /// Schedules the next drain `delay` after the start of the previous one (so polls keep their
     /// rate whatever the transfers cost), but never before the transfers so far have finished.
     private func schedulePoll(after delay: Duration) {
-        // With a data-ready line the timer is only a watchdog in case edges stop.
-        let wait = dataReady == nil ? delay : delay * 10
+        // With a data-ready line the timer is only a watchdog in case edges stop (a broken wire),
+        // still early enough that the FIFO does not overflow.
+        let watchdog = max(delay, min(delay * 10, halfFillTime ?? delay * 10))
+        let wait = dataReady == nil ? delay : watchdog
         let base = lastDrain ?? loop.now()
         schedule(at: max(base + wait, clock(), loop.now())) { $0.drain() }
     }

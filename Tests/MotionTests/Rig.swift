@@ -10,6 +10,7 @@ final class Rig {
     let truth: ProfileMotion
     let driver: I2CIMU
     let address: UInt8
+    let dataReadyLine: SimulatedDataReadyLine?
     private let collected = LockedValue<[IMUEvent]>([])
 
     init(model: IMUChipModel, profile: MotionProfile = .still, amplitude: Double? = nil,
@@ -32,6 +33,7 @@ final class Rig {
         c.axisMapping = try AxisMapping(driverMapping ?? mounting)
         configure(&c)
         let line = dataReady ? SimulatedDataReadyLine(loop: loop, source: chip) : nil
+        dataReadyLine = line
         let bus = self.bus
         driver = I2CIMU(device: bus.device(at: address), loop: loop, configuration: c, dataReady: line,
                         clock: { bus.now() })

@@ -51,6 +51,20 @@ struct TimestampTests {
         #expect(abs(rig.driver.statistics.driftPartsPerMillion + 200) < 10)
     }
 
+    @Test("data-ready line broken: the watchdog timer keeps draining without overflow", arguments: [IMUChipModel.mpu6500, .lsm6dso])
+    func brokenDataReady(model: IMUChipModel) throws {
+        let rig = try Rig(model: model, dataReady: true)
+        try rig.start()
+        rig.loop.advance(by: .seconds(1))
+        let line = try #require(rig.dataReadyLine)
+        line.isConnected = false
+        rig.clear()
+        rig.loop.advance(by: .seconds(5))
+        #expect(rig.healths.isEmpty)
+        #expect(rig.driver.statistics.overflows == 0)
+        #expect(Double(rig.samples.count) > rig.driver.sampleRateHertz * 4.9)
+    }
+
     @Test("the fit recovers a known period and phase from jittered observations")
     func fit() {
         var stamper = FIFOTimestamper(nominalRateHertz: 1000)
