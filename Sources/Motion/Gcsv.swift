@@ -32,15 +32,16 @@ public struct GcsvWriter: Sendable {
 
     /// The header lines through the column row, each ending in "\n".
     public func header() -> String {
-        var lines = ["GYROFLOW IMU LOG", "version,1.3", "id,\(loggerID)", "vendor,\(vendor)",
-                     "orientation,\(axisMapping)"]
+        // Gyroflow's reference wants orientation on the fourth line, optional keys after it.
+        var lines = ["GYROFLOW IMU LOG", "version,1.3", "id,\(loggerID)", "orientation,\(axisMapping)"]
+        if let fw = firmwareVersion { lines.append("fwversion,\(fw)") }
+        if let unix = unixTimestampSeconds { lines.append("timestamp,\(format(unix))") }
+        lines.append("vendor,\(vendor)")
+        if let name = videoFilename { lines.append("videofilename,\(name)") }
         if let ms = frameReadoutMilliseconds {
             lines.append("frame_readout_time,\(format(ms))")
             lines.append("frame_readout_direction,\(frameReadoutDirection)")
         }
-        if let name = videoFilename { lines.append("videofilename,\(name)") }
-        if let fw = firmwareVersion { lines.append("fwversion,\(fw)") }
-        if let unix = unixTimestampSeconds { lines.append("timestamp,\(format(unix))") }
         lines += ["tscale,\(format(timeScaleSeconds))", "gscale,\(format(gyroScale))",
                   "ascale,\(format(accelScale))", "t,gx,gy,gz,ax,ay,az"]
         return lines.joined(separator: "\n") + "\n"

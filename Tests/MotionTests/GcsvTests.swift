@@ -25,6 +25,7 @@ struct GcsvTests {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.removeLast() == "")
         #expect(lines[0] == "GYROFLOW IMU LOG")
+        #expect(lines[3] == "orientation,yXZ")  // the reference puts it on the fourth line
         var keys: [String: String] = [:]
         var i = 1
         while lines[i] != "t,gx,gy,gz,ax,ay,az" {
