@@ -20,6 +20,15 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
         public var name: String
         public var sysfsDirectory: String
         public var devicePath: String
+        /// The I2C client the device hangs off ("1-0068": bus 1, address 0x68), when it is one.
+        public var i2cClient: String?
+
+        /// True when this device is the chip at `address` on `bus` ("/dev/i2c-1").
+        public func isOn(bus: String, address: Int) -> Bool {
+            guard let number = bus.split(separator: "-").last else { return false }
+            let hex = String(address, radix: 16)
+            return i2cClient == "\(number)-" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
     }
 
     /// IIO drivers names of the chips this backend knows.
@@ -35,7 +44,10 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
             guard let name = try? iioReadText(dir + "/name"),
                   knownNames.contains(where: { name.hasPrefix($0) }) || FileManager.default.fileExists(atPath: dir + "/in_anglvel_x_raw")
             else { return nil }
-            return Found(name: name, sysfsDirectory: dir, devicePath: devRoot + "/" + entry)
+            // /sys/bus/iio/devices/iio:deviceN links to …/i2c-1/1-0068/iio:deviceN.
+            let parent = URL(fileURLWithPath: dir).resolvingSymlinksInPath().deletingLastPathComponent().lastPathComponent
+            let client = parent.range(of: #"^\d+-[0-9a-f]{4}$"#, options: .regularExpression) != nil ? parent : nil
+            return Found(name: name, sysfsDirectory: dir, devicePath: devRoot + "/" + entry, i2cClient: client)
         }
     }
 

@@ -3,7 +3,8 @@ import Motion
 
 /// Builds the real board's IMU from its `imu` section.
 ///
-/// backend "iio": the first IIO device with a known IMU name (a kernel driver owns the chip);
+/// backend "iio": the IIO device with a known IMU name (a kernel driver owns the chip) that sits
+/// at the board's `bus`/`address` when the board gives them, else the first one;
 /// "i2c": `LinuxI2CDevice` on `bus` (default /dev/i2c-1) at `address`, or at the first address
 /// where a known WHO_AM_I answers (if none answers, 0x68, which the driver keeps retrying);
 /// "auto": IIO when a kernel driver has bound, else I2C. `dataReady` is the INT line when wired
@@ -15,7 +16,11 @@ public func makeLinuxIMU(section: BoardDescription.IMUSection, loop: any EventLo
     if let text = section.orientation { configuration.axisMapping = try AxisMapping(text) }
     if let rate = section.rateHertz { configuration.rateHertz = rate }
     func iio() -> (any IMUDevice)? {
-        guard let found = IIOIMU.find(sysfsRoot: sysfsRoot, devRoot: devRoot).first else { return nil }
+        let all = IIOIMU.find(sysfsRoot: sysfsRoot, devRoot: devRoot)
+        let candidates = section.address.map { address in
+            all.filter { $0.isOn(bus: section.bus ?? "/dev/i2c-1", address: address) }
+        } ?? all
+        guard let found = candidates.first else { return nil }
         return IIOIMU(found: found, loop: loop, axisMapping: configuration.axisMapping,
                       rateHertz: configuration.rateHertz, pollInterval: configuration.pollInterval)
     }

@@ -154,6 +154,11 @@ struct IIOTests {
         let auto = try makeLinuxIMU(section: section(#"{"backend": "auto", "orientation": "XYZ"}"#), loop: loop,
                                     sysfsRoot: fake.sysfs, devRoot: fake.dev)
         #expect(auto is IIOIMU)
+        // With an address, only the IIO device at that I2C client qualifies.
+        #expect(throws: HardwareError.self) {
+            try makeLinuxIMU(section: section(#"{"backend": "iio", "bus": "/dev/i2c-1", "address": 104}"#), loop: loop,
+                             sysfsRoot: fake.sysfs, devRoot: fake.dev)
+        }
         let empty = fake.root.path + "/none"
         #expect {
             try makeLinuxIMU(section: section(#"{"backend": "auto", "bus": "/dev/i2c-99"}"#), loop: loop, sysfsRoot: empty)
@@ -164,6 +169,24 @@ struct IIOTests {
         #expect(throws: HardwareError.self) {
             try makeLinuxIMU(section: section(#"{"backend": "sim"}"#), loop: loop)
         }
+    }
+
+    @Test("an IIO device is matched to its I2C bus and address through the sysfs link")
+    func clientMatch() throws {
+        let fake = try FakeIIO()
+        let fm = FileManager.default
+        // Real layout: /sys/bus/iio/devices/iio:device0 -> …/i2c-1/1-0068/iio:device0
+        let client = fake.root.path + "/devices/i2c-1/1-0068"
+        try fm.createDirectory(atPath: client, withIntermediateDirectories: true)
+        try fm.moveItem(atPath: fake.device, toPath: client + "/iio:device0")
+        try fm.createSymbolicLink(atPath: fake.device, withDestinationPath: client + "/iio:device0")
+        let found = try #require(IIOIMU.find(sysfsRoot: fake.sysfs, devRoot: fake.dev).first)
+        #expect(found.i2cClient == "1-0068")
+        #expect(found.isOn(bus: "/dev/i2c-1", address: 0x68))
+        #expect(!found.isOn(bus: "/dev/i2c-1", address: 0x69) && !found.isOn(bus: "/dev/i2c-0", address: 0x68))
+        let imu = try makeLinuxIMU(section: section(#"{"backend": "auto", "bus": "/dev/i2c-1", "address": 104}"#),
+                                   loop: ManualEventLoop(), sysfsRoot: fake.sysfs, devRoot: fake.dev)
+        #expect(imu is IIOIMU)
     }
 
     @Test("i2c-dev: a node that is not an adapter fails at I2C_SLAVE with a clear error")
