@@ -1,19 +1,21 @@
 import Hardware
 
-/// Register driver for the ST LSM6DSO (tagged FIFO) and LSM6DS3 (output registers only).
+/// Register driver for the ST LSM6DSO (tagged FIFO) and LSM6DS3 (pattern FIFO).
 ///
 /// LSM6DSO: gyro and accel batched at the output rate into the tagged FIFO; each word is 7 bytes
 /// (tag, then X/Y/Z little-endian signed 16-bit) read from FIFO_DATA_OUT_TAG (0x78); the address
 /// rolls back from 0x7E to 0x78, so reads take 4 words (28 bytes) per SMBus block. FIFO_STATUS1/2
 /// (0x3A/0x3B) give the word count (10 bits) and FIFO_OVR_IA (bit 6 of 0x3B).
-/// LSM6DS3: its FIFO (pattern-based, at 0x3E) is not driven yet; the driver reads the output
-/// registers (0x22–0x2D) once per poll or data-ready edge, so the delivered rate is the poll rate.
+/// LSM6DS3: the pattern FIFO: gyro and accel undecimated (FIFO_CTRL3 0x08), FIFO ODR and
+/// continuous mode in FIFO_CTRL5 (0x0A); 16-bit little-endian words Gx Gy Gz XLx XLy XLz read from
+/// FIFO_DATA_OUT_L (0x3E, rolling back from 0x3F) in 32-byte blocks; FIFO_STATUS1–4 (0x3A–0x3D)
+/// give the word count (12 bits), OVER_RUN (bit 6 of 0x3B) and the pattern index, which must be 0
+/// at a sample boundary (else the FIFO is reset).
 final class LSM6DSDriver: IMUChipDriver {
     enum Register {
         static let fifoControl3: UInt8 = 0x09, fifoControl4: UInt8 = 0x0A
         static let control1Accel: UInt8 = 0x10, control2Gyro: UInt8 = 0x11, control3: UInt8 = 0x12
         static let control4: UInt8 = 0x13, control6: UInt8 = 0x15
-        static let status: UInt8 = 0x1E, gyroOutput: UInt8 = 0x22
         static let fifoStatus1: UInt8 = 0x3A, fifoDataTag: UInt8 = 0x78
     }
     static let bytesPerWord = 7
@@ -26,15 +28,14 @@ final class LSM6DSDriver: IMUChipDriver {
     private var accelMetresPerSecondSquaredPerLSB = 0.0
     /// The last accelerometer word, paired with following gyro words.
     private var lastAccel = Vector3.zero
-    /// The poll interval, which is the delivered rate for the LSM6DS3 (no FIFO).
-    var directPollHertz: Double = 100
 
     init(model: IMUChipModel) { self.model = model }
 
-    var usesFIFO: Bool { model == .lsm6dso }
-    /// 512 words, gyro and accel each one word per sample.
-    var fifoDepthSamples: Int { usesFIFO ? 256 : Int.max }
-    var sampleRateHertz: Double { usesFIFO ? outputRateHertz : min(outputRateHertz, directPollHertz) }
+    var usesFIFO: Bool { true }
+    private var tagged: Bool { model == .lsm6dso }
+    /// LSM6DSO: 512 words, gyro and accel one word each per sample. LSM6DS3: 8 KB, 12 bytes a sample.
+    var fifoDepthSamples: Int { tagged ? 256 : 682 }
+    var sampleRateHertz: Double { outputRateHertz }
 
     func configure(_ device: any I2CDevice, _ c: IMUConfiguration) throws {
         try device.writeByte(register: Register.control3, value: 0x44)  // BDU, IF_INC
@@ -57,21 +58,57 @@ final class LSM6DSDriver: IMUChipDriver {
         let f = corners.min { abs($0.hertz - c.lowPassHertz) < abs($1.hertz - c.lowPassHertz) } ?? (4, 78)
         try device.writeByte(register: Register.control4, value: 0x02)
         try device.writeByte(register: Register.control6, value: f.code)
-        directPollHertz = 1 / c.pollInterval.secondsValue
-        if usesFIFO {
+        if tagged {
             try device.writeByte(register: Register.fifoControl3, value: odr << 4 | odr)  // BDR_GY, BDR_XL
-            try resetFIFO(device)
+        } else {
+            try device.writeByte(register: 0x08, value: 0x09)  // DEC_FIFO_GYRO = DEC_FIFO_XL = 1 (no decimation)
         }
+        fifoODRCode = odr
+        try resetFIFO(device)
     }
 
+    private var fifoODRCode: UInt8 = 7
+
     func resetFIFO(_ device: any I2CDevice) throws {
-        guard usesFIFO else { return }
-        try device.writeByte(register: Register.fifoControl4, value: 0x00)  // bypass: empties
-        try device.writeByte(register: Register.fifoControl4, value: 0x06)  // continuous
+        // LSM6DSO FIFO_CTRL4 and LSM6DS3 FIFO_CTRL5 are both 0x0A with the mode in bits 2:0;
+        // the LSM6DS3 also takes the FIFO ODR in bits 6:3.
+        let rate: UInt8 = tagged ? 0 : fifoODRCode << 3
+        try device.writeByte(register: Register.fifoControl4, value: rate)         // bypass: empties
+        try device.writeByte(register: Register.fifoControl4, value: rate | 0x06)  // continuous
     }
 
     func drain(_ device: any I2CDevice, clock: () -> MonotonicTime) throws -> ChipDrain {
-        usesFIFO ? try drainFIFO(device, clock) : try readOutputRegisters(device, clock)
+        tagged ? try drainFIFO(device, clock) : try drainPatternFIFO(device, clock)
+    }
+
+    /// LSM6DS3 pattern FIFO.
+    private func drainPatternFIFO(_ device: any I2CDevice, _ clock: () -> MonotonicTime) throws -> ChipDrain {
+        var result = ChipDrain()
+        let (status, statusTime) = try sampled(clock) { try device.readBlock(register: Register.fifoStatus1, count: 4) }
+        guard status.count == 4 else { throw ShortRead(expected: 4, got: status.count) }
+        result.countSampledAt = statusTime
+        let words = Int(status[0]) | Int(status[1] & 0x0F) << 8
+        let pattern = Int(status[2]) | Int(status[3] & 0x03) << 8
+        if status[1] & 0x40 != 0 || (words > 0 && pattern != 0) {
+            try resetFIFO(device)
+            if status[1] & 0x40 != 0 { result.overflowed = true } else { result.resynchronised = true }
+            return result
+        }
+        let available = words / 6
+        let samples = min(available, 64)
+        result.leftInFIFO = available - samples
+        guard samples > 0 else { return result }
+        let bytes = try readFIFOBytes(device, register: 0x3E, count: samples * 12, chunk: i2cBlockMaxBytes)
+        for k in 0..<samples {
+            func value(_ i: Int) -> Double {
+                let at = k * 12 + 2 * i
+                return Double(Int16(bitPattern: UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8))
+            }
+            result.readings.append(RawIMUReading(
+                gyro: Vector3(value(0), value(1), value(2)) * gyroRadiansPerLSB,
+                accel: Vector3(value(3), value(4), value(5)) * accelMetresPerSecondSquaredPerLSB))
+        }
+        return result
     }
 
     private func drainFIFO(_ device: any I2CDevice, _ clock: () -> MonotonicTime) throws -> ChipDrain {
@@ -113,19 +150,5 @@ final class LSM6DSDriver: IMUChipDriver {
         case 0x02: lastAccel = v * accelMetresPerSecondSquaredPerLSB
         default: break  // timestamp, temperature and other tags are not batched
         }
-    }
-
-    private func readOutputRegisters(_ device: any I2CDevice, _ clock: () -> MonotonicTime) throws -> ChipDrain {
-        var result = ChipDrain()
-        let (status, statusTime) = try sampled(clock) { try device.readByte(register: Register.status) }
-        result.countSampledAt = statusTime
-        guard status & 0x02 != 0 else { return result }  // GDA: no new gyro sample
-        let b = try device.readBlock(register: Register.gyroOutput, count: 12)
-        guard b.count == 12 else { throw ShortRead(expected: 12, got: b.count) }
-        func value(_ k: Int) -> Double { Double(Int16(bitPattern: UInt16(b[2 * k]) | UInt16(b[2 * k + 1]) << 8)) }
-        result.readings.append(RawIMUReading(
-            gyro: Vector3(value(0), value(1), value(2)) * gyroRadiansPerLSB,
-            accel: Vector3(value(3), value(4), value(5)) * accelMetresPerSecondSquaredPerLSB))
-        return result
     }
 }

@@ -5,15 +5,20 @@ import Motion
 /// ODR and full scale in CTRL1_XL/CTRL2_G, little-endian output registers with STATUS_REG, and
 /// (LSM6DSO) the tagged FIFO: BDR in FIFO_CTRL3, mode in FIFO_CTRL4 (bypass empties, continuous
 /// overwrites the oldest word and sets FIFO_OVR_IA), FIFO_STATUS1/2 word count, 7-byte words read
-/// from 0x78–0x7E with the address rolling back to 0x78 as each word is consumed.
+/// from 0x78–0x7E with the address rolling back to 0x78 as each word is consumed; (LSM6DS3) the
+/// pattern FIFO: decimation in FIFO_CTRL3 (0x08), ODR and mode in FIFO_CTRL5 (0x0A), 16-bit words
+/// Gx Gy Gz XLx XLy XLz read from FIFO_DATA_OUT_L/H (0x3E/0x3F, rolling back to 0x3E),
+/// FIFO_STATUS1–4 (0x3A–0x3D: 12-bit word count, OVER_RUN, pattern index).
 public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @unchecked Sendable {
     public let model: IMUChipModel
     public var whoAmIOverride: UInt8?
     /// True times of gyro samples pushed to the FIFO since its last reset or overrun (when recording).
     public private(set) var fifoSampleTimes: [MonotonicTime] = []
     public private(set) var overflowCount = 0
-    /// FIFO depth in words.
-    public let fifoCapacityWords = 512
+    /// FIFO depth in words (LSM6DSO 7-byte tagged words; LSM6DS3 16-bit words, 8 KB).
+    public var fifoCapacityWords: Int { tagged ? 512 : 4096 }
+    /// Words read out of the LSM6DS3 FIFO since its reset (its pattern index is this mod 6).
+    private var popped = 0
     private var registers = [UInt8](repeating: 0, count: 128)
     private var words: [[UInt8]] = []
     private var wordHead = 0
@@ -36,7 +41,8 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
     }
 
     public var fifoWordCount: Int { words.count - wordHead }
-    private var hasFIFO: Bool { model == .lsm6dso }
+    private var hasFIFO: Bool { model == .lsm6dso || model == .lsm6ds3 }
+    private var tagged: Bool { model == .lsm6dso }
 
     private func reset() {
         registers = [UInt8](repeating: 0, count: 128)
@@ -46,7 +52,9 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
         clock.stop()
     }
 
-    private func clearFIFO() { words.removeAll(keepingCapacity: true); wordHead = 0; overrun = false; fifoSampleTimes.removeAll() }
+    private func clearFIFO() {
+        words.removeAll(keepingCapacity: true); wordHead = 0; popped = 0; overrun = false; fifoSampleTimes.removeAll()
+    }
 
     public func write(register: UInt8, bytes: [UInt8], at time: MonotonicTime) {
         produce(upTo: time)
@@ -81,9 +89,21 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
             case 0x0F: out.append(whoAmIOverride ?? model.whoAmI)
             case 0x3A: out.append(UInt8(fifoWordCount & 0xFF))
             case 0x3B:
-                out.append((overrun ? 0x40 : 0) | (fifoWordCount >= fifoCapacityWords ? 0x20 : 0) | UInt8((fifoWordCount >> 8) & 0x03))
+                let full: UInt8 = fifoWordCount >= fifoCapacityWords ? 0x20 : 0
+                let high = UInt8((fifoWordCount >> 8) & (tagged ? 0x03 : 0x0F))
+                out.append((overrun ? 0x40 : 0) | full | (!tagged && fifoWordCount == 0 ? 0x10 : 0) | high)
                 overrun = false
-            case 0x78...0x7E where hasFIFO:
+            case 0x3C where !tagged: out.append(UInt8((popped % 6) & 0xFF))
+            case 0x3D where !tagged: out.append(0)
+            case 0x3E...0x3F where hasFIFO && !tagged:
+                out.append(wordHead < words.count ? words[wordHead][r - 0x3E] : 0)
+                if r == 0x3F {  // word consumed; roll back to the low byte
+                    if wordHead < words.count { wordHead += 1; popped += 1 }
+                    if wordHead > 4096 { words.removeFirst(wordHead); wordHead = 0 }
+                    r = 0x3E
+                    continue
+                }
+            case 0x78...0x7E where tagged:
                 out.append(wordHead < words.count ? words[wordHead][r - 0x78] : 0)
                 if r == 0x7E {  // word consumed; roll back to the tag
                     if wordHead < words.count { wordHead += 1 }
@@ -117,6 +137,10 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
             for k in 0..<6 { registers[0x22 + k] = gyroBytes[k]; registers[0x28 + k] = accelBytes[k] }
             registers[0x1E] |= 0x03
             guard hasFIFO, mode == 6 || mode == 1 else { continue }
+            if !tagged {
+                pushPattern(gyroBytes + accelBytes, mode: mode, at: t)
+                continue
+            }
             var batch: [[UInt8]] = []
             if registers[0x09] & 0x0F != 0 { batch.append([0x02 << 3] + accelBytes) }
             if registers[0x09] >> 4 != 0 { batch.append([0x01 << 3] + gyroBytes) }
@@ -130,6 +154,18 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
                 if word[0] >> 3 == 0x01, traits.recordsSampleTimes { fifoSampleTimes.append(t) }
             }
         }
+    }
+
+    /// LSM6DS3: one Gx Gy Gz XLx XLy XLz set, when both are batched undecimated at a FIFO ODR.
+    private func pushPattern(_ bytes: [UInt8], mode: UInt8, at t: MonotonicTime) {
+        guard registers[0x08] & 0x3F == 0x09, (registers[0x0A] >> 3) & 0x0F != 0 else { return }
+        if fifoWordCount + 6 > fifoCapacityWords {
+            markOverrun()
+            if mode == 1 { return }  // FIFO mode stops when full
+            wordHead += 6            // continuous: the oldest set is overwritten
+        }
+        for k in 0..<6 { words.append([bytes[2 * k], bytes[2 * k + 1]]) }
+        if traits.recordsSampleTimes { fifoSampleTimes.append(t) }
     }
 
     private func markOverrun() {

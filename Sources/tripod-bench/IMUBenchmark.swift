@@ -40,7 +40,7 @@ struct IMUBenchmark: Benchmark {
             metrics["fusion_max_disagreement_degrees_\(key)"] = disagreement * 180 / .pi
         }
         for (model, rate) in [(IMUChipModel.mpu6050, 1000.0), (.mpu6500, 1000), (.lsm6dso, 833), (.lsm6dso, 1666),
-                              (.lsm6dso, 3332), (.lsm6dso, 6667)] {
+                              (.lsm6dso, 3332), (.lsm6dso, 6667), (.lsm6ds3, 1666), (.lsm6ds3, 3332)] {
             let r = Self.sustainedRate(model: model, rateHertz: rate)
             rows.append(["driver: \(model.rawValue) FIFO at \(Int(rate)) Hz", Self.rate(r.delivered),
                          String(format: "%.0f%% bus", r.busUtilisation * 100),

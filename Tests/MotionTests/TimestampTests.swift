@@ -17,7 +17,7 @@ func timestampErrors(_ rig: Rig, skipFirst: Int) -> (mean: Double, maxAbs: Doubl
 
 @Suite("FIFO timestamps")
 struct TimestampTests {
-    @Test("polled: drift estimated, error within a fraction of a period", arguments: [IMUChipModel.mpu6050, .lsm6dso])
+    @Test("polled: drift estimated, error within a fraction of a period", arguments: [IMUChipModel.mpu6050, .lsm6dso, .lsm6ds3])
     func polled(model: IMUChipModel) throws {
         let rig = try Rig(model: model, traits: { $0.clockErrorPartsPerMillion = 300 })
         try rig.start()
@@ -51,7 +51,7 @@ struct TimestampTests {
         #expect(abs(rig.driver.statistics.driftPartsPerMillion + 200) < 10)
     }
 
-    @Test("data-ready line broken: the watchdog timer keeps draining without overflow", arguments: [IMUChipModel.mpu6500, .lsm6dso])
+    @Test("data-ready line broken: the watchdog timer keeps draining without overflow", arguments: [IMUChipModel.mpu6500, .lsm6dso, .lsm6ds3])
     func brokenDataReady(model: IMUChipModel) throws {
         let rig = try Rig(model: model, dataReady: true)
         try rig.start()
