@@ -150,3 +150,41 @@ struct DriverTests {
         #expect(rig.samples.allSatisfy { abs(norm($0.accel) - g0) < 1.0 })
     }
 }
+
+@Suite("Simulated bus and driver lifecycle")
+struct BusTests {
+    @Test("transfers cost their bits at 400 kHz plus the ioctl overhead, serially")
+    func transferTimes() throws {
+        let rig = try Rig(model: .mpu6050)
+        let device = rig.bus.device(at: rig.address)
+        let start = rig.bus.now()
+        _ = try device.readBlock(register: 0x74, count: 32)
+        // S + addr + reg + Sr + addr + 32 data bytes + P = 30 + 9·32 bits = 795 µs, + 20 µs.
+        #expect(rig.bus.now() - start == .nanoseconds(815_000))
+        _ = try device.readByte(register: 0x75)
+        #expect(rig.bus.now() - start == .nanoseconds(815_000 + 95_000 + 20_000))
+        #expect(rig.bus.transferCount == 2 && rig.bus.bytesTransferred == 33)
+        #expect(throws: HardwareError.self) { try device.readBlock(register: 0x74, count: 33) }
+        #expect { try device.transfer([.write([0x75]), .read(count: 1)]) } throws: {
+            ($0 as? HardwareError)?.kind == .unsupported
+        }
+        rig.bus.supportsPlainTransfer = true
+        #expect(try device.transfer([.write([0x75]), .read(count: 1)]) == [[0x68]])
+    }
+
+    @Test("stop silences the driver; start brings it back")
+    func stopStart() throws {
+        let rig = try Rig(model: .lsm6dso)
+        try rig.start()
+        rig.loop.advance(by: .seconds(1))
+        rig.driver.stop()
+        rig.loop.run()
+        rig.clear()
+        let transfers = rig.bus.transferCount
+        rig.loop.advance(by: .seconds(1))
+        #expect(rig.events.isEmpty && rig.bus.transferCount == transfers)
+        try rig.start()
+        rig.loop.advance(by: .seconds(1))
+        #expect(rig.healths == [.running] && rig.samples.count > 700)
+    }
+}
