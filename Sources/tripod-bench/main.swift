@@ -6,6 +6,7 @@ let benchmarks: [any Benchmark.Type] = [
     ShutterBenchmark.self,
     DisplayBenchmark.self,
     MediaBenchmark.self,
+    IMUBenchmark.self,
 ]
 
 @MainActor func usage() -> String {
