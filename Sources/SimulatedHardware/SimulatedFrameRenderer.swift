@@ -1,0 +1,145 @@
+import Foundation
+import Hardware
+
+/// SplitMix64: a tiny deterministic generator, so a seed reproduces every frame bit for bit.
+struct SplitMix64: Sendable {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// Zero-mean, unit-variance triangular noise (sum of two uniforms), cheap and bounded.
+    mutating func noise() -> Double { (unit() + unit() - 1) * 2.449_489_742_783_178 }
+}
+
+/// Draws the small synthetic frames of the simulated camera.
+///
+/// A frame is the scene's chart over the active crop, exposed at grey level
+/// L·t·S/(K·N²)·0.18 (linear, clipped at white), seen through the sensor's colour response under the
+/// scene light, blurred by defocus (blur circle f²/N·|lens − subject|) plus the image motion during the
+/// exposure (as separable box blurs), with shot and read noise that grow with gain, then multiplied by
+/// the white-balance gains. Frames are rendered at a reduced size (≤ 96×54); `FrameBuffer.size` is
+/// the rendered size.
+struct SimulatedFrameRenderer: Sendable {
+    static let maximumSize = PixelSize(width: 96, height: 54)
+    /// Full-well capacity and read noise in electrons at unit gain, for the noise model.
+    static let fullWellElectrons = 10_000.0
+    static let readNoiseElectrons = 3.0
+
+    let sensor: SensorDescription
+
+    /// The size a stream of `size` is rendered at: divided by a whole factor to fit 96×54, even.
+    static func renderSize(for size: PixelSize) -> PixelSize {
+        let factor = max(1, Int((max(Double(size.width) / Double(maximumSize.width),
+                                     Double(size.height) / Double(maximumSize.height))).rounded(.up)))
+        return PixelSize(width: max(2, size.width / factor & ~1), height: max(2, size.height / factor & ~1))
+    }
+
+    /// Focal length in rendered pixels when `crop` (sensor pixels) spans `renderWidth` pixels.
+    func focalLengthPixels(crop: PixelRect, renderWidth: Int) -> Double {
+        let f = (sensor.lens?.focalLengthMillimetres ?? 4) / 1000
+        let pixel = (sensor.pixelSizeMicrometres ?? 1.4) / 1e6
+        return f / (pixel * Double(crop.width) / Double(renderWidth))
+    }
+
+    /// Linear raw planes (R, G, B at every pixel, 0…1 before clipping) for one frame.
+    func rawPlanes(size: PixelSize, crop: PixelRect, scene: SimulatedScene, frame: SimulatedFrameParameters,
+                   defocusPixels: Double, motionRadians: (x: Double, y: Double), rng: inout SplitMix64) -> [[Double]] {
+        let w = size.width, h = size.height
+        let iso = sensor.isoPerGain * frame.analogueGain
+        let grey = scene.greyLevel(exposureMicroseconds: Double(frame.exposureMicroseconds), iso: iso,
+                                   fNumber: sensor.lens?.fNumber ?? 2.8)
+        var luma = [Double](repeating: 0, count: w * h)
+        for j in 0..<h {
+            let y = Double(crop.y) + (Double(j) + 0.5) * Double(crop.height) / Double(h)
+            for i in 0..<w {
+                let x = Double(crop.x) + (Double(i) + 0.5) * Double(crop.width) / Double(w)
+                luma[j * w + i] = scene.reflectance(x: x, y: y, pixelArray: sensor.pixelArray) / 0.18 * grey
+            }
+        }
+        let scale = Double(crop.width) / Double(w)  // sensor pixels per rendered pixel
+        let f = focalLengthPixels(crop: crop, renderWidth: w)
+        // Rotation about y moves the image sideways, about x up and down.
+        boxBlur(&luma, width: w, height: h, horizontal: true, extent: defocusPixels / scale + abs(motionRadians.y) * f)
+        boxBlur(&luma, width: w, height: h, horizontal: false, extent: defocusPixels / scale + abs(motionRadians.x) * f)
+        let white = SimulatedColourResponse(sensor.colourCalibration).whiteGains(kelvin: scene.illuminantKelvin)
+        let response = [1 / white.red, 1, 1 / white.blue]
+        let g = frame.analogueGain
+        return response.map { k in
+            luma.map { v in
+                let signal = min(v * k, 4)
+                let electrons = max(signal, 0) * Self.fullWellElectrons / g
+                let sigma = (electrons + Self.readNoiseElectrons * Self.readNoiseElectrons).squareRoot()
+                    * g / Self.fullWellElectrons
+                return signal + sigma * rng.noise()
+            }
+        }
+    }
+
+    /// A processed frame (BGR888 = memory R, G, B; XRGB8888 = memory B, G, R, 255), linear, 8-bit.
+    func processed(_ planes: [[Double]], size: PixelSize, format: PixelFormat, frame: SimulatedFrameParameters) -> FrameBuffer {
+        let bpp = format == .xrgb8888 ? 4 : 3
+        var bytes = [UInt8](repeating: 255, count: size.area * bpp)
+        let gains = [frame.redGain * frame.digitalGain, frame.digitalGain, frame.blueGain * frame.digitalGain]
+        let order = format == .xrgb8888 ? [2, 1, 0] : [0, 1, 2]
+        for p in 0..<size.area {
+            for (slot, channel) in order.enumerated() {
+                let v = min(max(planes[channel][p] * gains[channel], 0), 1)
+                bytes[p * bpp + slot] = UInt8((v * 255).rounded())
+            }
+        }
+        return FrameBuffer(pixelFormat: format, size: size, stride: size.width * bpp, bytes: bytes)
+    }
+
+    /// A raw Bayer frame in the sensor's CFA order, `bitDepth` bits in little-endian 16-bit words,
+    /// black level included, clipped at white.
+    func raw(_ planes: [[Double]], size: PixelSize, format: PixelFormat, bitDepth: Int) -> FrameBuffer {
+        let order = Array((sensor.bayerOrder ?? "RGGB").uppercased().utf8)
+        let white = Double((1 << bitDepth) - 1)
+        let black = Double((sensor.blackLevel16 ?? 0) >> (16 - bitDepth))
+        var bytes = [UInt8](repeating: 0, count: size.area * 2)
+        for j in 0..<size.height {
+            for i in 0..<size.width {
+                let letter = order[(j & 1) * 2 + (i & 1)]
+                let channel = letter == UInt8(ascii: "R") ? 0 : letter == UInt8(ascii: "B") ? 2 : 1
+                let v = min(max(planes[channel][j * size.width + i], 0), 1)
+                let code = UInt16(min(black + v * (white - black), white).rounded())
+                let p = (j * size.width + i) * 2
+                bytes[p] = UInt8(code & 0xFF)
+                bytes[p + 1] = UInt8(code >> 8)
+            }
+        }
+        return FrameBuffer(pixelFormat: format, size: size, stride: size.width * 2, bytes: bytes)
+    }
+
+    /// A box blur of fractional width `extent` pixels along one axis (edge pixels repeated).
+    private func boxBlur(_ image: inout [Double], width: Int, height: Int, horizontal: Bool, extent: Double) {
+        guard extent > 0.05 else { return }
+        let half = extent / 2
+        let reach = Int(half.rounded(.up))
+        var weights: [Double] = (-reach...reach).map { k in
+            let d = Double(abs(k))
+            return min(max(half + 0.5 - d, 0), 1)
+        }
+        let total = weights.reduce(0, +)
+        weights = weights.map { $0 / total }
+        let source = image
+        let lines = horizontal ? height : width, length = horizontal ? width : height
+        for line in 0..<lines {
+            for a in 0..<length {
+                var sum = 0.0
+                for (n, weight) in weights.enumerated() where weight > 0 {
+                    let b = min(max(a + n - reach, 0), length - 1)
+                    sum += weight * source[horizontal ? line * width + b : b * width + line]
+                }
+                image[horizontal ? line * width + a : a * width + line] = sum
+            }
+        }
+    }
+}
