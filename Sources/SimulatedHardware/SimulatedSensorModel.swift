@@ -95,9 +95,15 @@ struct SimulatedSensorModel: Sendable {
     mutating func apply(_ controls: ControlList, atFrame frame: UInt64, immediately: Bool = false) {
         let expDelay = immediately ? 0 : UInt64(sensor.exposureDelayFrames)
         let gainDelay = immediately ? 0 : UInt64(sensor.gainDelayFrames)
-        let vblankDelay = immediately ? 0 : UInt64(sensor.vblankDelayFrames ?? sensor.exposureDelayFrames)
+        // Frame length is aligned with the exposure it accompanies (DelayedControls writes vblank
+        // earlier to cover its longer delay), so it uses the exposure delay.
+        let vblankDelay = expDelay
         if let v = controls[ControlName.aeEnable]?.boolValue { aeEnabled = v }
-        if let v = controls[ControlName.awbEnable]?.boolValue { awbEnabled = v }
+        if let v = controls[ControlName.awbEnable]?.boolValue {
+            awbEnabled = v
+            // Turning AWB on without giving gains releases manual gains (as the Raspberry Pi IPA does).
+            if v, controls[ControlName.colourGains] == nil { manualColourGains = nil }
+        }
         if let v = controls[ControlName.exposureValue]?.doubleValue { exposureValueEV = v }
         if let v = controls[ControlName.exposureTime]?.int64Value {
             // 0 returns the exposure time to AE (Raspberry Pi IPA convention).
