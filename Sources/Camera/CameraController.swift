@@ -44,6 +44,9 @@ public final class CameraController {
     var pendingAfTrigger = false
 
     private var nextCookie: UInt64 = 1
+    /// Cookie of the most recent request handed to the device (0 before any): settings changed now
+    /// ride on the next one, `lastQueuedCookie + 1`.
+    public var lastQueuedCookie: UInt64 { nextCookie - 1 }
     private var regularInFlight: Set<UInt64> = []
     private var explicitRequests: [UInt64: (CompletedRequest) -> Void] = [:]
 
