@@ -159,7 +159,7 @@ extension CameraController {
     @discardableResult
     public func lockWhiteBalanceGrayWorld() throws -> WhiteBalanceGains {
         guard let request = latestRequest, let buffer = request.buffers[processedRole],
-              let gains = latest?.colourGains, let means = FrameAnalysis.channelMeans(buffer),
+              let gains = latest?.colourGains, let means = FrameAnalysis.channelMeans(buffer, excludingClipped: true),
               means.red > 0, means.blue > 0 else {
             throw CameraError(.notReady, "white balance: gray-world needs a processed frame with colour gains")
         }

@@ -3,9 +3,10 @@ import Hardware
 /// Statistics of processed frames, for metering and gray-world white balance.
 public enum FrameAnalysis {
     /// Mean red, green and blue (0…1) of a BGR888 (memory R,G,B) or XRGB8888 (memory B,G,R,X)
-    /// buffer, skipping pixels with any channel ≥ 250 (clipped). nil for other formats or when
-    /// every pixel clips.
-    public static func channelMeans(_ buffer: FrameBuffer) -> (red: Double, green: Double, blue: Double)? {
+    /// buffer; with `excludingClipped`, pixels with any channel ≥ 250 are skipped (for gray-world).
+    /// nil for other formats or when no pixel counts.
+    public static func channelMeans(_ buffer: FrameBuffer, excludingClipped: Bool = false)
+        -> (red: Double, green: Double, blue: Double)? {
         let layout: (bpp: Int, r: Int, g: Int, b: Int)
         switch buffer.pixelFormat {
         case .bgr888: layout = (3, 0, 1, 2)
@@ -20,7 +21,7 @@ public enum FrameAnalysis {
                     let p = base + column * layout.bpp
                     guard p + layout.bpp <= bytes.count else { continue }
                     let r = Int(bytes[p + layout.r]), g = Int(bytes[p + layout.g]), b = Int(bytes[p + layout.b])
-                    if r >= 250 || g >= 250 || b >= 250 { continue }
+                    if excludingClipped && (r >= 250 || g >= 250 || b >= 250) { continue }
                     sum.0 += r; sum.1 += g; sum.2 += b; count += 1
                 }
             }

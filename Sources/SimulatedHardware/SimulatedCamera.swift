@@ -32,6 +32,12 @@ public final class SimulatedCamera: CameraDevice {
     private var disconnected = false
     private var stalledUntil: MonotonicTime?
     private var startedManual = false
+    /// Chart reflectance per crop and rendered size (the chart never changes).
+    private var reflectanceCache: [RenderKey: [Double]] = [:]
+    private struct RenderKey: Hashable { var crop: PixelRect; var size: PixelSize }
+    /// Largest rendered frame; streams are scaled down by a whole factor to fit (default 96×54).
+    /// Smaller is faster for long simulations.
+    public var maximumRenderSize = SimulatedFrameRenderer.defaultMaximumSize
 
     init(info: CameraInfo, sensor: SensorDescription, loop: any EventLoop, motion: any MotionTruth,
          scene: SimulatedScene, seed: UInt64) {
@@ -208,10 +214,13 @@ public final class SimulatedCamera: CameraDevice {
         let defocus = model.defocusBlurPixels(lens: p.lensPositionDioptres, scene: scene)
         for role in request.roles {
             guard let stream = streams.first(where: { $0.role == role }) else { continue }
-            let size = SimulatedFrameRenderer.renderSize(for: stream.size)
+            let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
             let roleIndex = UInt64(StreamRole.allCases.firstIndex(of: role) ?? 0)
             var rng = SplitMix64(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
-            let planes = renderer.rawPlanes(size: size, crop: model.scalerCrop, scene: scene, frame: p,
+            let key = RenderKey(crop: model.scalerCrop, size: size)
+            let map = reflectanceCache[key] ?? renderer.reflectanceMap(size: size, crop: model.scalerCrop, scene: scene)
+            reflectanceCache[key] = map
+            let planes = renderer.rawPlanes(size: size, crop: model.scalerCrop, reflectance: map, scene: scene, frame: p,
                                             defocusPixels: defocus, motionRadians: motion, rng: &rng)
             buffers[role] = stream.pixelFormat.isBayer
                 ? renderer.raw(planes, size: size, format: stream.pixelFormat, bitDepth: model.mode.bitDepth)

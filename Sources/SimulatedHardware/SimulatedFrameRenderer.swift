@@ -14,8 +14,12 @@ struct SplitMix64: Sendable {
     }
     /// Uniform in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    /// Zero-mean, unit-variance triangular noise (sum of two uniforms), cheap and bounded.
-    mutating func noise() -> Double { (unit() + unit() - 1) * 2.449_489_742_783_178 }
+    /// Zero-mean, unit-variance triangular noise (sum of two 32-bit uniforms from one draw).
+    mutating func noise() -> Double {
+        let bits = next()
+        let sum = Double(bits & 0xFFFF_FFFF) + Double(bits >> 32)
+        return (sum / 4_294_967_296 - 1) * 2.449_489_742_783_178
+    }
 }
 
 /// Draws the small synthetic frames of the simulated camera.
@@ -26,18 +30,19 @@ struct SplitMix64: Sendable {
 /// exposure (as separable box blurs), with shot and read noise that grow with gain, then multiplied by
 /// the white-balance gains. Frames are rendered at a reduced size (≤ 96×54); `FrameBuffer.size` is
 /// the rendered size.
-struct SimulatedFrameRenderer: Sendable {
-    static let maximumSize = PixelSize(width: 96, height: 54)
+public struct SimulatedFrameRenderer: Sendable {
+    /// The default largest rendered size.
+    public static let defaultMaximumSize = PixelSize(width: 96, height: 54)
     /// Full-well capacity and read noise in electrons at unit gain, for the noise model.
     static let fullWellElectrons = 10_000.0
     static let readNoiseElectrons = 3.0
 
     let sensor: SensorDescription
 
-    /// The size a stream of `size` is rendered at: divided by a whole factor to fit 96×54, even.
-    static func renderSize(for size: PixelSize) -> PixelSize {
-        let factor = max(1, Int((max(Double(size.width) / Double(maximumSize.width),
-                                     Double(size.height) / Double(maximumSize.height))).rounded(.up)))
+    /// The size a stream of `size` is rendered at: divided by a whole factor to fit `maximum`, even.
+    static func renderSize(for size: PixelSize, maximum: PixelSize = defaultMaximumSize) -> PixelSize {
+        let factor = max(1, Int((max(Double(size.width) / Double(max(maximum.width, 2)),
+                                     Double(size.height) / Double(max(maximum.height, 2)))).rounded(.up)))
         return PixelSize(width: max(2, size.width / factor & ~1), height: max(2, size.height / factor & ~1))
     }
 
@@ -48,20 +53,32 @@ struct SimulatedFrameRenderer: Sendable {
         return f / (pixel * Double(crop.width) / Double(renderWidth))
     }
 
-    /// Linear raw planes (R, G, B at every pixel, 0…1 before clipping) for one frame.
-    func rawPlanes(size: PixelSize, crop: PixelRect, scene: SimulatedScene, frame: SimulatedFrameParameters,
-                   defocusPixels: Double, motionRadians: (x: Double, y: Double), rng: inout SplitMix64) -> [[Double]] {
-        let w = size.width, h = size.height
+    /// Linear raw planes, flat (R plane, then G, then B; 0…1 before clipping) for one frame.
+    /// The chart's reflectance at each rendered pixel (point-sampled over `crop`); callers cache it.
+    func reflectanceMap(size: PixelSize, crop: PixelRect, scene: SimulatedScene) -> [Double] {
+        var map = [Double](repeating: 0, count: size.area)
+        for j in 0..<size.height {
+            let y = Double(crop.y) + (Double(j) + 0.5) * Double(crop.height) / Double(size.height)
+            for i in 0..<size.width {
+                let x = Double(crop.x) + (Double(i) + 0.5) * Double(crop.width) / Double(size.width)
+                map[j * size.width + i] = scene.reflectance(x: x, y: y, pixelArray: sensor.pixelArray)
+            }
+        }
+        return map
+    }
+
+    /// Linear raw planes, flat (R plane, then G, then B; 0…1 before clipping) for one frame.
+    func rawPlanes(size: PixelSize, crop: PixelRect, reflectance: [Double], scene: SimulatedScene,
+                   frame: SimulatedFrameParameters, defocusPixels: Double, motionRadians: (x: Double, y: Double),
+                   rng: inout SplitMix64) -> [Double] {
+        let w = size.width, h = size.height, n = w * h
         let iso = sensor.isoPerGain * frame.analogueGain
         let grey = scene.greyLevel(exposureMicroseconds: Double(frame.exposureMicroseconds), iso: iso,
                                    fNumber: sensor.lens?.fNumber ?? 2.8)
-        var luma = [Double](repeating: 0, count: w * h)
-        for j in 0..<h {
-            let y = Double(crop.y) + (Double(j) + 0.5) * Double(crop.height) / Double(h)
-            for i in 0..<w {
-                let x = Double(crop.x) + (Double(i) + 0.5) * Double(crop.width) / Double(w)
-                luma[j * w + i] = scene.reflectance(x: x, y: y, pixelArray: sensor.pixelArray) / 0.18 * grey
-            }
+        let level = grey / 0.18
+        var luma = reflectance
+        luma.withUnsafeMutableBufferPointer { out in
+            for p in 0..<n { out[p] *= level }
         }
         let scale = Double(crop.width) / Double(w)  // sensor pixels per rendered pixel
         let f = focalLengthPixels(crop: crop, renderWidth: w)
@@ -69,29 +86,45 @@ struct SimulatedFrameRenderer: Sendable {
         boxBlur(&luma, width: w, height: h, horizontal: true, extent: defocusPixels / scale + abs(motionRadians.y) * f)
         boxBlur(&luma, width: w, height: h, horizontal: false, extent: defocusPixels / scale + abs(motionRadians.x) * f)
         let white = SimulatedColourResponse(sensor.colourCalibration).whiteGains(kelvin: scene.illuminantKelvin)
-        let response = [1 / white.red, 1, 1 / white.blue]
+        let response = (1 / white.red, 1.0, 1 / white.blue)
         let g = frame.analogueGain
-        return response.map { k in
-            luma.map { v in
-                let signal = min(v * k, 4)
-                let electrons = max(signal, 0) * Self.fullWellElectrons / g
-                let sigma = (electrons + Self.readNoiseElectrons * Self.readNoiseElectrons).squareRoot()
-                    * g / Self.fullWellElectrons
-                return signal + sigma * rng.noise()
+        let electronsPerUnit = Self.fullWellElectrons / g
+        let read2 = Self.readNoiseElectrons * Self.readNoiseElectrons
+        let sigmaScale = g / Self.fullWellElectrons
+        var planes = [Double](repeating: 0, count: 3 * n)
+        planes.withUnsafeMutableBufferPointer { out in
+            luma.withUnsafeBufferPointer { l in
+                for c in 0..<3 {
+                    let k = c == 0 ? response.0 : c == 1 ? response.1 : response.2
+                    for p in 0..<n {
+                        let signal = min(l[p] * k, 4)
+                        let sigma = (max(signal, 0) * electronsPerUnit + read2).squareRoot() * sigmaScale
+                        out[c * n + p] = signal + sigma * rng.noise()
+                    }
+                }
             }
         }
+        return planes
     }
 
     /// A processed frame (BGR888 = memory R, G, B; XRGB8888 = memory B, G, R, 255), linear, 8-bit.
-    func processed(_ planes: [[Double]], size: PixelSize, format: PixelFormat, frame: SimulatedFrameParameters) -> FrameBuffer {
+    func processed(_ planes: [Double], size: PixelSize, format: PixelFormat, frame: SimulatedFrameParameters) -> FrameBuffer {
         let bpp = format == .xrgb8888 ? 4 : 3
-        var bytes = [UInt8](repeating: 255, count: size.area * bpp)
-        let gains = [frame.redGain * frame.digitalGain, frame.digitalGain, frame.blueGain * frame.digitalGain]
-        let order = format == .xrgb8888 ? [2, 1, 0] : [0, 1, 2]
-        for p in 0..<size.area {
-            for (slot, channel) in order.enumerated() {
-                let v = min(max(planes[channel][p] * gains[channel], 0), 1)
-                bytes[p * bpp + slot] = UInt8((v * 255).rounded())
+        let n = size.area
+        var bytes = [UInt8](repeating: 255, count: n * bpp)
+        let gains = (frame.redGain * frame.digitalGain, frame.digitalGain, frame.blueGain * frame.digitalGain)
+        // Byte slot of each channel within a pixel.
+        let slots = format == .xrgb8888 ? (2, 1, 0) : (0, 1, 2)
+        bytes.withUnsafeMutableBufferPointer { out in
+            planes.withUnsafeBufferPointer { src in
+                for c in 0..<3 {
+                    let gain = c == 0 ? gains.0 : c == 1 ? gains.1 : gains.2
+                    let slot = c == 0 ? slots.0 : c == 1 ? slots.1 : slots.2
+                    for p in 0..<n {
+                        let v = min(max(src[c * n + p] * gain, 0), 1)
+                        out[p * bpp + slot] = UInt8(v * 255 + 0.5)
+                    }
+                }
             }
         }
         return FrameBuffer(pixelFormat: format, size: size, stride: size.width * bpp, bytes: bytes)
@@ -99,20 +132,24 @@ struct SimulatedFrameRenderer: Sendable {
 
     /// A raw Bayer frame in the sensor's CFA order, `bitDepth` bits in little-endian 16-bit words,
     /// black level included, clipped at white.
-    func raw(_ planes: [[Double]], size: PixelSize, format: PixelFormat, bitDepth: Int) -> FrameBuffer {
+    func raw(_ planes: [Double], size: PixelSize, format: PixelFormat, bitDepth: Int) -> FrameBuffer {
         let order = Array((sensor.bayerOrder ?? "RGGB").uppercased().utf8)
+        let channelAt = order.map { $0 == UInt8(ascii: "R") ? 0 : $0 == UInt8(ascii: "B") ? 2 : 1 }
         let white = Double((1 << bitDepth) - 1)
         let black = Double((sensor.blackLevel16 ?? 0) >> (16 - bitDepth))
-        var bytes = [UInt8](repeating: 0, count: size.area * 2)
-        for j in 0..<size.height {
-            for i in 0..<size.width {
-                let letter = order[(j & 1) * 2 + (i & 1)]
-                let channel = letter == UInt8(ascii: "R") ? 0 : letter == UInt8(ascii: "B") ? 2 : 1
-                let v = min(max(planes[channel][j * size.width + i], 0), 1)
-                let code = UInt16(min(black + v * (white - black), white).rounded())
-                let p = (j * size.width + i) * 2
-                bytes[p] = UInt8(code & 0xFF)
-                bytes[p + 1] = UInt8(code >> 8)
+        let n = size.area
+        var bytes = [UInt8](repeating: 0, count: n * 2)
+        bytes.withUnsafeMutableBufferPointer { out in
+            planes.withUnsafeBufferPointer { src in
+                for j in 0..<size.height {
+                    for i in 0..<size.width {
+                        let p = j * size.width + i
+                        let v = min(max(src[channelAt[(j & 1) * 2 + (i & 1)] * n + p], 0), 1)
+                        let code = UInt16(min(black + v * (white - black), white) + 0.5)
+                        out[p * 2] = UInt8(code & 0xFF)
+                        out[p * 2 + 1] = UInt8(code >> 8)
+                    }
+                }
             }
         }
         return FrameBuffer(pixelFormat: format, size: size, stride: size.width * 2, bytes: bytes)
