@@ -94,10 +94,13 @@ extension SensorDescription {
         let gain = controlInfo[ControlName.analogueGain]
         let exposure = controlInfo[ControlName.exposureTime]
         let lens = controlInfo[ControlName.lensPosition]
+        // The fastest rate the camera allows: 1 / FrameDurationLimits minimum (µs); 30 fps if unknown.
+        let shortestFrame = controlInfo[ControlName.frameDurationLimits]?.minimum?.doubleValue ?? 0
         let full = Mode(width: info.pixelArraySize.width, height: info.pixelArraySize.height, bitDepth: 0,
                         readout: "full",
                         crop: PixelRect(x: 0, y: 0, width: info.pixelArraySize.width, height: info.pixelArraySize.height),
-                        maximumFps: 0, hdr: nil, readoutMilliseconds: nil, binningFactor: nil)
+                        maximumFps: shortestFrame > 0 ? 1e6 / shortestFrame : 30, hdr: nil, readoutMilliseconds: nil,
+                        binningFactor: nil)
         return SensorDescription(
             model: info.model, product: "unknown", pixelArray: info.pixelArraySize,
             pixelSizeMicrometres: info.unitCellSizeNanometres.map { Double($0.width) / 1000 },
@@ -112,7 +115,7 @@ extension SensorDescription {
             lensPositionMaximumDioptres: lens?.maximum?.doubleValue, hdr: false, modes: [full],
             colourCalibration: nil, lensPositionDefaultDioptres: lens?.defaultValue?.doubleValue,
             notes: ["unknown sensor '\(info.model)': no database entry; gain, exposure and lens limits are "
-                    + "libcamera's, control delays (2 frames) and ISO = 100 x gain are assumed, modes, "
-                    + "bit depth, lens and colour calibration are unknown"])
+                    + "libcamera's, control delays (2 frames) and ISO = 100 x gain are assumed, one full-array "
+                    + "mode at 1/FrameDurationLimits-min fps is assumed, bit depth, lens and colour calibration are unknown"])
     }
 }

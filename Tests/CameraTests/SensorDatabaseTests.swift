@@ -55,3 +55,23 @@ import Testing
         (error as? CameraError)?.message.contains("bad.json") == true
     }
 }
+
+@Test func aCameraMissingFromTheDatabaseStillStreamsAsUnknown() throws {
+    let loop = ManualEventLoop()
+    let provider = SimulatedCameraProvider(loop: loop, sensor: try sensor("imx296"))
+    let device = try provider.open(id: provider.cameraID)
+    let db = SensorDatabase([try sensor("imx708")])
+    let described = db.describe(device)
+    #expect(described.product == "unknown" && described.model == "imx296")
+    let controller = try CameraController(device: device, sensor: described, loop: loop)
+    let format = try #require(controller.formats.last)
+    #expect(controller.formats.map(\.label) == ["1280x720@60", "1456x1088@60"])  // one assumed full-array mode
+    #expect(format.size == PixelSize(width: 1456, height: 1088) && format.horizontalFieldOfViewDegrees == nil)
+    #expect(abs(format.maximumFps - 60.38) < 0.1)  // from FrameDurationLimits
+    #expect(controller.afSystem == "none")
+    #expect(controller.whiteBalanceModel.usesCalibration == false)
+    try controller.startStreaming()
+    try controller.setExposure(.custom(durationMicroseconds: 10_000, iso: 200))
+    loop.advance(by: .milliseconds(300))
+    #expect(controller.latest?.exposureDurationMicroseconds == 10_000)
+}
