@@ -74,7 +74,15 @@ public final class CameraController {
     }
 
     /// Makes a selection active; restarts streaming if it was on.
+    /// A custom exposure must fit the new format's ranges, or the selection throws `.outOfRange`.
     public func apply(_ selection: FormatSelection) throws {
+        if case .custom(let duration, let iso) = exposureMode {
+            let f = selection.format
+            guard (f.minimumExposureMicroseconds...f.maximumExposureMicroseconds).contains(duration),
+                  iso >= f.minimumISO - 1e-9, iso <= f.maximumISO + 1e-9 else {
+                throw CameraError(.outOfRange, "format \(f.label): the custom exposure \(duration) us ISO \(iso) is outside its ranges; change the exposure first")
+            }
+        }
         let wasStreaming = isStreaming
         if wasStreaming { stopStreaming() }
         activeFormat = selection

@@ -71,9 +71,11 @@ public final class SimulatedCamera: CameraDevice {
 
     public func start(controls: ControlList) throws {
         try checkConnected("start")
-        guard var model else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): start before configure") }
+        guard let mode = activeMode else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): start before configure") }
         guard !streaming else { throw HardwareError(.busy, "simulated camera \(info.id): start while streaming") }
         try checkControls(controls, call: "start")
+        // Frame numbers restart at 0, so the algorithms and delay lines start afresh (as the IPA does).
+        var model = SimulatedSensorModel(sensor: sensor, mode: mode)
         model.apply(controls, atFrame: 0, immediately: true)
         self.model = model
         streaming = true

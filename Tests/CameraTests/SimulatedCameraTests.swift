@@ -135,3 +135,19 @@ func exposureAndGainTakeEffectAfterTheirDelaysCountedThroughQueuedRequests(model
     loop.advance(by: .milliseconds(200))
     #expect(log.completed.count > before + 5)
 }
+
+@Test func restartingWithoutReconfiguringStartsTheDelayLinesAfresh() throws {
+    let (loop, camera, log) = try openDevice()
+    _ = try camera.configure([StreamConfiguration(role: .viewfinder, pixelFormat: .bgr888, size: PixelSize(width: 640, height: 480))])
+    try camera.start(controls: manualStart)
+    for cookie in UInt64(1)...3 { try camera.queueRequest(CaptureRequest(cookie: cookie, roles: [])) }
+    try camera.queueRequest(CaptureRequest(cookie: 4, controls: [ControlName.exposureTime: .int32(9000)], roles: []))
+    loop.advance(by: .milliseconds(30))  // stop before the new exposure lands
+    camera.stop()
+    try camera.start(controls: manualStart)
+    for cookie in UInt64(10)...20 { try camera.queueRequest(CaptureRequest(cookie: cookie, roles: [])) }
+    loop.advance(by: .milliseconds(200))
+    let second = log.completed.filter { $0.cookie >= 10 }
+    #expect(second.count == 11)
+    #expect(second.allSatisfy { $0.metadata[ControlName.exposureTime] == .int32(5000) })
+}
