@@ -168,14 +168,22 @@ public struct SimulatedFrameRenderer: Sendable {
         weights = weights.map { $0 / total }
         let source = image
         let lines = horizontal ? height : width, length = horizontal ? width : height
-        for line in 0..<lines {
-            for a in 0..<length {
-                var sum = 0.0
-                for (n, weight) in weights.enumerated() where weight > 0 {
-                    let b = min(max(a + n - reach, 0), length - 1)
-                    sum += weight * source[horizontal ? line * width + b : b * width + line]
+        let step = horizontal ? 1 : width, lineStep = horizontal ? width : 1
+        image.withUnsafeMutableBufferPointer { out in
+            source.withUnsafeBufferPointer { src in
+                weights.withUnsafeBufferPointer { kernel in
+                    for line in 0..<lines {
+                        let base = line * lineStep
+                        for a in 0..<length {
+                            var sum = 0.0
+                            for n in 0..<kernel.count {
+                                let b = min(max(a + n - reach, 0), length - 1)
+                                sum += kernel[n] * src[base + b * step]
+                            }
+                            out[base + a * step] = sum
+                        }
+                    }
                 }
-                image[horizontal ? line * width + a : a * width + line] = sum
             }
         }
     }
