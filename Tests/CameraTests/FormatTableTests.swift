@@ -15,7 +15,7 @@ func imx708Formats() throws -> [CameraFormat] {
     let lines = text.split(separator: "\n")
     #expect(lines.count == formats.count + 1)
     let line = try #require(lines.first { $0.contains("1536x864") })
-    #expect(line.contains("-120.13"))
+    #expect(line.contains("-120.12"))
     #expect(line.contains("phase"))
     // Aligned: every row has its "size" column starting at the same offset.
     func column(_ line: Substring, _ text: String) -> Int? {
