@@ -3,6 +3,7 @@ import Foundation
 /// Every benchmark, by name. Add new ones here.
 let benchmarks: [any Benchmark.Type] = [
     StartupBenchmark.self,
+    SimulatedCameraBenchmark.self,
 ]
 
 @MainActor func usage() -> String {
