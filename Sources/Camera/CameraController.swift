@@ -7,8 +7,11 @@ import Hardware
 /// Loop-confined: create and call it on its event loop only (not Sendable). Device events are handed
 /// to the loop with `execute`.
 public final class CameraController {
+    /// The camera it drives (libcamera's or the simulated one).
     public let device: any CameraDevice
+    /// The sensor's database entry, or `SensorDescription.unknown`.
     public let sensor: SensorDescription
+    /// The loop it is confined to and posts device events to.
     public let loop: any EventLoop
     /// The format table of this camera (`FormatTable.formats`).
     public let formats: [CameraFormat]
@@ -21,10 +24,12 @@ public final class CameraController {
     public var requestsInFlight = 4
     /// The processed stream role (viewfinder for preview, videoRecording for recording).
     public var processedRole: StreamRole = .viewfinder
+    /// True between `startStreaming` and `stopStreaming` (or a disconnect).
     public private(set) var isStreaming = false
 
-    /// The latest completed frame's state and buffers.
+    /// The latest completed frame's state (its metadata, decoded).
     public private(set) var latest: FrameState?
+    /// The latest completed regular request, with its buffers.
     public private(set) var latestRequest: CompletedRequest?
     /// Called on the loop for every completed regular frame (after `latest` is updated).
     public var onFrame: ((CompletedRequest, FrameState) -> Void)?
@@ -34,9 +39,13 @@ public final class CameraController {
     public var onDisconnect: (() -> Void)?
 
     // Settings (see CameraController+Controls.swift).
+    /// Current focus mode (set with `setFocus`).
     public internal(set) var focusMode: FocusMode
+    /// Current exposure mode (set with `setExposure`).
     public internal(set) var exposureMode: ExposureMode = .auto
+    /// Current exposure bias, EV (set with `setExposureBias`).
     public internal(set) var exposureBiasEV = 0.0
+    /// Current white-balance mode (set with `setWhiteBalance`).
     public internal(set) var whiteBalanceMode: WhiteBalanceMode = .auto
     /// Exposure held by `.locked` (µs, analogue gain) and the bias when it was locked.
     var lockedExposure: (durationMicroseconds: Int, gain: Double, biasEV: Double)?

@@ -8,10 +8,15 @@ import Hardware
 /// AE/AWB/AF, one dropped start-up frame unless exposure, gain and colour gains are all manual, and
 /// small synthetic frames (see `SimulatedFrameRenderer`). Use it from the loop's thread only.
 public final class SimulatedCamera: CameraDevice {
+    /// Identity as libcamera would report it (model = the sensor's).
     public let info: CameraInfo
+    /// The sensor entry it simulates.
     public let sensor: SensorDescription
+    /// The loop whose clock paces the frames.
     public let loop: any EventLoop
+    /// The rig's true motion, for motion blur.
     public let motion: any MotionTruth
+    /// Seed of the frame noise.
     public let seed: UInt64
     /// What the camera looks at; tests may change it while streaming.
     public var scene: SimulatedScene
@@ -45,8 +50,10 @@ public final class SimulatedCamera: CameraDevice {
         self.scene = scene; self.seed = seed
     }
 
+    /// Controls and limits from the sensor entry: no HdrMode, AF controls only with AF.
     public var controlInfo: [String: ControlInfo] { SimulatedControlInfo.controls(sensor: sensor, mode: nil) }
 
+    /// As `controlInfo`, with FrameDurationLimits and ScalerCrop for the configured mode.
     public var configuredControlInfo: [String: ControlInfo] {
         SimulatedControlInfo.controls(sensor: sensor, mode: activeMode)
     }

@@ -2,10 +2,15 @@ import Hardware
 
 /// The simulated board's camera manager: one simulated camera built from a sensor description.
 public final class SimulatedCameraProvider: CameraProvider {
+    /// The loop the cameras run on.
     public let loop: any EventLoop
+    /// The sensor entry the camera simulates.
     public let sensor: SensorDescription
+    /// The rig's true motion (shared with the simulated IMU).
     public let motion: any MotionTruth
+    /// Seed of the frame noise.
     public let seed: UInt64
+    /// The one camera's id, shaped like a Raspberry Pi libcamera id.
     public let cameraID: String
     /// The scene new cameras start with.
     public var scene: SimulatedScene
