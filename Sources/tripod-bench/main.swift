@@ -7,6 +7,7 @@ let benchmarks: [any Benchmark.Type] = [
     DisplayBenchmark.self,
     MediaBenchmark.self,
     IMUBenchmark.self,
+    SimulatedCameraBenchmark.self,
 ]
 
 @MainActor func usage() -> String {
