@@ -1,6 +1,7 @@
 import Camera
 import Console
 import Hardware
+import Motion
 
 /// Live device state the supervisor keeps for `status` and for the capture path.
 struct DeviceRuntime {
@@ -89,6 +90,10 @@ extension Supervisor {
         switch imuEvent {
         case .samples(let batch):
             runtime.imuSamples += batch.count
+            // Created at the first samples: by then the driver has identified the chip, and the
+            // device name (the key of its saved calibration) is final.
+            if motion == nil, let imu = devices.imu { startMotionTracking(deviceName: imu.name) }
+            _ = motion?.ingest(batch)
         case .health(let health):
             guard health != runtime.imuHealth else { return }
             runtime.imuHealth = health
@@ -100,6 +105,29 @@ extension Supervisor {
                 log.warning("IMU unavailable: \(reason)")
                 broadcast(ConsoleEvent("imu.state", [("state", "unavailable"), ("reason", reason)]))
             }
+        }
+    }
+
+    /// Tracks the IMU's motion, with the gyro bias saved per device in the state directory.
+    private func startMotionTracking(deviceName: String) {
+        let saved: [String: GyroCalibration]
+        do { saved = try services.state?.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:] }
+        catch { log.warning("IMU calibration ignored: \(error)"); saved = [:] }
+        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName])
+        let bound = self.bound
+        tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
+        motion = tracker
+    }
+
+    func saveCalibration(_ calibration: GyroCalibration) {
+        guard let store = services.state else { return }
+        do {
+            var all = try store.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:]
+            all[calibration.deviceName] = calibration
+            try store.save(all, as: StateStore.File.imuCalibration)
+            log.info("IMU gyro bias calibrated for \(calibration.deviceName)")
+        } catch {
+            log.warning("IMU calibration not saved: \(error)")
         }
     }
 

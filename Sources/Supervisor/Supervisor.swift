@@ -2,6 +2,7 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Motion
 
 /// The one process that owns the board: camera, IMU, button, LED, display, consoles and captures.
 ///
@@ -15,6 +16,7 @@ public final class Supervisor {
     public let loop: any EventLoop
     public let devices: BoardDevices
     public let options: SupervisorOptions
+    public let services: SupervisorServices
     public let log: Logger
     public private(set) var state: State = .created
     public internal(set) var settings: [String: String] = SettingsSchema.defaults
@@ -29,19 +31,28 @@ public final class Supervisor {
     var runtime = DeviceRuntime()
     /// The camera, once started.
     public internal(set) var camera: CameraController?
+    /// Bias-corrected IMU samples, orientation and blur predictions, once the IMU runs.
+    public internal(set) var motion: MotionTracker?
+    /// Settings before the console changed anything: defaults, then the config file. `reset` returns here.
+    var baseSettings: [String: String] = SettingsSchema.defaults
+    var watchdogTicks: WatchdogTicks?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
     public var onStateChange: ((State, String) -> Void)?
 
-    public init(devices: BoardDevices, loop: any EventLoop, options: SupervisorOptions, log: Logger) {
+    public init(devices: BoardDevices, loop: any EventLoop, options: SupervisorOptions,
+                services: SupervisorServices = SupervisorServices(), log: Logger) {
         self.devices = devices
         self.loop = loop
         self.options = options
+        self.services = services
         self.log = log
         self.startedAt = loop.now()
         registerCoreCommands()
         registerCameraCommands()
+        registerPersistenceCommands()
+        registerSimulationCommands()
     }
 
     /// A handle for callbacks from other threads.
@@ -55,9 +66,14 @@ public final class Supervisor {
         loop.preconditionInEventLoop()
         state = .starting
         for note in devices.notes { log.warning(note) }
+        baseSettings = settings
+        restoreSavedSettings()
         try startDevices()
         state = .ready
         log.notice("ready: \(bannerLine())")
+        notifyServiceManager([.ready, .status("ready: \(devices.board.name), camera \(camera?.device.info.model ?? "none")")])
+        let log = self.log
+        watchdogTicks = services.watchdog.scheduleTicks(on: loop) { log.warning("watchdog ping failed: \($0)") }
         onStateChange?(.ready, "ready")
     }
 
@@ -74,6 +90,7 @@ public final class Supervisor {
         self.exitCode = exitCode
         state = .stopping
         log.notice("stopping: \(reason)")
+        notifyServiceManager([.stopping, .status("stopping: \(reason)")])
         onStateChange?(.stopping, "stopping: \(reason)")
         finishStopIfIdle()
     }
@@ -91,6 +108,7 @@ public final class Supervisor {
     private func finishStopIfIdle() {
         guard state == .stopping, workInProgress.isEmpty else { return }
         stopDevices()
+        watchdogTicks?.cancel()
         state = .stopped
         log.notice("stopped")
         for session in sessions.values where session.kind != .stdio { session.output.close() }
@@ -147,12 +165,31 @@ public final class Supervisor {
     }
 
     var uptime: Duration { loop.now() - startedAt }
+
+    /// Tells the service manager; a failure is logged, never fatal.
+    func notifyServiceManager(_ notifications: [ServiceNotification]) {
+        do { try services.notifier.notify(notifications) } catch { log.warning("sd_notify: \(error)") }
+    }
 }
 
 /// What a command handler sees: the supervisor and the client that sent the line.
 public struct CommandContext {
     public let supervisor: Supervisor
     public let session: ConsoleSession
+}
+
+/// The services around the supervisor: the service manager (sd_notify + watchdog) and persisted state.
+public struct SupervisorServices {
+    public var notifier: any ServiceNotifier
+    public var watchdog: Watchdog
+    /// Where `save` writes settings; nil when no state directory is usable.
+    public var state: StateStore?
+
+    public init(notifier: any ServiceNotifier = NullServiceNotifier(), state: StateStore? = nil) {
+        self.notifier = notifier
+        self.watchdog = Watchdog(notifier: notifier)
+        self.state = state
+    }
 }
 
 /// Options of `tripod run` that reach the supervisor.

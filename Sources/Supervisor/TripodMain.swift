@@ -93,7 +93,8 @@ public enum TripodMain {
         var flush: () -> Void
     }
 
-    static func prepare(_ arguments: RunArguments, loop: PosixEventLoop, log: Logger) throws(StartupError) -> PreparedRun {
+    static func prepare(_ arguments: RunArguments, loop: any EventLoop, log: Logger,
+                        notifier: any ServiceNotifier = SystemdNotifier()) throws(StartupError) -> PreparedRun {
         let catalog = BoardCatalog.standard()
         let boardName = arguments.board ?? detectBoardName(catalog: catalog) ?? "sim"
         let board = try catalog.board(boardName)
@@ -108,8 +109,18 @@ public enum TripodMain {
         }
         let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: arguments.captures, log: log)
+        var state: StateStore? = nil
+        do {
+            let storage = try PosixStorage(root: arguments.state)
+            _ = try storage.removeStaleTemporaryFiles(in: "")
+            state = StateStore(storage: storage)
+        } catch {
+            log.warning("state directory \(arguments.state): \(error); save and calibration will not persist")
+        }
+        let services = SupervisorServices(notifier: notifier, state: state)
         let supervisor = Supervisor(devices: devices, loop: loop,
-                                    options: SupervisorOptions(capturesDirectory: arguments.captures), log: log)
+                                    options: SupervisorOptions(capturesDirectory: arguments.captures),
+                                    services: services, log: log)
         for entry in config?.entries ?? [] {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }

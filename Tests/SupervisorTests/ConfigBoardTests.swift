@@ -8,9 +8,14 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("board").path
 
+/// The real boards: those detected from the device tree (sim and vboard have no model strings).
+private func raspberryPiBoards() throws -> [BoardDescription] {
+    try BoardDetection.loadBoards(directory: boardDirectory + "/boards").filter { $0.deviceTreeModels != nil }
+}
+
 @Suite struct ConfigBoards {
     @Test func everyBoardDecodesAndNamesTheRequiredDevices() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         #expect(boards.map(\.name) == ["rpi4", "rpi5", "rpizero2w"])
         for board in boards {
             #expect(!(board.deviceTreeModels ?? []).isEmpty, "\(board.name): deviceTreeModels")
@@ -33,7 +38,7 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     }
 
     @Test func serialConsolePerBoard() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         let consoles = Dictionary(uniqueKeysWithValues: boards.map { ($0.name, $0.console?.device) })
         // Pi 5: the header UART is a PL011 (ttyAMA0; ttyAMA10 is the debug connector). Pi 4 and
         // Zero 2 W with Bluetooth on: the header gets the mini UART, ttyS0.
@@ -41,7 +46,7 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     }
 
     @Test func configFragmentsAndUdevRulesCoverEveryBoard() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         for board in boards {
             let path = boardDirectory + "/config/\(board.name).txt"
             let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -59,7 +64,7 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     }
 
     @Test func detectionFromDeviceTreeModelStrings() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         func detect(_ raw: String) -> String? {
             BoardDetection.match(model: BoardDetection.model(fromProperty: Array(raw.utf8)), in: boards)?.name
         }
@@ -78,13 +83,13 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
         var generic = try BoardDetection.loadBoard(path: boardDirectory + "/boards/rpi4.json")
         generic.name = "any-pi"
         generic.deviceTreeModels = ["Raspberry Pi"]
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards") + [generic]
+        let boards = try raspberryPiBoards() + [generic]
         #expect(BoardDetection.match(model: "Raspberry Pi 5 Model B Rev 1.1", in: boards)?.name == "rpi5")
         #expect(BoardDetection.match(model: "Raspberry Pi 3 Model B Rev 1.2", in: boards)?.name == "any-pi")
     }
 
     @Test func detectReadsTheModelFileAndExplainsMisses() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-dt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
