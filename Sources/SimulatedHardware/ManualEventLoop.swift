@@ -61,7 +61,7 @@ public final class ManualEventLoop: EventLoop, @unchecked Sendable {
 
     /// Runs `body` on the loop (on the calling thread, which counts as the loop's while it runs),
     /// then everything it made due. For tests and simulations that drive the loop by hand.
-    public func perform<T>(_ body: () throws -> T) rethrows -> T {
+    public func perform<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         let me = ObjectIdentifierBox(thread: Self.currentThreadID())
         let outer = lock.withLock { s -> ObjectIdentifierBox? in
             let previous = s.runner

@@ -87,13 +87,13 @@ public enum TripodMain {
     }
 
     /// Everything `tripod run` needs before its loop starts; each failure is a one-line StartupError.
-    struct PreparedRun {
-        var supervisor: Supervisor
-        var attachConsoles: (Supervisor) -> Void
-        var flush: () -> Void
+    public struct PreparedRun {
+        public var supervisor: Supervisor
+        public var attachConsoles: (Supervisor) -> Void
+        public var flush: () -> Void
     }
 
-    static func prepare(_ arguments: RunArguments, loop: any EventLoop, log: Logger,
+    public static func prepare(_ arguments: RunArguments, loop: any EventLoop, log: Logger,
                         notifier: any ServiceNotifier = SystemdNotifier()) throws(StartupError) -> PreparedRun {
         let catalog = BoardCatalog.standard()
         let boardName = arguments.board ?? detectBoardName(catalog: catalog) ?? "sim"
