@@ -29,6 +29,7 @@ extension Supervisor {
         }
         try applyToCamera(changedKeys: Set(changed.map(\.0)), settings: proposed)
         settings = proposed
+        if key.hasPrefix("display.") { applyViewfinderOptions() }
         return changed
     }
 

@@ -28,12 +28,14 @@ extension Supervisor {
         }
         runtime.camera = device
         try startCamera(device)
+        startViewfinder()
         startIMU()
         startButton()
         setLED(true)
     }
 
     func stopDevices() {
+        viewfinder?.stop()
         camera?.stopStreaming()
         devices.imu?.stop()
         devices.shutter?.close()

@@ -36,6 +36,8 @@ public final class Supervisor {
     /// Settings before the console changed anything: defaults, then the config file. `reset` returns here.
     var baseSettings: [String: String] = SettingsSchema.defaults
     var watchdogTicks: WatchdogTicks?
+    /// The display's viewfinder, when the board has a display.
+    var viewfinder: ViewfinderService?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
