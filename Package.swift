@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"]),
     ],
