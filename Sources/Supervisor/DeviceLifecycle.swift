@@ -9,6 +9,8 @@ struct DeviceRuntime {
     var imuHealth: IMUHealth?
     var imuSamples: Int = 0
     var shutterEdges: Int = 0
+    /// The gyro bias last written to the state directory, to skip rewrites that change nothing.
+    var savedGyroBias: Vector3?
 }
 
 extension Supervisor {
@@ -116,13 +118,18 @@ extension Supervisor {
         do { saved = try services.state?.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:] }
         catch { log.warning("IMU calibration ignored: \(error)"); saved = [:] }
         let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName])
+        runtime.savedGyroBias = saved[deviceName]?.bias
         let bound = self.bound
         tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
         motion = tracker
     }
 
+    /// Saves a new gyro bias when it moved by more than 0.03 °/s from the saved one; the tracker
+    /// recalibrates every time the rig is still, and most of those change nothing worth a write.
     func saveCalibration(_ calibration: GyroCalibration) {
         guard let store = services.state else { return }
+        if let saved = runtime.savedGyroBias, ((calibration.bias - saved) * (calibration.bias - saved)).sum().squareRoot() < 0.0005 { return }
+        runtime.savedGyroBias = calibration.bias
         do {
             var all = try store.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:]
             all[calibration.deviceName] = calibration
