@@ -109,16 +109,20 @@ public final class StillStabilizationGate: BracketFrameGate {
     }
 
     /// Blur over [start, start + exposure] from the kept samples, pixels of the active mode. When
-    /// the newest samples stop short of the end (still in the IMU FIFO), the covered part is scaled
-    /// up if it is at least `minimumCoverage` of the window; nil otherwise.
+    /// the newest samples stop short of the end (still in the IMU FIFO), the covered part is
+    /// extended at the newest sample's rate if they cover at least `minimumCoverage` of the window;
+    /// nil otherwise.
     public func measuredBlurPixels(start: MonotonicTime, exposure: Duration) -> Double? {
         guard let f = focalLengthPixels, let newest = tracker.history.newest?.timestamp, exposure > .zero else { return nil }
         let end = start + exposure
         if newest >= end { return tracker.history.blurPixels(from: start, to: end, focalLengthPixels: f) }
         let covered = newest - start
         guard covered.secondsValue >= thresholds.minimumCoverage * exposure.secondsValue,
-              let part = tracker.history.blurPixels(from: start, to: newest, focalLengthPixels: f) else { return nil }
-        return part * exposure.secondsValue / covered.secondsValue
+              let part = tracker.history.blurPixels(from: start, to: newest, focalLengthPixels: f),
+              let last = tracker.history.newest?.gyro else { return nil }
+        // The tail (≤ one IMU drain, ~10 ms) at the newest rate: tremor changes little in that time.
+        let rate = (last.x * last.x + last.y * last.y).squareRoot()
+        return part + rate * (end - newest).secondsValue * f
     }
 
     /// Rotation of the frame at `time` relative to the bracket's first frame, (w, x, y, z), as the

@@ -18,8 +18,8 @@ public struct StillStabilizationThresholds: Hashable, Sendable {
     /// Newest IMU sample older than this (against the loop's clock) means the IMU is not delivering.
     public var maximumSampleAge: Duration = .milliseconds(250)
     /// Part of an exposure window the IMU samples must cover to measure it; the rest (the tail still
-    /// in the IMU's FIFO when the frame completes) is extrapolated at the mean rate.
-    public var minimumCoverage: Double = 0.75
+    /// in the IMU's FIFO when the frame completes) is extrapolated at the newest sample's rate.
+    public var minimumCoverage: Double = 0.5
 
     public init() {}
 }
