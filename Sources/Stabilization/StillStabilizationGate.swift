@@ -34,7 +34,7 @@ public final class StillStabilizationGate: BracketFrameGate {
     private let loop: any EventLoop
     private let imuHealthy: () -> Bool
     private var waitStarted: [Int: MonotonicTime] = [:]
-    private var reference: Quaternion?
+    private var reference: (time: MonotonicTime, orientation: Quaternion)?
 
     /// - Parameters:
     ///   - imuHealthy: the IMU's current health (asked at every call: it can fail mid-bracket).
@@ -126,15 +126,23 @@ public final class StillStabilizationGate: BracketFrameGate {
     }
 
     /// Rotation of the frame at `time` relative to the bracket's first frame, (w, x, y, z), as the
-    /// body at the first frame sees the body at this one; identity for the first frame itself.
+    /// body at the first frame sees the body at this one; identity for the first frame itself. The
+    /// gyro is integrated between the two frames while the history reaches back to the first (4 s);
+    /// after that the fused orientations are compared (their tilt is corrected by gravity, so they
+    /// do not drift, but they carry the filter's small accelerometer error).
     private func alignment(index: Int, at time: MonotonicTime, kept: Bool) -> [Double]? {
         guard let q = BodyRotation.orientation(of: tracker, at: time) else { return nil }
         if index == 0 {
-            if kept { reference = q }
+            if kept { reference = (time, q) }
             return [1, 0, 0, 0]
         }
         guard let reference else { return nil }
-        let r = (reference.conjugate * q).normalized
+        let r: Quaternion
+        if let oldest = tracker.history.oldest?.timestamp, oldest <= reference.time {
+            r = BodyRotation.integrate(tracker.history.samples(from: reference.time, to: time), from: reference.time, to: time)
+        } else {
+            r = (reference.orientation.conjugate * q).normalized
+        }
         let sign = r.w < 0 ? -1.0 : 1.0
         return [r.w * sign, r.x * sign, r.y * sign, r.z * sign]
     }
