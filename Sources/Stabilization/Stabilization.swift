@@ -99,8 +99,8 @@ public final class Stabilization {
                 throw StabilizationError(.invalidArgument, "\(key): '\(value)' is not off, standard, cinematic or auto")
             }
             guard mode != video.preferred else { return }
-            video.setPreferred(mode)
             onEvent?(.videoPreferred(mode))
+            video.setPreferred(mode)
         default:
             throw StabilizationError(.invalidArgument, "\(key): not a stabilization setting (\(Self.settingKeys.joined(separator: ", ")))")
         }
