@@ -72,3 +72,17 @@ struct OutputTests {
         #expect(crop.rect.x == 0 || crop.rect.x + crop.rect.width == 1000)
     }
 }
+
+@Suite("Alignment offsets for the sidecar")
+struct AlignmentOffsetTests {
+    @Test("turning right moves the content left; rolling clockwise turns the content anticlockwise")
+    func signs() throws {
+        let right = Quaternion(axis: Vector3(0, 1, 0), angle: 0.01)
+        let a = try #require(AlignmentOffsets(quaternion: [right.w, right.x, right.y, right.z], focalLengthPixels: 1000))
+        #expect(abs(a.offsetXPixels + 10.0) < 0.01 && abs(a.offsetYPixels) < 1e-9 && abs(a.rotationDegrees) < 1e-9)
+        let roll = Quaternion(axis: Vector3(0, 0, 1), angle: 2 * .pi / 180)
+        let r = try #require(AlignmentOffsets(quaternion: [roll.w, roll.x, roll.y, roll.z], focalLengthPixels: 1000))
+        #expect(abs(r.rotationDegrees + 2) < 1e-9 && abs(r.offsetXPixels) < 1e-9)
+        #expect(AlignmentOffsets(quaternion: [1, 0, 0], focalLengthPixels: 1000) == nil)
+    }
+}
