@@ -69,14 +69,19 @@ public final class StillStabilizationGate: BracketFrameGate {
         let started = waitStarted[index] ?? now
         waitStarted[index] = started
         let waited = now - started
-        // Recent motion persists: the blur the last `exposure` of motion would have caused.
         guard waited < thresholds.maximumWaitPerFrame,
-              let predicted = tracker.predictedBlurPixels(start: newest - exposure, exposure: exposure, focalLengthPixels: f),
+              let predicted = predictedBlurPixels(newest: newest, exposure: exposure, focalLengthPixels: f),
               predicted > thresholds.blurThresholdPixels else {
             finishWait(index, waited: waited)
             return .go
         }
         return .wait(min(thresholds.pollInterval, thresholds.maximumWaitPerFrame - waited))
+    }
+
+    /// The blur the coming frame is predicted to get: the blur of the last `exposure` of motion,
+    /// back from the newest sample (recent motion persists). Nil when the history is too short.
+    public func predictedBlurPixels(newest: MonotonicTime, exposure: Duration, focalLengthPixels f: Double) -> Double? {
+        tracker.predictedBlurPixels(start: newest - exposure, exposure: exposure, focalLengthPixels: f)
     }
 
     private func finishWait(_ index: Int, waited: Duration) {
