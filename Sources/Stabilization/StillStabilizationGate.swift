@@ -97,10 +97,12 @@ public final class StillStabilizationGate: BracketFrameGate {
         var verdict: FrameVerdict
         if !isRequested(exposure: exposure) {
             verdict = FrameVerdict(retake: false, status: .off, measuredBlurPixels: blur)
-        } else if !imuDelivering(now: now) || blur == nil {
+        } else if !imuDelivering(now: now) {
             verdict = FrameVerdict(retake: false, status: .unavailable)
         } else if exposure > thresholds.maximumExposure {
             verdict = FrameVerdict(retake: false, status: .outOfRange, measuredBlurPixels: blur)
+        } else if blur == nil {  // the samples have a hole over this frame
+            verdict = FrameVerdict(retake: false, status: .unavailable)
         } else if let blur, blur <= thresholds.blurThresholdPixels {
             verdict = FrameVerdict(retake: false, status: .active, measuredBlurPixels: blur)
         } else {
