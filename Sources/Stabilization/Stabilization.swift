@@ -136,4 +136,11 @@ public final class Stabilization {
               let pitch = sensor.pixelSizeMicrometres, pitch > 0 else { return nil }
         return try EISCropPlanner(mode: video.active, field: f.sensorCrop.size, focalLengthPixels: lensMm * 1000 / pitch)
     }
+
+    /// The ScalerCrop rectangle (pixel-array pixels) for a crop planned by `makeCropPlanner()` on the
+    /// active format: send it as `ControlName.scalerCrop` with the frame's request. Nil before a format.
+    public func scalerCrop(for crop: EISCrop) -> PixelRect? {
+        guard let sensorCrop = format?.format.sensorCrop else { return nil }
+        return EISCropPlanner.scalerCrop(crop, sensorCrop: sensorCrop, field: sensorCrop.size)
+    }
 }

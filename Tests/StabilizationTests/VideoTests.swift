@@ -95,3 +95,36 @@ struct VideoTests {
         #expect(abs(Double(cinematic.planner.field.width) / Double(cinematic.planner.cropSize.width) - 1.20) < 0.01)
     }
 }
+
+@Suite("EIS through ScalerCrop")
+struct ScalerCropTests {
+    @Test("each planned crop rides on a request as ScalerCrop and the frame reports it back")
+    func throughTheCamera() throws {
+        let rig = try Rig(format: "1920x1080@30")
+        try rig.move("handheld")
+        try rig.controller.startStreaming()
+        rig.loop.advance(by: .seconds(1))
+        try rig.stabilization.apply(key: "stabilization.video", value: "standard")
+        let planner = try #require(try rig.stabilization.makeCropPlanner())
+        final class Log { var sent: [PixelRect] = []; var reported: [PixelRect] = [] }
+        let log = Log()
+        for _ in 0..<20 {
+            rig.loop.advance(by: .microseconds(33_333))
+            let t = rig.loop.now() - .milliseconds(30)
+            let q = try #require(BodyRotation.orientation(of: rig.tracker, at: t))
+            for crop in planner.push(frameTime: t, orientation: q) {
+                let rect = try #require(rig.stabilization.scalerCrop(for: crop))
+                log.sent.append(rect)
+                try rig.controller.queueRequest(controls: [ControlName.scalerCrop: .rectangle(rect)]) { done in
+                    if case .rectangle(let r)? = done.metadata[ControlName.scalerCrop] { log.reported.append(r) }
+                }
+            }
+        }
+        rig.loop.advance(by: .milliseconds(500))
+        #expect(log.sent.count == 20)
+        #expect(log.reported == log.sent)
+        #expect(Set(log.sent.map(\.x)).count > 3, "the crop moves with the shake")
+        let format = rig.controller.activeFormat.format
+        #expect(log.sent.allSatisfy { $0.x >= format.sensorCrop.x && $0.x + $0.width <= format.sensorCrop.x + format.sensorCrop.width })
+    }
+}
