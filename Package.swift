@@ -42,8 +42,10 @@ let package = Package(
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim"]),
         .target(name: "Console", dependencies: []),
         .target(name: "Viewfinder", dependencies: ["Hardware"]),
+        .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion"]),
         .target(name: "Supervisor", dependencies: [
             "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console", "Viewfinder",
+            "Stabilization",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
         .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware"]),
@@ -57,6 +59,7 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
+        .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"]),
     ],
     swiftLanguageModes: [.v6],
