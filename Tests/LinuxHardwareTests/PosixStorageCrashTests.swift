@@ -89,9 +89,8 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
         sys.maximumWriteBytes = 16
         let failing = try PosixStorage(root: root, syscalls: sys)
         sys.fail(.write, call: 5, errno: ENOSPC)  // the disk fills after 64 bytes
-        #expect { try failing.writeAtomically(new, to: "settings.json") } throws: { error in
-            (error as? HardwareError)?.kind == .noSpace
-        }
+        let error = #expect(throws: HardwareError.self) { try failing.writeAtomically(new, to: "settings.json") }
+        #expect(error?.kind == .noSpace && error?.errno == ENOSPC)
         #expect(try PosixStorage(root: root).removeStaleTemporaryFiles(in: "") == 0)
         #expect(try failing.read("settings.json") == old)
     }
