@@ -164,13 +164,10 @@ public enum TripodMain {
         catch { throw ConfigSchemaError.invalidValue(key: key, reason: error.message) }
     }
 
-    /// The board named by /proc/device-tree/model, when this is a known board.
-    static func detectBoardName(catalog: BoardCatalog) -> String? {
-        guard let model = BoardDetection.readModel() else { return nil }
-        let boards = catalog.boardNames().compactMap { name -> BoardDescription? in
-            do throws(StartupError) { return try catalog.board(name) } catch { return nil }
-        }
-        return BoardDetection.match(model: model, in: boards)?.name
+    /// The board named by /proc/device-tree/model, when this is a known board (`BoardDetection.detect`);
+    /// nil when there is no device tree, no board matches, or a description does not decode.
+    static func detectBoardName(catalog: BoardCatalog, modelPath: String = BoardDetection.deviceTreeModelPath) -> String? {
+        try? BoardDetection.detect(catalog: catalog, modelPath: modelPath).name
     }
 
     /// The lines a person sees first on the console.

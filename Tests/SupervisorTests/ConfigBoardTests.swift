@@ -8,9 +8,12 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("board").path
 
+/// The repository's boards, as the supervisor finds them (files first, then embedded ones).
+private let catalog = BoardCatalog(directories: [boardDirectory])
+
 /// The real boards: those detected from the device tree (sim and vboard have no model strings).
 private func raspberryPiBoards() throws -> [BoardDescription] {
-    try BoardDetection.loadBoards(directory: boardDirectory + "/boards").filter { $0.deviceTreeModels != nil }
+    try catalog.boards().filter { $0.deviceTreeModels != nil }
 }
 
 @Suite struct ConfigBoards {
@@ -80,7 +83,7 @@ private func raspberryPiBoards() throws -> [BoardDescription] {
     }
 
     @Test func longestPrefixWins() throws {
-        var generic = try BoardDetection.loadBoard(path: boardDirectory + "/boards/rpi4.json")
+        var generic = try catalog.board(boardDirectory + "/boards/rpi4.json")
         generic.name = "any-pi"
         generic.deviceTreeModels = ["Raspberry Pi"]
         let boards = try raspberryPiBoards() + [generic]
@@ -88,33 +91,47 @@ private func raspberryPiBoards() throws -> [BoardDescription] {
         #expect(BoardDetection.match(model: "Raspberry Pi 3 Model B Rev 1.2", in: boards)?.name == "any-pi")
     }
 
+    @Test func catalogListsEveryBoardOnce() throws {
+        #expect(try catalog.boards().map(\.name) == ["rpi4", "rpi5", "rpizero2w", "sim"])
+        // With no directory, only the embedded boards.
+        #expect(try BoardCatalog(directories: []).boards().map(\.name) == ["sim"])
+    }
+
     @Test func detectReadsTheModelFileAndExplainsMisses() throws {
-        let boards = try raspberryPiBoards()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-dt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let model = dir.appendingPathComponent("model")
         try Data("Raspberry Pi Zero 2 W Rev 1.0\0".utf8).write(to: model)
-        #expect(try BoardDetection.detect(in: boards, modelPath: model.path).name == "rpizero2w")
+        #expect(try BoardDetection.detect(catalog: catalog, modelPath: model.path).name == "rpizero2w")
+        #expect(TripodMain.detectBoardName(catalog: catalog, modelPath: model.path) == "rpizero2w")
 
         try Data("Pine64 RockPro64\0".utf8).write(to: model)
-        do { _ = try BoardDetection.detect(in: boards, modelPath: model.path); Issue.record("expected an error") }
+        #expect(TripodMain.detectBoardName(catalog: catalog, modelPath: model.path) == nil)
+        do { _ = try BoardDetection.detect(catalog: catalog, modelPath: model.path); Issue.record("expected an error") }
         catch let error as HardwareError {
             #expect(error.kind == .unsupported)
             #expect(error.message == "board \"Pine64 RockPro64\" (\(model.path)) matches none of: rpi4, rpi5, rpizero2w")
         }
         let absent = dir.appendingPathComponent("absent").path
-        #expect(throws: HardwareError.self) { try BoardDetection.detect(in: boards, modelPath: absent) }
+        #expect(throws: HardwareError.self) { try BoardDetection.detect(catalog: catalog, modelPath: absent) }
+        #expect(TripodMain.detectBoardName(catalog: catalog, modelPath: absent) == nil)
     }
 
     @Test func aBrokenBoardFileIsNamed() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-boards-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        try Data("{\"name\": \"x\"}".utf8).write(to: dir.appendingPathComponent("x.json"))
-        do { _ = try BoardDetection.loadBoards(directory: dir.path); Issue.record("expected an error") }
-        catch let error as HardwareError {
-            #expect(error.message.hasPrefix("\(dir.path)/x.json: not a valid board description"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("boards"), withIntermediateDirectories: true)
+        try Data("{\"name\": \"x\"}".utf8).write(to: dir.appendingPathComponent("boards/x.json"))
+        let broken = BoardCatalog(directories: [dir.path])
+        do { _ = try broken.boards(); Issue.record("expected an error") }
+        catch {
+            #expect(error.message.hasPrefix("board \(dir.path)/boards/x.json is not valid: missing "))
         }
+        // Detection reports the broken file too, rather than skipping it.
+        let model = dir.appendingPathComponent("model")
+        try Data("Raspberry Pi 5 Model B Rev 1.0\0".utf8).write(to: model)
+        #expect(throws: StartupError.self) { try BoardDetection.detect(catalog: broken, modelPath: model.path) }
     }
 }
