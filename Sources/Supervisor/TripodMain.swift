@@ -96,7 +96,8 @@ public enum TripodMain {
     public static func prepare(_ arguments: RunArguments, loop: any EventLoop, log: Logger,
                         notifier: any ServiceNotifier = SystemdNotifier()) throws(StartupError) -> PreparedRun {
         let catalog = BoardCatalog.standard()
-        let boardName = arguments.board ?? detectBoardName(catalog: catalog) ?? "sim"
+        let boardName: String
+        if let named = arguments.board { boardName = named } else { boardName = try detectBoardName(catalog: catalog) }
         let board = try catalog.board(boardName)
         var config: ConfigFile? = nil
         if let path = arguments.config ?? (FileManager.default.fileExists(atPath: defaultConfigPath) ? defaultConfigPath : nil) {
@@ -166,8 +167,12 @@ public enum TripodMain {
 
     /// The board named by /proc/device-tree/model, when this is a known board (`BoardDetection.detect`);
     /// nil when there is no device tree, no board matches, or a description does not decode.
-    static func detectBoardName(catalog: BoardCatalog, modelPath: String = BoardDetection.deviceTreeModelPath) -> String? {
-        try? BoardDetection.detect(catalog: catalog, modelPath: modelPath).name
+    static func detectBoardName(catalog: BoardCatalog, modelPath: String = BoardDetection.deviceTreeModelPath) throws(StartupError) -> String {
+        // No device tree (a PC, CI): the simulated board, the embedded default.
+        guard BoardDetection.readModel(path: modelPath) != nil else { return "sim" }
+        // A device tree that names no known board is an error, never a silent switch to the simulation.
+        do { return try BoardDetection.detect(catalog: catalog, modelPath: modelPath).name }
+        catch { throw StartupError("board detection: \(error); name the board with --board NAME|FILE") }
     }
 
     /// The lines a person sees first on the console.

@@ -21,7 +21,7 @@ final class Rig {
          settle: Duration = .seconds(3)) throws {
         imu = SimulatedIMU(loop: loop, profile: MotionProfile.still.make(seed: seed, origin: loop.now()), seed: seed)
         tracker = MotionTracker(deviceName: imu.name)
-        sensor = try SensorDescription.builtInIMX708
+        sensor = try SensorDescription.embedded(model: "imx708")
         let provider = SimulatedCameraProvider(loop: loop, sensor: sensor, motion: imu.truth, seed: seed)
         let device = try provider.open(id: provider.cameras()[0].id)
         guard let sim = device as? SimulatedCamera else { throw StabilizationError(.invalidArgument, "not simulated") }

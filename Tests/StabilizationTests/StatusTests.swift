@@ -86,7 +86,7 @@ struct StatusTests {
 
         // Never started: automatic still stabilization asks, the IMU is absent.
         let loop = ManualEventLoop()
-        let absent = Stabilization(tracker: MotionTracker(deviceName: "none"), sensor: try SensorDescription.builtInIMX708, loop: loop)
+        let absent = Stabilization(tracker: MotionTracker(deviceName: "none"), sensor: try SensorDescription.embedded(model: "imx708"), loop: loop)
         absent.formatChanged(rig.controller.activeFormat)
         let single = absent.makeGate(kind: .single)
         #expect(single.readiness(index: 0, exposure: .milliseconds(100), now: loop.now()) == .go)

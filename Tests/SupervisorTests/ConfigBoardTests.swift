@@ -104,10 +104,11 @@ private func raspberryPiBoards() throws -> [BoardDescription] {
         let model = dir.appendingPathComponent("model")
         try Data("Raspberry Pi Zero 2 W Rev 1.0\0".utf8).write(to: model)
         #expect(try BoardDetection.detect(catalog: catalog, modelPath: model.path).name == "rpizero2w")
-        #expect(TripodMain.detectBoardName(catalog: catalog, modelPath: model.path) == "rpizero2w")
+        #expect(try TripodMain.detectBoardName(catalog: catalog, modelPath: model.path) == "rpizero2w")
 
         try Data("Pine64 RockPro64\0".utf8).write(to: model)
-        #expect(TripodMain.detectBoardName(catalog: catalog, modelPath: model.path) == nil)
+        // A device tree naming an unknown board stops the start with a reason; it never falls back to sim.
+        #expect(throws: StartupError.self) { try TripodMain.detectBoardName(catalog: catalog, modelPath: model.path) }
         do { _ = try BoardDetection.detect(catalog: catalog, modelPath: model.path); Issue.record("expected an error") }
         catch let error as HardwareError {
             #expect(error.kind == .unsupported)
@@ -115,7 +116,8 @@ private func raspberryPiBoards() throws -> [BoardDescription] {
         }
         let absent = dir.appendingPathComponent("absent").path
         #expect(throws: HardwareError.self) { try BoardDetection.detect(catalog: catalog, modelPath: absent) }
-        #expect(TripodMain.detectBoardName(catalog: catalog, modelPath: absent) == nil)
+        // No device tree at all (a PC, CI): the simulated board.
+        #expect(try TripodMain.detectBoardName(catalog: catalog, modelPath: absent) == "sim")
     }
 
     @Test func aBrokenBoardFileIsNamed() throws {
