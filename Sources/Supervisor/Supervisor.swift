@@ -117,15 +117,7 @@ public final class Supervisor {
     public func receive<S: Sequence>(bytes: S, from session: ConsoleSession) where S.Element == UInt8 {
         loop.preconditionInEventLoop()
         guard !session.isClosed else { return }
-        for output in session.assembler.feed(bytes) {
-            switch output {
-            case .line(let text): run(line: text, from: session)
-            case .rejected(let error): session.send(.error(error))
-            case .interrupted: break
-            case .echo(let bytes): session.output.echo(bytes)
-            }
-            if session.isClosed { return }
-        }
+        consume(session.assembler.feed(bytes), from: session)  // Transports/ConsoleInput.swift
     }
 
     /// The end of a client's input: on stdio this stops the supervisor, like `quit`.
