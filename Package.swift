@@ -46,6 +46,9 @@ let package = Package(
             "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console", "Viewfinder",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
+        // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
+        // replays inputs (ConsoleFuzz FILE|DIR...).
+        .executableTarget(name: "ConsoleFuzz", dependencies: ["Supervisor", "SimulatedHardware", "Console", "Hardware"]),
         .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware"]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -57,7 +60,8 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"]),
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"],
+                    exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -97,7 +97,7 @@ try:
         ("over-long line", b"x" * 5000 + b"\r", "err line-too-long"),
         ("unknown command", b"frobnicate\r", "err unknown-command"),
         ("wrong argument count", b"json\r", "err usage"),
-        ("value out of range", b"set exposure.iso 999999999\r", "err "),
+        ("value out of range", b"set exposure.iso 999999999\r", "err out-of-range"),
         ("bad value", b"set exposure.duration soon\r", "err bad-value"),
         ("unknown key", b"get nonsense.key\r", "err unknown-key"),
     ]
