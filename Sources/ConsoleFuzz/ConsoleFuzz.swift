@@ -44,9 +44,9 @@ enum ConsoleFuzz {
         let kinds: [ConsoleSession.Kind] = [.control, .serial, .local]
         let kind = kinds[Int(bytes.first ?? 0) % kinds.count]
         let split = bytes.count / 2
-        let bound = LoopBound(supervisor, loop: loop)
+        let bound = LoopBound((supervisor, output), loop: loop)
         loop.execute {
-            let s = bound.value
+            let (s, output) = bound.value
             let session = s.attach(name: "fuzz", kind: kind, output: output, echoes: kind == .serial)
             s.receive(bytes: bytes[..<split], from: session)
             s.receive(bytes: bytes[split...] + [0x0A], from: session)

@@ -130,7 +130,8 @@ public final class Supervisor {
     /// Runs one console line for a session and sends the reply.
     public func run(line: String, from session: ConsoleSession) {
         var context = CommandContext(supervisor: self, session: session)
-        if let reply = commands.dispatch(line, context: &context) { session.send(reply) }
+        // A command that closed its session (quit) has already answered.
+        if let reply = commands.dispatch(line, context: &context), !session.isClosed { session.send(reply) }
     }
 
     /// Sends an event to every console, each in its own mode, on its own line.

@@ -86,17 +86,26 @@ struct ConsoleBenchmark: Benchmark {
     private func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
 }
 
-/// A pseudo-terminal pair (`posix_openpt`, `grantpt`, `unlockpt`, `ptsname`); the master stays here.
+/// A pseudo-terminal pair: `open("/dev/ptmx")`, then `ioctl(TIOCSPTLCK)` to unlock the slave and
+/// `ioctl(TIOCGPTN)` for its number (what posix_openpt/unlockpt/ptsname do; Glibc's Swift module
+/// does not export those). The master stays here; the slave is /dev/pts/N.
 final class PseudoTerminal {
     let master: Int32
     let slavePath: String
+    static let TIOCGPTN: UInt = 0x8004_5430
+    static let TIOCSPTLCK: UInt = 0x4004_5431
 
     init() throws {
-        master = posix_openpt(O_RDWR | O_NOCTTY)
-        guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
-            throw StartupError("posix_openpt: \(String(cString: strerror(errno)))")
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard master >= 0 else { throw StartupError("open /dev/ptmx: \(String(cString: strerror(errno)))") }
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard ioctl(master, Self.TIOCSPTLCK, &unlock) == 0, ioctl(master, Self.TIOCGPTN, &number) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(master)
+            throw StartupError("/dev/ptmx: ioctl: \(reason)")
         }
-        slavePath = String(cString: name)
+        slavePath = "/dev/pts/\(number)"
         // The master side raw too, so nothing is translated on the way.
         var tio = termios()
         if tcgetattr(master, &tio) == 0 { cfmakeraw(&tio); tcsetattr(master, TCSANOW, &tio) }

@@ -29,6 +29,10 @@ import Testing
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
+        // A hung client must fail the test, not hang the suite.
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 180, execute: watchdog)
+        defer { watchdog.cancel() }
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         for line in output.split(separator: "\n") where line.hasPrefix("FAIL") { Issue.record("\(line)") }

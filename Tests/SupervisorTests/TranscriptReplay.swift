@@ -119,7 +119,8 @@ struct Transcript {
         }
         let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
         let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        if let i = zip(a, e).firstIndex(where: { $0 != $1 }) ?? (a.count != e.count ? min(a.count, e.count) : nil) {
+        let mismatch = (0..<min(a.count, e.count)).first { a[$0] != e[$0] }
+        if let i = mismatch ?? (a.count != e.count ? min(a.count, e.count) : nil) {
             Issue.record("\(name).txt line \(i + 1): expected \(i < e.count ? String(e[i]) : "<end>"), got \(i < a.count ? String(a[i]) : "<end>") (TRIPOD_REGENERATE_TRANSCRIPTS=1 rewrites)")
         }
     }

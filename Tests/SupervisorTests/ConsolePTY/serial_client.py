@@ -10,6 +10,8 @@ import os, signal, subprocess, sys, time
 import serial  # Debian python3-serial (tools/setup)
 
 tripod, work = sys.argv[1], sys.argv[2]
+# A test runner may start us with signals blocked; children (socat, tripod) inherit the mask.
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
 tty_tripod, tty_client = os.path.join(work, "ttyTRIPOD"), os.path.join(work, "ttyCLIENT")
 sock = os.path.join(work, "ctl.sock")
 failures = []
@@ -24,7 +26,7 @@ def start_cable():
         if os.path.lexists(p):
             os.unlink(p)
     cable = subprocess.Popen(["socat", "pty,raw,echo=0,link=" + tty_tripod, "pty,raw,echo=0,link=" + tty_client],
-                             stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 10
     while not (os.path.exists(tty_tripod) and os.path.exists(tty_client)):
         if time.monotonic() > deadline:
