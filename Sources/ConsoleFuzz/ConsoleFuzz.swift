@@ -72,7 +72,22 @@ public func consoleFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) 
     return 0
 }
 
-#if !FUZZING
+#if FUZZING
+/// libFuzzer's driver (extern "C" in FuzzerInterface.h).
+@_extern(c, "LLVMFuzzerRunDriver")
+func llvmFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+/// SwiftPM links an executable's entry point as `<module>_main` (`--defsym main=ConsoleFuzz_main`),
+/// so libFuzzer's own `main` is never linked in: this entry point hands over to its driver.
+@_cdecl("ConsoleFuzz_main")
+func consoleFuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var vector = argv
+    return llvmFuzzerRunDriver(&count, &vector, consoleFuzzTestOneInput)
+}
+#else
 /// Without the fuzzer: replays the files (or every file in the directories) given.
 @main struct ConsoleFuzzReplay {
     static func main() {
