@@ -119,6 +119,24 @@ try:
     r = c.reply(b"json off\r")
     check("json off", "ok json=off" in last(r), repr(r))
 
+    # A control client that sends and never reads: its output queue fills, nobody else waits.
+    import socket as socketlib
+    stuck = socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM)
+    stuck.connect(sock)
+    stuck.setblocking(False)
+    sent = 0
+    for _ in range(400):
+        try:
+            sent += stuck.send(b"help\n" * 60)
+        except BlockingIOError:
+            time.sleep(0.005)
+    started = time.monotonic()
+    r = c.reply(b"get exposure.mode\r", timeout=5)
+    check("a client that never reads does not stall the serial console",
+          "ok exposure.mode=" in last(r) and time.monotonic() - started < 5, "%r after sending %d bytes" % (r[-2:], sent))
+    ctl = subprocess.run([tripod, "ctl", "--socket", sock, "status"], capture_output=True, text=True, timeout=20)
+    check("nor other control clients", ctl.returncode == 0 and "ok state=ready" in ctl.stdout, repr(ctl.stdout[-200:]))
+
     c.send(b"get format\r" * 300)
     r = c.lines_until(lambda t: "err flood" in t, timeout=5)
     answered = sum(1 for l in r if "ok format=" in l)
@@ -138,6 +156,7 @@ try:
     check("supervisor still running after quit", "ok state=ready" in last(r), repr(r))
 
     # The device goes away (cable unplugged) and comes back: tripod reopens it by itself.
+    stuck.close()
     c.port.close()
     cable.send_signal(signal.SIGTERM); cable.wait(timeout=10)
     time.sleep(0.5)
