@@ -48,6 +48,9 @@ let package = Package(
             "Stabilization",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
+        // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
+        // replays inputs (ConsoleFuzz FILE|DIR...).
+        .executableTarget(name: "ConsoleFuzz", dependencies: ["Supervisor", "SimulatedHardware", "Console", "Hardware"]),
         .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware"]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -60,7 +63,8 @@ let package = Package(
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"]),
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"],
+                    exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -137,15 +137,7 @@ public final class Supervisor {
     public func receive<S: Sequence>(bytes: S, from session: ConsoleSession) where S.Element == UInt8 {
         loop.preconditionInEventLoop()
         guard !session.isClosed else { return }
-        for output in session.assembler.feed(bytes) {
-            switch output {
-            case .line(let text): run(line: text, from: session)
-            case .rejected(let error): session.send(.error(error))
-            case .interrupted: break
-            case .echo(let bytes): session.output.echo(bytes)
-            }
-            if session.isClosed { return }
-        }
+        consume(session.assembler.feed(bytes), from: session)  // Transports/ConsoleInput.swift
     }
 
     /// The end of a client's input: on stdio this stops the supervisor, like `quit`.
@@ -158,7 +150,8 @@ public final class Supervisor {
     /// Runs one console line for a session and sends the reply.
     public func run(line: String, from session: ConsoleSession) {
         var context = CommandContext(supervisor: self, session: session)
-        if let reply = commands.dispatch(line, context: &context) { session.send(reply) }
+        // A command that closed its session (quit) has already answered.
+        if let reply = commands.dispatch(line, context: &context), !session.isClosed { session.send(reply) }
     }
 
     /// Sends an event to every console, each in its own mode, on its own line.
