@@ -2,6 +2,7 @@ import Camera
 import Console
 import Hardware
 import Motion
+import Stabilization
 
 /// Live device state the supervisor keeps for `status` and for the capture path.
 struct DeviceRuntime {
@@ -22,6 +23,7 @@ extension Supervisor {
                                (devices.board.camera.connector.map { " (connector \($0))" } ?? "") +
                                "; check the ribbon cable and the camera overlay in config.txt")
         }
+        startIMU()
         let device: any CameraDevice
         do {
             device = try devices.cameraProvider.open(id: first.id)
@@ -31,7 +33,6 @@ extension Supervisor {
         runtime.camera = device
         try startCamera(device)
         startViewfinder()
-        startIMU()
         startButton()
         setLED(true)
     }
@@ -59,10 +60,20 @@ extension Supervisor {
         camera = controller
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
+        startStabilization(sensor: controller.sensor, format: controller.activeFormat)
         do throws(ConsoleError) {
-            try applyToCamera(changedKeys: Set(settings.keys), settings: settings)
+            try applyToCamera(changedKeys: Set(settings.keys).subtracting(Stabilization.settingKeys), settings: settings)
         } catch {
             throw StartupError("settings: \(error.message)")
+        }
+        // Stabilization settings depend on the IMU being healthy now: a refusal is logged, never fatal.
+        for key in Stabilization.settingKeys where settings[key] != SettingsSchema.definition(key)?.defaultValue {
+            do throws(ConsoleError) {
+                try applyToCamera(changedKeys: [key], settings: settings)
+            } catch {
+                log.warning("\(key)=\(settings[key] ?? ""): \(error.message); left at \(SettingsSchema.definition(key)?.defaultValue ?? "")")
+                settings[key] = SettingsSchema.definition(key)?.defaultValue
+            }
         }
         do {
             try controller.startStreaming()
@@ -77,7 +88,11 @@ extension Supervisor {
     }
 
     private func startIMU() {
-        guard let imu = devices.imu else { return }
+        guard let imu = devices.imu else {
+            runtime.imuHealth = nil
+            return
+        }
+        startMotionTracking(deviceName: imuCalibrationKey)
         let bound = self.bound
         do {
             try imu.start { event in
@@ -94,13 +109,11 @@ extension Supervisor {
         switch imuEvent {
         case .samples(let batch):
             runtime.imuSamples += batch.count
-            // Created at the first samples: by then the driver has identified the chip, and the
-            // device name (the key of its saved calibration) is final.
-            if motion == nil, let imu = devices.imu { startMotionTracking(deviceName: imu.name) }
             _ = motion?.ingest(batch)
         case .health(let health):
             guard health != runtime.imuHealth else { return }
             runtime.imuHealth = health
+            stabilization?.imuHealthChanged(health)
             switch health {
             case .running:
                 log.notice("IMU running")
@@ -110,6 +123,13 @@ extension Supervisor {
                 broadcast(ConsoleEvent("imu.state", [("state", "unavailable"), ("reason", reason)]))
             }
         }
+    }
+
+    /// The key of the IMU's saved calibration: where it is wired, which is known before the driver
+    /// has identified the chip and stays the same across restarts.
+    var imuCalibrationKey: String {
+        let imu = devices.board.imu
+        return "\(imu.backend):\(imu.bus ?? "sim")@\(imu.address.map { String($0, radix: 16) } ?? "auto")"
     }
 
     /// Tracks the IMU's motion, with the gyro bias saved per device in the state directory.

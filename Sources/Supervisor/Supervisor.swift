@@ -3,6 +3,7 @@ import Console
 import Foundation
 import Hardware
 import Motion
+import Stabilization
 
 /// The one process that owns the board: camera, IMU, button, LED, display, consoles and captures.
 ///
@@ -36,6 +37,8 @@ public final class Supervisor {
     /// Settings before the console changed anything: defaults, then the config file. `reset` returns here.
     var baseSettings: [String: String] = SettingsSchema.defaults
     var watchdogTicks: WatchdogTicks?
+    /// Lens, still and video stabilization, once the camera runs.
+    public internal(set) var stabilization: Stabilization?
     /// The display's viewfinder, when the board has a display.
     var viewfinder: ViewfinderService?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.

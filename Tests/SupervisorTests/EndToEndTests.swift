@@ -119,3 +119,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: stateFile.path))
     }
 }
+
+@Suite(.serialized) struct StabilizationSettingsTests {
+    @Test func lensStabilizationNeedsAHealthyIMUAndVideoModesReportTheirActiveValue() throws {
+        let board = try SimulatedBoardHarness()
+        board.advance(.milliseconds(200))
+        #expect(board.reply("set stabilization.lens on") == "ok stabilization.lens=on")
+        #expect(board.reply("get stabilization.lens") == "ok stabilization.lens=on")
+        // 1280x720@120 has crop headroom for Standard but not Cinematic: preferred cinematic stays inactive.
+        #expect(board.reply("set stabilization.video cinematic") == "ok stabilization.video=cinematic")
+        #expect(board.reply("get stabilization.video") == "ok stabilization.video=cinematic active=off")
+        #expect(board.reply("set stabilization.video standard") == "ok stabilization.video=standard")
+        #expect(board.reply("get stabilization.video") == "ok stabilization.video=standard")
+        #expect(board.reply("set stabilization.still off") == "ok stabilization.still=off")
+    }
+
+    @Test func withoutAnIMULensStabilizationIsRefused() throws {
+        let boardFile = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-noimu-\(UUID().uuidString).json")
+        try """
+        {"name":"sim-noimu","summary":"simulated board without an IMU",
+         "camera":{"backend":"sim","sensor":"imx708"},"imu":{"backend":"none"},
+         "gpio":{"backend":"none"},"display":{"backend":"none"}}
+        """.write(to: boardFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: boardFile) }
+        let board = try SimulatedBoardHarness(board: boardFile.path)
+        #expect(board.reply("set stabilization.lens on").hasPrefix("err unsupported "))
+        #expect(board.reply("get stabilization.lens") == "ok stabilization.lens=off")
+        #expect(SimulatedBoardHarness.field("imu", in: board.reply("status")) == "none")
+    }
+}
