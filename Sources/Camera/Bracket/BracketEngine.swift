@@ -1,0 +1,341 @@
+import Foundation
+import Hardware
+
+/// Runs one bracket on a streaming `CameraController`, frame-accurately.
+///
+/// Every step's request carries its own controls (AeEnable false, ExposureTime, AnalogueGain,
+/// FrameDurationLimits wide enough), queued back to back, followed by `pipelineDelayFrames` padding
+/// requests holding the last step (the sensor applies exposure and gain that many frames after the
+/// request is taken, so the last step's frame arrives on a later request). Completed frames are
+/// matched to steps by their METADATA (ExposureTime and AnalogueGain actually used, within
+/// `BracketMatching`'s tolerance), never by position: frames still carrying the previous settings
+/// are skipped. A frame whose values equal the step clamped to the sensor's limits is matched and
+/// flagged `isClamped`. Steps still unmatched when a burst's requests are all back (a dropped frame,
+/// a retake) are queued again in a new burst, within the frame and time limits.
+///
+/// Loop-confined, like the controller.
+public final class BracketEngine {
+    /// One matched, kept frame.
+    public struct MatchedFrame {
+        /// Plan step index.
+        public var index: Int
+        /// Attempts it took (1 unless the gate asked for retakes).
+        public var attempts: Int
+        /// The step as requested.
+        public var requested: ResolvedStep
+        /// ExposureTime the frame used, µs (metadata).
+        public var actualExposureMicroseconds: Int
+        /// AnalogueGain the frame used (metadata).
+        public var actualGain: Double
+        /// True when the sensor clamped the step (actual = step clamped to its limits ≠ requested).
+        public var isClamped: Bool
+        /// The gate's verdict for the kept attempt.
+        public var verdict: FrameVerdict
+        /// The completed request, with its buffers.
+        public var request: CompletedRequest
+    }
+
+    /// Counters, for events, the sidecar and the benchmark.
+    public struct Statistics: Hashable, Sendable {
+        /// Bracket requests handed to the camera (steps, retakes and padding).
+        public var requestsQueued = 0
+        /// Frames that arrived before their settings took effect (skipped, not saved).
+        public var framesSkipped = 0
+        /// Frames the gate asked to retake.
+        public var retakes = 0
+        /// When the first request was queued (shutter lag ends here).
+        public var firstRequestQueuedAt: MonotonicTime?
+        /// Sensor sequence of the first bracket frame and of the last matched one.
+        public var firstSequence: UInt64?
+        public var lastSequence: UInt64?
+        /// Sensor frames from the first bracket frame to the last kept one, inclusive.
+        public var sensorFramesUsed: Int {
+            guard let a = firstSequence, let b = lastSequence else { return 0 }
+            return Int(b - a) + 1
+        }
+    }
+
+    /// How it ended.
+    public enum Outcome {
+        case complete(Statistics)
+        case failed(reason: String, Statistics)
+    }
+
+    /// Limits that end a bracket that cannot complete.
+    public struct Limits: Hashable, Sendable {
+        /// Bracket requests at most, as a multiple of (steps + pipeline delay), plus 8.
+        public var requestBudgetFactor = 3
+        /// Retakes per step at most (the gate's verdict is kept after that).
+        public var maximumAttempts = 3
+        /// Extra time allowed beyond the frames' own time.
+        public var timeSlack: Duration = .seconds(2)
+        /// Defaults.
+        public init() {}
+    }
+
+    public let controller: CameraController
+    public let gate: any BracketFrameGate
+    public let limits: Limits
+    /// Frames between a request being taken and its exposure/gain being used (sensor delays).
+    public let pipelineDelayFrames: Int
+    /// Steps as resolved at start (auto-range appends).
+    public private(set) var steps: [ResolvedStep]
+    public private(set) var statistics = Statistics()
+    public private(set) var isFinished = false
+
+    private let onFrame: (MatchedFrame) -> Void
+    private let onFinish: (Outcome) -> Void
+    private let autoRange: AutoRangePolicy?
+    private let maximumSteps: Int
+    private var matched: [Bool]
+    private var attempts: [Int]
+    private var queuedCookie: [UInt64?]
+    private var measured: [(bias: Double, extremes: TonalExtremes)] = []
+    private var added = (darker: 0, brighter: 0)
+    private var outstanding: Set<UInt64> = []
+    private var queueing = false
+    private var timeout: ScheduledWork?
+    private var resumeWork: ScheduledWork?
+
+    /// An engine for `plan` on `controller` (streaming). Steps are resolved now from the latest
+    /// frame's exposure. `onFrame` gets each kept frame, `onFinish` the outcome, both on the loop.
+    public init(controller: CameraController, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
+                maximumSteps: Int = 32, limits: Limits = Limits(),
+                onFrame: @escaping (MatchedFrame) -> Void, onFinish: @escaping (Outcome) -> Void) throws {
+        guard let latest = controller.latest else {
+            throw CameraError(.notReady, "bracket: no frame metered yet; is the camera streaming?")
+        }
+        guard plan.steps.count <= maximumSteps else {
+            throw CameraError(.outOfRange, "bracket: \(plan.steps.count) frames exceed the maximum of \(maximumSteps)")
+        }
+        self.controller = controller; self.gate = gate; self.limits = limits
+        self.onFrame = onFrame; self.onFinish = onFinish
+        self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
+        pipelineDelayFrames = max(controller.sensor.exposureDelayFrames, controller.sensor.gainDelayFrames, 0)
+        let format = controller.activeFormat.format
+        let range = format.minimumExposureMicroseconds...max(format.maximumExposureMicroseconds, format.minimumExposureMicroseconds)
+        let isoPerGain = controller.sensor.isoPerGain
+        let metered = (latest.exposureDurationMicroseconds, latest.analogueGain)
+        steps = plan.steps.map {
+            ResolvedStep.resolve($0, meteredMicroseconds: metered.0, meteredGain: metered.1, durationRange: range, isoPerGain: isoPerGain)
+        }
+        matched = Array(repeating: false, count: steps.count)
+        attempts = Array(repeating: 0, count: steps.count)
+        queuedCookie = Array(repeating: nil, count: steps.count)
+        self.metered = metered
+        resolveRange = range
+    }
+
+    private let metered: (microseconds: Int, gain: Double)
+    private let resolveRange: ClosedRange<Int>
+
+    /// Queues the first burst. Throws when the camera refuses the first request (nothing queued).
+    public func start() throws {
+        let budgetFrames = steps.count + pipelineDelayFrames + controller.requestsInFlight + 4
+        let longest = steps.map(\.exposureMicroseconds).max() ?? 0
+        let frameMicroseconds = max(Int64(longest), controller.activeFormat.maximumFrameDurationMicroseconds)
+        let deadline = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
+        let bound = LoopBound(self, loop: controller.loop)
+        timeout = controller.loop.schedule(after: deadline) {
+            bound.value.fail("timeout: the bracket did not complete within \(deadline) (\(bound.value.matched.filter { !$0 }.count) step(s) missing)")
+        }
+        try queueBurst(from: 0, throwing: true)
+    }
+
+    /// Ends the bracket now (e.g. storage refused it); frames still in flight are ignored.
+    public func cancel(reason: String) { fail(reason) }
+
+    // MARK: Queueing
+
+    private var requestBudget: Int { limits.requestBudgetFactor * (steps.count + pipelineDelayFrames) + 8 }
+
+    /// Queues the unmatched steps from `start` on, each after asking the gate, then the padding.
+    private func queueBurst(from start: Int, throwing: Bool = false) throws {
+        guard !isFinished else { return }
+        queueing = true
+        defer { queueing = false }
+        var last: ResolvedStep?
+        var index = start
+        while index < steps.count {
+            defer { index += 1 }
+            guard !matched[index] else { continue }
+            let step = steps[index]
+            if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: controller.loop.now()) {
+                try pad(last, throwing: throwing)
+                let bound = LoopBound(self, loop: controller.loop)
+                let resumeAt = index
+                resumeWork = controller.loop.schedule(after: delay) { bound.value.resume(from: resumeAt) }
+                return
+            }
+            guard statistics.requestsQueued < requestBudget else {
+                fail("timeout: \(statistics.requestsQueued) requests used and step \(index + 1) never matched")
+                return
+            }
+            queuedCookie[index] = try queue(step, throwing: throwing)
+            attempts[index] += 1
+            last = step
+        }
+        try pad(last, throwing: throwing)
+    }
+
+    private func resume(from index: Int) {
+        resumeWork = nil
+        do { try queueBurst(from: index) } catch { fail("camera: \(error)") }
+        finishBurstIfIdle()
+    }
+
+    private func pad(_ step: ResolvedStep?, throwing: Bool) throws {
+        guard let step else { return }
+        for _ in 0..<pipelineDelayFrames { _ = try queue(step, throwing: throwing) }
+    }
+
+    private func queue(_ step: ResolvedStep, throwing: Bool) throws -> UInt64 {
+        var controls: ControlList = [
+            ControlName.aeEnable: .bool(false),
+            ControlName.exposureTime: .int32(Int32(clamping: step.exposureMicroseconds)),
+            ControlName.analogueGain: .float(Float(step.analogueGain)),
+        ]
+        let limits = controller.activeFormat
+        controls[ControlName.frameDurationLimits] = .int64Array([limits.minimumFrameDurationMicroseconds,
+                                                                 max(limits.maximumFrameDurationMicroseconds, Int64(step.exposureMicroseconds))])
+        let bound = LoopBound(self, loop: controller.loop)
+        let cookie = try controller.queueRequest(controls: controls) { completed in bound.value.completed(completed) }
+        outstanding.insert(cookie)
+        statistics.requestsQueued += 1
+        if statistics.firstRequestQueuedAt == nil { statistics.firstRequestQueuedAt = controller.loop.now() }
+        return cookie
+    }
+
+    // MARK: Matching
+
+    private func completed(_ request: CompletedRequest) {
+        outstanding.remove(request.cookie)
+        guard !isFinished else { return }
+        guard request.isComplete else {
+            fail(controller.isStreaming ? "camera: request \(request.cookie) was cancelled" : "camera stopped or disconnected mid-bracket")
+            return
+        }
+        if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
+        guard let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
+              let gain = request.metadata[ControlName.analogueGain]?.doubleValue else {
+            statistics.framesSkipped += 1
+            finishBurstIfIdle()
+            return
+        }
+        let actual = (Int(exposure), gain)
+        let info = controller.device.controlInfo
+        if let (index, clamped) = BracketMatching.match(actualExposureMicroseconds: actual.0, actualGain: actual.1,
+                                                        steps: steps, pending: pendingIndices(upTo: request.cookie), controlInfo: info) {
+            accept(index: index, clamped: clamped, actual: actual, request: request)
+        } else {
+            statistics.framesSkipped += 1
+        }
+        finishBurstIfIdle()
+    }
+
+    /// Unmatched steps whose request was queued no later than `cookie` (causality, not counting).
+    private func pendingIndices(upTo cookie: UInt64) -> [Int] {
+        steps.indices.filter { !matched[$0] && (queuedCookie[$0].map { $0 <= cookie } ?? false) }
+    }
+
+    private func accept(index: Int, clamped: Bool, actual: (Int, Double), request: CompletedRequest) {
+        let verdict = gate.judge(index: index, attempt: attempts[index], exposureStart: request.sensorTimestamp,
+                                 exposure: .microseconds(actual.0))
+        if verdict.retake && attempts[index] < limits.maximumAttempts {
+            statistics.retakes += 1
+            queuedCookie[index] = nil
+            return
+        }
+        matched[index] = true
+        statistics.lastSequence = request.sequence
+        if let policy = autoRange, let bias = steps[index].evBias, let buffer = request.buffers[controller.processedRole],
+           let extremes = TonalExtremes(buffer, clippedLevel: policy.clippedLevel, crushedLevel: policy.crushedLevel) {
+            measured.append((bias, extremes))
+        }
+        onFrame(MatchedFrame(index: index, attempts: attempts[index], requested: steps[index], actualExposureMicroseconds: actual.0,
+                             actualGain: actual.1, isClamped: clamped, verdict: verdict, request: request))
+    }
+
+    /// When every request of the burst is back: done, extend (auto-range) or queue the missing steps.
+    private func finishBurstIfIdle() {
+        guard !isFinished, outstanding.isEmpty, !queueing, resumeWork == nil else { return }
+        if matched.allSatisfy({ $0 }) {
+            let extra = autoRange.map { extend($0) } ?? []
+            guard extra.isEmpty else { return }
+            finish(.complete(statistics))
+            return
+        }
+        let first = matched.firstIndex(of: false) ?? 0
+        do { try queueBurst(from: first) } catch { fail("camera: \(error)") }
+    }
+
+    /// Adds auto-range steps and queues them; returns them (empty when the range is covered).
+    private func extend(_ policy: AutoRangePolicy) -> [Double] {
+        let more = policy.additionalBiases(measured: measured, added: added, room: maximumSteps - steps.count)
+        guard !more.isEmpty else { return [] }
+        let start = steps.count
+        for bias in more {
+            if bias < 0 { added.darker += 1 } else { added.brighter += 1 }
+            let step = ResolvedStep.resolve(.evBias(bias), meteredMicroseconds: metered.microseconds, meteredGain: metered.gain,
+                                            durationRange: resolveRange, isoPerGain: controller.sensor.isoPerGain)
+            steps.append(step)
+            matched.append(false); attempts.append(0); queuedCookie.append(nil)
+        }
+        do { try queueBurst(from: start) } catch { fail("camera: \(error)") }
+        return more
+    }
+
+    private func fail(_ reason: String) {
+        finish(.failed(reason: reason, statistics))
+    }
+
+    private func finish(_ outcome: Outcome) {
+        guard !isFinished else { return }
+        isFinished = true
+        timeout?.cancel(); timeout = nil
+        resumeWork?.cancel(); resumeWork = nil
+        onFinish(outcome)
+    }
+}
+
+/// How frames are matched to steps: by the values in their metadata.
+public enum BracketMatching {
+    /// Relative tolerance for ExposureTime and AnalogueGain (2 %, as the sidecar's mismatch check):
+    /// sensors quantise exposure to whole lines and gain to register steps.
+    public static let relativeTolerance = 0.02
+
+    static func close(_ a: Double, _ b: Double) -> Bool {
+        abs(a - b) <= relativeTolerance * max(abs(a), abs(b), 1e-9)
+    }
+
+    /// The first of `pending` (step indices, in order) whose exposure and gain equal the frame's
+    /// (`clamped` false), else the first whose values clamped to the camera's ExposureTime and
+    /// AnalogueGain limits equal the frame's while differing from the request (`clamped` true).
+    public static func match(actualExposureMicroseconds: Int, actualGain: Double, steps: [ResolvedStep],
+                             pending: [Int], controlInfo: [String: ControlInfo]) -> (index: Int, clamped: Bool)? {
+        let e = Double(actualExposureMicroseconds)
+        for i in pending where close(Double(steps[i].exposureMicroseconds), e) && close(steps[i].analogueGain, actualGain) {
+            return (i, false)
+        }
+        for i in pending {
+            let c = clamp(steps[i], controlInfo: controlInfo)
+            guard c != steps[i] else { continue }
+            if close(Double(c.exposureMicroseconds), e) && close(c.analogueGain, actualGain) { return (i, true) }
+        }
+        return nil
+    }
+
+    /// The step clamped to the camera's ExposureTime and AnalogueGain ranges (from its ControlInfo).
+    public static func clamp(_ step: ResolvedStep, controlInfo: [String: ControlInfo]) -> ResolvedStep {
+        var out = step
+        if let info = controlInfo[ControlName.exposureTime] {
+            if let lo = info.minimum?.int64Value { out.exposureMicroseconds = max(out.exposureMicroseconds, Int(lo)) }
+            if let hi = info.maximum?.int64Value, hi > 0 { out.exposureMicroseconds = min(out.exposureMicroseconds, Int(hi)) }
+        }
+        if let info = controlInfo[ControlName.analogueGain] {
+            if let lo = info.minimum?.doubleValue { out.analogueGain = max(out.analogueGain, lo) }
+            if let hi = info.maximum?.doubleValue, hi > 0 { out.analogueGain = min(out.analogueGain, hi) }
+        }
+        return out
+    }
+}
