@@ -133,7 +133,7 @@ public final class BracketEngine {
     public func start() throws {
         let budgetFrames = steps.count + pipelineDelayFrames + controller.requestsInFlight + 4
         let longest = steps.map(\.exposureMicroseconds).max() ?? 0
-        let frameMicroseconds = max(Int64(longest), controller.activeFormat.maximumFrameDurationMicroseconds)
+        let frameMicroseconds = max(Int64(longest), controller.activeFormat.minimumFrameDurationMicroseconds)
         let deadline = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
         let bound = LoopBound(self, loop: controller.loop)
         timeout = controller.loop.schedule(after: deadline) {
@@ -212,7 +212,7 @@ public final class BracketEngine {
         outstanding.remove(request.cookie)
         guard !isFinished else { return }
         guard request.isComplete else {
-            fail(controller.isStreaming ? "camera: request \(request.cookie) was cancelled" : "camera stopped or disconnected mid-bracket")
+            fail("camera stopped or disconnected mid-bracket (request \(request.cookie) cancelled)")
             return
         }
         if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
