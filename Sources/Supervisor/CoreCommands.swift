@@ -67,6 +67,7 @@ extension Supervisor {
         ]
         fields += deviceSummary()
         fields += cameraStatusFields()
+        fields += captureStatusFields()
         fields.append(("imu.samples", String(runtime.imuSamples)))
         fields.append(("captures", devices.storage.rootDescription))
         if let free = try? devices.storage.freeBytes() {

@@ -33,6 +33,7 @@ extension Supervisor {
     }
 
     func stopDevices() {
+        stopCaptureButton()
         camera?.stopStreaming()
         devices.imu?.stop()
         devices.shutter?.close()
@@ -104,15 +105,7 @@ extension Supervisor {
     }
 
     private func startButton() {
-        guard let shutter = devices.shutter else { return }
-        let bound = self.bound
-        shutter.setEdgeHandler { edge in
-            bound.loop.execute { bound.value.handle(shutterEdge: edge) }
-        }
-    }
-
-    func handle(shutterEdge: GPIOEdge) {
-        runtime.shutterEdges += 1
+        startCaptureButton()
     }
 
     func setLED(_ on: Bool) {

@@ -29,6 +29,8 @@ public final class Supervisor {
     var runtime = DeviceRuntime()
     /// The camera, once started.
     public internal(set) var camera: CameraController?
+    /// Captures (console and shutter button); see Capture/.
+    var captureService: CaptureService?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
@@ -42,6 +44,7 @@ public final class Supervisor {
         self.startedAt = loop.now()
         registerCoreCommands()
         registerCameraCommands()
+        registerCaptureCommands()
     }
 
     /// A handle for callbacks from other threads.

@@ -53,6 +53,8 @@ public final class BracketEngine {
             guard let a = firstSequence, let b = lastSequence else { return 0 }
             return Int(b - a) + 1
         }
+        /// Empty counters.
+        public init() {}
     }
 
     /// How it ended.
@@ -83,6 +85,7 @@ public final class BracketEngine {
     public private(set) var statistics = Statistics()
     public private(set) var isFinished = false
 
+    private let roles: [StreamRole]?
     private let onFrame: (MatchedFrame) -> Void
     private let onFinish: (Outcome) -> Void
     private let autoRange: AutoRangePolicy?
@@ -99,8 +102,9 @@ public final class BracketEngine {
 
     /// An engine for `plan` on `controller` (streaming). Steps are resolved now from the latest
     /// frame's exposure. `onFrame` gets each kept frame, `onFinish` the outcome, both on the loop.
+    /// `roles` are the streams each bracket request fills (nil: the controller's processed + raw).
     public init(controller: CameraController, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
-                maximumSteps: Int = 32, limits: Limits = Limits(),
+                roles: [StreamRole]? = nil, maximumSteps: Int = 32, limits: Limits = Limits(),
                 onFrame: @escaping (MatchedFrame) -> Void, onFinish: @escaping (Outcome) -> Void) throws {
         guard let latest = controller.latest else {
             throw CameraError(.notReady, "bracket: no frame metered yet; is the camera streaming?")
@@ -109,7 +113,7 @@ public final class BracketEngine {
             throw CameraError(.outOfRange, "bracket: \(plan.steps.count) frames exceed the maximum of \(maximumSteps)")
         }
         self.controller = controller; self.gate = gate; self.limits = limits
-        self.onFrame = onFrame; self.onFinish = onFinish
+        self.onFrame = onFrame; self.onFinish = onFinish; self.roles = roles
         self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
         pipelineDelayFrames = max(controller.sensor.exposureDelayFrames, controller.sensor.gainDelayFrames, 0)
         let format = controller.activeFormat.format
@@ -199,7 +203,7 @@ public final class BracketEngine {
         controls[ControlName.frameDurationLimits] = .int64Array([limits.minimumFrameDurationMicroseconds,
                                                                  max(limits.maximumFrameDurationMicroseconds, Int64(step.exposureMicroseconds))])
         let bound = LoopBound(self, loop: controller.loop)
-        let cookie = try controller.queueRequest(controls: controls) { completed in bound.value.completed(completed) }
+        let cookie = try controller.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
         outstanding.insert(cookie)
         statistics.requestsQueued += 1
         if statistics.firstRequestQueuedAt == nil { statistics.firstRequestQueuedAt = controller.loop.now() }
