@@ -142,3 +142,33 @@ import Testing
     let rig = try CaptureRig()
     #expect(rig.send("bracket ev 40 0.1").contains { $0.hasPrefix("err out-of-range") })
 }
+
+@Test func aPressDuringABracketIsQueuedOnceAndTheLEDShowsBusyThenReady() throws {
+    // Three half-second frames: the next two presses (≈ 140 ms apart) land while it runs.
+    let rig = try CaptureRig { $0.buttonConfiguration.press = .bracket(preset: "manual 1/2@100 1/2@100 1/2@100") }
+    rig.button.press()
+    rig.button.press()  // queued: starts when the first bracket ends
+    rig.button.press()  // the queue holds one, so this one is refused
+    var lines: [String] = []
+    lines = rig.settle(until: { $0.filter { $0.hasPrefix("event bracket.done") }.count >= 2 }, limit: .seconds(20))
+    #expect(lines.filter { $0.hasPrefix("event bracket.done") }.count == 2, "\(lines)")
+    #expect(lines.event("button.queued") != nil)
+    #expect(lines.event("button.rejected") != nil, "\(lines)")
+    #expect(try rig.sidecars().count == 2)
+    // Busy blinks (100 ms on/off) while bracketing, steady on (ready) after.
+    let history = rig.led.history
+    #expect(history.count > 4)
+    #expect(rig.led.isOn)
+}
+
+@Test func prepareConfiguresTheStillStreamAndReportsTheMaximum() throws {
+    let rig = try CaptureRig()
+    let reply = rig.send("prepare").joined()
+    #expect(reply.hasPrefix("ok prepared=yes"), "\(reply)")
+    #expect(reply.contains("bracket.max="))
+    #expect(rig.supervisor.camera?.processedRole == .stillCapture)
+    #expect(rig.supervisor.camera?.isStreaming == true)
+    rig.supervisor.captureService?.memoryBudgetBytes = 1
+    #expect(rig.send("status").joined().contains("bracket.max=1"))
+    #expect(rig.send("bracket ev 3 1").contains { $0.hasPrefix("err out-of-range") })
+}

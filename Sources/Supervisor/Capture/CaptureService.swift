@@ -283,6 +283,7 @@ final class CaptureService {
             host?.broadcast(ConsoleEvent("bracket.done", fields))
             onPattern?(.ready)
         }
+        current.engine = nil  // breaks the engine ↔ callbacks cycle
         running = nil
         host?.endWork("bracket")
         if let (plan, trigger) = waitingButton {
