@@ -159,3 +159,16 @@ final class ScriptedGate: BracketFrameGate {
     #expect(full.maximumFrames == Int((512 << 20) / (4608 * 2592 * 5)))
     #expect(BracketCapacity(rawSize: nil, rgbSize: PixelSize(width: 64, height: 64), memoryBudgetBytes: 1 << 30).maximumFrames == 32)
 }
+
+@Test func aSmallRequestWindowStillCompletesFrameAccurately() throws {
+    let rig = try streamingRig()
+    let log = BracketLog()
+    let engine = try BracketEngine(controller: rig.controller, plan: try BracketPlan.evPreset(count: 9, stepEV: 0.5),
+                                   maximumRequestsInFlight: 3, onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
+    try engine.start()
+    rig.loop.advance(by: .seconds(3))
+    guard case .complete(let stats)? = log.outcome else { Issue.record("not complete: \(String(describing: log.outcome))"); return }
+    #expect(stats.maximumOutstanding <= 3)
+    #expect(log.frames.map(\.index).sorted() == Array(0..<9))
+    #expect(log.frames.allSatisfy { !$0.isClamped && abs(Double($0.actualExposureMicroseconds - $0.requested.exposureMicroseconds)) <= 0.02 * Double($0.requested.exposureMicroseconds) })
+}

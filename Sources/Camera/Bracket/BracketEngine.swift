@@ -43,6 +43,8 @@ public final class BracketEngine {
         public var framesSkipped = 0
         /// Frames the gate asked to retake.
         public var retakes = 0
+        /// Most bracket requests outstanding at once.
+        public var maximumOutstanding = 0
         /// When the first request was queued (shutter lag ends here).
         public var firstRequestQueuedAt: MonotonicTime?
         /// Sensor sequence of the first bracket frame and of the last matched one.
@@ -80,6 +82,9 @@ public final class BracketEngine {
     public let limits: Limits
     /// Frames between a request being taken and its exposure/gain being used (sensor delays).
     public let pipelineDelayFrames: Int
+    /// Bracket requests outstanding at most: the free buffers of the bracket's streams (libcamera
+    /// needs a free buffer per stream to queue a request). More are queued as frames complete.
+    public let maximumRequestsInFlight: Int
     /// Steps as resolved at start (auto-range appends).
     public private(set) var steps: [ResolvedStep]
     public private(set) var statistics = Statistics()
@@ -97,6 +102,8 @@ public final class BracketEngine {
     private var added = (darker: 0, brighter: 0)
     private var outstanding: Set<UInt64> = []
     private var queueing = false
+    private var planned: [Planned] = []
+    private var lastQueued: ResolvedStep?
     private var timeout: ScheduledWork?
     private var resumeWork: ScheduledWork?
 
@@ -104,7 +111,7 @@ public final class BracketEngine {
     /// frame's exposure. `onFrame` gets each kept frame, `onFinish` the outcome, both on the loop.
     /// `roles` are the streams each bracket request fills (nil: the controller's processed + raw).
     public init(controller: CameraController, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
-                roles: [StreamRole]? = nil, maximumSteps: Int = 32, limits: Limits = Limits(),
+                roles: [StreamRole]? = nil, maximumSteps: Int = 32, maximumRequestsInFlight: Int = .max, limits: Limits = Limits(),
                 onFrame: @escaping (MatchedFrame) -> Void, onFinish: @escaping (Outcome) -> Void) throws {
         guard let latest = controller.latest else {
             throw CameraError(.notReady, "bracket: no frame metered yet; is the camera streaming?")
@@ -114,6 +121,7 @@ public final class BracketEngine {
         }
         self.controller = controller; self.gate = gate; self.limits = limits
         self.onFrame = onFrame; self.onFinish = onFinish; self.roles = roles
+        self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
         self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
         pipelineDelayFrames = max(controller.sensor.exposureDelayFrames, controller.sensor.gainDelayFrames, 0)
         let format = controller.activeFormat.format
@@ -153,44 +161,56 @@ public final class BracketEngine {
 
     private var requestBudget: Int { limits.requestBudgetFactor * (steps.count + pipelineDelayFrames) + 8 }
 
-    /// Queues the unmatched steps from `start` on, each after asking the gate, then the padding.
+    /// A request waiting for room in the window: a step, or padding holding a step's values.
+    private enum Planned { case step(Int), pad(ResolvedStep) }
+
+    /// Plans the unmatched steps from `start` on, then the padding, and queues what the window allows.
     private func queueBurst(from start: Int, throwing: Bool = false) throws {
         guard !isFinished else { return }
+        let indices = (start..<steps.count).filter { !matched[$0] }
+        planned += indices.map { .step($0) }
+        if let last = indices.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
+        try pump(throwing: throwing)
+    }
+
+    /// Queues planned requests while fewer than `maximumRequestsInFlight` are outstanding, asking
+    /// the gate before each step. A `.wait` pads after the last step queued and resumes later.
+    private func pump(throwing: Bool = false) throws {
+        guard !isFinished, !queueing else { return }
         queueing = true
         defer { queueing = false }
-        var last: ResolvedStep?
-        var index = start
-        while index < steps.count {
-            defer { index += 1 }
-            guard !matched[index] else { continue }
-            let step = steps[index]
-            if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: controller.loop.now()) {
-                try pad(last, throwing: throwing)
-                let bound = LoopBound(self, loop: controller.loop)
-                let resumeAt = index
-                resumeWork = controller.loop.schedule(after: delay) { bound.value.resume(from: resumeAt) }
-                return
+        while !planned.isEmpty, outstanding.count < maximumRequestsInFlight, !isFinished {
+            switch planned.removeFirst() {
+            case .pad(let step):
+                _ = try queue(step, throwing: throwing)
+            case .step(let index):
+                let step = steps[index]
+                if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: controller.loop.now()) {
+                    let rest = planned.compactMap { item -> Int? in if case .step(let i) = item { i } else { nil } }
+                    planned = lastQueued.map { Array(repeating: .pad($0), count: pipelineDelayFrames) } ?? []
+                    let bound = LoopBound(self, loop: controller.loop)
+                    let resumeAt = [index] + rest
+                    resumeWork = controller.loop.schedule(after: delay) { bound.value.resume(resumeAt) }
+                    continue
+                }
+                guard statistics.requestsQueued < requestBudget else {
+                    fail("timeout: \(statistics.requestsQueued) requests used and step \(index + 1) never matched")
+                    return
+                }
+                queuedCookie[index] = try queue(step, throwing: throwing)
+                attempts[index] += 1
+                lastQueued = step
             }
-            guard statistics.requestsQueued < requestBudget else {
-                fail("timeout: \(statistics.requestsQueued) requests used and step \(index + 1) never matched")
-                return
-            }
-            queuedCookie[index] = try queue(step, throwing: throwing)
-            attempts[index] += 1
-            last = step
         }
-        try pad(last, throwing: throwing)
     }
 
-    private func resume(from index: Int) {
+    private func resume(_ indices: [Int]) {
         resumeWork = nil
-        do { try queueBurst(from: index) } catch { fail("camera: \(error)") }
+        let wanted = indices.filter { !matched[$0] }
+        planned += wanted.map { .step($0) }
+        if let last = wanted.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
+        do { try pump() } catch { fail("camera: \(error)") }
         finishBurstIfIdle()
-    }
-
-    private func pad(_ step: ResolvedStep?, throwing: Bool) throws {
-        guard let step else { return }
-        for _ in 0..<pipelineDelayFrames { _ = try queue(step, throwing: throwing) }
     }
 
     private func queue(_ step: ResolvedStep, throwing: Bool) throws -> UInt64 {
@@ -206,6 +226,7 @@ public final class BracketEngine {
         let cookie = try controller.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
         outstanding.insert(cookie)
         statistics.requestsQueued += 1
+        statistics.maximumOutstanding = max(statistics.maximumOutstanding, outstanding.count)
         if statistics.firstRequestQueuedAt == nil { statistics.firstRequestQueuedAt = controller.loop.now() }
         return cookie
     }
@@ -215,6 +236,7 @@ public final class BracketEngine {
     private func completed(_ request: CompletedRequest) {
         outstanding.remove(request.cookie)
         guard !isFinished else { return }
+        defer { if !isFinished { do { try pump() } catch { fail("camera: \(error)") }; finishBurstIfIdle() } }
         guard request.isComplete else {
             fail("camera stopped or disconnected mid-bracket (request \(request.cookie) cancelled)")
             return
@@ -223,7 +245,6 @@ public final class BracketEngine {
         guard let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
               let gain = request.metadata[ControlName.analogueGain]?.doubleValue else {
             statistics.framesSkipped += 1
-            finishBurstIfIdle()
             return
         }
         let actual = (Int(exposure), gain)
@@ -234,7 +255,6 @@ public final class BracketEngine {
         } else {
             statistics.framesSkipped += 1
         }
-        finishBurstIfIdle()
     }
 
     /// Unmatched steps whose request was queued no later than `cookie` (causality, not counting).
@@ -260,15 +280,18 @@ public final class BracketEngine {
                              actualGain: actual.1, isClamped: clamped, verdict: verdict, request: request))
     }
 
-    /// When every request of the burst is back: done, extend (auto-range) or queue the missing steps.
+    /// Done as soon as every step is matched (padding still planned is dropped; requests still in
+    /// flight are ignored), else extend (auto-range); steps still missing when every request of the
+    /// burst is back are queued again.
     private func finishBurstIfIdle() {
-        guard !isFinished, outstanding.isEmpty, !queueing, resumeWork == nil else { return }
+        guard !isFinished, !queueing, resumeWork == nil else { return }
         if matched.allSatisfy({ $0 }) {
-            let extra = autoRange.map { extend($0) } ?? []
-            guard extra.isEmpty else { return }
+            planned.removeAll()
+            if let policy = autoRange, !extend(policy).isEmpty { return }
             finish(.complete(statistics))
             return
         }
+        guard outstanding.isEmpty, planned.isEmpty else { return }
         let first = matched.firstIndex(of: false) ?? 0
         do { try queueBurst(from: first) } catch { fail("camera: \(error)") }
     }
