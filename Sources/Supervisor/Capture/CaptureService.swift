@@ -40,6 +40,9 @@ final class CaptureService {
     var halfPressSaved: [(String, String)] = []
     /// The stabilization hook asked before and after each frame (the null gate by default).
     var frameGate: any BracketFrameGate = UngatedFrames()
+    /// Extra buffers per stream `prepare` allocates for bracket requests; the engine keeps at most
+    /// this many minus 2 (frames being copied out) outstanding.
+    var bracketBuffersPerStream = 8
     /// Memory for frames awaiting write, bytes (a quarter of physical memory by default).
     var memoryBudgetBytes = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 4)
     /// Called on the loop when a bracket has ended (saved or failed): the button's gate listens.
@@ -95,8 +98,9 @@ final class CaptureService {
         guard let camera = host?.camera else { throw ConsoleError(.unsupported, "no camera") }
         let clock = ContinuousClock()
         let began = clock.now
-        if camera.processedRole != .stillCapture {
+        if camera.processedRole != .stillCapture || camera.bracketBuffersPerStream != bracketBuffersPerStream {
             camera.processedRole = .stillCapture
+            camera.bracketBuffersPerStream = bracketBuffersPerStream
             if camera.isStreaming {
                 camera.stopStreaming()
                 do { try camera.startStreaming() } catch {
@@ -115,7 +119,7 @@ final class CaptureService {
         let format = camera.activeFormat.format
         return [("prepared", "yes"), ("still", "\(format.size.width)x\(format.size.height)"),
                 ("raw", format.rawPixelFormat == nil ? "none" : "\(format.sensorModeSize.width)x\(format.sensorModeSize.height)"),
-                ("bracket.max", String(capacity(camera).maximumFrames)),
+                ("bracket.max", String(capacity(camera).maximumFrames)), ("buffers", "+\(bracketBuffersPerStream)/stream"),
                 ("setup.ms", String(format: "%.1f", Double(elapsed.nanoseconds) / 1e6))]
     }
 
@@ -155,7 +159,7 @@ final class CaptureService {
         if host.settings["capture.format"] == "dng" && !raw {
             throw ConsoleError(.unsupported, "capture.format dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
         }
-        if still && !isPrepared { _ = try prepare() }  // first capture without `prepare`: pays the set-up here
+        if !isPrepared { _ = try prepare() }  // first capture without `prepare`: pays the set-up here
         var roles: [StreamRole] = []
         if still || plan.autoRange != nil { roles.append(camera.processedRole) }
         if raw { roles.append(.raw) }
@@ -165,6 +169,7 @@ final class CaptureService {
         let engine: BracketEngine
         do {
             engine = try BracketEngine(controller: camera, plan: plan, gate: frameGate, roles: roles, maximumSteps: maximum,
+                                       maximumRequestsInFlight: max(camera.bracketBuffersPerStream - 2, 1),
                                        onFrame: { bound.value.matched($0, in: current) },
                                        onFinish: { bound.value.engineFinished($0, in: current) })
             running = current
