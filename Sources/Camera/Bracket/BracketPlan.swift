@@ -61,7 +61,7 @@ public struct BracketPlan: Hashable, Sendable {
         for p in pairs where p.durationMicroseconds <= 0 || !(p.iso > 0) {
             throw CameraError(.outOfRange, "bracket manual: \(p.durationMicroseconds) us @ ISO \(p.iso) needs a positive duration and ISO")
         }
-        return BracketPlan(kind: "manual", summary: "bracket manual " + pairs.map { "\($0.durationMicroseconds)us@\(format($0.iso))" }.joined(separator: " "),
+        return BracketPlan(kind: "manual", summary: "bracket manual " + pairs.map { "\($0.durationMicroseconds)us@" + String(format: "%g", $0.iso) }.joined(separator: " "),
                            steps: pairs.map { .manual(durationMicroseconds: $0.durationMicroseconds, iso: $0.iso) })
     }
 
