@@ -45,6 +45,7 @@ import Testing
     #expect(rig.supervisor.state == .stopping)
     _ = rig.settle(until: { _ in rig.supervisor.state == .stopped })
     #expect(rig.supervisor.state == .stopped)
+    #expect(rig.send("capture").contains { $0.hasPrefix("err busy stopping") })
     let sidecar = try #require(try rig.sidecars().first)
     #expect(sidecar.result.status == .complete && sidecar.frames.count == 5)
 }

@@ -2,7 +2,9 @@ import Camera
 import Console
 import Hardware
 
-extension Supervisor: CaptureHost {}
+extension Supervisor: CaptureHost {
+    var acceptsCaptures: Bool { state == .ready }
+}
 
 extension Supervisor {
     /// Creates the capture service and adds `capture`, `bracket`, `prepare` and (on the simulated

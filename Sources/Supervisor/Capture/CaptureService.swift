@@ -8,6 +8,8 @@ import Media
 protocol CaptureHost: AnyObject {
     var camera: CameraController? { get }
     var settings: [String: String] { get }
+    /// False while stopping: no new bracket starts.
+    var acceptsCaptures: Bool { get }
     func change(key: String, value: String) throws(ConsoleError) -> [(String, String)]
     func broadcast(_ event: ConsoleEvent)
     func beginWork(_ reason: String)
@@ -152,6 +154,7 @@ final class CaptureService {
             throw ConsoleError(.busy, "a bracket is running (\(running?.id ?? running?.plan.summary ?? "")); wait for bracket.done")
         }
         guard let host, let camera = host.camera else { throw ConsoleError(.unsupported, "no camera") }
+        guard host.acceptsCaptures else { throw ConsoleError(.busy, "stopping: no new brackets") }
         guard camera.isStreaming else { throw ConsoleError(.device, "the camera is not streaming (disconnected?)") }
         let triggerTime: MonotonicTime
         if case .button(let edge, _) = trigger { triggerTime = edge } else { triggerTime = loop.now() }
