@@ -9,7 +9,6 @@ struct DeviceRuntime {
     var camera: (any CameraDevice)?
     var imuHealth: IMUHealth?
     var imuSamples: Int = 0
-    var shutterEdges: Int = 0
     /// The gyro bias last written to the state directory, to skip rewrites that change nothing.
     var savedGyroBias: Vector3?
 }
@@ -39,6 +38,7 @@ extension Supervisor {
 
     func stopDevices() {
         viewfinder?.stop()
+        stopCaptureButton()
         camera?.stopStreaming()
         devices.imu?.stop()
         devices.shutter?.close()
@@ -161,15 +161,7 @@ extension Supervisor {
     }
 
     private func startButton() {
-        guard let shutter = devices.shutter else { return }
-        let bound = self.bound
-        shutter.setEdgeHandler { edge in
-            bound.loop.execute { bound.value.handle(shutterEdge: edge) }
-        }
-    }
-
-    func handle(shutterEdge: GPIOEdge) {
-        runtime.shutterEdges += 1
+        startCaptureButton()
     }
 
     func setLED(_ on: Bool) {
