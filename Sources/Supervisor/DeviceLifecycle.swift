@@ -137,7 +137,8 @@ extension Supervisor {
         let saved: [String: GyroCalibration]
         do { saved = try services.state?.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:] }
         catch { log.warning("IMU calibration ignored: \(error)"); saved = [:] }
-        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName])
+        // 30 s of history: blur predictions need 4 s, gyro logs need the whole bracket.
+        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName], historyDuration: .seconds(30))
         runtime.savedGyroBias = saved[deviceName]?.bias
         let bound = self.bound
         tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }

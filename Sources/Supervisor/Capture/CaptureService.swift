@@ -14,6 +14,8 @@ protocol CaptureHost: AnyObject {
     func broadcast(_ event: ConsoleEvent)
     func beginWork(_ reason: String)
     func endWork(_ reason: String)
+    /// The bracket's gyro log, to be written beside its sidecar (nil without IMU samples).
+    func gyroLog(for sidecar: BracketSidecar) -> (path: String, bytes: [UInt8])?
 }
 
 /// Who asked for a bracket.
@@ -288,7 +290,15 @@ final class CaptureService {
             fields += [("frames", String(current.framesSaved)), ("sensor.frames", String(stats.sensorFramesUsed)),
                        ("skipped", String(stats.framesSkipped)), ("retakes", String(stats.retakes)),
                        ("lag.ms", String(format: "%.3f", Double((current.lag ?? .zero).nanoseconds) / 1e6))]
-            if let s = sidecar { fields.append(("sidecar", s.folder + "/" + s.id + ".json")) }
+            if let s = sidecar {
+                fields.append(("sidecar", s.folder + "/" + s.id + ".json"))
+                if let (path, bytes) = host?.gyroLog(for: s), let writer = openedWriter {
+                    let host = LoopBound(self, loop: loop)
+                    writer.writeFile(bytes, to: path) { error in
+                        if let error { host.value.host?.broadcast(ConsoleEvent("gyrolog.failed", [("path", path), ("reason", "\(error)")])) }
+                    }
+                }
+            }
             host?.broadcast(ConsoleEvent("bracket.done", fields))
             onPattern?(.ready)
         }

@@ -107,6 +107,15 @@ final class FrameWriter: @unchecked Sendable {
         }
     }
 
+    /// Writes one more file of the bracket (its gyro log) atomically, after the frames before it.
+    func writeFile(_ bytes: [UInt8], to path: String, then done: @escaping @Sendable ((any Error)?) -> Void) {
+        submit {
+            let error: (any Error)?
+            do { try self.storage.writeAtomically(bytes, to: path); error = nil } catch let e { error = e }
+            self.loop.execute { done(error) }
+        }
+    }
+
     /// Waits until everything submitted so far has run (tests and shutdown; blocks the caller).
     func drain() {
         intake.sync {}
