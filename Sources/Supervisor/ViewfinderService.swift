@@ -1,6 +1,7 @@
 import Camera
 import Foundation
 import Hardware
+import Motion
 import Viewfinder
 
 /// Shows the viewfinder on the board's display, off the capture path: the camera posts each frame
@@ -89,11 +90,30 @@ extension Supervisor {
         status.lensPositionDioptres = frame.lensPositionDioptres
         status.format = camera?.activeFormat.format.label ?? ""
         if let us = frame.frameDurationMicroseconds, us > 0 { status.framesPerSecond = 1e6 / Double(us) }
+        if let running = captureService?.running, running.plan.steps.count > 1 {
+            let index = min(running.framesSaved, running.plan.steps.count - 1)
+            var ev = 0.0
+            if case .evBias(let bias) = running.plan.steps[index] { ev = bias }
+            status.bracket = ViewfinderStatus.BracketProgress(index: index + 1, count: running.plan.steps.count, evOffset: ev)
+        }
+        if let stabilization {
+            let video = stabilization.video.active
+            if video != .off || stabilization.lens.enabled {
+                let roll = motion.map { Self.rollDegrees($0.orientation) } ?? 0
+                status.stabilization = ViewfinderStatus.StabilizationState(
+                    mode: video != .off ? video.rawValue : "lens", rollDegrees: roll, marginUsed: 0)
+            }
+        }
         switch runtime.imuHealth {
         case .running?: status.imuState = "IMU ok"
         case .unavailable?: status.imuState = "IMU --"
         case nil: status.imuState = ""
         }
         return status
+    }
+
+    /// Roll about the optical axis (z), degrees, from the fused orientation.
+    static func rollDegrees(_ q: Quaternion) -> Double {
+        atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z)) * 180 / .pi
     }
 }
