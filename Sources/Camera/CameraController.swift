@@ -39,6 +39,9 @@ public final class CameraController {
     public var onFrame: ((CompletedRequest, FrameState) -> Void)?
     /// The error that stopped streaming on its own (a failed re-queue), if any.
     public private(set) var lastError: (any Error)?
+    /// Controls added to every regular (streaming) request, not to bracket requests: the video
+    /// stabilization crop (ScalerCrop) rides here.
+    public var streamingControls: ControlList = [:]
     /// Called on the loop when the camera goes away.
     public var onDisconnect: (() -> Void)?
 
@@ -158,7 +161,9 @@ public final class CameraController {
 
     private func queueRegularRequest() throws {
         let cookie = takeCookie()
-        try device.queueRequest(CaptureRequest(cookie: cookie, controls: controlsForNextRequest(), roles: [processedRole]))
+        var controls = controlsForNextRequest()
+        for (name, value) in streamingControls { controls[name] = value }
+        try device.queueRequest(CaptureRequest(cookie: cookie, controls: controls, roles: [processedRole]))
         regularInFlight.insert(cookie)
     }
 

@@ -47,6 +47,7 @@ extension Supervisor {
             if changedKeys.contains("format"), let format = s["format"] {
                 try camera.selectFormat(format)
                 stabilization?.formatChanged(camera.activeFormat)
+                restartVideoStabilization()
             }
             if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
                 try camera.setExposure(try exposureMode(s))

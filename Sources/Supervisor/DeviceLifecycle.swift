@@ -60,6 +60,7 @@ extension Supervisor {
         camera = controller
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
+        controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
         startStabilization(sensor: controller.sensor, format: controller.activeFormat)
         do throws(ConsoleError) {
             try applyToCamera(changedKeys: Set(settings.keys).subtracting(Stabilization.settingKeys), settings: settings)
@@ -80,6 +81,12 @@ extension Supervisor {
         } catch {
             throw StartupError("camera \(device.info.model): cannot start streaming: \(error)")
         }
+    }
+
+    /// Every streaming frame: video stabilization follows it, the viewfinder shows it.
+    func streamingFrameCompleted(_ completed: CompletedRequest, _ frame: FrameState) {
+        stabilizeVideo(frameTime: frame.sensorTimestamp)
+        showOnViewfinder(completed, frame)
     }
 
     func cameraDisconnected() {

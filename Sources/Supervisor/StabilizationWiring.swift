@@ -17,8 +17,35 @@ extension Supervisor {
             let s = bound.value
             s.broadcast(ConsoleEvent(event.consoleName, event.consoleFields))
             if let update = event.settingUpdate { s.settings[update.key] = update.value }
+            if case .videoActive = event { s.restartVideoStabilization() }
         }
         stabilization = service
+        restartVideoStabilization()
+    }
+
+    /// A new crop planner for the active video stabilization mode and format (none when off): the
+    /// crop then rides on every streaming request as ScalerCrop.
+    func restartVideoStabilization() {
+        videoCropPlanner = nil
+        camera?.streamingControls[ControlName.scalerCrop] = nil
+        guard let stabilization, stabilization.video.active != .off else { return }
+        guard camera?.device.controlInfo[ControlName.scalerCrop] != nil else {
+            log.warning("video stabilization: the camera has no ScalerCrop control; frames stay uncropped")
+            return
+        }
+        do throws(StabilizationError) {
+            videoCropPlanner = try stabilization.makeCropPlanner()
+        } catch {
+            log.warning("video stabilization: \(error.message)")
+        }
+    }
+
+    /// Feeds the frame's orientation to the crop planner and puts its newest crop on the next requests.
+    func stabilizeVideo(frameTime: MonotonicTime) {
+        guard let planner = videoCropPlanner, let stabilization, let motion else { return }
+        guard let crop = planner.push(frameTime: frameTime, orientation: motion.orientation).last,
+              let rect = stabilization.scalerCrop(for: crop) else { return }
+        camera?.streamingControls[ControlName.scalerCrop] = .rectangle(rect)
     }
 
     /// The gate a capture runs its frames through: lens stabilization for brackets, automatic still

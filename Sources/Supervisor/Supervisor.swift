@@ -39,6 +39,8 @@ public final class Supervisor {
     var watchdogTicks: WatchdogTicks?
     /// Lens, still and video stabilization, once the camera runs.
     public internal(set) var stabilization: Stabilization?
+    /// Plans the video stabilization crop while a video mode is active.
+    var videoCropPlanner: EISCropPlanner?
     /// The display's viewfinder, when the board has a display.
     var viewfinder: ViewfinderService?
     /// Captures (console and shutter button); see Capture/.

@@ -49,7 +49,7 @@ final class ViewfinderService: @unchecked Sendable {
 extension Supervisor {
     /// Starts the viewfinder when the board has a display (not the null display).
     func startViewfinder() {
-        guard !(devices.display is NullDisplay), let camera else { return }
+        guard !(devices.display is NullDisplay), camera != nil else { return }
         let service: ViewfinderService
         do {
             service = try ViewfinderService(display: devices.display, log: log)
@@ -59,11 +59,12 @@ extension Supervisor {
         }
         viewfinder = service
         applyViewfinderOptions()
-        let bound = self.bound
-        camera.onFrame = { completed, frame in
-            guard let buffer = completed.buffers[camera.processedRole] else { return }
-            service.post(frame: buffer, status: bound.value.viewfinderStatus(frame))
-        }
+    }
+
+    /// Hands a streaming frame to the display thread (never blocks).
+    func showOnViewfinder(_ completed: CompletedRequest, _ frame: FrameState) {
+        guard let viewfinder, let camera, let buffer = completed.buffers[camera.processedRole] else { return }
+        viewfinder.post(frame: buffer, status: viewfinderStatus(frame))
     }
 
     func applyViewfinderOptions() {

@@ -1,4 +1,5 @@
 import Foundation
+import Hardware
 import Testing
 @testable import Supervisor
 
@@ -186,5 +187,24 @@ import Testing
         #expect((rows.first?[0] ?? 0) < 0 && (rows.last?[0] ?? 0) > 0)
         // Handheld shake shows up on the gyro columns.
         #expect(rows.contains { abs($0[1]) + abs($0[2]) + abs($0[3]) > 1000 })
+    }
+}
+
+@Suite(.serialized) struct VideoStabilizationWiringTests {
+    @Test func standardModeMovesTheScalerCropWithTheShake() throws {
+        let board = try SimulatedBoardHarness()
+        #expect(board.reply("sim motion handheld 5") == "ok motion=handheld amplitude=5")
+        board.advance(.seconds(1))
+        #expect(board.reply("set stabilization.video standard") == "ok stabilization.video=standard")
+        var crops = Set<PixelRect>()
+        for _ in 0..<30 {
+            board.advance(.milliseconds(50))
+            if case .rectangle(let r)? = board.supervisor.camera?.latestRequest?.metadata[ControlName.scalerCrop] { crops.insert(r) }
+        }
+        let full = try #require(board.supervisor.camera?.activeFormat.format.sensorCrop)
+        #expect(crops.count > 5, "the crop follows the motion")
+        #expect(crops.allSatisfy { $0.width < full.width && $0.height < full.height }, "a margin is kept")
+        #expect(board.reply("set stabilization.video off") == "ok stabilization.video=off")
+        #expect(board.supervisor.camera?.streamingControls[ControlName.scalerCrop] == nil)
     }
 }
