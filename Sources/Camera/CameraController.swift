@@ -120,7 +120,7 @@ public final class CameraController {
         if status == .invalid {
             throw CameraError(.unsupported, "camera \(device.info.id): configuration \(format.label) is invalid")
         }
-        try device.start(controls: controlsForNextRequest())
+        try device.start(controls: supported(controlsForNextRequest()))
         isStreaming = true
         for _ in 0..<max(requestsInFlight, 1) { try queueRegularRequest() }
     }
@@ -146,7 +146,7 @@ public final class CameraController {
         let wanted = roles ?? ([processedRole] + (activeFormat.format.rawPixelFormat == nil ? [] : [.raw]))
         explicitRequests[cookie] = completion
         do {
-            try device.queueRequest(CaptureRequest(cookie: cookie, controls: merged, roles: wanted))
+            try device.queueRequest(CaptureRequest(cookie: cookie, controls: supported(merged), roles: wanted))
         } catch {
             explicitRequests[cookie] = nil
             throw error
@@ -159,11 +159,17 @@ public final class CameraController {
         return nextCookie
     }
 
+    /// The controls this camera has (its `ControlInfoMap`); the rest are left out, so a camera
+    /// without 3A (vimc, a sensor without AF) streams instead of refusing every request.
+    private func supported(_ controls: ControlList) -> ControlList {
+        controls.filter { device.controlInfo[$0.key] != nil }
+    }
+
     private func queueRegularRequest() throws {
         let cookie = takeCookie()
         var controls = controlsForNextRequest()
         for (name, value) in streamingControls { controls[name] = value }
-        try device.queueRequest(CaptureRequest(cookie: cookie, controls: controls, roles: [processedRole]))
+        try device.queueRequest(CaptureRequest(cookie: cookie, controls: supported(controls), roles: [processedRole]))
         regularInFlight.insert(cookie)
     }
 

@@ -62,8 +62,15 @@ extension Supervisor {
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
         startStabilization(sensor: controller.sensor, format: controller.activeFormat)
+        // Defaults the camera cannot do (focus on a fixed-focus sensor) are left alone; a value the
+        // user chose (config file, saved settings) that the camera refuses stops the start.
+        var keys = Set(settings.keys).subtracting(Stabilization.settingKeys)
+        if controller.afSystem == "none" && settings["focus.mode"] == SettingsSchema.definition("focus.mode")?.defaultValue
+            && settings["focus.lens"] == SettingsSchema.definition("focus.lens")?.defaultValue {
+            keys.subtract(["focus.mode", "focus.lens"])
+        }
         do throws(ConsoleError) {
-            try applyToCamera(changedKeys: Set(settings.keys).subtracting(Stabilization.settingKeys), settings: settings)
+            try applyToCamera(changedKeys: keys, settings: settings)
         } catch {
             throw StartupError("settings: \(error.message)")
         }

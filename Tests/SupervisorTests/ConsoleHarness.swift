@@ -49,8 +49,20 @@ final class ConsoleHarness {
               settle: Duration = .milliseconds(50)) -> [String] {
         let box = LoopBound((supervisor, session), loop: loop)
         loop.execute { let (s, c) = box.value; s.receive(bytes: bytes, from: c) }
-        loop.advance(by: settle)
+        advance(by: settle)
         return output.take()
+    }
+
+    /// Moves the clock in 10 ms steps, letting the capture writer (a real queue) finish what each
+    /// step gave it before the next, so events land at the same simulated time on every run.
+    func advance(by duration: Duration) {
+        let end = loop.now() + duration
+        while loop.now() < end {
+            loop.advance(to: min(end, loop.now() + .milliseconds(10)))
+            let service = onLoop { $0.captureService }
+            service?.drainWrites()
+            loop.run()
+        }
     }
 
     @discardableResult

@@ -208,3 +208,20 @@ import Testing
         #expect(board.supervisor.camera?.streamingControls[ControlName.scalerCrop] == nil)
     }
 }
+
+@Suite(.serialized) struct FixedFocusBoardTests {
+    @Test func aFixedFocusSensorStartsAndRefusesFocusCommandsClearly() throws {
+        let boardFile = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-ov5647-\(UUID().uuidString).json")
+        try """
+        {"name":"sim-v1","summary":"simulated board with a Camera Module v1 (OV5647, fixed focus)",
+         "camera":{"backend":"sim","sensor":"ov5647"},"imu":{"backend":"none"},
+         "gpio":{"backend":"none"},"display":{"backend":"none"}}
+        """.write(to: boardFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: boardFile) }
+        let board = try SimulatedBoardHarness(board: boardFile.path)
+        #expect(SimulatedBoardHarness.field("camera", in: board.reply("status"))?.hasPrefix("ov5647") == true)
+        let refused = board.reply("set focus.mode auto")
+        #expect(refused.hasPrefix("err unsupported ") && refused.contains("fixed focus"), "\(refused)")
+        #expect(board.reply("set exposure.duration 1/60") == "ok exposure.duration=1/60 exposure.mode=custom")
+    }
+}

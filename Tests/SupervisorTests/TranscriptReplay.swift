@@ -89,7 +89,7 @@ struct Transcript {
                 }
             case .expect(let line): expected.append(line)
             case .advance(let d, let source):
-                harness.loop.advance(by: d)
+                harness.advance(by: d)
                 actual.append(source); expected.append(source)
                 actual += output.take().map { Self.normalise($0, captures: harness.captures) }
             case .kind(_, let source), .comment(let source):
@@ -103,6 +103,8 @@ struct Transcript {
         var s = line.replacingOccurrences(of: captures, with: "$CAPTURES")
         s = s.replacingOccurrences(of: #"free=[0-9.]+GB"#, with: "free=*", options: .regularExpression)
         s = s.replacingOccurrences(of: #""free":"[0-9.]+GB""#, with: "\"free\":\"*\"", options: .regularExpression)
+        // Capture folders are named by today's date.
+        s = s.replacingOccurrences(of: #"\b[0-9]{4}-[0-9]{2}-[0-9]{2}/"#, with: "$DATE/", options: .regularExpression)
         return s
     }
 }
