@@ -78,6 +78,7 @@ struct ShutterBenchmark: Benchmark {
         sleepFor(.milliseconds(30))  // the poller's last look
         let seconds = Double(monotonicNanoseconds() - began) / 1e9
         let loadAfter = loadAverage()
+        let jpegFiles = countFiles(under: work.appendingPathComponent("captures"), extensions: ["jpg", "jpeg"])
 
         // Each outcome must carry the lag of its own press: the edge the capture service recorded is
         // the one the driver stamped, and the service counted exactly one lag per press.
@@ -94,7 +95,7 @@ struct ShutterBenchmark: Benchmark {
         let tp50 = percentile(tripod, 50), tp99 = percentile(tripod, 99), tmax = tripod.max() ?? .nan
         let rp50 = percentile(reference, 50), rp99 = percentile(reference, 99), rmax = reference.max() ?? .nan
         func ms(_ v: Double) -> String { String(format: "%.3f", v) }
-        func ratio(_ r: Double, _ t: Double) -> String { String(format: "%.0f×", r / t) }
+        func ratio(_ r: Double, _ t: Double) -> String { String(format: "%.1f×", r / t) }
         return BenchmarkReport(
             columns: ["path", "presses measured", "p50 ms", "p99 ms", "max ms"],
             rows: [
@@ -109,7 +110,7 @@ struct ShutterBenchmark: Benchmark {
                     + "button press → capture (single frame), capture.format jpeg, format \(format) (highest fps), prepared still stream",
                 "tripod lag = the capture service's ShutterLag: press edge timestamp → the bracket engine's first request queued; "
                     + "read after each bracket.done, checked to carry the press's own edge (\(mismatched) mismatched or missing)",
-                "brackets: \(outcomes.count - failed) done, \(failed) failed; presses queued/rejected by the busy gate: \(queued) (each press waits for the previous bracket)",
+                "brackets: \(outcomes.count - failed) done, \(failed) failed, \(jpegFiles) JPEG files on disk; presses queued/rejected by the busy gate: \(queued) (each press waits for the previous bracket)",
                 "simulated shutter line driven from the benchmark thread (like the gpiod reader thread), \(hold.nanoseconds / 1_000_000) ms hold, "
                     + "\(gap.nanoseconds / 1_000_000)+0-5 ms gap after each bracket ends, leading-edge debounce 10 ms",
                 "reference end point = the poll that sees the level high (it queues nothing, so it flatters the reference); "
@@ -122,6 +123,12 @@ struct ShutterBenchmark: Benchmark {
                       "reference_p50_ms": rp50, "reference_p99_ms": rp99, "reference_max_ms": rmax,
                       "ratio_p50": rp50 / tp50, "ratio_p99": rp99 / tp99,
                       "presses_measured": Double(tripod.count), "brackets_failed": Double(failed), "wall_seconds": seconds])
+    }
+
+    /// Files under `directory` whose extension is one of `extensions` (the captures written).
+    private func countFiles(under directory: URL, extensions: Set<String>) -> Int {
+        guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return 0 }
+        return files.compactMap { $0 as? URL }.filter { extensions.contains($0.pathExtension.lowercased()) }.count
     }
 
     /// The 1, 5 and 15 minute load averages from /proc/loadavg ("?" where unreadable).
