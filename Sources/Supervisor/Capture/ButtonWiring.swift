@@ -115,3 +115,9 @@ extension Supervisor {
         showPattern(.error)
     }
 }
+
+extension Supervisor {
+    /// The capture service's recent shutter lags (press edge kernel time → first bracket request
+    /// queued), for `tools/bench shutter`; nil before the capture service exists. Loop-confined.
+    public var shutterLags: ShutterLagStatistics? { captureService?.lags }
+}
