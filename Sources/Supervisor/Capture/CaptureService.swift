@@ -38,6 +38,8 @@ final class CaptureService {
     var led: StatusLEDPlayer?
     /// Debounce, gestures and busy policy of the button (defaults until the config provides one).
     var buttonConfiguration = ButtonConfiguration()
+    /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
+    var presets: [String: [String]] = [:]
     /// Settings replaced by a half press, restored on release.
     var halfPressSaved: [(String, String)] = []
     /// Makes the stabilization gate each capture asks before and after every frame: true for a
