@@ -14,7 +14,10 @@ enum ButtonSettings {
     /// Checks an action setting; returns its canonical text ("none" leaves the gesture unused).
     /// The preset named by `bracket:<preset>` need not exist yet: a press reports it missing.
     static func normaliseAction(_ text: String, key: String) throws(ConsoleError) -> String {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        // The action word is case-insensitive; a preset name is not (names are lower case).
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let colon = trimmed.firstIndex(of: ":") ?? trimmed.endIndex
+        let t = trimmed[..<colon].lowercased() + trimmed[colon...]
         if t == "none" { return t }
         guard let action = ButtonAction(parsing: t) else {
             throw ConsoleError(.badValue, "\(key) \"\(text)\" is not an action; use \(actionForms)")
