@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Hardware
 import Testing
 @testable import Supervisor
 
@@ -96,6 +97,20 @@ import Testing
 }
 
 @Suite(.serialized) struct BracketPresetTests {
+    /// Advances in 5 ms steps, letting the frame writer's queue finish between steps (its results
+    /// hop back to the loop), and returns the events seen.
+    private func settle(_ board: SimulatedBoardHarness, _ duration: Duration) -> [String] {
+        var lines: [String] = []
+        let end = board.loop.now() + duration
+        while board.loop.now() < end {
+            board.advance(.milliseconds(5))
+            board.supervisor.captureService?.drainWrites()
+            _ = board.loop.run()
+            lines += board.output.take()
+        }
+        return lines
+    }
+
     @Test func saveListDeleteAndPersistAcrossARestart() throws {
         let shared = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-presets-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: shared) }
@@ -153,8 +168,7 @@ import Testing
         let started = board.send("bracket preset hdr3")
         #expect(started.last?.hasPrefix("ok bracket=started") == true, "\(started)")
         #expect(started.last?.contains("frames=3") == true, "\(started)")
-        board.advance(.seconds(3))
-        let events = board.output.take()
+        let events = settle(board, .seconds(3))
         #expect(events.contains { $0.hasPrefix("event bracket.done") && $0.contains("frames=3") }, "\(events)")
     }
 
@@ -164,8 +178,7 @@ import Testing
         #expect(board.reply("preset save hdr3 ev 3 1").hasPrefix("ok preset=hdr3"))
         #expect(board.reply("set button.long-press bracket:hdr3") == "ok button.long-press=bracket:hdr3")
         #expect(board.send("button hold 1200").contains("ok button=hold"))
-        board.advance(.seconds(4))
-        let events = board.output.take()
+        let events = settle(board, .seconds(4))
         #expect(events.contains { $0.hasPrefix("event bracket.started") && $0.contains("frames=3") && $0.contains("trigger=button") }, "\(events)")
         #expect(events.contains { $0.hasPrefix("event bracket.done") && $0.contains("frames=3") }, "\(events)")
         #expect(!events.contains { $0.contains("plan=capture") }, "a long press is not also a press: \(events)")
@@ -176,15 +189,13 @@ import Testing
         board.advance(.seconds(1))
         #expect(board.reply("set button.long-press bracket:gone") == "ok button.long-press=bracket:gone")
         #expect(board.send("button hold 1200").contains("ok button=hold"))
-        board.advance(.seconds(2))
-        let events = board.output.take()
+        let events = settle(board, .seconds(2))
         #expect(events.contains { $0.hasPrefix("event bracket.failed") && $0.contains("no bracket preset") && $0.contains("gone")
                 && $0.contains("trigger=button") }, "\(events)")
         #expect(board.supervisor.state == .ready)
         // The button works again afterwards.
         #expect(board.reply("preset save gone ev 3 1").hasPrefix("ok preset=gone"))
         #expect(board.send("button hold 1200").contains("ok button=hold"))
-        board.advance(.seconds(4))
-        #expect(board.output.take().contains { $0.hasPrefix("event bracket.done") && $0.contains("frames=3") })
+        #expect(settle(board, .seconds(4)).contains { $0.hasPrefix("event bracket.done") && $0.contains("frames=3") })
     }
 }

@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Hardware
 import Testing
 @testable import Supervisor
 
@@ -84,19 +85,35 @@ struct Transcript {
             switch step {
             case .send(let bytes, let source):
                 actual.append(source); expected.append(source)
-                for line in harness.send(bytes, from: session, output: output) {
+                var lines = harness.send(bytes, from: session, output: output)
+                lines += Self.drainWrites(harness, output)
+                for line in lines {
                     actual.append(Self.normalise(line, captures: harness.captures))
                 }
             case .expect(let line): expected.append(line)
             case .advance(let d, let source):
-                harness.loop.advance(by: d)
+                // 5 ms steps, each letting the frame writer's queue finish, so events from the
+                // writer land at the same place on every run (not when the writer happens to be done).
                 actual.append(source); expected.append(source)
-                actual += output.take().map { Self.normalise($0, captures: harness.captures) }
+                let end = harness.loop.now() + d
+                var lines: [String] = []
+                while harness.loop.now() < end {
+                    harness.loop.advance(by: min(.milliseconds(5), end - harness.loop.now()))
+                    lines += Self.drainWrites(harness, output)
+                }
+                actual += lines.map { Self.normalise($0, captures: harness.captures) }
             case .kind(_, let source), .comment(let source):
                 actual.append(source); expected.append(source)
             }
         }
         return (actual.joined(separator: "\n") + "\n", expected.joined(separator: "\n") + "\n")
+    }
+
+    /// Waits for the frame writer's queued work and runs what it hands back to the loop.
+    static func drainWrites(_ harness: ConsoleHarness, _ output: RecordingConsoleOutput) -> [String] {
+        harness.supervisor.captureService?.drainWrites()
+        harness.loop.run()
+        return output.take()
     }
 
     static func normalise(_ line: String, captures: String) -> String {
