@@ -32,6 +32,22 @@ import Testing
         #expect(back == ButtonConfiguration(), "reset returns the running button to the defaults")
     }
 
+    @Test func savedButtonSettingsReachTheButtonAfterARestart() throws {
+        let shared = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-button-state-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: shared) }
+        do {
+            let board = try SimulatedBoardHarness { $0.state = shared.path }
+            #expect(board.reply("set button.long 1200") == "ok button.long=1200ms")
+            #expect(board.reply("set button.double-press record") == "ok button.double-press=record")
+            #expect(board.reply("save") == "ok saved=2")
+        }
+        let restarted = try SimulatedBoardHarness { $0.state = shared.path }
+        #expect(restarted.reply("get button.long") == "ok button.long=1200ms")
+        let live = try #require(restarted.supervisor.captureService?.button?.configuration)
+        #expect(live.longPressThresholdMilliseconds == 1200)
+        #expect(live.doublePress == .toggleRecording)
+    }
+
     @Test func badButtonValuesNameWhatIsAllowed() throws {
         let board = try SimulatedBoardHarness()
         let range = board.reply("set button.long 50")
