@@ -31,6 +31,7 @@ extension Supervisor {
         try applyToCamera(changedKeys: Set(changed.map(\.0)), settings: proposed)
         settings = proposed
         if key.hasPrefix("display.") { applyViewfinderOptions() }
+        if key.hasPrefix("button.") { applyButtonSettings() }
         return changed
     }
 

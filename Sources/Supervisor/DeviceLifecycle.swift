@@ -22,6 +22,7 @@ extension Supervisor {
                                (devices.board.camera.connector.map { " (connector \($0))" } ?? "") +
                                "; check the ribbon cable and the camera overlay in config.txt")
         }
+        try checkRequiredButton()
         startIMU()
         let device: any CameraDevice
         do {

@@ -36,14 +36,17 @@ extension Supervisor {
             return .error(error)
         }
         settings = proposed
+        applyButtonSettings()
         if let store = services.state {
             do { try store.reset(StateStore.File.settings) } catch { return .err(.device, "reset: \(error)") }
         }
         return .ok([("reset", String(changedKeys.count))])
     }
 
-    /// Loads what `save` stored (at start, before the camera opens). Bad entries are logged and skipped.
+    /// Loads what `save` stored (at start, before the camera opens), and the bracket presets.
+    /// Bad entries are logged and skipped.
     func restoreSavedSettings() {
+        restorePresets()
         guard let store = services.state else { return }
         let saved: [String: String]?
         do { saved = try store.load([String: String].self, from: StateStore.File.settings) }

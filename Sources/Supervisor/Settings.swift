@@ -15,6 +15,10 @@ public struct SettingDefinition: Sendable {
         case onOff
         /// A format index or WxH@fps, checked against the camera's table when applied.
         case format
+        /// Whole milliseconds within the range ("300" or "300ms"); canonical "300ms".
+        case milliseconds(ClosedRange<Int>)
+        /// A shutter-button action: capture, bracket:<preset>, record, af or none.
+        case buttonAction
     }
 
     public var key: String
@@ -46,6 +50,18 @@ public struct SettingDefinition: Sendable {
             let t = text.trimmingCharacters(in: .whitespaces).lowercased()
             guard !t.isEmpty, !t.contains(" ") else { throw ConsoleError(.badValue, "format is an index or WxH@fps, e.g. 1920x1080@60") }
             return t
+        case .milliseconds(let range):
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if t.hasSuffix("ms") { t.removeLast(2) }
+            guard let ms = Int(t) else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not whole milliseconds; e.g. \(defaultValue)")
+            }
+            guard range.contains(ms) else {
+                throw ConsoleError(.outOfRange, "\(key) \"\(text)\" must be whole milliseconds from \(range.lowerBound) to \(range.upperBound), e.g. \(defaultValue)")
+            }
+            return "\(ms)ms"
+        case .buttonAction:
+            return try ButtonSettings.normaliseAction(text, key: key)
         }
     }
 
@@ -62,6 +78,8 @@ public struct SettingDefinition: Sendable {
         case .gains: return "red,blue (1.9,1.6)"
         case .onOff: return "on|off"
         case .format: return "index or WxH@fps"
+        case .milliseconds(let range): return "\(range.lowerBound)…\(range.upperBound) ms"
+        case .buttonAction: return ButtonSettings.actionForms
         }
     }
 }
@@ -86,6 +104,14 @@ public enum SettingsSchema {
         .init(key: "capture.format", kind: .choice(["dng", "jpeg", "both"]), summary: "files written per frame", defaultValue: "both"),
         .init(key: "display.zebra", kind: .onOff, summary: "viewfinder: zebra stripes on clipped highlights", defaultValue: "off"),
         .init(key: "display.peaking", kind: .onOff, summary: "viewfinder: focus peaking on edges", defaultValue: "off"),
+        .init(key: "button.debounce", kind: .milliseconds(1...200), summary: "shutter button debounce window", defaultValue: "10ms"),
+        .init(key: "button.double", kind: .milliseconds(50...2000), summary: "longest release-to-press gap of a double press", defaultValue: "300ms"),
+        .init(key: "button.long", kind: .milliseconds(200...10000), summary: "hold time from which a press is a long press", defaultValue: "800ms"),
+        .init(key: "button.press", kind: .buttonAction, summary: "action of a single press", defaultValue: "capture"),
+        .init(key: "button.double-press", kind: .buttonAction, summary: "action of a double press", defaultValue: "none"),
+        .init(key: "button.long-press", kind: .buttonAction, summary: "action of a long press", defaultValue: "none"),
+        .init(key: "button.busy", kind: .choice(["queue-one", "reject"]), summary: "capture presses while a bracket runs", defaultValue: "queue-one"),
+        .init(key: "button.required", kind: .onOff, summary: "fail start-up when the board has no shutter button line", defaultValue: "off"),
     ]
 
     public static func definition(_ key: String) -> SettingDefinition? { all.first { $0.key == key } }

@@ -7,7 +7,8 @@ import Testing
 @testable import Supervisor
 
 @Test func aButtonPressRunsTheBracketAndRecordsTheEdgeAndShutterLag() throws {
-    let rig = try CaptureRig { $0.buttonConfiguration.press = .bracket(preset: "ev 3 1") }
+    let rig = try CaptureRig { $0.presets["ev3"] = ["ev", "3", "1"] }
+    #expect(rig.send("set button.press bracket:ev3").contains("ok button.press=bracket:ev3"))
     let edge = rig.button.press()
     let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
     let done = try #require(lines.event("bracket.done"), "\(lines)")
@@ -146,7 +147,8 @@ import Testing
 
 @Test func aPressDuringABracketIsQueuedOnceAndTheLEDShowsBusyThenReady() throws {
     // Three half-second frames: the next two presses (≈ 140 ms apart) land while it runs.
-    let rig = try CaptureRig { $0.buttonConfiguration.press = .bracket(preset: "manual 1/2@100 1/2@100 1/2@100") }
+    let rig = try CaptureRig { $0.presets["slow3"] = ["manual", "1/2@100", "1/2@100", "1/2@100"] }
+    #expect(rig.send("set button.press bracket:slow3").contains("ok button.press=bracket:slow3"))
     rig.button.press()
     rig.button.press()  // queued: starts when the first bracket ends
     rig.button.press()  // the queue holds one, so this one is refused

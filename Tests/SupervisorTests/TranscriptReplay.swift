@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Hardware
 import Testing
 @testable import Supervisor
 

@@ -42,7 +42,7 @@ public struct ButtonStatistics: Hashable, Sendable {
 /// captures while a bracket runs. Confined to `loop`; its timers run on `loop` (ManualEventLoop in
 /// tests). Lines deliver edges on any thread; they reach the loop through a bounded inbox.
 public final class ButtonController {
-    public let configuration: ButtonConfiguration
+    public private(set) var configuration: ButtonConfiguration
     public let loop: any EventLoop
     private let shutter: any GPIOInputLine
     private let halfPress: (any GPIOInputLine)?
@@ -98,6 +98,27 @@ public final class ButtonController {
         loop.preconditionInEventLoop()
         timer?.work.cancel(); timer = nil
         shutter.close(); halfPress?.close()
+    }
+
+    /// Applies new settings (console `set button.*`) without reopening the lines: the debouncers
+    /// restart from the lines' current levels, a gesture in progress is dropped, and a running or
+    /// queued capture keeps the gate busy. Call on the loop.
+    public func reconfigure(_ newConfiguration: ButtonConfiguration) {
+        loop.preconditionInEventLoop()
+        configuration = newConfiguration
+        timer?.work.cancel(); timer = nil
+        let shutterActive = started ? ((try? shutter.read()) ?? false) : false
+        shutterDebouncer = Debouncer(window: newConfiguration.debounceWindow, mode: newConfiguration.debounceMode,
+                                     initiallyActive: shutterActive)
+        let halfActive = started ? ((try? halfPress?.read()) ?? false) : false
+        halfDebouncer = Debouncer(window: newConfiguration.debounceWindow, mode: newConfiguration.debounceMode,
+                                  initiallyActive: halfActive)
+        recognizer = GestureRecognizer(configuration: newConfiguration)
+        if shutterActive { recognizer.assumeHeldAtStart() }
+        var newGate = CaptureGate<ButtonCommand>(policy: newConfiguration.whileBusy)
+        if gate.isBusy { newGate.markBusy() }
+        if let waiting = gate.queued { _ = newGate.offer(waiting) }
+        gate = newGate
     }
 
     /// A capture was started elsewhere (console): button captures now wait or are refused.

@@ -10,7 +10,7 @@ import Console
 ///   number, e.g. `bracket manual 1/60@400 1/15@800`;
 /// - `bracket auto`: the auto-range bracket.
 enum BracketCommandParser {
-    static let usage = "bracket ev <count> <step> | bracket ev <ev> <ev> ... | bracket manual <duration>@<iso> ... | bracket auto"
+    static let usage = "bracket ev <count> <step> | bracket ev <ev> <ev> ... | bracket manual <duration>@<iso> ... | bracket auto | bracket preset <name>"
 
     static func parse(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
         guard let form = arguments.first?.lowercased() else { throw ConsoleError(.usage, "usage: \(usage)") }

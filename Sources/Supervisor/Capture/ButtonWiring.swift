@@ -1,3 +1,4 @@
+import Foundation  // replacingOccurrences
 import Camera
 import Console
 import Hardware
@@ -15,6 +16,7 @@ extension Supervisor {
             service.led = player
             service.onPattern = { pattern in bound.value.showPattern(pattern) }
         }
+        service.buttonConfiguration = ButtonSettings.configuration(from: settings)
         guard let shutter = devices.shutter else { service.led?.show(.ready); return }
         let button = ButtonController(configuration: service.buttonConfiguration, loop: loop, shutter: shutter,
                                       halfPress: devices.halfPress) { output in bound.value.handle(buttonOutput: output) }
@@ -26,6 +28,25 @@ extension Supervisor {
             log.warning("capture: prepare at start failed: \(error.message); the first press will set up the still stream")
         }
         service.led?.show(.ready)
+    }
+
+    /// With `button.required on`, a board without a shutter line stops start-up (before any device
+    /// opens), naming the board and, when there is one, why the line could not be opened.
+    func checkRequiredButton() throws(StartupError) {
+        guard settings["button.required"] == "on", devices.shutter == nil else { return }
+        let why = devices.notes.first { $0.hasPrefix("shutter button:") }
+            .map { $0.replacingOccurrences(of: "; the console still works", with: "") }
+            ?? "GPIO backend \"\(devices.board.gpio.backend)\" has no shutter line"
+        throw StartupError("button.required is on but board \(devices.board.name) has no shutter button (\(why))")
+    }
+
+    /// Applies the `button.*` settings to the running button (after `set`, `reset`).
+    func applyButtonSettings() {
+        guard let service = captureService else { return }
+        let configuration = ButtonSettings.configuration(from: settings)
+        guard configuration != service.buttonConfiguration else { return }
+        service.buttonConfiguration = configuration
+        service.button?.reconfigure(configuration)
     }
 
     /// Stops the button and the LED pattern (before the lines are closed).
@@ -56,7 +77,7 @@ extension Supervisor {
                 plan = .single
             case .bracket(let preset):
                 do throws(ConsoleError) {
-                    plan = try BracketCommandParser.parse(preset.split(separator: " ").map(String.init))
+                    plan = try presetPlan(named: preset)
                 } catch {
                     buttonCaptureFailed(command, error.message)
                     return

@@ -15,21 +15,23 @@ extension Supervisor {
         let bound = self.bound
         service.makeFrameGate = { bracket in bound.value.makeFrameGate(bracket: bracket) }
         captureService = service
+        registerPresetCommands()
         commands.add(Command("capture", summary: "take one frame with the current settings (a one-frame bracket)",
                              detail: ["Writes what capture.format says (dng, jpeg or both) and a sidecar.",
                                       "Events: bracket.started, bracket.frame, bracket.done or bracket.failed."]) { context, _ in
             context.supervisor.startCapture(.single)
         })
-        commands.add(Command("bracket", synopsis: "ev <count> <step> | ev <ev> ... | manual <duration>@<iso> ... | auto",
+        commands.add(Command("bracket", synopsis: "ev <count> <step> | ev <ev> ... | manual <duration>@<iso> ... | auto | preset <name>",
                              summary: "take a bracket, frame-accurately",
                              detail: ["ev 5 1: biases 0, -1, +1, -2, +2 (0 first, then darker/brighter alternating outward)",
                                       "ev 0 -1 +1.5: these biases, in this order (two unsigned numbers read as <count> <step>)",
                                       "manual 1/60@400 1/15@800: duration@ISO pairs",
                                       "auto: 0, -2, +2 EV, then 2 EV further while highlights clip or shadows are crushed",
+                                      "preset hdr5: the arguments kept by `preset save hdr5 ...`",
                                       "refused (busy) while another bracket runs"],
                              arguments: 1...64) { context, args in
             do throws(ConsoleError) {
-                return context.supervisor.startCapture(try BracketCommandParser.parse(args))
+                return context.supervisor.startCapture(try context.supervisor.bracketPlan(args))
             } catch { return .error(error) }
         })
         commands.add(Command("prepare", summary: "configure the still stream and open the store ahead of the first press",

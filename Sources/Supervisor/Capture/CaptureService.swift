@@ -38,8 +38,10 @@ final class CaptureService {
     /// The shutter button and status LED, when the board has them (see ButtonWiring.swift).
     var button: ButtonController?
     var led: StatusLEDPlayer?
-    /// Debounce, gestures and busy policy of the button (defaults until the config provides one).
+    /// Debounce, gestures and busy policy of the button, from the `button.*` settings (ButtonWiring.swift).
     var buttonConfiguration = ButtonConfiguration()
+    /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
+    var presets: [String: [String]] = [:]
     /// Settings replaced by a half press, restored on release.
     var halfPressSaved: [(String, String)] = []
     /// Makes the stabilization gate each capture asks before and after every frame: true for a
