@@ -1,0 +1,19 @@
+# timeout: 20
+# The kernel's inv_mpu6050 IIO driver, bound to the second i2c-stub chip, reads the preset samples.
+[ -n "$VBOARD_IIO_DEVICE" ] || { dmesg | grep -i mpu | tail -n 5; echo "inv_mpu6050 made no IIO device"; exit 1; }
+dev="$VBOARD_IIO_DEVICE"
+set -- $GYRO_RAW
+for axis in x y z; do
+  got="$(cat "$dev/in_anglvel_${axis}_raw")"
+  echo "in_anglvel_${axis}_raw = $got (preset $1)"
+  [ "$got" = "$1" ] || { echo "in_anglvel_${axis}_raw is $got, expected $1"; exit 1; }
+  shift
+done
+set -- $ACCEL_RAW
+for axis in x y z; do
+  got="$(cat "$dev/in_accel_${axis}_raw")"
+  echo "in_accel_${axis}_raw = $got (preset $1)"
+  [ "$got" = "$1" ] || { echo "in_accel_${axis}_raw is $got, expected $1"; exit 1; }
+  shift
+done
+echo "$(basename "$dev") ($(cat "$dev/name")): gyro and accel raw values match the presets"

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Runs every /vboard/checks/NN-name.sh in order and prints one line:
+#   VBOARD-GUEST: pass|fail name=ok|fail|skip ...
+# A check is a shell script: exit 0 = ok, 77 = skip, anything else = fail. Its last output line is the
+# reason shown for a skip or a failure; all its output goes to the console log, prefixed by its name.
+# Each runs with /vboard/env and /vboard/board.conf sourced, under a time limit (CHECK_TIMEOUT, s).
+set -u
+overall=pass
+summary=""
+for check in /vboard/checks/*.sh; do
+  name="$(basename "$check" .sh)"
+  name="${name#[0-9][0-9]-}"
+  limit="$(sed -n 's/^# *timeout: *\([0-9]*\).*/\1/p' "$check" | head -n1)"
+  start="$(cut -d' ' -f1 /proc/uptime)"
+  timeout "${limit:-60}" sh -c "set -a; . /vboard/board.conf; . /vboard/env; set +a; exec sh -eu $check" \
+    > "/tmp/$name.log" 2>&1 </dev/null
+  status=$?
+  end="$(cut -d' ' -f1 /proc/uptime)"
+  reason="$(tail -n1 "/tmp/$name.log")"
+  case $status in
+    0) result=ok ;;
+    77) result=skip ;;
+    143|124) result=fail; reason="timed out after ${limit:-60} s" ;;
+    *) result=fail ;;
+  esac
+  sed "s/^/$name: /" "/tmp/$name.log"
+  echo "VBOARD-CHECK: $name=$result ($(awk "BEGIN{printf \"%.1f\", $end-$start}") s)${reason:+: $reason}"
+  [ "$result" = fail ] && overall=fail
+  summary="$summary $name=$result"
+done
+echo "VBOARD-GUEST: $overall$summary"
