@@ -22,6 +22,10 @@ let package = Package(
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
         systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: ["libsystemd-dev"]),
+        // Typed, error-safe wrappers for what does not import into Swift (variadic TIFFSetField,
+        // libjpeg's exit-on-error handler and macros).
+        .target(name: "CTIFFShim", dependencies: ["CTIFF"]),
+        .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -35,22 +39,24 @@ let package = Package(
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
-        .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF"]),
+        .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim"]),
         .target(name: "Console", dependencies: []),
+        .target(name: "Viewfinder", dependencies: ["Hardware"]),
         .target(name: "Supervisor", dependencies: [
-            "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console",
+            "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console", "Viewfinder",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
-        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor"]),
+        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware"]),
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
         .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware"]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"]),
     ],
     swiftLanguageModes: [.v6],

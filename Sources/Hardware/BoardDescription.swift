@@ -55,6 +55,8 @@ public struct BoardDescription: Hashable, Sendable, Codable {
         /// "none" or "drm".
         public var backend: String
         public var device: String?
+        /// The mode to use, "1920x1080" or "1920x1080@60" (Hz); nil takes the connector's preferred mode.
+        public var mode: String?
     }
 
     public struct ConsoleSection: Hashable, Sendable, Codable {

@@ -8,7 +8,7 @@ public protocol Storage: AnyObject {
     /// Reads a whole file.
     func read(_ path: String) throws -> [UInt8]
     func fileExists(_ path: String) -> Bool
-    /// Names in a directory (empty when it does not exist), temp files excluded.
+    /// Names in a directory (empty when it does not exist), temp files excluded. `list("")` lists the root.
     func list(_ directory: String) throws -> [String]
     /// Creates a directory and its parents.
     func createDirectory(_ path: String) throws

@@ -17,6 +17,8 @@ public struct RunArguments: Equatable, Sendable {
     public var console: String = "stdio"
     public var captures: String = "/var/lib/tripod/captures"
     public var config: String?
+    /// Where persisted state goes (last settings, presets, calibration, counters).
+    public var state: String = "/var/lib/tripod"
     public var socket: String = defaultSocketPath
     public init() {}
 }
@@ -33,12 +35,13 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 /// The help text of each subcommand, written once.
 public enum TripodHelp {
     public static let subcommands: [(name: String, synopsis: String, summary: String, options: [(String, String)])] = [
-        ("run", "[--board NAME|FILE] [--console stdio|/dev/ttyX] [--captures DIR] [--config FILE] [--socket PATH]",
+        ("run", "[--board NAME|FILE] [--console stdio|/dev/ttyX] [--captures DIR] [--config FILE] [--state DIR] [--socket PATH]",
          "start the supervisor and serve its console",
          [("--board NAME|FILE", "board description (default: detected from the device tree, else sim)"),
           ("--console stdio|TTY", "where the console is served (default: stdio)"),
           ("--captures DIR", "where captures are written (default: /var/lib/tripod/captures)"),
           ("--config FILE", "settings file, key = value lines (default: /etc/tripod/tripod.conf if present)"),
+          ("--state DIR", "persisted settings, presets, calibration and counters (default: /var/lib/tripod)"),
           ("--socket PATH", "control socket for tripod ctl (default: \(defaultSocketPath))")]),
         ("formats", "[--board NAME|FILE] [--json]", "print the camera's format table",
          [("--board NAME|FILE", "board description (default: sim)"), ("--json", "print JSON instead of a table")]),
@@ -105,6 +108,7 @@ public func parseTripodArguments(_ arguments: [String]) throws(UsageError) -> Tr
             case "--captures": run.captures = try value("--captures", &i)
             case "--config": run.config = try value("--config", &i)
             case "--socket": run.socket = try value("--socket", &i)
+            case "--state": run.state = try value("--state", &i)
             default: throw UsageError(message: "unknown option \"\(rest[i])\" for run", subcommand: sub)
             }
             i += 1

@@ -32,8 +32,7 @@ extension Supervisor {
                              arguments: 2...8) { context, args in
             let value = args.dropFirst().joined(separator: " ")
             do throws(ConsoleError) {
-                let canonical = try context.supervisor.set(key: args[0], value: value)
-                return .ok([(args[0], canonical)])
+                return .ok(try context.supervisor.change(key: args[0], value: value))
             } catch { return .error(error) }
         })
     }
@@ -57,6 +56,7 @@ extension Supervisor {
         guard let value = settings[key] else {
             return .err(.unknownKey, "unknown setting \"\(key)\"; keys: \(SettingsSchema.all.map(\.key).joined(separator: " "))")
         }
+        if let active = activeValue(for: key), active != value { return .ok([(key, value), ("active", active)]) }
         return .ok([(key, value)])
     }
 
@@ -66,6 +66,7 @@ extension Supervisor {
             ("board", devices.board.name),
         ]
         fields += deviceSummary()
+        fields += cameraStatusFields()
         fields.append(("imu.samples", String(runtime.imuSamples)))
         fields.append(("captures", devices.storage.rootDescription))
         if let free = try? devices.storage.freeBytes() {

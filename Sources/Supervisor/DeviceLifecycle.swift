@@ -1,3 +1,4 @@
+import Camera
 import Console
 import Hardware
 
@@ -18,23 +19,56 @@ extension Supervisor {
                                (devices.board.camera.connector.map { " (connector \($0))" } ?? "") +
                                "; check the ribbon cable and the camera overlay in config.txt")
         }
+        let device: any CameraDevice
         do {
-            runtime.camera = try devices.cameraProvider.open(id: first.id)
+            device = try devices.cameraProvider.open(id: first.id)
         } catch {
             throw StartupError("cannot open camera \(first.model) (\(first.id)): \(error)")
         }
+        runtime.camera = device
+        try startCamera(device)
         startIMU()
         startButton()
         setLED(true)
     }
 
     func stopDevices() {
-        runtime.camera?.stop()
+        camera?.stopStreaming()
         devices.imu?.stop()
         devices.shutter?.close()
         devices.halfPress?.close()
         setLED(false)
         devices.led?.close()
+    }
+
+    /// Wraps the device in a controller, applies the settings (config file included) and streams.
+    private func startCamera(_ device: any CameraDevice) throws(StartupError) {
+        let sensor = devices.sensors[device.info.model.lowercased()]
+            ?? SensorDatabase(Array(devices.sensors.values)).describe(device)
+        let controller: CameraController
+        do {
+            controller = try CameraController(device: device, sensor: sensor, loop: loop)
+        } catch {
+            throw StartupError("camera \(device.info.model): \(error)")
+        }
+        camera = controller
+        let bound = self.bound
+        controller.onDisconnect = { bound.value.cameraDisconnected() }
+        do throws(ConsoleError) {
+            try applyToCamera(changedKeys: Set(settings.keys), settings: settings)
+        } catch {
+            throw StartupError("settings: \(error.message)")
+        }
+        do {
+            try controller.startStreaming()
+        } catch {
+            throw StartupError("camera \(device.info.model): cannot start streaming: \(error)")
+        }
+    }
+
+    func cameraDisconnected() {
+        log.error("camera disconnected")
+        broadcast(ConsoleEvent("camera.state", [("state", "disconnected")]))
     }
 
     private func startIMU() {
@@ -90,7 +124,8 @@ extension Supervisor {
     func deviceSummary() -> [(String, String)] {
         var out: [(String, String)] = []
         if let camera = runtime.camera {
-            out.append(("camera", "\(camera.info.model) (\(devices.board.camera.backend))"))
+            let streaming = self.camera?.isStreaming == true ? "streaming \(self.camera?.activeFormat.format.label ?? "")" : "idle"
+            out.append(("camera", "\(camera.info.model) (\(devices.board.camera.backend), \(streaming))"))
         } else {
             out.append(("camera", "none"))
         }
@@ -107,10 +142,5 @@ extension Supervisor {
         out.append(("led", devices.led.map { "\($0.address)" } ?? "none"))
         out.append(("display", devices.display.name))
         return out
-    }
-
-    /// Applies a validated setting to the devices. Throws when the device refuses it.
-    func apply(key: String, value: String) throws(ConsoleError) {
-        // Settings are stored; camera-bound keys are applied by the camera service.
     }
 }

@@ -1,3 +1,4 @@
+import Camera
 import Console
 import Foundation
 import Hardware
@@ -16,7 +17,7 @@ public final class Supervisor {
     public let options: SupervisorOptions
     public let log: Logger
     public private(set) var state: State = .created
-    public private(set) var settings: [String: String] = SettingsSchema.defaults
+    public internal(set) var settings: [String: String] = SettingsSchema.defaults
     let startedAt: MonotonicTime
     var commands = CommandTable<CommandContext>()
     private var sessions: [Int: ConsoleSession] = [:]
@@ -26,6 +27,8 @@ public final class Supervisor {
     private var exitCode: Int32 = 0
     /// Device state that commands and `status` read.
     var runtime = DeviceRuntime()
+    /// The camera, once started.
+    public internal(set) var camera: CameraController?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
@@ -38,6 +41,7 @@ public final class Supervisor {
         self.log = log
         self.startedAt = loop.now()
         registerCoreCommands()
+        registerCameraCommands()
     }
 
     /// A handle for callbacks from other threads.
@@ -140,16 +144,6 @@ public final class Supervisor {
     /// Sends an event to every console, each in its own mode, on its own line.
     public func broadcast(_ event: ConsoleEvent) {
         for session in sessions.values.sorted(by: { $0.id < $1.id }) where !session.isClosed { session.send(event) }
-    }
-
-    // MARK: Settings
-
-    /// Sets one setting after validating it; returns the canonical value.
-    func set(key: String, value: String) throws(ConsoleError) -> String {
-        let canonical = try SettingsSchema.validate(key: key, value: value)
-        try apply(key: key, value: canonical)
-        settings[key] = canonical
-        return canonical
     }
 
     var uptime: Duration { loop.now() - startedAt }

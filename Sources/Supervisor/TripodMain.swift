@@ -34,14 +34,9 @@ public enum TripodMain {
         case .ctl(let socket, let line):
             return ControlClient.send(line: line, socketPath: socket)
         case .checkConfig(let path):
-            do {
-                let entries = try loadConfig(path: path)
-                print("ok \(path): \(entries.count) settings")
-                return 0
-            } catch {
-                printError(error.message)
-                return 1
-            }
+            let result = ConfigFile.check(path: path, schema: settingsSchema)
+            print(result.report)
+            return result.exitStatus
         }
     }
 
@@ -100,11 +95,12 @@ public enum TripodMain {
 
     static func prepare(_ arguments: RunArguments, loop: PosixEventLoop, log: Logger) throws(StartupError) -> PreparedRun {
         let catalog = BoardCatalog.standard()
-        let boardName = arguments.board ?? detectBoardName() ?? "sim"
+        let boardName = arguments.board ?? detectBoardName(catalog: catalog) ?? "sim"
         let board = try catalog.board(boardName)
-        var initialSettings: [ConfigEntry] = []
-        if let path = arguments.config ?? (FileManager.default.fileExists(atPath: "/etc/tripod/tripod.conf") ? "/etc/tripod/tripod.conf" : nil) {
-            initialSettings = try loadConfig(path: path)
+        var config: ConfigFile? = nil
+        if let path = arguments.config ?? (FileManager.default.fileExists(atPath: defaultConfigPath) ? defaultConfigPath : nil) {
+            do { config = try ConfigFile.load(path: path, schema: settingsSchema) }
+            catch { throw StartupError("\(error)") }
         }
         let console = arguments.console
         if console != "stdio" && !FileManager.default.fileExists(atPath: console) {
@@ -114,9 +110,9 @@ public enum TripodMain {
                                              capturesDirectory: arguments.captures, log: log)
         let supervisor = Supervisor(devices: devices, loop: loop,
                                     options: SupervisorOptions(capturesDirectory: arguments.captures), log: log)
-        for entry in initialSettings {
-            do throws(ConsoleError) { _ = try supervisor.set(key: entry.key, value: entry.value) }
-            catch { throw StartupError("\(entry.source):\(entry.line): \(error.message)") }
+        for entry in config?.entries ?? [] {
+            do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value) }
+            catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
         }
         var control: ControlSocketServer? = nil
         do throws(StartupError) { control = try ControlSocketServer(path: arguments.socket) }
@@ -146,6 +142,24 @@ public enum TripodMain {
             control?.shutdown()
             writers.forEach { $0.flush() }
         })
+    }
+
+    static let defaultConfigPath = "/etc/tripod/tripod.conf"
+
+    /// The settings schema as the config file sees it: the same validation as console `set`.
+    static let settingsSchema = ClosureConfigSchema { key, value in
+        do throws(ConsoleError) { return try SettingsSchema.validate(key: key, value: value) }
+        catch where error.code == .unknownKey { throw ConfigSchemaError.unknownKey(key) }
+        catch { throw ConfigSchemaError.invalidValue(key: key, reason: error.message) }
+    }
+
+    /// The board named by /proc/device-tree/model, when this is a known board.
+    static func detectBoardName(catalog: BoardCatalog) -> String? {
+        guard let model = BoardDetection.readModel() else { return nil }
+        let boards = catalog.boardNames().compactMap { name -> BoardDescription? in
+            do throws(StartupError) { return try catalog.board(name) } catch { return nil }
+        }
+        return BoardDetection.match(model: model, in: boards)?.name
     }
 
     /// The lines a person sees first on the console.

@@ -3,6 +3,9 @@ import Foundation
 /// Every benchmark, by name. Add new ones here.
 let benchmarks: [any Benchmark.Type] = [
     StartupBenchmark.self,
+    ShutterBenchmark.self,
+    DisplayBenchmark.self,
+    MediaBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

@@ -1,0 +1,61 @@
+// Typed wrappers over libtiff for Swift: TIFFSetField is variadic and does not import, and
+// libtiff's default error handler prints to stderr. Everything here writes to memory.
+#ifndef TRIPOD_TIFF_H
+#define TRIPOD_TIFF_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// An in-memory TIFF being written (opaque).
+typedef struct tripod_tiff tripod_tiff;
+
+/// Opens an empty in-memory little-endian TIFF for writing (TIFFClientOpen, mode "wl"), with
+/// room for `capacity_hint` bytes before the buffer has to grow.
+/// Returns NULL on failure; `tripod_tiff_last_error()` says why.
+tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint);
+/// Closes the TIFF (TIFFClose, which writes any pending directory) and frees it; the bytes
+/// written so far are lost unless `tripod_tiff_finish` ran first.
+void tripod_tiff_discard(tripod_tiff *t);
+/// TIFFClose, then hands over the written bytes: *bytes (malloc'd, caller frees) and *count.
+/// Returns 1 on success, 0 on failure. `t` is freed either way.
+int tripod_tiff_finish(tripod_tiff *t, uint8_t **bytes, size_t *count);
+
+/// TIFFSetField with one integer (SHORT/LONG tags). Returns 1 on success.
+int tripod_tiff_set_uint(tripod_tiff *t, uint32_t tag, uint32_t value);
+/// TIFFSetField with one floating value (RATIONAL/FLOAT/DOUBLE tags; the shim passes float or
+/// double as libtiff's field definition wants).
+int tripod_tiff_set_real(tripod_tiff *t, uint32_t tag, double value);
+/// TIFFSetField with a NUL-terminated string (ASCII tags).
+int tripod_tiff_set_string(tripod_tiff *t, uint32_t tag, const char *value);
+/// TIFFSetField with an array of bytes (BYTE/UNDEFINED tags); passes the count when the field wants it.
+int tripod_tiff_set_bytes(tripod_tiff *t, uint32_t tag, uint32_t count, const uint8_t *values);
+/// TIFFSetField with an array of 16-bit integers (SHORT tags with a count, e.g. CFARepeatPatternDim).
+int tripod_tiff_set_uint16_array(tripod_tiff *t, uint32_t tag, uint32_t count, const uint16_t *values);
+/// TIFFSetField with an array of reals (RATIONAL/SRATIONAL arrays: ColorMatrix1, AsShotNeutral, BlackLevel).
+int tripod_tiff_set_real_array(tripod_tiff *t, uint32_t tag, uint32_t count, const double *values);
+/// TIFFSetField with an array of 32-bit integers (LONG arrays: WhiteLevel).
+int tripod_tiff_set_uint32_array(tripod_tiff *t, uint32_t tag, uint32_t count, const uint32_t *values);
+
+/// TIFFWriteScanline for row `row` of the current image. Returns 1 on success.
+int tripod_tiff_write_scanline(tripod_tiff *t, const void *row_bytes, uint32_t row);
+/// TIFFWriteDirectory: finishes the main image directory.
+int tripod_tiff_write_directory(tripod_tiff *t);
+/// TIFFCreateEXIFDirectory: following set calls fill the EXIF IFD. Call this first, before
+/// any main-image tag: the EXIF IFD goes at the start of the file.
+int tripod_tiff_begin_exif(tripod_tiff *t);
+/// TIFFWriteCustomDirectory for the EXIF IFD (its offset in *exif_offset), then
+/// TIFFCreateDirectory for the main image: set TIFFTAG_EXIFIFD to *exif_offset there. (Writing
+/// the EXIF IFD first keeps the main IFD in one piece; rewriting it afterwards leaves a layout
+/// dcraw 9.28 cannot read.)
+int tripod_tiff_end_exif(tripod_tiff *t, uint64_t *exif_offset);
+
+/// The last libtiff error or warning message on this thread ("" when none).
+const char *tripod_tiff_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,176 @@
+#include "tripod_tiff.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tiffio.h>
+
+struct tripod_tiff {
+    TIFF *tif;
+    uint8_t *data;
+    size_t size;      // bytes of file written (high-water mark)
+    size_t capacity;
+    size_t position;
+    int failed;       // a write could not grow the buffer
+};
+
+static _Thread_local char last_error[512];
+
+static void record_error(const char *module, const char *fmt, va_list ap) {
+    char message[400];
+    vsnprintf(message, sizeof message, fmt, ap);
+    snprintf(last_error, sizeof last_error, "%s: %s", module ? module : "libtiff", message);
+}
+
+static void ignore_warning(const char *module, const char *fmt, va_list ap) {
+    (void)module; (void)fmt; (void)ap;
+}
+
+const char *tripod_tiff_last_error(void) { return last_error; }
+
+static tmsize_t mem_read(thandle_t h, void *buf, tmsize_t n) {
+    tripod_tiff *t = (tripod_tiff *)h;
+    if (t->position >= t->size) return 0;
+    size_t available = t->size - t->position;
+    size_t count = (size_t)n < available ? (size_t)n : available;
+    memcpy(buf, t->data + t->position, count);
+    t->position += count;
+    return (tmsize_t)count;
+}
+
+static tmsize_t mem_write(thandle_t h, void *buf, tmsize_t n) {
+    tripod_tiff *t = (tripod_tiff *)h;
+    size_t end = t->position + (size_t)n;
+    if (end > t->capacity) {
+        size_t capacity = t->capacity ? t->capacity : 65536;
+        while (capacity < end) capacity *= 2;
+        uint8_t *grown = realloc(t->data, capacity);
+        if (!grown) { t->failed = 1; return -1; }
+        t->data = grown; t->capacity = capacity;
+    }
+    if (t->position > t->size) memset(t->data + t->size, 0, t->position - t->size);  // a seek past the end
+    memcpy(t->data + t->position, buf, (size_t)n);
+    t->position = end;
+    if (end > t->size) t->size = end;
+    return n;
+}
+
+static toff_t mem_seek(thandle_t h, toff_t offset, int whence) {
+    tripod_tiff *t = (tripod_tiff *)h;
+    int64_t base = whence == SEEK_CUR ? (int64_t)t->position : whence == SEEK_END ? (int64_t)t->size : 0;
+    int64_t target = base + (int64_t)offset;
+    if (target < 0) return (toff_t)-1;
+    t->position = (size_t)target;
+    return (toff_t)target;
+}
+
+static int mem_close(thandle_t h) { (void)h; return 0; }
+static toff_t mem_size(thandle_t h) { return ((tripod_tiff *)h)->size; }
+static int mem_map(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
+static void mem_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
+
+tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint) {
+    TIFFSetErrorHandler(record_error);
+    TIFFSetWarningHandler(ignore_warning);
+    last_error[0] = 0;
+    tripod_tiff *t = calloc(1, sizeof *t);
+    if (!t) { snprintf(last_error, sizeof last_error, "out of memory"); return NULL; }
+    if (capacity_hint > 0 && (t->data = malloc(capacity_hint)) != NULL) t->capacity = capacity_hint;
+    // "m": never memory-map (our map proc declines anyway).
+    t->tif = TIFFClientOpen("memory", "wlm", (thandle_t)t, mem_read, mem_write, mem_seek,
+                            mem_close, mem_size, mem_map, mem_unmap);
+    if (!t->tif) { free(t); return NULL; }
+    return t;
+}
+
+void tripod_tiff_discard(tripod_tiff *t) {
+    if (!t) return;
+    if (t->tif) TIFFClose(t->tif);
+    free(t->data);
+    free(t);
+}
+
+int tripod_tiff_finish(tripod_tiff *t, uint8_t **bytes, size_t *count) {
+    TIFFClose(t->tif);
+    t->tif = NULL;
+    int ok = !t->failed;
+    if (ok) { *bytes = t->data; *count = t->size; t->data = NULL; }
+    else snprintf(last_error, sizeof last_error, "out of memory while writing TIFF");
+    free(t->data);
+    free(t);
+    return ok;
+}
+
+static const TIFFField *field(tripod_tiff *t, uint32_t tag) {
+    const TIFFField *f = TIFFFieldWithTag(t->tif, tag);
+    if (!f) snprintf(last_error, sizeof last_error, "libtiff does not know tag %u", tag);
+    return f;
+}
+
+int tripod_tiff_set_uint(tripod_tiff *t, uint32_t tag, uint32_t value) {
+    const TIFFField *f = field(t, tag);
+    if (!f) return 0;
+    if (TIFFFieldSetGetSize(f) == 8) return TIFFSetField(t->tif, tag, (uint64_t)value);
+    return TIFFSetField(t->tif, tag, value);   // uint16 and uint32 both travel as int-sized
+}
+
+int tripod_tiff_set_real(tripod_tiff *t, uint32_t tag, double value) {
+    const TIFFField *f = field(t, tag);
+    if (!f) return 0;
+    if (TIFFFieldSetGetSize(f) == 4) return TIFFSetField(t->tif, tag, (double)(float)value); // float promotes
+    return TIFFSetField(t->tif, tag, value);
+}
+
+int tripod_tiff_set_string(tripod_tiff *t, uint32_t tag, const char *value) {
+    if (!field(t, tag)) return 0;
+    return TIFFSetField(t->tif, tag, value);
+}
+
+// Arrays: pass the count first when the field definition says so (TIFFFieldPassCount).
+#define SET_ARRAY(t, tag, count, ptr)                                        \
+    do {                                                                     \
+        const TIFFField *f_ = field(t, tag);                                 \
+        if (!f_) return 0;                                                   \
+        if (TIFFFieldPassCount(f_)) return TIFFSetField((t)->tif, tag, (count), (ptr)); \
+        return TIFFSetField((t)->tif, tag, (ptr));                           \
+    } while (0)
+
+int tripod_tiff_set_bytes(tripod_tiff *t, uint32_t tag, uint32_t count, const uint8_t *values) {
+    SET_ARRAY(t, tag, count, values);
+}
+
+int tripod_tiff_set_uint16_array(tripod_tiff *t, uint32_t tag, uint32_t count, const uint16_t *values) {
+    SET_ARRAY(t, tag, count, values);
+}
+
+int tripod_tiff_set_uint32_array(tripod_tiff *t, uint32_t tag, uint32_t count, const uint32_t *values) {
+    SET_ARRAY(t, tag, count, values);
+}
+
+int tripod_tiff_set_real_array(tripod_tiff *t, uint32_t tag, uint32_t count, const double *values) {
+    const TIFFField *f = field(t, tag);
+    if (!f) return 0;
+    if (TIFFFieldSetGetSize(f) == 4) {
+        float *floats = malloc(sizeof(float) * (count ? count : 1));
+        if (!floats) return 0;
+        for (uint32_t i = 0; i < count; i++) floats[i] = (float)values[i];
+        int ok = TIFFFieldPassCount(f) ? TIFFSetField(t->tif, tag, count, floats)
+                                       : TIFFSetField(t->tif, tag, floats);
+        free(floats);  // libtiff copies the values
+        return ok;
+    }
+    SET_ARRAY(t, tag, count, values);
+}
+
+int tripod_tiff_write_scanline(tripod_tiff *t, const void *row_bytes, uint32_t row) {
+    return TIFFWriteScanline(t->tif, (void *)row_bytes, row, 0) == 1;
+}
+
+int tripod_tiff_write_directory(tripod_tiff *t) { return TIFFWriteDirectory(t->tif); }
+
+int tripod_tiff_begin_exif(tripod_tiff *t) { return TIFFCreateEXIFDirectory(t->tif) == 0; }
+
+int tripod_tiff_end_exif(tripod_tiff *t, uint64_t *exif_offset) {
+    if (!TIFFWriteCustomDirectory(t->tif, exif_offset)) return 0;
+    return TIFFCreateDirectory(t->tif) == 0;
+}

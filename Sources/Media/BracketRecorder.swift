@@ -1,0 +1,163 @@
+import Foundation
+import Hardware
+
+/// One bracket being saved: `addFrame` for each completed frame, then `finish()` or `fail(reason:)`.
+///
+/// The sidecar is rewritten after every frame (status `inProgress`), so a crash leaves a sidecar
+/// that lists exactly the frames on disk.
+public final class BracketRecorder {
+    /// Where the files go.
+    public let storage: any Storage
+    /// The store's configuration when the bracket began.
+    public let configuration: CaptureStore.Configuration
+    /// The sidecar as it stands (frames so far, result).
+    public private(set) var sidecar: BracketSidecar
+
+    init(storage: any Storage, configuration: CaptureStore.Configuration, sidecar: BracketSidecar) {
+        self.storage = storage; self.configuration = configuration; self.sidecar = sidecar
+    }
+
+    /// The bracket id and file stem, "TRP_000123".
+    public var id: String { sidecar.id }
+    /// The date folder, "YYYY-MM-DD", relative to the storage root.
+    public var folder: String { sidecar.folder }
+    /// The sidecar's path relative to the storage root.
+    public var sidecarPath: String { folder + "/" + configuration.naming.sidecarName(bracketID: id) }
+
+    /// Encodes and writes one frame (DNG from the `.raw` buffer, JPEG from an RGB `.stillCapture`
+    /// buffer), then the sidecar. `requested` is the plan step; `clampedSettings` overrides the
+    /// store's own comparison of requested and actual settings.
+    ///
+    /// Encoding errors throw and leave the bracket open. A storage error (ENOSPC, EIO) removes this
+    /// frame's already-written files, marks the bracket failed, writes the failed sidecar if it
+    /// can, and throws `MediaError(.storage)`; earlier frames stay as they are.
+    @discardableResult
+    public func addFrame(_ frame: CompletedRequest, requested: FrameSettings, index: Int? = nil,
+                         clampedSettings: Bool? = nil, stabilization: StabilizationRecord? = nil) throws -> FrameRecord {
+        guard sidecar.result.status == .inProgress else {
+            throw MediaError(.bracketClosed, "bracket \(id) is already \(sidecar.result.status.rawValue)")
+        }
+        var actual = try FrameSettings(metadata: frame.metadata, isoPerGain: configuration.isoPerGain)
+        if actual.evBiasEV == nil { actual.evBiasEV = requested.evBiasEV }
+        let frameIndex = index ?? sidecar.frames.count
+        let encoded = try encode(frame, settings: actual, frameIndex: frameIndex)
+
+        var written: [FileRecord] = []
+        do {
+            for (record, bytes) in encoded {
+                try storage.writeAtomically(bytes, to: folder + "/" + record.name)
+                written.append(record)
+            }
+        } catch let error as HardwareError {
+            // This frame's files go, including one whose write failed after its rename (directory fsync).
+            for (record, _) in encoded where storage.fileExists(folder + "/" + record.name) {
+                try? storage.remove(folder + "/" + record.name)
+            }
+            throw storageFailure(error, while: "writing frame \(frameIndex + 1)")
+        }
+        let mismatches = requested.mismatches(actual: actual)
+        let record = FrameRecord(index: frameIndex, requested: requested, actual: actual,
+                                 clampedSettings: clampedSettings ?? !mismatches.isEmpty, mismatches: mismatches,
+                                 sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, sensorSequence: frame.sequence,
+                                 files: written, stabilization: stabilization)
+        sidecar.frames.append(record)
+        if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
+            sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start
+        }
+        do { try writeSidecar() } catch let error as HardwareError {
+            throw storageFailure(error, while: "writing the sidecar after frame \(frameIndex + 1)")
+        }
+        return record
+    }
+
+    /// Marks the bracket complete and writes the final sidecar. A storage error marks it failed instead.
+    @discardableResult
+    public func finish() throws -> BracketSidecar {
+        guard sidecar.result.status == .inProgress else {
+            throw MediaError(.bracketClosed, "bracket \(id) is already \(sidecar.result.status.rawValue)")
+        }
+        sidecar.result = BracketResult(status: .complete)
+        do { try writeSidecar() } catch let error as HardwareError {
+            throw storageFailure(error, while: "writing the final sidecar")
+        }
+        return sidecar
+    }
+
+    /// Marks the bracket failed (camera disconnect, timeout, …) and writes the sidecar; the frames
+    /// already saved stay. Throws `MediaError(.storage)` only when the sidecar cannot be written.
+    public func fail(reason: String) throws {
+        guard sidecar.result.status == .inProgress else { return }
+        sidecar.result = BracketResult(status: .failed, reason: reason)
+        do { try writeSidecar() } catch let error as HardwareError {
+            throw MediaError(.storage, "bracket \(id) failed (\(reason)); its sidecar could not be written: \(error.message)",
+                             storageError: error)
+        }
+    }
+
+    private func encode(_ frame: CompletedRequest, settings: FrameSettings, frameIndex: Int) throws -> [(FileRecord, [UInt8])] {
+        let naming = configuration.naming
+        var captureDate = sidecar.startTime
+        if let start = sidecar.startMonotonicNanoseconds {
+            captureDate += Double(frame.sensorTimestamp.nanoseconds - start) / 1e9
+        }
+        var outputs: [(FileRecord, [UInt8])] = []
+        func add(_ kind: FileRecord.Kind, _ bytes: [UInt8]) {
+            let name = naming.frameFileName(bracketID: id, frameIndex: frameIndex, kind: kind)
+            outputs.append((FileRecord(name: name, kind: kind, bytes: bytes.count, sha256: SHA256.hexDigest(bytes)), bytes))
+        }
+        if let raw = frame.buffers[.raw] {
+            let exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
+                                   timeZone: naming.timeZone, size: raw.size)
+            let layout = try BayerLayout(raw.pixelFormat)
+            let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
+                                             colour: colourCalibration(frame.metadata, settings: settings))
+            add(.dng, try DNGWriter.encode(raw, description: description))
+        }
+        if let still = frame.buffers[.stillCapture] {
+            let exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
+                                   timeZone: naming.timeZone, size: still.size)
+            add(.jpeg, try JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality))
+        }
+        guard !outputs.isEmpty else {
+            throw MediaError(.invalidFrame, "frame \(frame.sequence) of bracket \(id) has neither a raw nor a still buffer")
+        }
+        return outputs
+    }
+
+    /// Black level in sample units: libcamera's `SensorBlackLevels` (4 values, 16-bit scale)
+    /// averaged when present, else the configured level, scaled to the format's bit depth.
+    private func blackLevel(_ metadata: ControlList, layout: BayerLayout) -> Double {
+        let levels16 = metadata["SensorBlackLevels"]?.doubleArray.flatMap { $0.isEmpty ? nil : $0 }
+        let level16 = levels16.map { $0.reduce(0, +) / Double($0.count) } ?? Double(configuration.blackLevel16)
+        return level16 / Double(1 << (16 - layout.bitsPerSample))
+    }
+
+    /// The frame's own calibration from libcamera's ColourCorrectionMatrix and ColourGains when
+    /// both are present, else the configured one (the generic matrix by default).
+    private func colourCalibration(_ metadata: ControlList, settings: FrameSettings) -> ColourCalibration {
+        guard let ccm = metadata["ColourCorrectionMatrix"]?.doubleArray, let gains = settings.colourGains,
+              let calibration = ColourCalibration.fromLibcamera(
+                  colourCorrectionMatrix: ccm, gains: gains,
+                  colourTemperatureKelvin: metadata[ControlName.colourTemperature]?.doubleValue) else {
+            return configuration.colour
+        }
+        return calibration
+    }
+
+    private func writeSidecar() throws {
+        try storage.writeAtomically(try sidecar.encoded(), to: sidecarPath)
+    }
+
+    /// Marks the bracket failed after a storage error and tries to record that in the sidecar.
+    private func storageFailure(_ error: HardwareError, while action: String) -> MediaError {
+        let reason = "storage: \(error.message)"
+        sidecar.result = BracketResult(status: .failed, reason: reason)
+        var message = "bracket \(id) failed \(action); \(sidecar.frames.count) earlier frame(s) kept: \(error.message)"
+        do { try writeSidecar() } catch let sidecarError as HardwareError {
+            message += "; the failed sidecar could not be written either: \(sidecarError.message)"
+        } catch {
+            message += "; the failed sidecar could not be encoded: \(error)"
+        }
+        return MediaError(.storage, message, storageError: error)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// The sidecar JSON written once per bracket, next to its frames (`TRP_000123.json`).
+public struct BracketSidecar: Hashable, Sendable, Codable {
+    /// Bumped when a field changes meaning.
+    public var formatVersion: Int = 1
+    /// The bracket's id, which is also its file stem: "TRP_000123".
+    public var id: String
+    /// The date folder, "YYYY-MM-DD".
+    public var folder: String
+    /// The plan the bracket ran.
+    public var plan: BracketPlanRecord
+    /// Wall-clock start (the trigger), ISO 8601 in the JSON.
+    public var startTime: Date
+    /// Monotonic nanoseconds of the trigger (CLOCK_MONOTONIC, the SensorTimestamp clock).
+    public var startMonotonicNanoseconds: Int64?
+    /// Trigger to start of exposure of the first frame, nanoseconds.
+    public var shutterLagNanoseconds: Int64?
+    /// Make, model, lens.
+    public var camera: CameraIdentity
+    /// inProgress while frames arrive, then complete or failed.
+    public var result: BracketResult
+    /// The frames saved, in the order they were saved.
+    public var frames: [FrameRecord]
+
+    /// A sidecar from its parts (the store makes these).
+    public init(id: String, folder: String, plan: BracketPlanRecord, startTime: Date, startMonotonicNanoseconds: Int64?,
+                shutterLagNanoseconds: Int64?, camera: CameraIdentity, result: BracketResult, frames: [FrameRecord] = []) {
+        self.id = id; self.folder = folder; self.plan = plan; self.startTime = startTime
+        self.startMonotonicNanoseconds = startMonotonicNanoseconds; self.shutterLagNanoseconds = shutterLagNanoseconds
+        self.camera = camera; self.result = result; self.frames = frames
+    }
+
+    /// Pretty-printed JSON with sorted keys and ISO 8601 dates.
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return Array(try encoder.encode(self)) + [0x0A]
+    }
+
+    /// Parses a sidecar written by `encoded()`.
+    public static func decode(_ bytes: [UInt8]) throws -> BracketSidecar {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(BracketSidecar.self, from: Data(bytes))
+    }
+}
+
+/// What the bracket was asked to do, as the bracket engine describes it.
+public struct BracketPlanRecord: Hashable, Sendable, Codable {
+    /// "single", "manual", "ev", "auto-range", …
+    public var kind: String
+    /// The command or preset that made it, e.g. "bracket ev 5 1.0".
+    public var summary: String
+    /// Frames the plan asks for.
+    public var frameCount: Int
+    /// A plan record from its parts.
+    public init(kind: String, summary: String, frameCount: Int) {
+        self.kind = kind; self.summary = summary; self.frameCount = frameCount
+    }
+}
+
+/// How a bracket ended.
+public struct BracketResult: Hashable, Sendable, Codable {
+    /// The state of the bracket.
+    public enum Status: String, Sendable, Codable { case inProgress, complete, failed }
+    /// The state.
+    public var status: Status
+    /// Why it failed ("storage: … No space left on device", "camera disconnected"); nil otherwise.
+    public var reason: String?
+    /// A result, with a reason for failures.
+    public init(status: Status, reason: String? = nil) { self.status = status; self.reason = reason }
+}
+
+/// One saved frame of a bracket.
+public struct FrameRecord: Hashable, Sendable, Codable {
+    /// Position in the plan, 0-based.
+    public var index: Int
+    /// The plan step.
+    public var requested: FrameSettings
+    /// What the frame's metadata says the sensor used.
+    public var actual: FrameSettings
+    /// True when the sensor did not use the requested settings (clamped or not yet applied).
+    public var clampedSettings: Bool
+    /// The settings that differ, by field name ("exposureTimeMicroseconds", "analogueGain", …).
+    public var mismatches: [String]
+    /// Start of exposure of the first line, CLOCK_MONOTONIC nanoseconds.
+    public var sensorTimestampNanoseconds: Int64
+    /// The camera's frame sequence number.
+    public var sensorSequence: UInt64
+    /// The DNG and/or JPEG of this frame.
+    public var files: [FileRecord]
+    /// Filled by the stabilization issue; nil until then.
+    public var stabilization: StabilizationRecord?
+
+    /// A frame record from its parts (the store makes these).
+    public init(index: Int, requested: FrameSettings, actual: FrameSettings, clampedSettings: Bool, mismatches: [String],
+                sensorTimestampNanoseconds: Int64, sensorSequence: UInt64, files: [FileRecord], stabilization: StabilizationRecord?) {
+        self.index = index; self.requested = requested; self.actual = actual; self.clampedSettings = clampedSettings
+        self.mismatches = mismatches; self.sensorTimestampNanoseconds = sensorTimestampNanoseconds
+        self.sensorSequence = sensorSequence; self.files = files; self.stabilization = stabilization
+    }
+}
+
+/// One written file: its name in the bracket's folder, size and SHA-256.
+public struct FileRecord: Hashable, Sendable, Codable {
+    /// The file format.
+    public enum Kind: String, Sendable, Codable { case dng, jpeg }
+    /// File name inside the bracket folder.
+    public var name: String
+    /// DNG or JPEG.
+    public var kind: Kind
+    /// File size in bytes.
+    public var bytes: Int
+    /// Lower-case hex SHA-256 of the file's bytes.
+    public var sha256: String
+    /// A file record from its parts.
+    public init(name: String, kind: Kind, bytes: Int, sha256: String) {
+        self.name = name; self.kind = kind; self.bytes = bytes; self.sha256 = sha256
+    }
+}
+
+/// Per-frame stabilization, by the names AVFoundation uses for still-image lens stabilization.
+public struct StabilizationRecord: Hashable, Sendable, Codable {
+    /// Whether stabilization ran for this frame.
+    public enum Status: String, Sendable, Codable {
+        case active = "Active", outOfRange = "OutOfRange", unavailable = "Unavailable", off = "Off"
+    }
+    /// How this frame lines up with the bracket's first frame, when measured.
+    public struct Alignment: Hashable, Sendable, Codable {
+        /// Horizontal offset from the first frame, pixels (right positive).
+        public var offsetXPixels: Double
+        /// Vertical offset from the first frame, pixels (down positive).
+        public var offsetYPixels: Double
+        /// Rotation from the first frame, degrees (clockwise positive).
+        public var rotationDegrees: Double
+        /// An alignment from its parts.
+        public init(offsetXPixels: Double, offsetYPixels: Double, rotationDegrees: Double) {
+            self.offsetXPixels = offsetXPixels; self.offsetYPixels = offsetYPixels; self.rotationDegrees = rotationDegrees
+        }
+    }
+    /// The stabilization state for this frame.
+    public var status: Status
+    /// The measured alignment, when there is one.
+    public var alignment: Alignment?
+    /// A record from its parts.
+    public init(status: Status, alignment: Alignment? = nil) { self.status = status; self.alignment = alignment }
+}

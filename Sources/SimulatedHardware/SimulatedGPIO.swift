@@ -1,0 +1,213 @@
+import Hardware
+
+/// A simulated GPIO input line. Levels are logical (true = active, pressed). Driving the line to a
+/// new level delivers one edge, stamped with the given time, to the handler on the calling thread,
+/// as the gpiod reader thread would.
+public final class SimulatedInputLine: GPIOInputLine, Sendable {
+    public let address: GPIOLineAddress
+    private struct State: Sendable {
+        var level: Bool
+        var handler: (@Sendable (GPIOEdge) -> Void)?
+        var closed = false
+        var edgesDelivered = 0
+    }
+    private let state: LockedValue<State>
+
+    public init(address: GPIOLineAddress, initiallyActive: Bool = false) {
+        self.address = address
+        state = LockedValue(State(level: initiallyActive))
+    }
+
+    public func read() throws -> Bool {
+        try state.withLock { s in
+            if s.closed { throw HardwareError(.disconnected, "simulated \(address): read after close") }
+            return s.level
+        }
+    }
+
+    public func setEdgeHandler(_ handler: @escaping @Sendable (GPIOEdge) -> Void) {
+        state.withLock { $0.handler = handler }
+    }
+
+    public func close() { state.withLock { $0.closed = true; $0.handler = nil } }
+
+    /// The current level (for console output and tests).
+    public var isActive: Bool { state.withLock { $0.level } }
+    /// Edges delivered so far.
+    public var edgesDelivered: Int { state.withLock { $0.edgesDelivered } }
+
+    /// Drives the line; delivers an edge dated `timestamp` if the level changes and the line is open.
+    public func drive(_ active: Bool, at timestamp: MonotonicTime) {
+        let handler = state.withLock { s -> (@Sendable (GPIOEdge) -> Void)? in
+            guard s.level != active else { return nil }
+            s.level = active
+            guard !s.closed else { return nil }
+            s.edgesDelivered += 1
+            return s.handler
+        }
+        handler?(GPIOEdge(kind: active ? .rising : .falling, timestamp: timestamp))
+    }
+}
+
+/// Contact bounce added to a simulated press or release: `count` extra flips after the edge,
+/// `gap` apart (an even count ends on the intended level; an odd count is rounded up to even).
+public struct SimulatedBounce: Hashable, Sendable {
+    public var count: Int
+    public var gap: Duration
+    public init(count: Int, gap: Duration) { self.count = count; self.gap = gap }
+    public static let none = SimulatedBounce(count: 0, gap: .zero)
+    /// A typical tactile switch: 4 flips 300 µs apart.
+    public static let typical = SimulatedBounce(count: 4, gap: .microseconds(300))
+}
+
+/// A simulated shutter button (optionally two-stage) driven by scripts on an event loop's clock:
+/// the API behind the console's `button press`, `button hold <ms>` and `button half`.
+///
+/// Each scripted action starts after the previous one has finished (plus `pauseBetweenActions`),
+/// so console commands typed quickly play one after another. Edges are scheduled on `loop`, so with
+/// a ManualEventLoop they happen as the test advances the clock.
+public final class SimulatedButton: Sendable {
+    public let loop: any EventLoop
+    public let shutter: SimulatedInputLine
+    /// The half-press contact; nil for a one-stage button.
+    public let halfPress: SimulatedInputLine?
+    /// The delay from the half contact closing to the shutter contact closing on a full press.
+    public let halfToFullDelay: Duration
+    public let pauseBetweenActions: Duration
+    private let cursor = LockedValue<MonotonicTime?>(nil)
+    private let halfHeld = LockedValue(false)
+
+    public init(loop: any EventLoop, twoStage: Bool = true,
+                shutter: GPIOLineAddress = GPIOLineAddress(name: "SHUTTER"),
+                halfPress: GPIOLineAddress = GPIOLineAddress(name: "HALF_PRESS"),
+                halfToFullDelay: Duration = .milliseconds(5), pauseBetweenActions: Duration = .milliseconds(50)) {
+        self.loop = loop
+        self.shutter = SimulatedInputLine(address: shutter)
+        self.halfPress = twoStage ? SimulatedInputLine(address: halfPress) : nil
+        self.halfToFullDelay = halfToFullDelay
+        self.pauseBetweenActions = pauseBetweenActions
+    }
+
+    /// `button press`: a full press held `hold` (default 80 ms), with optional bounce on both edges.
+    /// On a two-stage button the half contact closes first and opens last (unless held by `half`).
+    /// Returns the time of the shutter's press edge.
+    @discardableResult
+    public func press(hold: Duration = .milliseconds(80), bounce: SimulatedBounce = .none) -> MonotonicTime {
+        var t = reserveStart()
+        let halfAlreadyHeld = halfHeld.current
+        if let halfPress, !halfAlreadyHeld {
+            schedule(halfPress, true, at: t)
+            t = t + halfToFullDelay
+        }
+        let pressEdge = t
+        t = flip(shutter, to: true, at: t, bounce: bounce)
+        t = max(t, pressEdge + hold)
+        t = flip(shutter, to: false, at: t, bounce: bounce)
+        if let halfPress, !halfAlreadyHeld {
+            t = t + halfToFullDelay
+            schedule(halfPress, false, at: t)
+        }
+        finish(at: t)
+        return pressEdge
+    }
+
+    /// `button hold <ms>`: a full press held for `milliseconds`.
+    @discardableResult
+    public func hold(milliseconds: Int, bounce: SimulatedBounce = .none) -> MonotonicTime {
+        press(hold: .milliseconds(milliseconds), bounce: bounce)
+    }
+
+    /// `button half`: closes the half-press contact and keeps it closed (toggles: a second call
+    /// opens it). Throws on a one-stage button.
+    public func toggleHalfPress() throws {
+        guard let halfPress else {
+            throw HardwareError(.unsupported, "simulated button is one-stage: no half-press contact")
+        }
+        let t = reserveStart()
+        let nowHeld = halfHeld.withLock { held -> Bool in held.toggle(); return held }
+        schedule(halfPress, nowHeld, at: t)
+        finish(at: t)
+    }
+
+    /// Chatter: `flips` level changes on the shutter line `gap` apart, starting from its level at
+    /// that time (a noisy contact or a bad cable). Returns the time of the first flip.
+    @discardableResult
+    public func chatter(flips: Int, gap: Duration) -> MonotonicTime {
+        let start = reserveStart()
+        var t = start
+        for i in 0..<max(0, flips) {
+            let line = shutter
+            let at = t
+            loop.schedule(at: at) { line.drive(!line.isActive, at: at) }
+            if i + 1 < flips { t = t + gap }
+        }
+        finish(at: t)
+        return start
+    }
+
+    /// Flips `line` to `level` at `t`, then bounces; returns when the last flip happens.
+    private func flip(_ line: SimulatedInputLine, to level: Bool, at t: MonotonicTime, bounce: SimulatedBounce) -> MonotonicTime {
+        schedule(line, level, at: t)
+        var time = t
+        let flips = bounce.count + bounce.count % 2
+        for i in 0..<flips {
+            time = time + bounce.gap
+            schedule(line, i % 2 == 0 ? !level : level, at: time)
+        }
+        return time
+    }
+
+    private func schedule(_ line: SimulatedInputLine, _ level: Bool, at t: MonotonicTime) {
+        loop.schedule(at: t) { line.drive(level, at: t) }
+    }
+
+    private func reserveStart() -> MonotonicTime {
+        let now = loop.now()
+        return cursor.withLock { c in c.map { max(now, $0 + pauseBetweenActions) } ?? now }
+    }
+
+    private func finish(at t: MonotonicTime) { cursor.withLock { $0 = t } }
+}
+
+/// One level change of a simulated LED.
+public struct LEDLevelChange: Hashable, Sendable {
+    public var time: MonotonicTime
+    public var isOn: Bool
+    public init(time: MonotonicTime, isOn: Bool) { self.time = time; self.isOn = isOn }
+}
+
+/// A simulated output line (the status LED) that records every level change on the loop's clock.
+public final class SimulatedLED: GPIOOutputLine, Sendable {
+    public let address: GPIOLineAddress
+    public let clock: any EventLoop
+    private struct State: Sendable {
+        var isOn = false
+        var history: [LEDLevelChange] = []
+        var writeFault: HardwareError?
+        var closed = false
+    }
+    private let state = LockedValue(State())
+
+    public init(address: GPIOLineAddress = GPIOLineAddress(name: "LED"), clock: any EventLoop) {
+        self.address = address; self.clock = clock
+    }
+
+    public func write(_ active: Bool) throws {
+        let now = clock.now()
+        try state.withLock { s in
+            if let fault = s.writeFault { throw fault }
+            if s.closed { throw HardwareError(.disconnected, "simulated \(address): write after close") }
+            guard s.isOn != active || s.history.isEmpty else { return }
+            s.isOn = active
+            s.history.append(LEDLevelChange(time: now, isOn: active))
+        }
+    }
+
+    public func close() { state.withLock { $0.closed = true } }
+
+    public var isOn: Bool { state.withLock { $0.isOn } }
+    /// Every change of level (the first write is always recorded), oldest first.
+    public var history: [LEDLevelChange] { state.withLock { $0.history } }
+    /// Makes every later write throw `fault` (nil clears it).
+    public func injectWriteFault(_ fault: HardwareError?) { state.withLock { $0.writeFault = fault } }
+}

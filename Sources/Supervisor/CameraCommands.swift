@@ -1,0 +1,61 @@
+import Camera
+import Console
+import Hardware
+
+extension Supervisor {
+    /// Camera commands: the format table, format selection, AF trigger and gray-world lock.
+    func registerCameraCommands() {
+        commands.add(Command("formats", summary: "the camera's format table",
+                             detail: ["columns: index, size, pixel format, fps range, FOV, binned, zoom, AF, ISO and exposure ranges,",
+                                      "video HDR, stabilization modes, high-resolution still size"]) { context, _ in
+            guard let camera = context.supervisor.camera else { return .err(.unsupported, "no camera") }
+            let lines = FormatTable.renderText(camera.formats).split(separator: "\n").map(String.init)
+            return .ok([("formats", String(camera.formats.count)), ("active", camera.activeFormat.format.label)], body: lines)
+        })
+        commands.add(Command("format", synopsis: "<index|WxH@fps>", summary: "select the active format (same as set format)",
+                             detail: ["example: format 1536x864@120", "example: format 2"], arguments: 1...1) { context, args in
+            do throws(ConsoleError) {
+                return .ok(try context.supervisor.change(key: "format", value: args[0]))
+            } catch { return .error(error) }
+        })
+        commands.add(Command("af", summary: "start one autofocus scan (focus.mode auto)",
+                             detail: ["With focus.mode auto, each af runs one scan; the lens then holds."]) { context, _ in
+            guard let camera = context.supervisor.camera else { return .err(.unsupported, "no camera") }
+            do {
+                try camera.triggerAutofocus()
+                return .ok([("af", "started")])
+            } catch let error as CameraError {
+                return .err(context.supervisor.consoleCode(error), error.message)
+            } catch { return .err(.device, "\(error)") }
+        })
+        commands.add(Command("grayworld", summary: "lock white balance to the gains that make this frame neutral",
+                             detail: ["Sets wb.mode gains and wb.gains to the computed red,blue gains."]) { context, _ in
+            let s = context.supervisor
+            guard let camera = s.camera else { return .err(.unsupported, "no camera") }
+            do {
+                let gains = try camera.lockWhiteBalanceGrayWorld()
+                let text = ValueParser.formatNumber(gains.red) + "," + ValueParser.formatNumber(gains.blue)
+                s.settings["wb.mode"] = "gains"
+                s.settings["wb.gains"] = text
+                return .ok([("wb.mode", "gains"), ("wb.gains", text)])
+            } catch let error as CameraError {
+                return .err(s.consoleCode(error), error.message)
+            } catch { return .err(.device, "\(error)") }
+        })
+    }
+
+    /// Live camera values for `status`.
+    func cameraStatusFields() -> [(String, String)] {
+        guard let camera, let frame = camera.latest else { return [] }
+        var fields: [(String, String)] = [
+            ("frame", String(frame.sequence)),
+            ("exposure", ValueParser.formatShutter(.microseconds(frame.exposureDurationMicroseconds))),
+            ("iso", ValueParser.formatNumber(frame.iso)),
+        ]
+        if let lens = frame.lensPositionDioptres { fields.append(("lens", ValueParser.formatNumber(lens) + "D")) }
+        if let af = frame.autofocusState { fields.append(("af", af.rawValue)) }
+        if let g = frame.colourGains { fields.append(("wb", ValueParser.formatNumber(g.red) + "," + ValueParser.formatNumber(g.blue))) }
+        if let offset = camera.exposureTargetOffsetEV { fields.append(("ev.offset", ValueParser.formatNumber(offset))) }
+        return fields
+    }
+}

@@ -1,0 +1,122 @@
+import Camera
+import Console
+import Hardware
+
+/// Applies camera settings to the camera controller, with one rule for parameters: setting a
+/// mode's parameter selects that mode, as on a camera's M dial (`set exposure.duration 1/60`
+/// means custom exposure; `set focus.lens 2` locks focus at 2 D; `set wb.gains 1.9,1.6` locks those
+/// gains; `set wb.temperature 5600K` selects temperature mode). The reply names every key changed.
+extension Supervisor {
+    /// Keys whose value implies a mode, and the mode it implies.
+    static let impliedModes: [String: (key: String, value: String)] = [
+        "exposure.duration": ("exposure.mode", "custom"),
+        "exposure.iso": ("exposure.mode", "custom"),
+        "focus.lens": ("focus.mode", "locked"),
+        "wb.gains": ("wb.mode", "gains"),
+        "wb.temperature": ("wb.mode", "temperature"),
+        "wb.tint": ("wb.mode", "temperature"),
+    ]
+
+    /// Validates, applies and stores one setting (plus the mode it implies); returns what changed.
+    func change(key: String, value: String) throws(ConsoleError) -> [(String, String)] {
+        let canonical = try SettingsSchema.validate(key: key, value: value)
+        var proposed = settings
+        proposed[key] = canonical
+        var changed = [(key, canonical)]
+        if let implied = Self.impliedModes[key], proposed[implied.key] != implied.value {
+            proposed[implied.key] = implied.value
+            changed.append((implied.key, implied.value))
+        }
+        try applyToCamera(changedKeys: Set(changed.map(\.0)), settings: proposed)
+        settings = proposed
+        return changed
+    }
+
+    /// Pushes the settings that changed to the camera; nothing is stored if the camera refuses.
+    func applyToCamera(changedKeys: Set<String>, settings s: [String: String]) throws(ConsoleError) {
+        for key in changedKeys where key.hasPrefix("stabilization.") && s[key] != SettingsSchema.definition(key)?.defaultValue {
+            throw ConsoleError(.notYet, "\(key): stabilization is not built yet (issue: Stabilization); only the default is accepted")
+        }
+        guard let camera else { return }
+        do {
+            if changedKeys.contains("format"), let format = s["format"] {
+                try camera.selectFormat(format)
+            }
+            if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
+                try camera.setExposure(try exposureMode(s))
+            }
+            if changedKeys.contains("exposure.bias"), let bias = s["exposure.bias"] {
+                try camera.setExposureBias(ev: try ValueParser.ev(bias))
+            }
+            if !changedKeys.isDisjoint(with: ["focus.mode", "focus.lens"]) {
+                try camera.setFocus(try focusMode(s))
+            }
+            if !changedKeys.isDisjoint(with: ["wb.mode", "wb.gains", "wb.temperature", "wb.tint"]) {
+                try applyWhiteBalance(s, to: camera)
+            }
+        } catch let error as ConsoleError {
+            throw error
+        } catch let error as CameraError {
+            throw ConsoleError(consoleCode(error), error.message)
+        } catch {
+            throw ConsoleError(.device, "\(error)")
+        }
+    }
+
+    private func exposureMode(_ s: [String: String]) throws -> ExposureMode {
+        switch s["exposure.mode"] {
+        case "locked": return .locked
+        case "custom":
+            let duration = try ValueParser.duration(s["exposure.duration"] ?? "1/60")
+            return .custom(durationMicroseconds: Int(duration.microseconds), iso: try ValueParser.iso(s["exposure.iso"] ?? "100"))
+        default: return .auto
+        }
+    }
+
+    private func focusMode(_ s: [String: String]) throws -> FocusMode {
+        switch s["focus.mode"] {
+        case "locked": return .locked(lensPositionDioptres: try ValueParser.dioptres(s["focus.lens"] ?? "0"))
+        case "auto": return .auto
+        default: return .continuous
+        }
+    }
+
+    private func applyWhiteBalance(_ s: [String: String], to camera: CameraController) throws {
+        switch s["wb.mode"] {
+        case "locked": try camera.setWhiteBalance(.locked)
+        case "gains":
+            let g = try ValueParser.gains(s["wb.gains"] ?? "1,1")
+            try camera.setWhiteBalance(.lockedGains(WhiteBalanceGains(red: g.red, blue: g.blue)))
+        case "temperature":
+            let kelvin = try ValueParser.kelvin(s["wb.temperature"] ?? "5500K")
+            let tint = Double(s["wb.tint"] ?? "0") ?? 0
+            try camera.setWhiteBalance(TemperatureAndTint(temperatureKelvin: kelvin, tint: tint))
+        default: try camera.setWhiteBalance(.auto)
+        }
+    }
+
+    func consoleCode(_ error: CameraError) -> ConsoleError.Code {
+        switch error.kind {
+        case .outOfRange: return .outOfRange
+        case .unsupported, .noSuchFormat: return .unsupported
+        case .notReady: return .busy
+        case .notYet: return .notYet
+        default: return .device
+        }
+    }
+
+    /// The value the camera actually uses now, where it can differ from the setting (auto modes).
+    func activeValue(for key: String) -> String? {
+        guard let frame = camera?.latest else { return nil }
+        switch key {
+        case "exposure.duration": return ValueParser.formatShutter(.microseconds(frame.exposureDurationMicroseconds))
+        case "exposure.iso": return ValueParser.formatNumber(frame.iso)
+        case "focus.lens": return frame.lensPositionDioptres.map(ValueParser.formatNumber)
+        case "wb.gains": return frame.colourGains.map { ValueParser.formatNumber($0.red) + "," + ValueParser.formatNumber($0.blue) }
+        case "wb.temperature", "wb.tint":
+            guard let light = camera?.temperatureAndTint else { return nil }
+            return key == "wb.tint" ? ValueParser.formatNumber(light.tint) : ValueParser.formatNumber(light.temperatureKelvin.rounded()) + "K"
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import Hardware
+@testable import LinuxHardware
+
+/// Real system calls with scripted faults: the Nth call of an operation fails with an errno
+/// (EINTR included), writes can be capped to force short writes, and every call is logged.
+final class FaultInjectingSyscalls: StorageSyscalls, @unchecked Sendable {
+    enum Operation: String, Sendable { case open, write, read, fsync, close, rename, unlink, mkdir, statvfs }
+
+    private let real = SystemStorageSyscalls()
+    private let lock = NSLock()
+    private var counts: [Operation: Int] = [:]
+    private var faults: [Operation: [Int: Int32]] = [:]
+    /// At most this many bytes per write(2), when set.
+    var maximumWriteBytes: Int?
+    /// "fsync /path", "rename a -> b", … in call order.
+    private(set) var log: [String] = []
+
+    /// Makes the `n`th (1-based, counted from now) call of `operation` fail with `code`.
+    func fail(_ operation: Operation, call n: Int = 1, errno code: Int32) {
+        lock.withLock { faults[operation, default: [:]][(counts[operation] ?? 0) + n] = code }
+    }
+
+    private func step(_ operation: Operation, _ entry: String) throws(SyscallError) {
+        let code: Int32? = lock.withLock {
+            let n = (counts[operation] ?? 0) + 1
+            counts[operation] = n
+            log.append(entry)
+            return faults[operation]?.removeValue(forKey: n)
+        }
+        if let code { throw SyscallError(errno: code) }
+    }
+
+    private var descriptors: [Int32: String] = [:]
+
+    func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(SyscallError) -> Int32 {
+        try step(.open, "open \(path)")
+        let fd = try real.open(path, flags, mode)
+        lock.withLock { descriptors[fd] = path }
+        return fd
+    }
+    func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SyscallError) -> Int {
+        try step(.write, "write \(name(fd))")
+        let count = min(buffer.count, maximumWriteBytes ?? buffer.count)
+        return try real.write(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+    }
+    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int {
+        try step(.read, "read \(name(fd))")
+        return try real.read(fd, buffer)
+    }
+    func fsync(_ fd: Int32) throws(SyscallError) {
+        try step(.fsync, "fsync \(name(fd))")
+        try real.fsync(fd)
+    }
+    func close(_ fd: Int32) throws(SyscallError) {
+        let path = name(fd)
+        lock.withLock { _ = descriptors.removeValue(forKey: fd) }
+        do { try step(.close, "close \(path)") } catch {
+            try? real.close(fd)  // like Linux: the descriptor is gone even when close reports an error
+            throw error
+        }
+        try real.close(fd)
+    }
+    func rename(_ from: String, _ to: String) throws(SyscallError) {
+        try step(.rename, "rename \(from) -> \(to)")
+        try real.rename(from, to)
+    }
+    func unlink(_ path: String) throws(SyscallError) {
+        try step(.unlink, "unlink \(path)")
+        try real.unlink(path)
+    }
+    func mkdir(_ path: String, _ mode: mode_t) throws(SyscallError) {
+        try step(.mkdir, "mkdir \(path)")
+        try real.mkdir(path, mode)
+    }
+    func rmdir(_ path: String) throws(SyscallError) { try real.rmdir(path) }
+    func exists(_ path: String) -> Bool { real.exists(path) }
+    func listDirectory(_ path: String) throws(SyscallError) -> [String] { try real.listDirectory(path) }
+    func availableBytes(_ path: String) throws(SyscallError) -> Int64 {
+        try step(.statvfs, "statvfs \(path)")
+        return try real.availableBytes(path)
+    }
+
+    private func name(_ fd: Int32) -> String { lock.withLock { descriptors[fd] ?? "fd \(fd)" } }
+}
+
+/// A fresh directory under the system temporary directory.
+func makeTemporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "tripod-storage-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Every name in a directory, hidden files included (what a person with `ls -a` would see).
+func allNames(_ directory: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import Hardware
+import Testing
+@testable import LinuxHardware
+
+@Suite struct PosixStorageTests {
+    @Test func writesReadsListsAndReplacesAtomically() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sys = FaultInjectingSyscalls()
+        let storage = try PosixStorage(root: dir + "/captures", syscalls: sys)
+        try storage.createDirectory("2026-09-21")
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try storage.writeAtomically(bytes, to: "2026-09-21/a.dng")
+        #expect(try storage.read("2026-09-21/a.dng") == bytes)
+        #expect(FileManager.default.contents(atPath: dir + "/captures/2026-09-21/a.dng") == Data(bytes))
+        try storage.writeAtomically([1, 2, 3], to: "2026-09-21/a.dng")
+        #expect(try storage.read("2026-09-21/a.dng") == [1, 2, 3])
+        #expect(try storage.list("") == ["2026-09-21"])
+        #expect(try storage.list("2026-09-21") == ["a.dng"])
+        #expect(try storage.list("missing").isEmpty)
+        #expect(try allNames(dir + "/captures/2026-09-21") == ["a.dng"])
+        #expect(storage.fileExists("2026-09-21/a.dng") && !storage.fileExists("2026-09-21/b.dng"))
+        #expect(try storage.freeBytes() > 0)
+        try storage.remove("2026-09-21/a.dng")
+        try storage.remove("2026-09-21")
+        #expect(try storage.list("").isEmpty)
+    }
+
+    @Test func theWriteIsTempThenFsyncThenRenameThenDirectoryFsync() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sys = FaultInjectingSyscalls()
+        let storage = try PosixStorage(root: dir, syscalls: sys)
+        let before = sys.log.count
+        try storage.writeAtomically([9, 9], to: "x.json")
+        let calls = Array(sys.log[before...])
+        let temp = try #require(calls.first?.split(separator: " ").last.map(String.init))
+        #expect(temp.hasPrefix(dir + "/.x.json.tmp-"))
+        #expect(calls == ["open \(temp)", "write \(temp)", "fsync \(temp)", "close \(temp)",
+                          "rename \(temp) -> \(dir)/x.json", "open \(dir)", "fsync \(dir)", "close \(dir)"])
+    }
+
+    @Test(arguments: [
+        (FaultInjectingSyscalls.Operation.write, ENOSPC, HardwareError.Kind.noSpace),
+        (.write, EIO, .io),
+        (.fsync, EIO, .io),
+        (.fsync, ENOSPC, .noSpace),
+        (.close, EIO, .io),
+        (.rename, EIO, .io),
+        (.open, ENOSPC, .noSpace),
+    ])
+    func aFailureLeavesTheOldContentOrNothingAndNoTempFile(operation: FaultInjectingSyscalls.Operation, code: Int32,
+                                                           kind: HardwareError.Kind) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sys = FaultInjectingSyscalls()
+        let storage = try PosixStorage(root: dir, syscalls: sys)
+        try storage.writeAtomically([1, 1, 1], to: "old.bin")
+        sys.maximumWriteBytes = 1000  // several writes per file, so a fault can land mid-file
+        let bytes = [UInt8](repeating: 7, count: 10_000)
+        for target in ["old.bin", "new.bin"] {
+            sys.fail(operation, call: operation == .write ? 3 : 1, errno: code)
+            do {
+                try storage.writeAtomically(bytes, to: target)
+                Issue.record("\(operation) \(code) not reported")
+            } catch let error as HardwareError {
+                #expect(error.kind == kind && error.errno == code)
+                #expect(error.message.contains(dir) && error.message.contains("\(operation.rawValue) "), "\(error.message)")
+            }
+        }
+        #expect(try storage.read("old.bin") == [1, 1, 1])
+        #expect(!storage.fileExists("new.bin"))
+        #expect(try allNames(dir) == ["old.bin"])
+    }
+
+    @Test func eintrIsRetriedAndShortWritesAreCompleted() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sys = FaultInjectingSyscalls()
+        let storage = try PosixStorage(root: dir, syscalls: sys)
+        sys.maximumWriteBytes = 333
+        sys.fail(.open, call: 1, errno: EINTR)
+        sys.fail(.write, call: 2, errno: EINTR)
+        sys.fail(.write, call: 3, errno: EINTR)
+        sys.fail(.fsync, call: 1, errno: EINTR)
+        let bytes = (0..<5_000).map { UInt8(truncatingIfNeeded: $0) }
+        try storage.writeAtomically(bytes, to: "f.bin")
+        #expect(try storage.read("f.bin") == bytes)
+        #expect(sys.log.filter { $0.hasPrefix("write ") }.count == 2 + (5_000 + 332) / 333)
+        #expect(try allNames(dir) == ["f.bin"])
+    }
+
+    @Test func errorsNameThePathAndPathsCannotEscapeTheRoot() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sys = FaultInjectingSyscalls()
+        let storage = try PosixStorage(root: dir, syscalls: sys)
+        #expect(throws: HardwareError.self) { try storage.writeAtomically([1], to: "../escape") }
+        #expect(throws: HardwareError.self) { try storage.writeAtomically([1], to: "/etc/passwd") }
+        do {
+            try storage.writeAtomically([1], to: "no-such-folder/f.bin")
+            Issue.record("write into a missing folder succeeded")
+        } catch let error as HardwareError {
+            #expect(error.kind == .notFound && error.message.contains("\(dir)/no-such-folder/.f.bin.tmp-"))
+        }
+        sys.fail(.statvfs, errno: EIO)
+        #expect(throws: HardwareError.self) { try storage.freeBytes() }
+    }
+
+    @Test func staleTempFilesFromACrashAreHiddenAndCanBeRemoved() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let storage = try PosixStorage(root: dir)
+        _ = FileManager.default.createFile(atPath: dir + "/.a.dng.tmp-1-1", contents: Data([1, 2]))
+        try storage.writeAtomically([3], to: "b.dng")
+        #expect(try storage.list("") == ["b.dng"])
+        #expect(try storage.removeStaleTemporaryFiles(in: "") == 1)
+        #expect(try allNames(dir) == ["b.dng"])
+    }
+}
