@@ -6,10 +6,10 @@
 The first serial port (ttyS0) is the guest's console, read line by line and kept in GUEST.LOG. The
 second (ttyS1) is a UNIX socket this script drives: when the guest prints
 
-    VBOARD-HOST: NAME SEND EXPECT [THEN]
+    VBOARD-HOST: NAME|SEND|EXPECT[|THEN]
 
-it sends SEND, waits for a line starting with EXPECT (resending every 2 s, 30 s in all), then sends
-THEN if given, and records NAME=ok or NAME=fail. The guest ends with
+it sends the line SEND, waits for a line starting with EXPECT (resending SEND every 2 s, 30 s in all),
+then sends the line THEN if given, and records NAME=ok or NAME=fail. Fields may hold spaces. The guest ends with
 
     VBOARD-GUEST: pass|fail name=ok|fail|skip ...
 
@@ -125,12 +125,12 @@ def main():
         line = raw.decode(errors="replace").rstrip("\r\n")
         log(line)
         if line.startswith("VBOARD-HOST:"):
-            fields = line.split()[1:]
-            if len(fields) < 3:
+            fields = [f.strip() for f in line.split(":", 1)[1].split("|")]
+            if len(fields) < 3 or not all(fields[:3]):
                 host_results["host-protocol"] = "fail"
                 continue
             name, send, expect = fields[:3]
-            then = fields[3] if len(fields) > 3 else None
+            then = fields[3] if len(fields) > 3 and fields[3] else None
             if serial.sock is None and not serial.connect(time.monotonic() + 5):
                 host_results[name] = "fail"
                 log(f"VBOARD-HOST-CHECK: {name}=fail: cannot connect to {sock_path}")

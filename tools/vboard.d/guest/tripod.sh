@@ -13,3 +13,21 @@ tripod_run() {
   echo "tripod $* failed: $(tail -n1 "$out")"
   exit 1
 }
+# gpio_sim_line NAME: the gpio-sim sysfs directory of a named line (holds pull and value).
+gpio_sim_line() {
+  set -- $(gpiofind "$1") || return 1
+  echo "$VBOARD_GPIO_SYSFS/sim_gpio$2"
+}
+# press_button NAME [SECONDS]: a press on an active-low button with a pull-up: the line goes low for
+# SECONDS (default 0.2), then back high. libgpiod consumers see a falling then a rising edge.
+press_button() {
+  line="$(gpio_sim_line "$1")" || { echo "no gpio-sim line named $1"; return 1; }
+  echo pull-down > "$line/pull"
+  sleep "${2:-0.2}"
+  echo pull-up > "$line/pull"
+}
+# host_exchange NAME SEND EXPECT [THEN]: asks the host to send SEND on ttyS1 and expect a reply
+# starting with EXPECT (then send THEN). The host records NAME=ok|fail in the final result.
+host_exchange() {
+  echo "VBOARD-HOST: $1|$2|$3|${4:-}" > /dev/console
+}

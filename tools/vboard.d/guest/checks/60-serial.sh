@@ -3,7 +3,7 @@
 # The host's side of the exchange is requested with a VBOARD-HOST line on the console.
 stty -F /dev/ttyS1 115200 raw -echo
 exec 3<>/dev/ttyS1
-echo "VBOARD-HOST: serial status ok" > /dev/console
+echo "VBOARD-HOST: serial|status|ok" > /dev/console
 while read -t 30 -r line <&3; do
   line="$(echo "$line" | tr -d '\r')"
   echo "received: $line"

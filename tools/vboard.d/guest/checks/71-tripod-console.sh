@@ -16,7 +16,7 @@ if ! kill -0 "$pid" 2>/dev/null; then
   echo "tripod run exited with $status before the host could talk to it"
   exit 1
 fi
-echo "VBOARD-HOST: tripod-console status ok quit" > /dev/console
+host_exchange tripod-console status ok quit
 # The host sends quit after its exchange; give it the time it needs, then stop tripod ourselves.
 for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
 kill "$pid" 2>/dev/null && echo "tripod still running after the host's quit; stopped it"
