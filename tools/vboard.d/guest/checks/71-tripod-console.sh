@@ -18,8 +18,11 @@ if ! kill -0 "$pid" 2>/dev/null; then
 fi
 host_exchange tripod-console status ok quit
 # The host sends quit after its exchange; give it the time it needs, then stop tripod ourselves.
+stopped_by_us=0
 for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-kill "$pid" 2>/dev/null && echo "tripod still running after the host's quit; stopped it"
+kill "$pid" 2>/dev/null && stopped_by_us=1
 status=0; wait "$pid" || status=$?
 cat /tmp/tripod-run.log
-echo "tripod run ended with status $status (the host reports the console exchange)"
+[ "$stopped_by_us" = 0 ] || { echo "tripod run did not stop after the host's quit; stopped it"; exit 1; }
+[ "$status" = 0 ] || { echo "tripod run exited with status $status after quit"; exit 1; }
+echo "tripod run served the console on ttyS1 and stopped on quit (the host reports the exchange)"
