@@ -1,6 +1,7 @@
 # timeout: 30
 # gpio-sim lines named like a real board's, seen through libgpiod (Debian's gpiod tools): a level
 # follows the simulated pull, an edge reaches gpiomon, and an output line drives the simulator.
+. /vboard/lib.sh
 sim="$VBOARD_GPIO_SYSFS"
 where="$(gpiofind SHUTTER)"          # "gpiochipN OFFSET"
 echo "SHUTTER is $where"
@@ -16,11 +17,11 @@ echo pull-up > "$sim/sim_gpio$line/pull"
 gpiomon --num-events=1 --falling-edge "$chip" "$line" > /tmp/gpiomon.out &
 mon=$!
 sleep 1
-echo pull-down > "$sim/sim_gpio$line/pull"
+press_button SHUTTER 0.5
 for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$mon" 2>/dev/null || break; sleep 0.5; done
 kill "$mon" 2>/dev/null || true
 cat /tmp/gpiomon.out
-grep -q "FALLING EDGE" /tmp/gpiomon.out || { echo "gpiomon saw no falling edge on SHUTTER"; exit 1; }
+grep -q "FALLING EDGE offset: $line " /tmp/gpiomon.out || { echo "gpiomon saw no falling edge on SHUTTER"; exit 1; }
 # The LED: libgpiod drives the line, the simulator sees the level.
 gpioset --mode=time --sec=3 "$chip" "$led=1" &
 set_pid=$!

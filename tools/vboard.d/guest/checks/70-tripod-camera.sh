@@ -1,6 +1,6 @@
 # timeout: 120
 # Tripod's libcamera backend (Sources/LinuxHardware/Libcamera*) finds vimc and lists its formats.
-. /vboard/tripod.sh
+. /vboard/lib.sh
 need_tripod
 export LIBCAMERA_LOG_LEVELS='*:ERROR'
 tripod_run /tmp/tripod-formats formats --board vboard --json

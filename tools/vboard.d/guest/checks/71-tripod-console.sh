@@ -1,7 +1,7 @@
 # timeout: 90
 # `tripod run` on the virtual board serves its console on ttyS1; the host sends "status" and expects
 # "ok ...", then "quit". Startup failures that say "not yet" are skips.
-. /vboard/tripod.sh
+. /vboard/lib.sh
 need_tripod
 export LIBCAMERA_LOG_LEVELS='*:ERROR'
 mkdir -p /tmp/captures
