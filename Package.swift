@@ -33,9 +33,9 @@ let package = Package(
 
         // MARK: Swift modules, by role.
         .target(name: "Hardware"),
-        .target(name: "SimulatedHardware", dependencies: ["Hardware"]),
+        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion"]),
         .target(name: "LinuxHardware", dependencies: [
-            "Hardware", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
+            "Hardware", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
@@ -51,7 +51,7 @@ let package = Package(
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
         .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware"]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),

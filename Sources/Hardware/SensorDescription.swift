@@ -35,6 +35,10 @@ public struct SensorDescription: Hashable, Sendable, Codable {
     public var modes: [Mode]
     /// Colour calibration: white-point gains by colour temperature, from the tuning file.
     public var colourCalibration: [ColourPoint]?
+    /// Lens position libcamera starts at, dioptres (the tuning file's default); nil for fixed focus.
+    public var lensPositionDefaultDioptres: Double?
+    /// Where a value is unverified or estimated, a note says so (free text, one fact per line).
+    public var notes: [String]?
 
     public struct Lens: Hashable, Sendable, Codable {
         public var focalLengthMillimetres: Double
@@ -55,8 +59,18 @@ public struct SensorDescription: Hashable, Sendable, Codable {
         public var hdr: Bool?
         /// Time to read the whole frame out, ms (rolling shutter skew).
         public var readoutMilliseconds: Double?
+        /// Pixels summed per output pixel along each axis (2 for 2×2 binning); nil or 1 when not binned.
+        public var binningFactor: Int?
 
         public var size: PixelSize { PixelSize(width: width, height: height) }
+
+        /// A mode; `crop` is in pixel-array coordinates before binning.
+        public init(width: Int, height: Int, bitDepth: Int, readout: String, crop: PixelRect, maximumFps: Double,
+                    hdr: Bool? = nil, readoutMilliseconds: Double? = nil, binningFactor: Int? = nil) {
+            self.width = width; self.height = height; self.bitDepth = bitDepth; self.readout = readout
+            self.crop = crop; self.maximumFps = maximumFps; self.hdr = hdr
+            self.readoutMilliseconds = readoutMilliseconds; self.binningFactor = binningFactor
+        }
     }
 
     /// Red and blue gains that make a grey at `temperatureKelvin` neutral.
@@ -64,5 +78,44 @@ public struct SensorDescription: Hashable, Sendable, Codable {
         public var temperatureKelvin: Double
         public var redGain: Double
         public var blueGain: Double
+
+        /// A white point: the gains that neutralise grey under light of `temperatureKelvin`.
+        public init(temperatureKelvin: Double, redGain: Double, blueGain: Double) {
+            self.temperatureKelvin = temperatureKelvin; self.redGain = redGain; self.blueGain = blueGain
+        }
+    }
+}
+
+extension SensorDescription {
+    /// A sensor without a database entry: only what libcamera reports (model, pixel array, the
+    /// ExposureTime and AnalogueGain limits, LensPosition if present); everything else is nil or
+    /// "unknown". Delays default to 2 frames and ISO to 100 × gain, and a note says so.
+    public static func unknown(info: CameraInfo, controlInfo: [String: ControlInfo]) -> SensorDescription {
+        let gain = controlInfo[ControlName.analogueGain]
+        let exposure = controlInfo[ControlName.exposureTime]
+        let lens = controlInfo[ControlName.lensPosition]
+        // The fastest rate the camera allows: 1 / FrameDurationLimits minimum (µs); 30 fps if unknown.
+        let shortestFrame = controlInfo[ControlName.frameDurationLimits]?.minimum?.doubleValue ?? 0
+        let full = Mode(width: info.pixelArraySize.width, height: info.pixelArraySize.height, bitDepth: 0,
+                        readout: "full",
+                        crop: PixelRect(x: 0, y: 0, width: info.pixelArraySize.width, height: info.pixelArraySize.height),
+                        maximumFps: shortestFrame > 0 ? 1e6 / shortestFrame : 30, hdr: nil, readoutMilliseconds: nil,
+                        binningFactor: nil)
+        return SensorDescription(
+            model: info.model, product: "unknown", pixelArray: info.pixelArraySize,
+            pixelSizeMicrometres: info.unitCellSizeNanometres.map { Double($0.width) / 1000 },
+            bayerOrder: nil, bitDepth: 0, blackLevel16: nil,
+            analogueGainMinimum: gain?.minimum?.doubleValue ?? 1,
+            analogueGainMaximum: gain?.maximum?.doubleValue ?? 1,
+            isoPerGain: 100,
+            exposureMinimumMicroseconds: Int(exposure?.minimum?.doubleValue ?? 0),
+            exposureMaximumMicroseconds: Int(exposure?.maximum?.doubleValue ?? 0),
+            exposureDelayFrames: 2, gainDelayFrames: 2, vblankDelayFrames: nil, lens: nil,
+            afSystem: lens == nil ? "none" : "unknown",
+            lensPositionMaximumDioptres: lens?.maximum?.doubleValue, hdr: false, modes: [full],
+            colourCalibration: nil, lensPositionDefaultDioptres: lens?.defaultValue?.doubleValue,
+            notes: ["unknown sensor '\(info.model)': no database entry; gain, exposure and lens limits are "
+                    + "libcamera's, control delays (2 frames) and ISO = 100 x gain are assumed, one full-array "
+                    + "mode at 1/FrameDurationLimits-min fps is assumed, bit depth, lens and colour calibration are unknown"])
     }
 }

@@ -39,6 +39,16 @@ public struct BoardCatalog: Sendable {
         return names.sorted()
     }
 
+    /// The models of every sensor description found (files and embedded).
+    public func sensorModels() -> [String] {
+        var models = Set(EmbeddedDescriptions.sensors.keys)
+        for dir in directories {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/sensors")) ?? []
+            for f in files where f.hasSuffix(".json") { models.insert(String(f.dropLast(5))) }
+        }
+        return models.sorted()
+    }
+
     /// Loads a board by name ("sim", "rpi5") or by path (anything with a "/" or ending in .json).
     public func board(_ nameOrPath: String) throws(StartupError) -> BoardDescription {
         if nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") {

@@ -21,6 +21,678 @@ enum EmbeddedDescriptions {
     ]
 
     static let sensors: [String: String] = [
-        :
+        "imx219": #"""
+{
+  "model": "imx219",
+  "product": "Camera Module 2",
+  "pixelArray": {
+    "width": 3280,
+    "height": 2464
+  },
+  "pixelSizeMicrometres": 1.12,
+  "bayerOrder": "BGGR",
+  "bitDepth": 10,
+  "blackLevel16": 4096,
+  "analogueGainMinimum": 1.0,
+  "analogueGainMaximum": 10.67,
+  "isoPerGain": 100,
+  "exposureMinimumMicroseconds": 14,
+  "exposureMaximumMicroseconds": 11760000,
+  "exposureDelayFrames": 2,
+  "gainDelayFrames": 1,
+  "vblankDelayFrames": 2,
+  "lens": {
+    "focalLengthMillimetres": 3.04,
+    "fNumber": 2.0,
+    "interchangeable": false
+  },
+  "afSystem": "none",
+  "hdr": false,
+  "modes": [
+    {
+      "width": 640,
+      "height": 480,
+      "bitDepth": 10,
+      "readout": "cropped",
+      "crop": {
+        "x": 1000,
+        "y": 752,
+        "width": 1280,
+        "height": 960
+      },
+      "maximumFps": 206.65,
+      "binningFactor": 2
+    },
+    {
+      "width": 1640,
+      "height": 1232,
+      "bitDepth": 10,
+      "readout": "binned",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 3280,
+        "height": 2464
+      },
+      "maximumFps": 41.85,
+      "binningFactor": 2
+    },
+    {
+      "width": 1920,
+      "height": 1080,
+      "bitDepth": 10,
+      "readout": "cropped",
+      "crop": {
+        "x": 680,
+        "y": 692,
+        "width": 1920,
+        "height": 1080
+      },
+      "maximumFps": 47.57
+    },
+    {
+      "width": 3280,
+      "height": 2464,
+      "bitDepth": 10,
+      "readout": "full",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 3280,
+        "height": 2464
+      },
+      "maximumFps": 21.19
+    }
+  ],
+  "colourCalibration": [
+    {
+      "temperatureKelvin": 2498.0,
+      "redGain": 1.0742,
+      "blueGain": 2.7785
+    },
+    {
+      "temperatureKelvin": 2911.0,
+      "redGain": 1.1518,
+      "blueGain": 2.3348
+    },
+    {
+      "temperatureKelvin": 2919.0,
+      "redGain": 1.1965,
+      "blueGain": 2.164
+    },
+    {
+      "temperatureKelvin": 3627.0,
+      "redGain": 1.3079,
+      "blueGain": 1.8772
+    },
+    {
+      "temperatureKelvin": 4600.0,
+      "redGain": 1.645,
+      "blueGain": 1.4879
+    },
+    {
+      "temperatureKelvin": 5716.0,
+      "redGain": 1.7507,
+      "blueGain": 1.4251
+    },
+    {
+      "temperatureKelvin": 8575.0,
+      "redGain": 2.3089,
+      "blueGain": 1.2442
+    }
+  ],
+  "notes": [
+    "control delays (exposure, gain, vblank) from libcamera's camera_sensor_properties.cpp",
+    "colourCalibration: white-point gains are 1/r and 1/b of the ct_curve in Raspberry Pi's vc4 tuning file for this sensor (libcamera src/ipa/rpi/vc4/data)",
+    "fixed focus (lens can be turned by hand, no driver)",
+    "bayer order depends on flips (BGGR at default orientation on the Pi; unverified)",
+    "max fps per mode and crop rectangles from public reports (unverified); analogue gain max 10.67 = 256/(256-232)"
+  ]
+}
+"""#,
+        "imx296": #"""
+{
+  "model": "imx296",
+  "product": "Global Shutter Camera",
+  "pixelArray": {
+    "width": 1456,
+    "height": 1088
+  },
+  "pixelSizeMicrometres": 3.45,
+  "bayerOrder": "RGGB",
+  "bitDepth": 10,
+  "blackLevel16": 3840,
+  "analogueGainMinimum": 1.0,
+  "analogueGainMaximum": 15.85,
+  "isoPerGain": 100,
+  "exposureMinimumMicroseconds": 29,
+  "exposureMaximumMicroseconds": 15534385,
+  "exposureDelayFrames": 2,
+  "gainDelayFrames": 2,
+  "vblankDelayFrames": 2,
+  "afSystem": "none",
+  "hdr": false,
+  "modes": [
+    {
+      "width": 1456,
+      "height": 1088,
+      "bitDepth": 10,
+      "readout": "full",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 1456,
+        "height": 1088
+      },
+      "maximumFps": 60.38,
+      "readoutMilliseconds": 0.0
+    }
+  ],
+  "colourCalibration": [
+    {
+      "temperatureKelvin": 2500.0,
+      "redGain": 1.8567,
+      "blueGain": 4.0683
+    },
+    {
+      "temperatureKelvin": 2800.0,
+      "redGain": 2.0479,
+      "blueGain": 3.0276
+    },
+    {
+      "temperatureKelvin": 2900.0,
+      "redGain": 2.0597,
+      "blueGain": 2.986
+    },
+    {
+      "temperatureKelvin": 3620.0,
+      "redGain": 2.3793,
+      "blueGain": 2.2899
+    },
+    {
+      "temperatureKelvin": 4560.0,
+      "redGain": 2.8944,
+      "blueGain": 1.8369
+    },
+    {
+      "temperatureKelvin": 5600.0,
+      "redGain": 3.3921,
+      "blueGain": 1.6329
+    },
+    {
+      "temperatureKelvin": 7400.0,
+      "redGain": 4.2808,
+      "blueGain": 1.4505
+    }
+  ],
+  "notes": [
+    "control delays (exposure, gain, vblank) from libcamera's camera_sensor_properties.cpp",
+    "colourCalibration: white-point gains are 1/r and 1/b of the ct_curve in Raspberry Pi's vc4 tuning file for this sensor (libcamera src/ipa/rpi/vc4/data)",
+    "global shutter: readout skew 0 ms; external trigger pin not modelled",
+    "no stock lens (C/CS mount): focal length unknown; gain = 10^(code/200), max code 239 (cam_helper_imx296)",
+    "exposure limits unverified; a monochrome variant exists (bayerOrder would be null)"
+  ]
+}
+"""#,
+        "imx477": #"""
+{
+  "model": "imx477",
+  "product": "High Quality Camera",
+  "pixelArray": {
+    "width": 4056,
+    "height": 3040
+  },
+  "pixelSizeMicrometres": 1.55,
+  "bayerOrder": "RGGB",
+  "bitDepth": 12,
+  "blackLevel16": 4096,
+  "analogueGainMinimum": 1.0,
+  "analogueGainMaximum": 22.26,
+  "isoPerGain": 100,
+  "exposureMinimumMicroseconds": 31,
+  "exposureMaximumMicroseconds": 670740000,
+  "exposureDelayFrames": 2,
+  "gainDelayFrames": 2,
+  "vblankDelayFrames": 3,
+  "afSystem": "none",
+  "hdr": false,
+  "modes": [
+    {
+      "width": 1332,
+      "height": 990,
+      "bitDepth": 10,
+      "readout": "cropped",
+      "crop": {
+        "x": 696,
+        "y": 528,
+        "width": 2664,
+        "height": 1980
+      },
+      "maximumFps": 120.0,
+      "binningFactor": 2
+    },
+    {
+      "width": 2028,
+      "height": 1080,
+      "bitDepth": 12,
+      "readout": "binned",
+      "crop": {
+        "x": 0,
+        "y": 440,
+        "width": 4056,
+        "height": 2160
+      },
+      "maximumFps": 50.0,
+      "binningFactor": 2
+    },
+    {
+      "width": 2028,
+      "height": 1520,
+      "bitDepth": 12,
+      "readout": "binned",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 4056,
+        "height": 3040
+      },
+      "maximumFps": 40.0,
+      "binningFactor": 2
+    },
+    {
+      "width": 4056,
+      "height": 3040,
+      "bitDepth": 12,
+      "readout": "full",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 4056,
+        "height": 3040
+      },
+      "maximumFps": 10.0
+    }
+  ],
+  "colourCalibration": [
+    {
+      "temperatureKelvin": 2360.0,
+      "redGain": 1.6642,
+      "blueGain": 3.2331
+    },
+    {
+      "temperatureKelvin": 2848.0,
+      "redGain": 1.972,
+      "blueGain": 2.5
+    },
+    {
+      "temperatureKelvin": 2903.0,
+      "redGain": 2.0387,
+      "blueGain": 2.2769
+    },
+    {
+      "temperatureKelvin": 3628.0,
+      "redGain": 2.3469,
+      "blueGain": 1.7973
+    },
+    {
+      "temperatureKelvin": 3643.0,
+      "redGain": 2.3652,
+      "blueGain": 1.7784
+    },
+    {
+      "temperatureKelvin": 4660.0,
+      "redGain": 2.8337,
+      "blueGain": 1.4706
+    },
+    {
+      "temperatureKelvin": 5579.0,
+      "redGain": 3.0989,
+      "blueGain": 1.4286
+    },
+    {
+      "temperatureKelvin": 6125.0,
+      "redGain": 3.1959,
+      "blueGain": 1.4085
+    },
+    {
+      "temperatureKelvin": 6671.0,
+      "redGain": 3.2626,
+      "blueGain": 1.3889
+    },
+    {
+      "temperatureKelvin": 7217.0,
+      "redGain": 3.3179,
+      "blueGain": 1.3699
+    },
+    {
+      "temperatureKelvin": 7763.0,
+      "redGain": 3.3898,
+      "blueGain": 1.3514
+    },
+    {
+      "temperatureKelvin": 9505.0,
+      "redGain": 3.962,
+      "blueGain": 1.2729
+    }
+  ],
+  "notes": [
+    "control delays (exposure, gain, vblank) from libcamera's camera_sensor_properties.cpp",
+    "colourCalibration: white-point gains are 1/r and 1/b of the ct_curve in Raspberry Pi's vc4 tuning file for this sensor (libcamera src/ipa/rpi/vc4/data)",
+    "no stock lens: C/CS-mount, interchangeable, so focal length and f-number are unknown (lens null); field of view cannot be computed",
+    "modes, bit depths (12-bit, 10-bit for 1332x990), crop rectangles (active-array coordinates) and max fps (timeperframe_min) are from the Raspberry Pi kernel driver imx477.c (checked)",
+    "analogue gain max 22.26 = 1024/(1024-978), max gain code 978 from imx477.c (checked)",
+    "exposure limits are from public reports (unverified)"
+  ]
+}
+"""#,
+        "imx708": #"""
+{
+  "model": "imx708",
+  "product": "Camera Module 3",
+  "pixelArray": {
+    "width": 4608,
+    "height": 2592
+  },
+  "pixelSizeMicrometres": 1.4,
+  "bayerOrder": "RGGB",
+  "bitDepth": 10,
+  "blackLevel16": 4096,
+  "analogueGainMinimum": 1.0,
+  "analogueGainMaximum": 16.0,
+  "isoPerGain": 100,
+  "exposureMinimumMicroseconds": 26,
+  "exposureMaximumMicroseconds": 112015443,
+  "exposureDelayFrames": 2,
+  "gainDelayFrames": 2,
+  "vblankDelayFrames": 3,
+  "lens": {
+    "focalLengthMillimetres": 4.74,
+    "fNumber": 1.8,
+    "interchangeable": false
+  },
+  "afSystem": "phase",
+  "lensPositionMaximumDioptres": 15.0,
+  "lensPositionDefaultDioptres": 1.0,
+  "hdr": true,
+  "modes": [
+    {
+      "width": 1536,
+      "height": 864,
+      "bitDepth": 10,
+      "readout": "cropped",
+      "crop": {
+        "x": 768,
+        "y": 432,
+        "width": 3072,
+        "height": 1728
+      },
+      "maximumFps": 120.12,
+      "binningFactor": 2,
+      "readoutMilliseconds": 7.96
+    },
+    {
+      "width": 2304,
+      "height": 1296,
+      "bitDepth": 10,
+      "readout": "binned",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 4608,
+        "height": 2592
+      },
+      "maximumFps": 56.02,
+      "binningFactor": 2,
+      "readoutMilliseconds": 17.32
+    },
+    {
+      "width": 2304,
+      "height": 1296,
+      "bitDepth": 10,
+      "readout": "binned",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 4608,
+        "height": 2592
+      },
+      "maximumFps": 30.0,
+      "binningFactor": 2,
+      "hdr": true,
+      "readoutMilliseconds": 8.69
+    },
+    {
+      "width": 4608,
+      "height": 2592,
+      "bitDepth": 10,
+      "readout": "full",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 4608,
+        "height": 2592
+      },
+      "maximumFps": 14.35,
+      "readoutMilliseconds": 68.14
+    }
+  ],
+  "colourCalibration": [
+    {
+      "temperatureKelvin": 2498.0,
+      "redGain": 1.1451,
+      "blueGain": 3.8373
+    },
+    {
+      "temperatureKelvin": 2821.0,
+      "redGain": 1.2975,
+      "blueGain": 3.0817
+    },
+    {
+      "temperatureKelvin": 2925.0,
+      "redGain": 1.3628,
+      "blueGain": 2.858
+    },
+    {
+      "temperatureKelvin": 2926.0,
+      "redGain": 1.3902,
+      "blueGain": 2.7755
+    },
+    {
+      "temperatureKelvin": 2951.0,
+      "redGain": 1.3998,
+      "blueGain": 2.748
+    },
+    {
+      "temperatureKelvin": 2954.0,
+      "redGain": 1.4063,
+      "blueGain": 2.73
+    },
+    {
+      "temperatureKelvin": 3578.0,
+      "redGain": 1.6562,
+      "blueGain": 2.2143
+    },
+    {
+      "temperatureKelvin": 3717.0,
+      "redGain": 1.7062,
+      "blueGain": 2.1418
+    },
+    {
+      "temperatureKelvin": 3784.0,
+      "redGain": 1.7283,
+      "blueGain": 2.111
+    },
+    {
+      "temperatureKelvin": 4485.0,
+      "redGain": 1.9558,
+      "blueGain": 1.8629
+    },
+    {
+      "temperatureKelvin": 4615.0,
+      "redGain": 2.0024,
+      "blueGain": 1.8228
+    },
+    {
+      "temperatureKelvin": 4671.0,
+      "redGain": 2.0296,
+      "blueGain": 1.8005
+    },
+    {
+      "temperatureKelvin": 5753.0,
+      "redGain": 2.3397,
+      "blueGain": 1.601
+    },
+    {
+      "temperatureKelvin": 5773.0,
+      "redGain": 2.3447,
+      "blueGain": 1.5985
+    },
+    {
+      "temperatureKelvin": 7433.0,
+      "redGain": 2.686,
+      "blueGain": 1.4533
+    }
+  ],
+  "notes": [
+    "control delays (exposure, gain, vblank) from libcamera's camera_sensor_properties.cpp",
+    "colourCalibration: white-point gains are 1/r and 1/b of the ct_curve in Raspberry Pi's vc4 tuning file for this sensor (libcamera src/ipa/rpi/vc4/data)",
+    "modes, crop rectangles (active-array coordinates), max fps = pixel rate / (line length x (height + min vblank)) and readout = line time x height are from the Raspberry Pi kernel driver imx708.c (checked)",
+    "exposure limits 26 us .. 112 s are from public reports (unverified); the driver's minimum is 4-8 lines (37-210 us depending on mode)",
+    "pixel size 1.4 um from camera_sensor_properties.cpp (unitCellSize 1400 nm)",
+    "lens 4.74 mm f/1.8 is the standard (not wide) Camera Module 3 (unverified here)",
+    "lens position 0..15 dioptres and default 1.0 from the tuning file's rpi.af ranges (normal 0..12, macro 3..15)",
+    "the 2304x1296 HDR mode (30 fps) needs libcamera's HdrMode control, absent in 0.0.3"
+  ]
+}
+"""#,
+        "ov5647": #"""
+{
+  "model": "ov5647",
+  "product": "Camera Module 1",
+  "pixelArray": {
+    "width": 2592,
+    "height": 1944
+  },
+  "pixelSizeMicrometres": 1.4,
+  "bayerOrder": "GBRG",
+  "bitDepth": 10,
+  "blackLevel16": 1024,
+  "analogueGainMinimum": 1.0,
+  "analogueGainMaximum": 63.94,
+  "isoPerGain": 100,
+  "exposureMinimumMicroseconds": 130,
+  "exposureMaximumMicroseconds": 969249,
+  "exposureDelayFrames": 2,
+  "gainDelayFrames": 2,
+  "vblankDelayFrames": 2,
+  "lens": {
+    "focalLengthMillimetres": 3.6,
+    "fNumber": 2.9,
+    "interchangeable": false
+  },
+  "afSystem": "none",
+  "hdr": false,
+  "modes": [
+    {
+      "width": 640,
+      "height": 480,
+      "bitDepth": 10,
+      "readout": "binned",
+      "crop": {
+        "x": 16,
+        "y": 0,
+        "width": 2560,
+        "height": 1920
+      },
+      "maximumFps": 58.92,
+      "binningFactor": 4
+    },
+    {
+      "width": 1296,
+      "height": 972,
+      "bitDepth": 10,
+      "readout": "binned",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 2592,
+        "height": 1944
+      },
+      "maximumFps": 43.25,
+      "binningFactor": 2
+    },
+    {
+      "width": 1920,
+      "height": 1080,
+      "bitDepth": 10,
+      "readout": "cropped",
+      "crop": {
+        "x": 348,
+        "y": 434,
+        "width": 1928,
+        "height": 1080
+      },
+      "maximumFps": 30.62
+    },
+    {
+      "width": 2592,
+      "height": 1944,
+      "bitDepth": 10,
+      "readout": "full",
+      "crop": {
+        "x": 0,
+        "y": 0,
+        "width": 2592,
+        "height": 1944
+      },
+      "maximumFps": 15.63
+    }
+  ],
+  "colourCalibration": [
+    {
+      "temperatureKelvin": 2500.0,
+      "redGain": 0.9719,
+      "blueGain": 2.2207
+    },
+    {
+      "temperatureKelvin": 2803.0,
+      "redGain": 1.0607,
+      "blueGain": 1.9577
+    },
+    {
+      "temperatureKelvin": 2914.0,
+      "redGain": 1.0632,
+      "blueGain": 1.9505
+    },
+    {
+      "temperatureKelvin": 3605.0,
+      "redGain": 1.2105,
+      "blueGain": 1.6003
+    },
+    {
+      "temperatureKelvin": 4540.0,
+      "redGain": 1.3641,
+      "blueGain": 1.3275
+    },
+    {
+      "temperatureKelvin": 5699.0,
+      "redGain": 1.4892,
+      "blueGain": 1.1592
+    },
+    {
+      "temperatureKelvin": 8625.0,
+      "redGain": 1.6445,
+      "blueGain": 0.9988
+    }
+  ],
+  "notes": [
+    "control delays (exposure, gain, vblank) from libcamera's camera_sensor_properties.cpp",
+    "colourCalibration: white-point gains are 1/r and 1/b of the ct_curve in Raspberry Pi's vc4 tuning file for this sensor (libcamera src/ipa/rpi/vc4/data)",
+    "fixed focus; lens 3.6 mm f/2.9 from the module's published specs (unverified)",
+    "gain = code/16 (cam_helper_ov5647), max code 1023 assumed (unverified); exposure limits unverified",
+    "bayer order GBRG at default orientation (unverified); mode crops from public reports (unverified)"
+  ]
+}
+"""#,
     ]
 }

@@ -6,6 +6,8 @@ let benchmarks: [any Benchmark.Type] = [
     ShutterBenchmark.self,
     DisplayBenchmark.self,
     MediaBenchmark.self,
+    IMUBenchmark.self,
+    SimulatedCameraBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

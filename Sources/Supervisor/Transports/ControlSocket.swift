@@ -34,11 +34,12 @@ final class ControlSocketServer: @unchecked Sendable {
         let loop = supervisor.loop
         let thread = Thread {
             while true {
-                let client = accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+                let client = accept(listener, nil, nil)
                 if client < 0 {
                     if errno == EINTR || errno == ECONNABORTED { continue }
                     return  // listener closed
                 }
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 loop.execute {
                     let s = supervisor.value
                     let writer = DescriptorWriter(descriptor: client, limitBytes: 256 << 10, closesDescriptor: true)

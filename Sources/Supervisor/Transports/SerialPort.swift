@@ -20,8 +20,8 @@ enum SerialPort {
         var tio = termios()
         guard tcgetattr(fd, &tio) == 0 else { let e = errnoError(path, "tcgetattr"); close(fd); throw e }
         cfmakeraw(&tio)  // also VMIN 1, VTIME 0: reads block for at least one byte
-        tio.c_cflag |= tcflag_t(CLOCAL | CREAD)
-        tio.c_cflag &= ~tcflag_t(CSTOPB | PARENB | CRTSCTS)
+        tio.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD)
+        tio.c_cflag &= ~(tcflag_t(CSTOPB) | tcflag_t(PARENB) | tcflag_t(CRTSCTS))
         cfsetispeed(&tio, speed)
         cfsetospeed(&tio, speed)
         guard tcsetattr(fd, TCSANOW, &tio) == 0 else { let e = errnoError(path, "tcsetattr"); close(fd); throw e }

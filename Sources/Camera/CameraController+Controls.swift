@@ -1,0 +1,235 @@
+import Foundation
+import Hardware
+
+extension CameraController {
+    // MARK: Focus
+
+    /// "none", "contrast", "phase" (or "unknown"); "none" when the camera has no AfMode control.
+    public var afSystem: String {
+        device.controlInfo[ControlName.afMode] == nil ? "none" : sensor.afSystem
+    }
+
+    /// Lens range, dioptres: 0 (infinity) … nearest focus (LensPosition's maximum).
+    public var lensPositionRangeDioptres: ClosedRange<Double> {
+        0...(device.controlInfo[ControlName.lensPosition]?.maximum?.doubleValue ?? sensor.lensPositionMaximumDioptres ?? 0)
+    }
+
+    /// True while a contrast-detect scan runs. Phase-detect AF never reports adjusting: watch
+    /// `latest?.lensPositionDioptres` instead (as AVFoundation says of Focus Pixels).
+    public var isAdjustingFocus: Bool {
+        afSystem != "phase" && afSystem != "none" && latest?.autofocusState == .scanning
+    }
+
+    /// Sets the focus mode. Throws `.unsupported` on a fixed-focus camera and `.outOfRange` (stating
+    /// the range) for a lens position outside it.
+    public func setFocus(_ mode: FocusMode) throws {
+        try requireAutofocus("set focus")
+        if case .locked(let dioptres) = mode {
+            let range = lensPositionRangeDioptres
+            guard range.contains(dioptres) else {
+                throw CameraError(.outOfRange, "focus: lens position \(dioptres) D is outside \(range.lowerBound)...\(range.upperBound) D (0 = infinity)")
+            }
+        }
+        focusMode = mode
+        pendingAfTrigger = false
+    }
+
+    /// Locks the lens at a normalised position: 0 = nearest focus, 1 = infinity (AVFoundation's
+    /// lensPosition convention). Dioptres = (1 − normalised) × maximum.
+    public func setLensPosition(normalised: Double) throws {
+        try requireAutofocus("set lens position")
+        guard (0...1).contains(normalised) else {
+            throw CameraError(.outOfRange, "focus: normalised lens position \(normalised) is outside 0...1 (0 = near, 1 = infinity)")
+        }
+        try setFocus(.locked(lensPositionDioptres: (1 - normalised) * lensPositionRangeDioptres.upperBound))
+    }
+
+    /// Normalised lens position of the latest frame (0 = near, 1 = infinity), when it has AF.
+    public var lensPositionNormalised: Double? {
+        guard let d = latest?.lensPositionDioptres, lensPositionRangeDioptres.upperBound > 0 else { return nil }
+        return 1 - d / lensPositionRangeDioptres.upperBound
+    }
+
+    /// Starts one autofocus scan (focus mode `.auto` only).
+    public func triggerAutofocus() throws {
+        try requireAutofocus("trigger autofocus")
+        guard focusMode == .auto else {
+            throw CameraError(.notReady, "focus: trigger needs focus mode auto (now \(focusMode))")
+        }
+        pendingAfTrigger = true
+    }
+
+    private func requireAutofocus(_ what: String) throws {
+        guard afSystem != "none" else {
+            throw CameraError(.unsupported, "focus: cannot \(what): \(sensor.model) (\(sensor.product)) is fixed focus (AF system none)")
+        }
+    }
+
+    // MARK: Exposure
+
+    /// ExposureValue range from the camera, EV.
+    public var exposureBiasRangeEV: ClosedRange<Double> {
+        let info = device.controlInfo[ControlName.exposureValue]
+        return (info?.minimum?.doubleValue ?? 0)...(info?.maximum?.doubleValue ?? 0)
+    }
+
+    /// Sets the exposure mode. `.custom` values outside the active format's ranges throw
+    /// `.outOfRange` stating the range; nothing is clamped. `.locked` needs a frame to hold.
+    public func setExposure(_ mode: ExposureMode) throws {
+        let format = activeFormat.format
+        switch mode {
+        case .auto:
+            lockedExposure = nil
+        case .locked:
+            guard let latest else { throw CameraError(.notReady, "exposure: lock needs a frame; start streaming first") }
+            lockedExposure = (latest.exposureDurationMicroseconds, latest.analogueGain, exposureBiasEV)
+        case .custom(let duration, let iso):
+            let durations = format.minimumExposureMicroseconds...format.maximumExposureMicroseconds
+            guard durations.contains(duration) else {
+                throw CameraError(.outOfRange, "exposure: duration \(duration) us is outside \(durations.lowerBound)...\(durations.upperBound) us for format \(format.index) (\(format.label))")
+            }
+            guard iso >= format.minimumISO - 1e-9, iso <= format.maximumISO + 1e-9 else {
+                throw CameraError(.outOfRange, "exposure: ISO \(FormatTable.number(iso, digits: 1)) is outside \(FormatTable.number(format.minimumISO, digits: 1))...\(FormatTable.number(format.maximumISO, digits: 1)) for format \(format.index) (\(format.label))")
+            }
+            lockedExposure = nil
+        }
+        exposureMode = mode
+    }
+
+    /// Sets the exposure bias, EV, within the camera's ExposureValue range. In auto it moves AE's
+    /// target; in locked it scales the held exposure (gain first, then duration); in custom it is
+    /// stored and applies when the mode returns to auto or locked.
+    public func setExposureBias(ev: Double) throws {
+        let range = exposureBiasRangeEV
+        guard range.contains(ev) else {
+            throw CameraError(.outOfRange, "exposure: bias \(ev) EV is outside \(range.lowerBound)...\(range.upperBound) EV")
+        }
+        exposureBiasEV = ev
+    }
+
+    /// How far the metered exposure sits from the target (0.18 grey × 2^bias), EV: log2 of the
+    /// latest processed frame's mean green level over the target. Positive = brighter than target.
+    /// nil until a frame with a processed buffer has arrived. Saturates when the frame clips.
+    public var exposureTargetOffsetEV: Double? {
+        guard let buffer = latestRequest?.buffers[processedRole],
+              let mean = FrameAnalysis.channelMeans(buffer)?.green, mean > 0 else { return nil }
+        return log2(mean / (0.18 * pow(2, exposureBiasEV)))
+    }
+
+    // MARK: White balance
+
+    /// Largest gain ColourGains accepts.
+    public var maximumWhiteBalanceGain: Double {
+        device.controlInfo[ControlName.colourGains]?.maximum?.doubleValue ?? 0
+    }
+
+    /// Sets the white-balance mode. `.lockedGains` outside (0, maximum] throws `.outOfRange`;
+    /// `.locked` needs a frame whose gains it holds.
+    public func setWhiteBalance(_ mode: WhiteBalanceMode) throws {
+        switch mode {
+        case .auto:
+            lockedGains = nil
+        case .locked:
+            guard let gains = latest?.colourGains else {
+                throw CameraError(.notReady, "white balance: lock needs a frame; start streaming first")
+            }
+            lockedGains = gains
+        case .lockedGains(let gains):
+            let top = maximumWhiteBalanceGain
+            for (name, value) in [("red", gains.red), ("blue", gains.blue)] where !(value > 0 && value <= top) {
+                throw CameraError(.outOfRange, "white balance: \(name) gain \(value) is outside (0, \(FormatTable.number(top, digits: 2))]")
+            }
+            lockedGains = gains
+        }
+        whiteBalanceMode = mode
+    }
+
+    /// Locks white balance to the gains for a light of this temperature and tint.
+    public func setWhiteBalance(_ light: TemperatureAndTint) throws {
+        try setWhiteBalance(.lockedGains(whiteBalanceModel.gains(for: light)))
+    }
+
+    /// The temperature and tint of the latest frame's gains.
+    public var temperatureAndTint: TemperatureAndTint? {
+        latest?.colourGains.map { whiteBalanceModel.temperatureAndTint(for: $0) }
+    }
+
+    /// Gray-world lock: the gains that make the latest processed frame's mean neutral (current gains
+    /// × G/R and × G/B, clipped pixels excluded), locked. Returns them.
+    @discardableResult
+    public func lockWhiteBalanceGrayWorld() throws -> WhiteBalanceGains {
+        guard let request = latestRequest, let buffer = request.buffers[processedRole],
+              let gains = latest?.colourGains, let means = FrameAnalysis.channelMeans(buffer, excludingClipped: true),
+              means.red > 0, means.blue > 0 else {
+            throw CameraError(.notReady, "white balance: gray-world needs a processed frame with colour gains")
+        }
+        let neutral = WhiteBalanceGains(red: gains.red * means.green / means.red, blue: gains.blue * means.green / means.blue)
+        try setWhiteBalance(.lockedGains(neutral))
+        return neutral
+    }
+
+    // MARK: Controls
+
+    /// The ControlList the next request carries: the active frame duration limits and every current
+    /// setting (the whole set each time, so any request alone fixes the state). A pending AF trigger
+    /// is included once when `consumeTrigger` is true.
+    public func controlsForNextRequest(consumeTrigger: Bool = true) -> ControlList {
+        var c: ControlList = [:]
+        var longest = activeFormat.maximumFrameDurationMicroseconds
+        switch exposureMode {
+        case .auto:
+            c[ControlName.aeEnable] = .bool(true)
+            c[ControlName.exposureTime] = .int32(0)   // 0 = AE chooses (Raspberry Pi IPA)
+            c[ControlName.analogueGain] = .float(0)
+            c[ControlName.exposureValue] = .float(Float(exposureBiasEV))
+        case .locked:
+            let held = lockedExposure.map { heldExposure($0) } ?? (latest?.exposureDurationMicroseconds ?? 0, latest?.analogueGain ?? 0)
+            c[ControlName.aeEnable] = .bool(false)
+            c[ControlName.exposureTime] = .int32(Int32(clamping: held.0))
+            c[ControlName.analogueGain] = .float(Float(held.1))
+            longest = max(longest, Int64(held.0))
+        case .custom(let duration, let iso):
+            c[ControlName.aeEnable] = .bool(false)
+            c[ControlName.exposureTime] = .int32(Int32(clamping: duration))
+            c[ControlName.analogueGain] = .float(Float(iso / sensor.isoPerGain))
+            // A custom duration longer than the frame lengthens the frame (as AVFoundation does).
+            longest = max(longest, Int64(duration))
+        }
+        c[ControlName.frameDurationLimits] = .int64Array([activeFormat.minimumFrameDurationMicroseconds, longest])
+        if let gains = lockedGains {
+            c[ControlName.awbEnable] = .bool(false)
+            c[ControlName.colourGains] = .floatArray([Float(gains.red), Float(gains.blue)])
+        } else {
+            c[ControlName.awbEnable] = .bool(true)
+        }
+        if afSystem != "none" {
+            switch focusMode {
+            case .locked(let dioptres):
+                c[ControlName.afMode] = .int32(0)
+                c[ControlName.lensPosition] = .float(Float(dioptres))
+            case .auto:
+                c[ControlName.afMode] = .int32(1)
+                if pendingAfTrigger {
+                    c[ControlName.afTrigger] = .int32(0)
+                    if consumeTrigger { pendingAfTrigger = false }
+                }
+            case .continuous:
+                c[ControlName.afMode] = .int32(2)
+            }
+        }
+        return c
+    }
+
+    /// The locked exposure scaled by the bias change since the lock: gain first (within the
+    /// sensor's range), the rest on the duration (within the format's range).
+    private func heldExposure(_ held: (durationMicroseconds: Int, gain: Double, biasEV: Double)) -> (Int, Double) {
+        let factor = pow(2, exposureBiasEV - held.biasEV)
+        guard factor != 1 else { return (held.durationMicroseconds, held.gain) }
+        let format = activeFormat.format
+        let gain = min(max(held.gain * factor, format.minimumISO / sensor.isoPerGain), format.maximumISO / sensor.isoPerGain)
+        let remaining = factor * held.gain / gain
+        let duration = min(max(Double(held.durationMicroseconds) * remaining, Double(format.minimumExposureMicroseconds)),
+                           Double(format.maximumExposureMicroseconds))
+        return (Int(duration.rounded()), gain)
+    }
+}

@@ -1,0 +1,186 @@
+import Hardware
+
+/// Owns one `CameraDevice` and runs it: configure the active format, stream with N requests in
+/// flight (re-queued as they complete), carry the current focus/exposure/white-balance settings in
+/// every request as a `ControlList`, and read the state back from each completed request's metadata.
+///
+/// Loop-confined: create and call it on its event loop only (not Sendable). Device events are handed
+/// to the loop with `execute`.
+public final class CameraController {
+    /// The camera it drives (libcamera's or the simulated one).
+    public let device: any CameraDevice
+    /// The sensor's database entry, or `SensorDescription.unknown`.
+    public let sensor: SensorDescription
+    /// The loop it is confined to and posts device events to.
+    public let loop: any EventLoop
+    /// The format table of this camera (`FormatTable.formats`).
+    public let formats: [CameraFormat]
+    /// Temperature/tint ↔ gains for this sensor.
+    public let whiteBalanceModel: WhiteBalanceModel
+    /// The active format and frame duration limits; the first format's full range until selected.
+    public private(set) var activeFormat: FormatSelection
+    /// Requests kept queued while streaming (libcamera's pipeline needs a few; each adds a frame of
+    /// control latency).
+    public var requestsInFlight = 4
+    /// The processed stream role (viewfinder for preview, videoRecording for recording).
+    public var processedRole: StreamRole = .viewfinder
+    /// True between `startStreaming` and `stopStreaming` (or a disconnect).
+    public private(set) var isStreaming = false
+
+    /// The latest completed frame's state (its metadata, decoded).
+    public private(set) var latest: FrameState?
+    /// The latest completed regular request, with its buffers.
+    public private(set) var latestRequest: CompletedRequest?
+    /// Called on the loop for every completed regular frame (after `latest` is updated).
+    public var onFrame: ((CompletedRequest, FrameState) -> Void)?
+    /// The error that stopped streaming on its own (a failed re-queue), if any.
+    public private(set) var lastError: (any Error)?
+    /// Called on the loop when the camera goes away.
+    public var onDisconnect: (() -> Void)?
+
+    // Settings (see CameraController+Controls.swift).
+    /// Current focus mode (set with `setFocus`).
+    public internal(set) var focusMode: FocusMode
+    /// Current exposure mode (set with `setExposure`).
+    public internal(set) var exposureMode: ExposureMode = .auto
+    /// Current exposure bias, EV (set with `setExposureBias`).
+    public internal(set) var exposureBiasEV = 0.0
+    /// Current white-balance mode (set with `setWhiteBalance`).
+    public internal(set) var whiteBalanceMode: WhiteBalanceMode = .auto
+    /// Exposure held by `.locked` (µs, analogue gain) and the bias when it was locked.
+    var lockedExposure: (durationMicroseconds: Int, gain: Double, biasEV: Double)?
+    var lockedGains: WhiteBalanceGains?
+    var pendingAfTrigger = false
+
+    private var nextCookie: UInt64 = 1
+    /// Cookie of the most recent request handed to the device (0 before any): settings changed now
+    /// ride on the next one, `lastQueuedCookie + 1`.
+    public var lastQueuedCookie: UInt64 { nextCookie - 1 }
+    private var regularInFlight: Set<UInt64> = []
+    private var explicitRequests: [UInt64: (CompletedRequest) -> Void] = [:]
+
+    /// A controller for an opened device. `sensor` is the database entry (or `.unknown`).
+    public init(device: any CameraDevice, sensor: SensorDescription, loop: any EventLoop) throws {
+        self.device = device
+        self.sensor = sensor
+        self.loop = loop
+        formats = FormatTable.formats(sensor: sensor, controlInfo: device.controlInfo)
+        guard let first = formats.first else {
+            throw CameraError(.unsupported, "camera \(device.info.id) (\(sensor.model)): no formats (the sensor database lists no modes)")
+        }
+        activeFormat = FormatSelection(format: first)
+        whiteBalanceModel = WhiteBalanceModel(calibration: sensor.colourCalibration)
+        focusMode = .locked(lensPositionDioptres: sensor.lensPositionDefaultDioptres ?? 0)
+        let bound = LoopBound(self, loop: loop)
+        device.setEventHandler { event in
+            loop.execute { bound.value.handle(event) }
+        }
+    }
+
+    /// Makes `choice` (index or "WxH@fps") the active format; restarts streaming if it was on.
+    public func selectFormat(_ choice: String) throws {
+        try apply(FormatTable.select(choice, from: formats))
+    }
+
+    /// Makes a selection active; restarts streaming if it was on.
+    /// A custom exposure must fit the new format's ranges, or the selection throws `.outOfRange`.
+    public func apply(_ selection: FormatSelection) throws {
+        if case .custom(let duration, let iso) = exposureMode {
+            let f = selection.format
+            guard (f.minimumExposureMicroseconds...f.maximumExposureMicroseconds).contains(duration),
+                  iso >= f.minimumISO - 1e-9, iso <= f.maximumISO + 1e-9 else {
+                throw CameraError(.outOfRange, "format \(f.label): the custom exposure \(duration) us ISO \(iso) is outside its ranges; change the exposure first")
+            }
+        }
+        let wasStreaming = isStreaming
+        if wasStreaming { stopStreaming() }
+        activeFormat = selection
+        if wasStreaming { try startStreaming() }
+    }
+
+    /// Configures the processed stream at the active format's size plus a raw stream at its sensor
+    /// mode (which pins the mode, as rpicam-apps' --mode does), starts, and queues `requestsInFlight`.
+    public func startStreaming() throws {
+        guard !isStreaming else { return }
+        let format = activeFormat.format
+        var streams = [StreamConfiguration(role: processedRole, pixelFormat: format.pixelFormat, size: format.size)]
+        if let raw = format.rawPixelFormat {
+            streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize))
+        }
+        let (status, _) = try device.configure(streams)
+        if status == .invalid {
+            throw CameraError(.unsupported, "camera \(device.info.id): configuration \(format.label) is invalid")
+        }
+        try device.start(controls: controlsForNextRequest())
+        isStreaming = true
+        for _ in 0..<max(requestsInFlight, 1) { try queueRegularRequest() }
+    }
+
+    /// Stops streaming; requests in flight complete as cancelled.
+    public func stopStreaming() {
+        guard isStreaming else { return }
+        isStreaming = false
+        device.stop()
+    }
+
+    /// Bracket hook: queues one request with the current settings overridden by `controls` (e.g.
+    /// AeEnable false, ExposureTime, AnalogueGain), filling `roles` (default: processed + raw).
+    /// `completion` runs on the loop with the completed request (check `isComplete`); it does not
+    /// reach `onFrame` and is not re-queued. Returns the request's cookie.
+    @discardableResult
+    public func queueRequest(controls: ControlList, roles: [StreamRole]? = nil,
+                             completion: @escaping (CompletedRequest) -> Void) throws -> UInt64 {
+        guard isStreaming else { throw CameraError(.notReady, "camera \(device.info.id): queueRequest while not streaming") }
+        let cookie = takeCookie()
+        var merged = controlsForNextRequest(consumeTrigger: false)
+        for (name, value) in controls { merged[name] = value }
+        let wanted = roles ?? ([processedRole] + (activeFormat.format.rawPixelFormat == nil ? [] : [.raw]))
+        explicitRequests[cookie] = completion
+        do {
+            try device.queueRequest(CaptureRequest(cookie: cookie, controls: merged, roles: wanted))
+        } catch {
+            explicitRequests[cookie] = nil
+            throw error
+        }
+        return cookie
+    }
+
+    private func takeCookie() -> UInt64 {
+        defer { nextCookie += 1 }
+        return nextCookie
+    }
+
+    private func queueRegularRequest() throws {
+        let cookie = takeCookie()
+        try device.queueRequest(CaptureRequest(cookie: cookie, controls: controlsForNextRequest(), roles: [processedRole]))
+        regularInFlight.insert(cookie)
+    }
+
+    private func handle(_ event: CameraEvent) {
+        switch event {
+        case .disconnected:
+            isStreaming = false
+            regularInFlight = []
+            onDisconnect?()
+        case .requestCompleted(let completed):
+            if let completion = explicitRequests.removeValue(forKey: completed.cookie) {
+                if completed.isComplete, let state = FrameState(completed, isoPerGain: sensor.isoPerGain) { latest = state }
+                completion(completed)
+                return
+            }
+            regularInFlight.remove(completed.cookie)
+            guard completed.isComplete else { return }
+            if let state = FrameState(completed, isoPerGain: sensor.isoPerGain) {
+                latest = state
+                latestRequest = completed
+                onFrame?(completed, state)
+            }
+            if isStreaming && regularInFlight.count < requestsInFlight {
+                do { try queueRegularRequest() } catch {
+                    lastError = error
+                    stopStreaming()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Hardware
+
+/// Video stabilization modes a format can offer (AVFoundation's names).
+///
+/// Rule (shared with the stabilization issue): `off` always; `standard` and `auto` need at least
+/// 10 % crop headroom at the output size (the sensor mode delivers ≥ 1.10 × the output width across
+/// the output's aspect, so a 10 % stabilization crop needs no upscaling); `cinematic` needs a
+/// 1080p-class output (1920×1080) that can run at 30 or 60 fps and at least 20 % headroom.
+public enum StabilizationMode: String, Hashable, Sendable, Codable, CaseIterable {
+    case off, standard, cinematic, auto
+
+    /// Minimum crop headroom (fraction of the output width) for `standard`/`auto`.
+    public static let standardHeadroom = 0.10
+    /// Minimum crop headroom for `cinematic`.
+    public static let cinematicHeadroom = 0.20
+
+    /// The modes a format supports, by the rule above. `headroom` = upscale-start zoom − 1.
+    public static func supported(output: PixelSize, maximumFps: Double, headroom: Double) -> [StabilizationMode] {
+        var modes: [StabilizationMode] = [.off]
+        let epsilon = 1e-9
+        if headroom + epsilon >= standardHeadroom { modes += [.standard] }
+        if headroom + epsilon >= cinematicHeadroom, output.width == 1920, output.height == 1080, maximumFps >= 29.97 {
+            modes += [.cinematic]
+        }
+        if headroom + epsilon >= standardHeadroom { modes += [.auto] }
+        return modes
+    }
+}
+
+/// Video HDR availability of a format.
+public enum VideoHDRSupport: String, Hashable, Sendable, Codable {
+    /// The sensor has no HDR mode at this size.
+    case none
+    /// The sensor has one and libcamera offers `HdrMode`.
+    case supported
+    /// The sensor has one but this libcamera lacks `HdrMode` (0.0.3): reported "unsupported".
+    case needsHdrModeControl
+}
+
+/// One row of the format table: an output size from one sensor mode, with everything a person
+/// choosing it needs (the counterpart of AVCaptureDevice.Format). Units in the names.
+public struct CameraFormat: Hashable, Sendable, Codable {
+    /// Position in the table, for `select 3`.
+    public var index: Int
+    /// Output (processed) size.
+    public var size: PixelSize
+    /// Processed pixel format.
+    public var pixelFormat: PixelFormat
+    /// Raw (Bayer) format of the sensor mode, when the sensor has one.
+    public var rawPixelFormat: PixelFormat?
+    /// The sensor mode this format reads (its output size before scaling).
+    public var sensorModeSize: PixelSize
+    /// The pixel-array area seen at this output's aspect ratio, before binning.
+    public var sensorCrop: PixelRect
+    /// Frame rate range from FrameDurationLimits (min fps = 1 / longest frame).
+    public var minimumFps: Double
+    public var maximumFps: Double
+    public var minimumFrameDurationMicroseconds: Int64
+    public var maximumFrameDurationMicroseconds: Int64
+    /// Field of view from the crop and the stock lens; nil when the lens is unknown.
+    public var horizontalFieldOfViewDegrees: Double?
+    public var verticalFieldOfViewDegrees: Double?
+    public var isBinned: Bool
+    /// Largest zoom the ScalerCrop limits allow; nil when the camera does not report them.
+    public var maximumZoom: Double?
+    /// Zoom at which the output starts to be upscaled (mode pixels across / output width).
+    public var upscaleStartZoom: Double
+    /// "none", "contrast", "phase" or "unknown".
+    public var afSystem: String
+    public var minimumISO: Double
+    public var maximumISO: Double
+    public var minimumExposureMicroseconds: Int
+    public var maximumExposureMicroseconds: Int
+    public var videoHDR: VideoHDRSupport
+    public var stabilizationModes: [StabilizationMode]
+    /// The size of a full-resolution still (the largest sensor mode).
+    public var highResolutionStill: PixelSize
+
+    /// "1920x1080@56" style label (max fps rounded down to a whole number).
+    public var label: String { "\(size)@\(Int(maximumFps.rounded(.down)))" }
+}

@@ -1,0 +1,33 @@
+import Hardware
+
+/// Statistics of processed frames, for metering and gray-world white balance.
+public enum FrameAnalysis {
+    /// Mean red, green and blue (0…1) of a BGR888 (memory R,G,B) or XRGB8888 (memory B,G,R,X)
+    /// buffer; with `excludingClipped`, pixels with any channel ≥ 250 are skipped (for gray-world).
+    /// nil for other formats or when no pixel counts.
+    public static func channelMeans(_ buffer: FrameBuffer, excludingClipped: Bool = false)
+        -> (red: Double, green: Double, blue: Double)? {
+        let layout: (bpp: Int, r: Int, g: Int, b: Int)
+        switch buffer.pixelFormat {
+        case .bgr888: layout = (3, 0, 1, 2)
+        case .xrgb8888: layout = (4, 2, 1, 0)
+        default: return nil
+        }
+        return buffer.withUnsafeBytes { bytes -> (Double, Double, Double)? in
+            var sum = (0, 0, 0), count = 0
+            for row in 0..<buffer.size.height {
+                let base = row * buffer.stride
+                for column in 0..<buffer.size.width {
+                    let p = base + column * layout.bpp
+                    guard p + layout.bpp <= bytes.count else { continue }
+                    let r = Int(bytes[p + layout.r]), g = Int(bytes[p + layout.g]), b = Int(bytes[p + layout.b])
+                    if excludingClipped && (r >= 250 || g >= 250 || b >= 250) { continue }
+                    sum.0 += r; sum.1 += g; sum.2 += b; count += 1
+                }
+            }
+            guard count > 0 else { return nil }
+            let n = Double(count) * 255
+            return (Double(sum.0) / n, Double(sum.1) / n, Double(sum.2) / n)
+        }
+    }
+}

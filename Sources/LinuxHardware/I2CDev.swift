@@ -1,0 +1,155 @@
+import CI2C
+import Glibc
+import Hardware
+
+/// An `I2CDevice` on a Linux i2c-dev node (`/dev/i2c-N`).
+///
+/// `open(2)` the node, `ioctl(I2C_SLAVE, address)` (EBUSY when a kernel driver owns the address:
+/// use the IIO backend then), `ioctl(I2C_FUNCS)` to learn whether plain `I2C_RDWR` transfers
+/// work; SMBus calls go through libi2c's `i2c_smbus_*` (each one `I2C_SMBUS` ioctl), which return
+/// −errno on failure. EINTR is retried; other errnos become `HardwareError`s naming the node,
+/// the address and the call. Not thread-safe: use from one loop.
+public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
+    public let path: String
+    public let address: UInt8
+    public let name: String
+    public let supportsPlainTransfer: Bool
+    /// True when the adapter does SMBus I2C-block reads (`I2C_FUNC_SMBUS_READ_I2C_BLOCK`).
+    public let supportsBlockRead: Bool
+    private let fd: Int32
+
+    /// Opens `path` ("/dev/i2c-1") and selects `address` (7-bit).
+    public init(path: String, address: UInt8) throws {
+        self.path = path
+        self.address = address
+        let label = "\(path.split(separator: "/").last.map(String.init) ?? path)@0x\(String(address, radix: 16))"
+        self.name = label
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw I2CErrno.error(errno, "\(label): open \(path)") }
+        var functions: UInt = 0
+        let selected = I2CErrno.retrying { ioctl(fd, UInt(I2C_SLAVE), CInt(address)) }
+        if selected < 0 {
+            let e = errno
+            Glibc.close(fd)
+            throw I2CErrno.error(e, "\(label): ioctl I2C_SLAVE")
+        }
+        if I2CErrno.retrying({ ioctl(fd, UInt(I2C_FUNCS), &functions) }) < 0 {
+            let e = errno
+            Glibc.close(fd)
+            throw I2CErrno.error(e, "\(label): ioctl I2C_FUNCS")
+        }
+        self.fd = fd
+        supportsPlainTransfer = functions & UInt(I2C_FUNC_I2C) != 0
+        supportsBlockRead = functions & UInt(I2C_FUNC_SMBUS_READ_I2C_BLOCK) != 0
+    }
+
+    deinit { Glibc.close(fd) }
+
+    private func hex(_ r: UInt8) -> String { "0x" + String(r, radix: 16) }
+
+    /// Runs an `i2c_smbus_*` call, which returns −errno on failure.
+    private func smbus(_ call: @autoclosure () -> String, _ body: () -> Int32) throws -> Int32 {
+        var result = body()
+        while result == -EINTR { result = body() }
+        if result < 0 { throw I2CErrno.error(-result, "\(name): \(call())") }
+        return result
+    }
+
+    public func readByte(register: UInt8) throws -> UInt8 {
+        UInt8(truncatingIfNeeded: try smbus("I2C_SMBUS read byte \(hex(register))") { i2c_smbus_read_byte_data(fd, register) })
+    }
+
+    public func writeByte(register: UInt8, value: UInt8) throws {
+        _ = try smbus("I2C_SMBUS write byte \(hex(register))") { i2c_smbus_write_byte_data(fd, register, value) }
+    }
+
+    public func readWord(register: UInt8) throws -> UInt16 {
+        UInt16(truncatingIfNeeded: try smbus("I2C_SMBUS read word \(hex(register))") { i2c_smbus_read_word_data(fd, register) })
+    }
+
+    public func writeWord(register: UInt8, value: UInt16) throws {
+        _ = try smbus("I2C_SMBUS write word \(hex(register))") { i2c_smbus_write_word_data(fd, register, value) }
+    }
+
+    /// `i2c_smbus_read_i2c_block_data`: may return fewer bytes than asked (the caller checks).
+    public func readBlock(register: UInt8, count: Int) throws -> [UInt8] {
+        guard (1...i2cBlockMaxBytes).contains(count) else {
+            throw HardwareError(.invalidArgument, "\(name): I2C block read of \(count) bytes (1…32)", errno: EINVAL)
+        }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let got = try buffer.withUnsafeMutableBufferPointer { p in
+            try smbus("I2C_SMBUS read I2C block \(hex(register)) ×\(count)") {
+                i2c_smbus_read_i2c_block_data(fd, register, UInt8(count), p.baseAddress)
+            }
+        }
+        return Array(buffer.prefix(Int(got)))
+    }
+
+    public func writeBlock(register: UInt8, bytes: [UInt8]) throws {
+        guard (1...i2cBlockMaxBytes).contains(bytes.count) else {
+            throw HardwareError(.invalidArgument, "\(name): I2C block write of \(bytes.count) bytes (1…32)", errno: EINVAL)
+        }
+        _ = try bytes.withUnsafeBufferPointer { p in
+            try smbus("I2C_SMBUS write I2C block \(hex(register)) ×\(bytes.count)") {
+                i2c_smbus_write_i2c_block_data(fd, register, UInt8(bytes.count), p.baseAddress)
+            }
+        }
+    }
+
+    /// One `ioctl(I2C_RDWR)` with repeated starts between messages.
+    public func transfer(_ messages: [I2CMessage]) throws -> [[UInt8]] {
+        guard supportsPlainTransfer else {
+            throw HardwareError(.unsupported, "\(name): I2C_RDWR not supported by the adapter (SMBus only)", errno: EOPNOTSUPP)
+        }
+        var buffers: [[UInt8]] = messages.map {
+            switch $0 { case .write(let b): b; case .read(let n): [UInt8](repeating: 0, count: n) }
+        }
+        let reads = messages.map { if case .read = $0 { true } else { false } }
+        // Pin every buffer for the duration of the ioctl.
+        let pointers = buffers.map { b -> UnsafeMutablePointer<UInt8> in
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, b.count))
+            p.initialize(from: b, count: b.count)
+            return p
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        var msgs = (0..<messages.count).map { i in
+            i2c_msg(addr: UInt16(address), flags: reads[i] ? UInt16(I2C_M_RD) : 0, len: UInt16(buffers[i].count), buf: pointers[i])
+        }
+        let result = msgs.withUnsafeMutableBufferPointer { m -> Int32 in
+            var data = i2c_rdwr_ioctl_data(msgs: m.baseAddress, nmsgs: UInt32(m.count))
+            return I2CErrno.retrying { ioctl(fd, UInt(I2C_RDWR), &data) }
+        }
+        if result < 0 { throw I2CErrno.error(errno, "\(name): ioctl I2C_RDWR (\(messages.count) messages)") }
+        for i in buffers.indices where reads[i] {
+            buffers[i] = Array(UnsafeBufferPointer(start: pointers[i], count: buffers[i].count))
+        }
+        return zip(buffers, reads).filter(\.1).map(\.0)
+    }
+}
+
+/// errno → `HardwareError` for i2c-dev calls.
+enum I2CErrno {
+    static func kind(_ e: Int32) -> HardwareError.Kind {
+        switch e {
+        case ENXIO, ENODEV, ENOENT: .notFound
+        case EBUSY: .busy
+        case EIO, EREMOTEIO: .io
+        case ETIMEDOUT: .timeout
+        case EACCES, EPERM: .permission
+        case EOPNOTSUPP, ENOTTY: .unsupported
+        case EINVAL: .invalidArgument
+        default: .other
+        }
+    }
+
+    static func error(_ e: Int32, _ what: String) -> HardwareError {
+        HardwareError(kind(e), "\(what): \(String(cString: strerror(e))) (errno \(e))", errno: e)
+    }
+
+    /// Repeats a −1-returning call while it fails with EINTR.
+    static func retrying(_ body: () -> Int32) -> Int32 {
+        var r = body()
+        while r < 0 && errno == EINTR { r = body() }
+        return r
+    }
+}

@@ -1,0 +1,253 @@
+import Hardware
+
+/// The simulated camera: implements `CameraDevice` on an event loop, with frames paced by the
+/// loop's clock (on a `ManualEventLoop` a minute of streaming runs in milliseconds).
+///
+/// It models control delays counted through the requests in flight (a request's controls reach the
+/// sensor when the pipeline takes it for a frame, and exposure/gain apply `delay` frames later),
+/// AE/AWB/AF, one dropped start-up frame unless exposure, gain and colour gains are all manual, and
+/// small synthetic frames (see `SimulatedFrameRenderer`). Use it from the loop's thread only.
+public final class SimulatedCamera: CameraDevice {
+    /// Identity as libcamera would report it (model = the sensor's).
+    public let info: CameraInfo
+    /// The sensor entry it simulates.
+    public let sensor: SensorDescription
+    /// The loop whose clock paces the frames.
+    public let loop: any EventLoop
+    /// The rig's true motion, for motion blur.
+    public let motion: any MotionTruth
+    /// Seed of the frame noise.
+    public let seed: UInt64
+    /// What the camera looks at; tests may change it while streaming.
+    public var scene: SimulatedScene
+    /// The sensor mode chosen by the last `configure`.
+    public private(set) var activeMode: SensorDescription.Mode?
+    /// Frames the sensor produced since start, including dropped ones.
+    public private(set) var framesProduced: UInt64 = 0
+    /// Requests queued and not yet taken for a frame.
+    public var requestsWaiting: Int { waiting.count }
+
+    private var streams: [StreamConfiguration] = []
+    private var model: SimulatedSensorModel?
+    private var waiting: [CaptureRequest] = []
+    private var inProgress: [(work: ScheduledWork, request: CaptureRequest)] = []
+    private var nextFrame: ScheduledWork?
+    private var handler: (@Sendable (CameraEvent) -> Void)?
+    private var streaming = false
+    private var disconnected = false
+    private var stalledUntil: MonotonicTime?
+    private var startedManual = false
+    /// Chart reflectance per crop and rendered size (the chart never changes).
+    private var reflectanceCache: [RenderKey: [Double]] = [:]
+    private struct RenderKey: Hashable { var crop: PixelRect; var size: PixelSize }
+    /// Largest rendered frame; streams are scaled down by a whole factor to fit (default 96×54).
+    /// Smaller is faster for long simulations.
+    public var maximumRenderSize = SimulatedFrameRenderer.defaultMaximumSize
+
+    init(info: CameraInfo, sensor: SensorDescription, loop: any EventLoop, motion: any MotionTruth,
+         scene: SimulatedScene, seed: UInt64) {
+        self.info = info; self.sensor = sensor; self.loop = loop; self.motion = motion
+        self.scene = scene; self.seed = seed
+    }
+
+    /// Controls and limits from the sensor entry: no HdrMode, AF controls only with AF.
+    public var controlInfo: [String: ControlInfo] { SimulatedControlInfo.controls(sensor: sensor, mode: nil) }
+
+    /// As `controlInfo`, with FrameDurationLimits and ScalerCrop for the configured mode.
+    public var configuredControlInfo: [String: ControlInfo] {
+        SimulatedControlInfo.controls(sensor: sensor, mode: activeMode)
+    }
+
+    public func streamFormats(for role: StreamRole) throws -> [StreamFormat] {
+        try checkConnected("streamFormats")
+        return SimulatedControlInfo.streamFormats(sensor: sensor, role: role)
+    }
+
+    public func configure(_ requested: [StreamConfiguration]) throws -> (status: ConfigurationStatus, streams: [StreamConfiguration]) {
+        try checkConnected("configure")
+        guard !streaming else { throw HardwareError(.busy, "simulated camera \(info.id): configure while streaming") }
+        guard !requested.isEmpty else {
+            throw HardwareError(.invalidArgument, "simulated camera \(info.id): configure with no streams")
+        }
+        let (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor)
+        streams = adjusted
+        activeMode = mode
+        model = SimulatedSensorModel(sensor: sensor, mode: mode)
+        return (status, adjusted)
+    }
+
+    public func start(controls: ControlList) throws {
+        try checkConnected("start")
+        guard let mode = activeMode else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): start before configure") }
+        guard !streaming else { throw HardwareError(.busy, "simulated camera \(info.id): start while streaming") }
+        try checkControls(controls, call: "start")
+        // Frame numbers restart at 0, so the algorithms and delay lines start afresh (as the IPA does).
+        var model = SimulatedSensorModel(sensor: sensor, mode: mode)
+        model.apply(controls, atFrame: 0, immediately: true)
+        self.model = model
+        streaming = true
+        framesProduced = 0
+        scheduleFrame(at: loop.now())
+    }
+
+    public func queueRequest(_ request: CaptureRequest) throws {
+        try checkConnected("queueRequest")
+        guard streaming else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest while stopped") }
+        try checkControls(request.controls, call: "queueRequest")
+        for role in request.roles where !streams.contains(where: { $0.role == role }) {
+            throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest for unconfigured stream \(role)")
+        }
+        waiting.append(request)
+    }
+
+    public func stop() {
+        guard streaming else { return }
+        streaming = false
+        nextFrame?.cancel()
+        nextFrame = nil
+        let cancelled = inProgress.map(\.request) + waiting
+        for item in inProgress { item.work.cancel() }
+        inProgress = []
+        waiting = []
+        for request in cancelled {
+            handler?(.requestCompleted(CompletedRequest(cookie: request.cookie, sequence: 0, sensorTimestamp: loop.now(),
+                                                        metadata: [:], buffers: [:], isComplete: false)))
+        }
+    }
+
+    public func setEventHandler(_ handler: @escaping @Sendable (CameraEvent) -> Void) { self.handler = handler }
+
+    // MARK: Fault hooks
+
+    /// Unplugs the camera: streaming stops (pending requests complete as cancelled), a `.disconnected`
+    /// event follows, and every later call throws `HardwareError(.disconnected)`.
+    public func simulateDisconnect() {
+        stop()
+        disconnected = true
+        handler?(.disconnected)
+    }
+
+    /// Freezes the sensor: no frames start for `duration` (or until `resume()` when nil).
+    public func stall(for duration: Duration? = nil) {
+        stalledUntil = duration.map { loop.now() + $0 } ?? MonotonicTime(nanoseconds: .max)
+    }
+
+    /// Ends a stall; frames resume at once.
+    public func resume() {
+        stalledUntil = nil
+        if streaming { nextFrame?.cancel(); scheduleFrame(at: loop.now()) }
+    }
+
+    // MARK: Frames
+
+    private func checkConnected(_ call: String) throws {
+        if disconnected { throw HardwareError(.disconnected, "simulated camera \(info.id): \(call) after disconnect") }
+    }
+
+    private func checkControls(_ controls: ControlList, call: String) throws {
+        let known = controlInfo
+        for name in controls.keys where known[name] == nil {
+            throw HardwareError(.unsupported, "simulated camera \(info.id) (\(sensor.model)): \(call): control \(name) is not supported")
+        }
+    }
+
+    private func scheduleFrame(at time: MonotonicTime) {
+        let bound = LoopBound(self, loop: loop)
+        nextFrame = loop.schedule(at: time) { bound.value.frameStart() }
+    }
+
+    private func frameStart() {
+        guard streaming, var model else { return }
+        let now = loop.now()
+        if let until = stalledUntil {
+            if now < until {
+                if until.nanoseconds != .max { scheduleFrame(at: until) }
+                return
+            }
+            stalledUntil = nil
+        }
+        let sequence = framesProduced
+        framesProduced += 1
+        if sequence == 0 {
+            let first = waiting.first?.controls ?? [:]
+            startedManual = (model.fixedExposureMicroseconds != nil || (first[ControlName.exposureTime]?.int64Value ?? 0) > 0)
+                && (model.fixedGain != nil || (first[ControlName.analogueGain]?.doubleValue ?? 0) > 0)
+                && (model.manualColourGains != nil || first[ControlName.colourGains] != nil)
+        }
+        let dropped = sequence == 0 && !startedManual
+        var request: CaptureRequest?
+        if !dropped, !waiting.isEmpty {
+            request = waiting.removeFirst()
+            model.apply(request?.controls ?? [:], atFrame: sequence)
+        }
+        let parameters = model.step(frame: sequence, scene: scene)
+        self.model = model
+        let frameDuration = Duration.microseconds(parameters.frameDurationMicroseconds)
+        if let request {
+            let completed = complete(request, sequence: sequence, at: now, parameters: parameters, model: model)
+            let bound = LoopBound(self, loop: loop)
+            let cookie = request.cookie
+            let work = loop.schedule(at: now + frameDuration) { bound.value.deliver(completed, cookie: cookie) }
+            inProgress.append((work, request))
+        }
+        scheduleFrame(at: now + frameDuration)
+    }
+
+    private func deliver(_ completed: CompletedRequest, cookie: UInt64) {
+        inProgress.removeAll { $0.request.cookie == cookie }
+        handler?(.requestCompleted(completed))
+    }
+
+    private func complete(_ request: CaptureRequest, sequence: UInt64, at start: MonotonicTime,
+                          parameters p: SimulatedFrameParameters, model: SimulatedSensorModel) -> CompletedRequest {
+        var metadata: ControlList = [
+            ControlName.exposureTime: .int32(Int32(clamping: p.exposureMicroseconds)),
+            ControlName.analogueGain: .float(Float(p.analogueGain)),
+            ControlName.digitalGain: .float(Float(p.digitalGain)),
+            ControlName.colourGains: .floatArray([Float(p.redGain), Float(p.blueGain)]),
+            ControlName.colourTemperature: .int32(Int32(p.colourTemperatureKelvin.rounded())),
+            ControlName.frameDuration: .int64(p.frameDurationMicroseconds),
+            ControlName.sensorTimestamp: .int64(start.nanoseconds),
+            ControlName.lux: .float(Float(scene.lux)),
+            ControlName.scalerCrop: .rectangle(model.scalerCrop),
+            ControlName.aeLocked: .bool(p.aeLocked),
+            "FocusFoM": .int32(Int32(p.focusFigureOfMerit.rounded())),
+        ]
+        if model.hasAutofocus {
+            metadata[ControlName.lensPosition] = .float(Float(p.lensPositionDioptres))
+            metadata[ControlName.afState] = .int32(p.afState)
+        }
+        var buffers: [StreamRole: FrameBuffer] = [:]
+        let renderer = SimulatedFrameRenderer(sensor: sensor)
+        let motion = angularMotion(from: start, microseconds: p.exposureMicroseconds)
+        let defocus = model.defocusBlurPixels(lens: p.lensPositionDioptres, scene: scene)
+        for role in request.roles {
+            guard let stream = streams.first(where: { $0.role == role }) else { continue }
+            let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
+            let roleIndex = UInt64(StreamRole.allCases.firstIndex(of: role) ?? 0)
+            var rng = SplitMix64(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
+            let key = RenderKey(crop: model.scalerCrop, size: size)
+            let map = reflectanceCache[key] ?? renderer.reflectanceMap(size: size, crop: model.scalerCrop, scene: scene)
+            reflectanceCache[key] = map
+            let planes = renderer.rawPlanes(size: size, crop: model.scalerCrop, reflectance: map, scene: scene, frame: p,
+                                            defocusPixels: defocus, motionRadians: motion, rng: &rng)
+            buffers[role] = stream.pixelFormat.isBayer
+                ? renderer.raw(planes, size: size, format: stream.pixelFormat, bitDepth: model.mode.bitDepth)
+                : renderer.processed(planes, size: size, format: stream.pixelFormat, frame: p)
+        }
+        return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
+                                metadata: metadata, buffers: buffers)
+    }
+
+    /// Rotation of the camera during the exposure (rad about x and y), from the motion truth.
+    private func angularMotion(from start: MonotonicTime, microseconds: Int) -> (x: Double, y: Double) {
+        let steps = 8
+        let dt = Double(microseconds) / 1e6 / Double(steps)
+        var angle = Vector3.zero
+        for k in 0..<steps {
+            let t = start + .nanoseconds(Int64((Double(k) + 0.5) * dt * 1e9))
+            angle += motion.angularVelocity(at: t) * dt
+        }
+        return (angle.x, angle.y)
+    }
+}

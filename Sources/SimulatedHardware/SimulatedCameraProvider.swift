@@ -1,0 +1,62 @@
+import Hardware
+
+/// The simulated board's camera manager: one simulated camera built from a sensor description.
+public final class SimulatedCameraProvider: CameraProvider {
+    /// The loop the cameras run on.
+    public let loop: any EventLoop
+    /// The sensor entry the camera simulates.
+    public let sensor: SensorDescription
+    /// The rig's true motion (shared with the simulated IMU).
+    public let motion: any MotionTruth
+    /// Seed of the frame noise.
+    public let seed: UInt64
+    /// The one camera's id, shaped like a Raspberry Pi libcamera id.
+    public let cameraID: String
+    /// The scene new cameras start with.
+    public var scene: SimulatedScene
+    /// The camera most recently opened, for tests and fault injection.
+    public private(set) var openedCamera: SimulatedCamera?
+
+    /// A provider for `sensor` on `loop`; frames are blurred by `motion` and reproducible for `seed`.
+    public init(loop: any EventLoop, sensor: SensorDescription, motion: any MotionTruth = StillMotion(),
+                scene: SimulatedScene = SimulatedScene(), seed: UInt64 = 1) {
+        self.loop = loop; self.sensor = sensor; self.motion = motion; self.scene = scene; self.seed = seed
+        cameraID = "/base/soc/i2c0mux/i2c@1/\(sensor.model)@1a"
+    }
+
+    /// A provider for a board whose camera backend is "sim": the sensor named by the board (default
+    /// "imx708") from `sensors` (the database's entries), or the built-in IMX708; the board's seed.
+    public convenience init(loop: any EventLoop, board: BoardDescription, sensors: [SensorDescription],
+                            motion: any MotionTruth = StillMotion()) throws {
+        guard board.camera.backend == "sim" else {
+            throw HardwareError(.invalidArgument, "board \(board.name): camera backend is '\(board.camera.backend)', not 'sim'")
+        }
+        let model = (board.camera.sensor ?? "imx708").lowercased()
+        let sensor: SensorDescription
+        if let entry = sensors.first(where: { $0.model.lowercased() == model }) {
+            sensor = entry
+        } else if model == "imx708" {
+            sensor = try SensorDescription.builtInIMX708
+        } else {
+            throw HardwareError(.notFound, "board \(board.name): simulated sensor '\(model)' is not in the sensor database")
+        }
+        self.init(loop: loop, sensor: sensor, motion: motion, seed: board.camera.seed ?? 1)
+    }
+
+    public func cameras() -> [CameraInfo] { [info] }
+
+    var info: CameraInfo {
+        let cell = sensor.pixelSizeMicrometres.map { Int(($0 * 1000).rounded()) }
+        return CameraInfo(id: cameraID, model: sensor.model, location: .back, pixelArraySize: sensor.pixelArray,
+                          unitCellSizeNanometres: cell.map { PixelSize(width: $0, height: $0) })
+    }
+
+    public func open(id: String) throws -> any CameraDevice {
+        guard id == cameraID else {
+            throw HardwareError(.notFound, "simulated camera manager: open '\(id)': no such camera (have \(cameraID))")
+        }
+        let camera = SimulatedCamera(info: info, sensor: sensor, loop: loop, motion: motion, scene: scene, seed: seed)
+        openedCamera = camera
+        return camera
+    }
+}

@@ -1,0 +1,137 @@
+import Camera
+import Foundation
+import Hardware
+import LinuxHardware
+import SimulatedHardware
+
+/// Builds a board's device graph from its description: the simulated devices for "sim" backends,
+/// the real ones (libcamera, libgpiod, i2c-dev/IIO, DRM) otherwise. Built once, in `main`.
+///
+/// Only the camera is required; every optional device that is absent or fails becomes nil (or the
+/// null display) with a note that `start` logs and `status` shows.
+public enum BoardFactory {
+    public static func build(board: BoardDescription, catalog: BoardCatalog, loop: any EventLoop,
+                             capturesDirectory: String, log: Logger) throws(StartupError) -> BoardDevices {
+        var notes: [String] = []
+        let sensors = loadSensors(catalog: catalog)
+        let storage: any Storage
+        do {
+            let posix = try PosixStorage(root: capturesDirectory)
+            let stale = try posix.removeStaleTemporaryFiles(in: "")
+            if stale > 0 { notes.append("captures: removed \(stale) unfinished temporary files") }
+            storage = posix
+        } catch {
+            throw StartupError("captures directory \(capturesDirectory): \(error)")
+        }
+        var simulation = SimulationHooks()
+
+        // IMU first: on the simulated board its ground truth also blurs the simulated frames.
+        var imu: (any IMUDevice)?
+        var motion: any MotionTruth = StillMotion()
+        switch board.imu.backend {
+        case "none":
+            break
+        case "sim":
+            do {
+                let sim = try SimulatedIMU(section: board.imu, loop: loop, seed: board.camera.seed ?? 1)
+                imu = sim
+                motion = sim.truth
+                simulation.setMotion = { name, amplitude in
+                    try sim.setMotion(name, amplitudeDegreesPerSecond: amplitude)
+                    return name
+                }
+            } catch {
+                notes.append("IMU: simulated IMU failed: \(error)")
+            }
+        default:
+            do {
+                imu = try makeLinuxIMU(section: board.imu, loop: backgroundLoop(named: "tripod-imu"))
+            } catch {
+                notes.append("IMU (\(board.imu.backend)): \(error); continuing without motion data")
+            }
+        }
+
+        let cameraProvider = try makeCameraProvider(board: board, sensors: sensors, loop: loop, motion: motion)
+
+        var shutter: (any GPIOInputLine)?
+        var halfPress: (any GPIOInputLine)?
+        var led: (any GPIOOutputLine)?
+        switch board.gpio.backend {
+        case "none":
+            break
+        case "sim":
+            let button = SimulatedButton(loop: loop, twoStage: board.gpio.halfPress != nil)
+            shutter = button.shutter
+            halfPress = button.halfPress
+            if board.gpio.led != nil { led = SimulatedLED(address: board.gpio.led ?? GPIOLineAddress(name: "LED"), clock: loop) }
+            simulation.button = { action, duration in
+                switch action {
+                case "press": _ = button.press()
+                case "hold": _ = button.hold(milliseconds: Int((duration ?? .milliseconds(1000)).nanoseconds / 1_000_000))
+                case "half": try button.toggleHalfPress()
+                default: throw HardwareError(.invalidArgument, "button \(action): use press, hold <ms> or half")
+                }
+            }
+        case "gpiod":
+            do {
+                let lines = try GPIODButtonLines.open(board.gpio)
+                shutter = lines.shutter
+                halfPress = lines.halfPress
+                led = lines.led
+                if let e = lines.ledError { notes.append("LED: \(e.message)") }
+            } catch {
+                notes.append("shutter button: \(error); the console still works")
+            }
+        default:
+            throw StartupError("board \(board.name): unknown GPIO backend \"\(board.gpio.backend)\" (use sim, gpiod or none)")
+        }
+
+        let (display, reason) = DisplayFactory.make(board.display)
+        if let reason, board.display.backend != "none" { notes.append("display: \(reason)") }
+
+        return BoardDevices(board: board, cameraProvider: cameraProvider, sensors: sensors, imu: imu,
+                            shutter: shutter, halfPress: halfPress, led: led, display: display, storage: storage,
+                            notes: notes, simulation: simulation.setMotion == nil && simulation.button == nil ? nil : simulation)
+    }
+
+    /// The camera manager for the board's camera backend (started, for libcamera).
+    static func makeCameraProvider(board: BoardDescription, sensors: [String: SensorDescription], loop: any EventLoop,
+                                   motion: any MotionTruth) throws(StartupError) -> any CameraProvider {
+        switch board.camera.backend {
+        case "sim":
+            do {
+                return try SimulatedCameraProvider(loop: loop, board: board, sensors: Array(sensors.values), motion: motion)
+            } catch {
+                throw StartupError("simulated camera: \(error)")
+            }
+        case "libcamera":
+            let provider = LibcameraProvider()
+            do { try provider.start() } catch { throw StartupError("libcamera: \(error)") }
+            return provider
+        default:
+            throw StartupError("board \(board.name): unknown camera backend \"\(board.camera.backend)\" (use sim or libcamera)")
+        }
+    }
+
+    /// Every sensor description the catalog can find, by lower-case model.
+    static func loadSensors(catalog: BoardCatalog) -> [String: SensorDescription] {
+        var sensors: [String: SensorDescription] = [:]
+        for model in catalog.sensorModels() {
+            do throws(StartupError) {
+                if let s = try catalog.sensor(model) { sensors[model] = s }
+            } catch {
+                continue
+            }
+        }
+        return sensors
+    }
+
+    /// A real-clock loop on its own thread, for devices whose transfers block (an I2C IMU drain).
+    static func backgroundLoop(named name: String) -> PosixEventLoop {
+        let loop = PosixEventLoop()
+        let thread = Thread { loop.run() }
+        thread.name = name
+        thread.start()
+        return loop
+    }
+}

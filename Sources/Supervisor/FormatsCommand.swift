@@ -1,0 +1,38 @@
+import Camera
+import Foundation
+import Hardware
+import SimulatedHardware
+
+extension TripodMain {
+    /// `tripod formats [--board NAME|FILE] [--json]`: opens the board's camera and prints its table.
+    static func printFormats(board boardName: String?, json: Bool) -> Int32 {
+        let catalog = BoardCatalog.standard()
+        let loop = ManualEventLoop()
+        do throws(StartupError) {
+            let board = try catalog.board(boardName ?? "sim")
+            let sensors = BoardFactory.loadSensors(catalog: catalog)
+            let provider = try BoardFactory.makeCameraProvider(board: board, sensors: sensors, loop: loop, motion: StillMotion())
+            guard let first = provider.cameras().first else {
+                throw StartupError("no camera found on board \(board.name)")
+            }
+            let formats: [CameraFormat]
+            do {
+                let device = try provider.open(id: first.id)
+                let sensor = sensors[first.model.lowercased()] ?? SensorDatabase(Array(sensors.values)).describe(device)
+                formats = FormatTable.formats(sensor: sensor, controlInfo: device.controlInfo)
+            } catch {
+                throw StartupError("camera \(first.model): \(error)")
+            }
+            if json {
+                do { print(try FormatTable.renderJSON(formats)) } catch { throw StartupError("formats: \(error)") }
+            } else {
+                print("# \(first.model) on board \(board.name)")
+                print(FormatTable.renderText(formats))
+            }
+            return 0
+        } catch {
+            printError(error.message)
+            return 1
+        }
+    }
+}

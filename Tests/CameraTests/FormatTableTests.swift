@@ -1,0 +1,101 @@
+import Foundation
+import Hardware
+import SimulatedHardware
+import Testing
+@testable import Camera
+
+func imx708Formats() throws -> [CameraFormat] {
+    let rig = try Rig()
+    return rig.controller.formats
+}
+
+@Test func imx708TableRendersWithIts120fpsMode() throws {
+    let formats = try imx708Formats()
+    let text = FormatTable.renderText(formats)
+    let lines = text.split(separator: "\n")
+    #expect(lines.count == formats.count + 1)
+    let line = try #require(lines.first { $0.contains("1536x864") })
+    #expect(line.contains("-120.12"))
+    #expect(line.contains("phase"))
+    // Aligned: every row has its "size" column starting at the same offset.
+    func column(_ line: Substring, _ text: String) -> Int? {
+        line.range(of: text).map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+    }
+    for (line, format) in zip(lines.dropFirst(), formats) {
+        #expect(column(line, format.size.description) == column(lines[0], "size"))
+        #expect(column(line, format.afSystem) == column(lines[0], "af"))
+    }
+    let json = try FormatTable.renderJSON(formats)
+    let decoded = try JSONDecoder().decode([CameraFormat].self, from: Data(json.utf8))
+    #expect(decoded == formats)
+}
+
+@Test func imx708FormatFacts() throws {
+    let formats = try imx708Formats()
+    #expect(formats.map(\.label) == ["1280x720@120", "1280x720@56", "1536x864@120", "1920x1080@56", "2304x1296@56", "4608x2592@14"])
+    let full = try #require(formats.last)
+    // Camera Module 3: 4608 × 1.4 µm through 4.74 mm is about 68.5° across.
+    #expect(abs((full.horizontalFieldOfViewDegrees ?? 0) - 68.5) < 0.5)
+    #expect(full.highResolutionStill == PixelSize(width: 4608, height: 2592))
+    #expect(full.minimumISO == 100 && full.maximumISO == 1600)
+    let hd = try #require(formats.first { $0.label == "1920x1080@56" })
+    #expect(hd.isBinned)
+    #expect(abs(hd.upscaleStartZoom - 1.2) < 1e-9)
+    #expect(hd.stabilizationModes == [.off, .standard, .cinematic, .auto])
+    #expect(hd.videoHDR == .needsHdrModeControl)  // the simulated camera, like libcamera 0.0.3, has no HdrMode
+    #expect(hd.maximumZoom == 16)
+    let crop = try #require(formats.first { $0.label == "1536x864@120" })
+    #expect(crop.stabilizationModes == [.off])  // mode size = output: no headroom
+    #expect(crop.videoHDR == .none)
+    #expect((crop.horizontalFieldOfViewDegrees ?? 0) < (hd.horizontalFieldOfViewDegrees ?? 0))
+}
+
+@Test func stabilizationRule() {
+    let hd = PixelSize(width: 1920, height: 1080)
+    #expect(StabilizationMode.supported(output: hd, maximumFps: 30, headroom: 0.05) == [.off])
+    #expect(StabilizationMode.supported(output: hd, maximumFps: 30, headroom: 0.15) == [.off, .standard, .auto])
+    #expect(StabilizationMode.supported(output: hd, maximumFps: 60, headroom: 0.25) == [.off, .standard, .cinematic, .auto])
+    #expect(StabilizationMode.supported(output: PixelSize(width: 1280, height: 720), maximumFps: 60, headroom: 0.5)
+            == [.off, .standard, .auto])
+    #expect(StabilizationMode.supported(output: hd, maximumFps: 24, headroom: 0.5) == [.off, .standard, .auto])
+}
+
+@Test func fixedFocusAndLensLessSensorsInTheTable() throws {
+    let rig = try Rig(model: "imx477")
+    #expect(rig.controller.formats.allSatisfy { $0.afSystem == "none" && $0.horizontalFieldOfViewDegrees == nil })
+    #expect(FormatTable.renderText(rig.controller.formats).contains("unknown"))
+}
+
+@Test func selectByIndexAndBySizeAndRate() throws {
+    let formats = try imx708Formats()
+    let byIndex = try FormatTable.select("3", from: formats)
+    #expect(byIndex.format.label == "1920x1080@56")
+    #expect(byIndex.fixedFps == nil)
+    #expect(byIndex.minimumFrameDurationMicroseconds == byIndex.format.minimumFrameDurationMicroseconds)
+
+    let fast = try FormatTable.select("1536x864@120", from: formats)
+    #expect(fast.minimumFrameDurationMicroseconds == 8333 && fast.maximumFrameDurationMicroseconds == 8333)
+
+    // 720p at 30 fits both 720p formats; the binned one sees more.
+    let wide = try FormatTable.select("1280x720@30", from: formats)
+    #expect(wide.format.label == "1280x720@56")
+    #expect(wide.minimumFrameDurationMicroseconds == 33333 && wide.maximumFrameDurationMicroseconds == 33333)
+    // 720p at 100 only fits the cropped 120 fps mode.
+    #expect(try FormatTable.select("1280x720@100", from: formats).format.label == "1280x720@120")
+}
+
+@Test func unsupportedChoicesNameTheNearestFormats() throws {
+    let formats = try imx708Formats()
+    #expect {
+        try FormatTable.select("1920x1080@60", from: formats)
+    } throws: { error in
+        let e = error as? CameraError
+        return e?.kind == .noSuchFormat && e?.message.contains("#3 1920x1080@") == true && e?.message.contains("nearest") == true
+    }
+    #expect {
+        try FormatTable.select("9", from: formats)
+    } throws: { error in (error as? CameraError)?.message.contains("0...5") == true }
+    #expect {
+        try FormatTable.select("fast please", from: formats)
+    } throws: { error in (error as? CameraError)?.message.contains("WxH@fps") == true }
+}
