@@ -9,7 +9,9 @@ second (ttyS1) is a UNIX socket this script drives: when the guest prints
     VBOARD-HOST: NAME|SEND|EXPECT[|THEN]
 
 it sends the line SEND, waits for a line starting with EXPECT (resending SEND every 2 s, 30 s in all),
-then sends the line THEN if given, and records NAME=ok or NAME=fail. Fields may hold spaces. The guest ends with
+then sends the line THEN if given, and records NAME=ok or NAME=fail. Fields may hold spaces. It then
+writes "NAME=ok" or "NAME=fail" on the third serial port (ttyS2, another UNIX socket), which the
+guest reads to know the exchange is over (guest/lib.sh: host_exchange). The guest ends with
 
     VBOARD-GUEST: pass|fail name=ok|fail|skip ...
 
@@ -62,8 +64,18 @@ class HostSerial:
         return [c.decode(errors="replace").strip("\r\n ") for c in complete]
 
 
-def exchange(serial, name, send, expect, then, results, log):
-    """One host-side check: SEND, wait for a line starting with EXPECT, then THEN."""
+def exchange(serial, ack, name, send, expect, then, results, log):
+    """One host-side check: SEND, wait for a line starting with EXPECT, then THEN; acknowledge on ttyS2."""
+    try:
+        run_exchange(serial, name, send, expect, then, results, log)
+    finally:
+        try:
+            ack.send(f"{name}={results.get(name, 'fail')}")
+        except OSError as error:
+            log(f"host: cannot acknowledge {name} on ttyS2: {error}")
+
+
+def run_exchange(serial, name, send, expect, then, results, log):
     with serial.lock:
         serial.drain()
         deadline = time.monotonic() + SERIAL_TIMEOUT_S
@@ -99,9 +111,11 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="vboard-")
     sock_path = os.path.join(tmp, "ttyS1.sock")
+    ack_path = os.path.join(tmp, "ttyS2.sock")
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", args.memory, "-nographic", "-no-reboot",
            "-monitor", "none", "-nic", "none", "-serial", "stdio",
            "-chardev", f"socket,id=ttyS1,path={sock_path},server=on,wait=off", "-serial", "chardev:ttyS1",
+           "-chardev", f"socket,id=ttyS2,path={ack_path},server=on,wait=off", "-serial", "chardev:ttyS2",
            "-kernel", args.kernel, "-initrd", args.initrd,
            "-append", "console=ttyS0 panic=-1 loglevel=4 rdinit=/init"]
     started = time.monotonic()
@@ -118,6 +132,7 @@ def main():
     log("host: " + " ".join(cmd))
     qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     serial = HostSerial(sock_path)
+    ack = HostSerial(ack_path)
     host_results, threads, guest = {}, [], None
     timer = threading.Timer(args.timeout, qemu.kill)
     timer.start()
@@ -131,11 +146,12 @@ def main():
                 continue
             name, send, expect = fields[:3]
             then = fields[3] if len(fields) > 3 and fields[3] else None
-            if serial.sock is None and not serial.connect(time.monotonic() + 5):
+            deadline = time.monotonic() + 5
+            if (serial.sock is None and not serial.connect(deadline)) or (ack.sock is None and not ack.connect(deadline)):
                 host_results[name] = "fail"
-                log(f"VBOARD-HOST-CHECK: {name}=fail: cannot connect to {sock_path}")
+                log(f"VBOARD-HOST-CHECK: {name}=fail: cannot connect to {sock_path} or {ack_path}")
                 continue
-            t = threading.Thread(target=exchange, args=(serial, name, send, expect, then, host_results, log))
+            t = threading.Thread(target=exchange, args=(serial, ack, name, send, expect, then, host_results, log))
             t.start()
             threads.append(t)
         elif line.startswith("VBOARD-GUEST:"):

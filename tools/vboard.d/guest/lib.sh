@@ -30,8 +30,17 @@ press_button() {
   sleep "${2:-0.2}"
   echo pull-up > "$dir/pull"
 }
-# host_exchange NAME SEND EXPECT [THEN]: asks the host to send SEND on ttyS1 and expect a reply
-# starting with EXPECT (then send THEN). The host records NAME=ok|fail in the final result.
+# host_exchange NAME SEND EXPECT [THEN]: asks the host to send the line SEND on ttyS1 and expect a
+# line starting with EXPECT (then send THEN), and waits for its verdict on ttyS2. The host records
+# NAME=ok|fail in the final result; this returns 0 only for ok.
 host_exchange() {
+  local verdict=""
+  stty -F /dev/ttyS2 115200 raw -echo
+  exec 4<>/dev/ttyS2   # open before asking: the UART drops what arrives while the port is closed
   echo "VBOARD-HOST: $1|$2|$3|${4:-}" > /dev/console
+  read -t 45 -r verdict <&4 || true
+  exec 4<&-
+  verdict="$(echo "$verdict" | tr -d '\r')"
+  echo "host: ${verdict:-no verdict within 45 s}"
+  [ "$verdict" = "$1=ok" ]
 }

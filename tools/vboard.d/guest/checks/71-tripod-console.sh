@@ -1,6 +1,7 @@
 # timeout: 90
-# `tripod run` on the virtual board serves its console on ttyS1; the host sends "status" and expects
-# "ok ...", then "quit". Startup failures that say "not yet" are skips.
+# `tripod run` on the virtual board serves its console on ttyS1: the host sends "status" and expects
+# "ok ...", then "quit" (which closes that console). SIGTERM must then stop tripod cleanly (status 0).
+# A startup failure that says "not yet" is a skip.
 . /vboard/lib.sh
 need_tripod
 export LIBCAMERA_LOG_LEVELS='*:ERROR'
@@ -16,13 +17,15 @@ if ! kill -0 "$pid" 2>/dev/null; then
   echo "tripod run exited with $status before the host could talk to it"
   exit 1
 fi
-host_exchange tripod-console status ok quit
-# The host sends quit after its exchange; give it the time it needs, then stop tripod ourselves.
-stopped_by_us=0
-for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-kill "$pid" 2>/dev/null && stopped_by_us=1
+exchanged=0
+host_exchange tripod-console status ok quit && exchanged=1
+kill -TERM "$pid"
+for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+killed=0
+kill -KILL "$pid" 2>/dev/null && killed=1
 status=0; wait "$pid" || status=$?
 cat /tmp/tripod-run.log
-[ "$stopped_by_us" = 0 ] || { echo "tripod run did not stop after the host's quit; stopped it"; exit 1; }
-[ "$status" = 0 ] || { echo "tripod run exited with status $status after quit"; exit 1; }
-echo "tripod run served the console on ttyS1 and stopped on quit (the host reports the exchange)"
+[ "$exchanged" = 1 ] || { echo "the host got no ok reply to status from tripod's serial console"; exit 1; }
+[ "$killed" = 0 ] || { echo "tripod run did not stop within 20 s of SIGTERM"; exit 1; }
+[ "$status" = 0 ] || { echo "tripod run exited with status $status after SIGTERM"; exit 1; }
+echo "tripod run answered status on ttyS1 and stopped cleanly on SIGTERM"
