@@ -45,6 +45,14 @@ import Testing
         #expect(board.console?.device == "/dev/ttyS1")
     }
 
+    @Test func iioVariantReadsTheChipTheKernelDriverOwns() throws {
+        let board = try Self.board("vboard-iio")
+        let guest = try Self.guestConfiguration()
+        #expect(board.imu.backend == "iio")
+        #expect(board.imu.address == Int(try #require(guest["IIO_ADDR"]).dropFirst(2), radix: 16))
+        #expect(board.imu.bus == (try Self.board("vboard")).imu.bus)
+    }
+
     @Test func virtualBoardMatchesTheGuestWiring() throws {
         let board = try Self.board("vboard")
         let guest = try Self.guestConfiguration()

@@ -14,6 +14,59 @@ tripod_run() {
   echo "tripod $* failed: $(tail -n1 "$out")"
   exit 1
 }
+TRIPOD_SOCKET=/run/tripod.sock
+# start_tripod [BOARD]: starts `tripod run` on the board (default vboard) in the background, console
+# on ttyS1, captures in /tmp/captures, log in /tmp/tripod-run.log, and waits until `tripod ctl status`
+# answers. A start-up failure that says "not yet" is a skip, any other a fail (the log is shown).
+start_tripod() {
+  mkdir -p /tmp/captures
+  LIBCAMERA_LOG_LEVELS='*:ERROR' tripod run --board "${1:-vboard}" --console /dev/ttyS1 --captures /tmp/captures \
+    --socket "$TRIPOD_SOCKET" > /tmp/tripod-run.log 2>&1 &
+  TRIPOD_PID=$!
+  local i=0
+  while [ $i -lt 60 ]; do
+    if ! kill -0 "$TRIPOD_PID" 2>/dev/null; then
+      local status=0; wait "$TRIPOD_PID" || status=$?
+      cat /tmp/tripod-run.log
+      grep -qi "not yet" /tmp/tripod-run.log && { echo "not built yet: $(grep -i -m1 "not yet" /tmp/tripod-run.log)"; exit 77; }
+      echo "tripod run exited with $status at start: $(tail -n1 /tmp/tripod-run.log)"
+      exit 1
+    fi
+    tripod ctl --socket "$TRIPOD_SOCKET" status > /tmp/tripod-status 2>&1 && grep -q "^ok" /tmp/tripod-status && return 0
+    sleep 0.5; i=$((i + 1))
+  done
+  cat /tmp/tripod-run.log
+  echo "tripod run did not answer on its control socket within 30 s"
+  exit 1
+}
+# tripod_ctl LINE...: one console line through the control socket; prints the reply.
+tripod_ctl() {
+  tripod ctl --socket "$TRIPOD_SOCKET" "$@"
+}
+# stop_tripod: SIGTERM, then expects a clean exit (status 0) within 20 s; fails the check otherwise.
+stop_tripod() {
+  kill -TERM "$TRIPOD_PID" 2>/dev/null || true
+  local i=0 status=0
+  while [ $i -lt 40 ] && kill -0 "$TRIPOD_PID" 2>/dev/null; do sleep 0.5; i=$((i + 1)); done
+  if kill -KILL "$TRIPOD_PID" 2>/dev/null; then
+    cat /tmp/tripod-run.log; echo "tripod run did not stop within 20 s of SIGTERM"; exit 1
+  fi
+  wait "$TRIPOD_PID" || status=$?
+  cat /tmp/tripod-run.log
+  [ "$status" = 0 ] || { echo "tripod run exited with status $status after SIGTERM"; exit 1; }
+}
+# tripod_status: `status` through the control socket, saved in /tmp/tripod-status and printed.
+# Fields are key=value; values with spaces or quotes are double-quoted with \" escapes.
+tripod_status() {
+  tripod_ctl status > /tmp/tripod-status 2>&1 || true
+  cat /tmp/tripod-status
+  grep -q "^ok" /tmp/tripod-status
+}
+# uptime_ns: CLOCK_BOOTTIME from /proc/uptime in nanoseconds (10 ms steps; equals CLOCK_MONOTONIC in
+# a guest that never suspends).
+uptime_ns() {
+  awk '{ printf "%d\n", $1 * 1000000000 }' /proc/uptime
+}
 # gpio_sim_line NAME: the gpio-sim sysfs directory of a named line (holds pull and value).
 gpio_sim_line() {
   local where
