@@ -20,6 +20,7 @@ TRIPOD_SOCKET=/run/tripod.sock
 # answers. A start-up failure that says "not yet" is a skip, any other a fail (the log is shown).
 start_tripod() {
   mkdir -p /tmp/captures
+  rm -f "$TRIPOD_SOCKET"   # a tripod killed by an earlier check leaves its socket behind
   LIBCAMERA_LOG_LEVELS='*:ERROR' tripod run --board "${1:-vboard}" --console /dev/ttyS1 --captures /tmp/captures \
     --socket "$TRIPOD_SOCKET" > /tmp/tripod-run.log 2>&1 &
   TRIPOD_PID=$!
@@ -43,13 +44,13 @@ start_tripod() {
 tripod_ctl() {
   tripod ctl --socket "$TRIPOD_SOCKET" "$@"
 }
-# stop_tripod: SIGTERM, then expects a clean exit (status 0) within 20 s; fails the check otherwise.
+# stop_tripod: SIGTERM, then expects a clean exit (status 0) within 30 s; fails the check otherwise.
 stop_tripod() {
   kill -TERM "$TRIPOD_PID" 2>/dev/null || true
   local i=0 status=0
-  while [ $i -lt 40 ] && kill -0 "$TRIPOD_PID" 2>/dev/null; do sleep 0.5; i=$((i + 1)); done
+  while [ $i -lt 60 ] && kill -0 "$TRIPOD_PID" 2>/dev/null; do sleep 0.5; i=$((i + 1)); done
   if kill -KILL "$TRIPOD_PID" 2>/dev/null; then
-    cat /tmp/tripod-run.log; echo "tripod run did not stop within 20 s of SIGTERM"; exit 1
+    cat /tmp/tripod-run.log; echo "tripod run did not exit within 30 s of SIGTERM"; exit 1
   fi
   wait "$TRIPOD_PID" || status=$?
   cat /tmp/tripod-run.log
@@ -60,7 +61,11 @@ stop_tripod() {
 tripod_status() {
   tripod_ctl status > /tmp/tripod-status 2>&1 || true
   cat /tmp/tripod-status
-  grep -q "^ok" /tmp/tripod-status
+  grep -q "^ok" /tmp/tripod-status && return 0
+  kill -0 "$TRIPOD_PID" 2>/dev/null && echo "tripod run is still running" || echo "tripod run has exited"
+  cat /tmp/tripod-run.log
+  echo "status failed: $(tail -n1 /tmp/tripod-status)"
+  exit 1
 }
 # uptime_ns: CLOCK_BOOTTIME from /proc/uptime in nanoseconds (10 ms steps; equals CLOCK_MONOTONIC in
 # a guest that never suspends).
