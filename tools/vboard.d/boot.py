@@ -104,7 +104,7 @@ def main():
     parser.add_argument("--kernel", required=True)
     parser.add_argument("--initrd", required=True)
     parser.add_argument("--log", required=True)
-    parser.add_argument("--timeout", type=float, default=420)
+    parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--memory", default="1G")
     parser.add_argument("--verbose", action="store_true", help="echo the guest console live")
     args = parser.parse_args()
