@@ -107,6 +107,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--memory", default="1G")
     parser.add_argument("--verbose", action="store_true", help="echo the guest console live")
+    parser.add_argument("--kernel-args", default="", help="appended to the kernel command line")
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="vboard-")
@@ -117,7 +118,7 @@ def main():
            "-chardev", f"socket,id=ttyS1,path={sock_path},server=on,wait=off", "-serial", "chardev:ttyS1",
            "-chardev", f"socket,id=ttyS2,path={ack_path},server=on,wait=off", "-serial", "chardev:ttyS2",
            "-kernel", args.kernel, "-initrd", args.initrd,
-           "-append", "console=ttyS0 panic=-1 loglevel=4 rdinit=/init"]
+           "-append", f"console=ttyS0 panic=-1 loglevel=4 rdinit=/init {args.kernel_args}".rstrip()]
     started = time.monotonic()
     logfile = open(args.log, "w")
     lock = threading.Lock()
