@@ -184,7 +184,9 @@ def main():
         if results.get(name) == "ok" and name not in host_results:
             results[name] = "fail"
             problems.append(f"{name}: the host never exchanged a line with the guest")
-    failed = [n for n, v in results.items() if v in ("fail", "xpass")] + (["guest"] if guest is None else [])
+    failed = [n for n, v in results.items() if v in ("fail", "xpass")]
+    if guest is None or not guest or guest[0] != "pass":
+        failed.append("guest")
     verdict = "fail" if failed or problems else "pass"
     summary = " ".join(f"{n}={v}" for n, v in results.items())
     print(f"VBOARD-RESULT: {verdict} {summary}".rstrip(), flush=True)

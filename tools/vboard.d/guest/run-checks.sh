@@ -43,5 +43,8 @@ for check in /vboard/checks/*.sh; do
   case $result in fail|xpass) overall=fail ;; esac
   summary="$summary $name=$result"
 done
-[ -n "$summary" ] || { overall=fail; summary=" checks=none${only:+ (vboard.only=$only matched none)}"; }
+if [ -z "$summary" ]; then
+  echo "VBOARD-CHECK: checks=fail: no check ran${only:+ (vboard.only=$only matched none)}"
+  overall=fail; summary=" checks=fail"
+fi
 echo "VBOARD-GUEST: $overall$summary"
