@@ -42,10 +42,15 @@ let package = Package(
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim"]),
         .target(name: "Console", dependencies: []),
         .target(name: "Viewfinder", dependencies: ["Hardware"]),
+        .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion"]),
         .target(name: "Supervisor", dependencies: [
             "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console", "Viewfinder",
+            "Stabilization",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
+        // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
+        // replays inputs (ConsoleFuzz FILE|DIR...).
+        .executableTarget(name: "ConsoleFuzz", dependencies: ["Supervisor", "SimulatedHardware", "Console", "Hardware"]),
         .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware"]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -55,9 +60,11 @@ let package = Package(
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"]),
+        .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware"]),
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"],
+                    exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

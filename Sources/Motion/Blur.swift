@@ -27,6 +27,21 @@ public struct SampleHistory: Sendable {
     public var newest: IMUSample? { samples.last }
     public var oldest: IMUSample? { head < samples.count ? samples[head] : nil }
 
+    /// The kept samples with timestamps in [from, to], in time order (for stabilization's
+    /// alignment and video paths). Empty when the window is outside the history.
+    public func samples(from start: MonotonicTime, to end: MonotonicTime) -> [IMUSample] {
+        guard head < samples.count, end >= start else { return [] }
+        var lo = head, hi = samples.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if samples[mid].timestamp < start { lo = mid + 1 } else { hi = mid }
+        }
+        var out: [IMUSample] = []
+        var i = lo
+        while i < samples.count, samples[i].timestamp <= end { out.append(samples[i]); i += 1 }
+        return out
+    }
+
     /// Blur at the image centre, pixels: f × ∫|ω⊥(t)| dt over [from, to], where ω⊥ = (ωx, ωy)
     /// is the rotation that moves the image (roll about the optical axis z blurs nothing at the
     /// centre), integrated by the trapezoid rule on the samples, linearly interpolated at the ends.

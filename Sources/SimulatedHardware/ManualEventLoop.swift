@@ -59,6 +59,24 @@ public final class ManualEventLoop: EventLoop, @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on the loop (on the calling thread, which counts as the loop's while it runs),
+    /// then everything it made due. For tests and simulations that drive the loop by hand.
+    public func perform<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        let me = ObjectIdentifierBox(thread: Self.currentThreadID())
+        let outer = lock.withLock { s -> ObjectIdentifierBox? in
+            let previous = s.runner
+            s.runner = me
+            return previous
+        }
+        let result: T
+        do {
+            defer { lock.withLock { $0.runner = outer } }
+            result = try body()
+        }
+        run()
+        return result
+    }
+
     /// Runs everything that is due now, including work that due work submits. Returns the count run.
     @discardableResult
     public func run() -> Int { advance(to: now()) }

@@ -225,7 +225,7 @@ public final class SimulatedCamera: CameraDevice {
             guard let stream = streams.first(where: { $0.role == role }) else { continue }
             let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
             let roleIndex = UInt64(StreamRole.allCases.firstIndex(of: role) ?? 0)
-            var rng = SplitMix64(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
+            var rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
             let key = RenderKey(crop: model.scalerCrop, size: size)
             let map = reflectanceCache[key] ?? renderer.reflectanceMap(size: size, crop: model.scalerCrop, scene: scene)
             reflectanceCache[key] = map

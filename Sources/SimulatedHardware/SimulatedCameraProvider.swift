@@ -25,7 +25,8 @@ public final class SimulatedCameraProvider: CameraProvider {
     }
 
     /// A provider for a board whose camera backend is "sim": the sensor named by the board (default
-    /// "imx708") from `sensors` (the database's entries), or the built-in IMX708; the board's seed.
+    /// "imx708") from `sensors` (the database's entries), or else the description embedded in the binary
+    /// (`SensorDescription.embedded(model:)`); the board's seed.
     public convenience init(loop: any EventLoop, board: BoardDescription, sensors: [SensorDescription],
                             motion: any MotionTruth = StillMotion()) throws {
         guard board.camera.backend == "sim" else {
@@ -35,8 +36,8 @@ public final class SimulatedCameraProvider: CameraProvider {
         let sensor: SensorDescription
         if let entry = sensors.first(where: { $0.model.lowercased() == model }) {
             sensor = entry
-        } else if model == "imx708" {
-            sensor = try SensorDescription.builtInIMX708
+        } else if EmbeddedDescriptions.sensors[model] != nil {
+            sensor = try SensorDescription.embedded(model: model)
         } else {
             throw HardwareError(.notFound, "board \(board.name): simulated sensor '\(model)' is not in the sensor database")
         }

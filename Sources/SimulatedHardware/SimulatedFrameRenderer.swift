@@ -1,27 +1,6 @@
 import Foundation
 import Hardware
 
-/// SplitMix64: a tiny deterministic generator, so a seed reproduces every frame bit for bit.
-struct SplitMix64: Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    /// Zero-mean, unit-variance triangular noise (sum of two 32-bit uniforms from one draw).
-    mutating func noise() -> Double {
-        let bits = next()
-        let sum = Double(bits & 0xFFFF_FFFF) + Double(bits >> 32)
-        return (sum / 4_294_967_296 - 1) * 2.449_489_742_783_178
-    }
-}
-
 /// Draws the small synthetic frames of the simulated camera.
 ///
 /// A frame is the scene's chart over the active crop, exposed at grey level
@@ -70,7 +49,7 @@ public struct SimulatedFrameRenderer: Sendable {
     /// Linear raw planes, flat (R plane, then G, then B; 0…1 before clipping) for one frame.
     func rawPlanes(size: PixelSize, crop: PixelRect, reflectance: [Double], scene: SimulatedScene,
                    frame: SimulatedFrameParameters, defocusPixels: Double, motionRadians: (x: Double, y: Double),
-                   rng: inout SplitMix64) -> [Double] {
+                   rng: inout SeededGenerator) -> [Double] {
         let w = size.width, h = size.height, n = w * h
         let iso = sensor.isoPerGain * frame.analogueGain
         let grey = scene.greyLevel(exposureMicroseconds: Double(frame.exposureMicroseconds), iso: iso,

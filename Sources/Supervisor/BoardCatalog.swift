@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import SimulatedHardware
 
 /// Finds board and sensor descriptions: files named on the command line, the board directory
 /// (`board/` in a checkout, `/usr/share/tripod/board` when installed, or `$TRIPOD_BOARD_DIR`), and
@@ -37,6 +38,14 @@ public struct BoardCatalog: Sendable {
             for f in files where f.hasSuffix(".json") { names.insert(String(f.dropLast(5))) }
         }
         return names.sorted()
+    }
+
+    /// Every board found (files and embedded), loaded as `board(_:)` loads each name, sorted by
+    /// name. Throws the first description that does not decode, naming its file and field.
+    public func boards() throws(StartupError) -> [BoardDescription] {
+        var boards: [BoardDescription] = []
+        for name in boardNames() { boards.append(try board(name)) }
+        return boards
     }
 
     /// The models of every sensor description found (files and embedded).

@@ -1,6 +1,7 @@
 import Camera
 import Console
 import Hardware
+import Stabilization
 
 /// Applies camera settings to the camera controller, with one rule for parameters: setting a
 /// mode's parameter selects that mode, as on a camera's M dial (`set exposure.duration 1/60`
@@ -29,18 +30,23 @@ extension Supervisor {
         }
         try applyToCamera(changedKeys: Set(changed.map(\.0)), settings: proposed)
         settings = proposed
+        if key.hasPrefix("display.") { applyViewfinderOptions() }
         return changed
     }
 
     /// Pushes the settings that changed to the camera; nothing is stored if the camera refuses.
     func applyToCamera(changedKeys: Set<String>, settings s: [String: String]) throws(ConsoleError) {
-        for key in changedKeys where key.hasPrefix("stabilization.") && s[key] != SettingsSchema.definition(key)?.defaultValue {
-            throw ConsoleError(.notYet, "\(key): stabilization is not built yet (issue: Stabilization); only the default is accepted")
-        }
         guard let camera else { return }
+        if let stabilization {
+            for key in Stabilization.settingKeys where changedKeys.contains(key) {
+                do throws(StabilizationError) { try stabilization.apply(key: key, value: s[key] ?? "") }
+                catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, error.message) }
+            }
+        }
         do {
             if changedKeys.contains("format"), let format = s["format"] {
                 try camera.selectFormat(format)
+                stabilization?.formatChanged(camera.activeFormat)
             }
             if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
                 try camera.setExposure(try exposureMode(s))
@@ -107,6 +113,7 @@ extension Supervisor {
 
     /// The value the camera actually uses now, where it can differ from the setting (auto modes).
     func activeValue(for key: String) -> String? {
+        if key == "stabilization.video" { return stabilization?.video.active.rawValue }
         guard let frame = camera?.latest else { return nil }
         switch key {
         case "exposure.duration": return ValueParser.formatShutter(.microseconds(frame.exposureDurationMicroseconds))

@@ -68,6 +68,10 @@ extension Supervisor {
         fields += deviceSummary()
         fields += cameraStatusFields()
         fields.append(("imu.samples", String(runtime.imuSamples)))
+        if let motion {
+            fields.append(("imu.still", motion.isStill ? "yes" : "no"))
+            fields.append(("imu.rate", ValueParser.formatNumber(motion.angularSpeedDegreesPerSecond) + "°/s"))
+        }
         fields.append(("captures", devices.storage.rootDescription))
         if let free = try? devices.storage.freeBytes() {
             fields.append(("free", ValueParser.formatNumber(Double(free) / 1e9) + "GB"))

@@ -1,6 +1,8 @@
 import Camera
 import Console
 import Hardware
+import Motion
+import Stabilization
 
 /// Live device state the supervisor keeps for `status` and for the capture path.
 struct DeviceRuntime {
@@ -8,6 +10,8 @@ struct DeviceRuntime {
     var imuHealth: IMUHealth?
     var imuSamples: Int = 0
     var shutterEdges: Int = 0
+    /// The gyro bias last written to the state directory, to skip rewrites that change nothing.
+    var savedGyroBias: Vector3?
 }
 
 extension Supervisor {
@@ -19,6 +23,7 @@ extension Supervisor {
                                (devices.board.camera.connector.map { " (connector \($0))" } ?? "") +
                                "; check the ribbon cable and the camera overlay in config.txt")
         }
+        startIMU()
         let device: any CameraDevice
         do {
             device = try devices.cameraProvider.open(id: first.id)
@@ -27,12 +32,13 @@ extension Supervisor {
         }
         runtime.camera = device
         try startCamera(device)
-        startIMU()
+        startViewfinder()
         startButton()
         setLED(true)
     }
 
     func stopDevices() {
+        viewfinder?.stop()
         camera?.stopStreaming()
         devices.imu?.stop()
         devices.shutter?.close()
@@ -54,10 +60,20 @@ extension Supervisor {
         camera = controller
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
+        startStabilization(sensor: controller.sensor, format: controller.activeFormat)
         do throws(ConsoleError) {
-            try applyToCamera(changedKeys: Set(settings.keys), settings: settings)
+            try applyToCamera(changedKeys: Set(settings.keys).subtracting(Stabilization.settingKeys), settings: settings)
         } catch {
             throw StartupError("settings: \(error.message)")
+        }
+        // Stabilization settings depend on the IMU being healthy now: a refusal is logged, never fatal.
+        for key in Stabilization.settingKeys where settings[key] != SettingsSchema.definition(key)?.defaultValue {
+            do throws(ConsoleError) {
+                try applyToCamera(changedKeys: [key], settings: settings)
+            } catch {
+                log.warning("\(key)=\(settings[key] ?? ""): \(error.message); left at \(SettingsSchema.definition(key)?.defaultValue ?? "")")
+                settings[key] = SettingsSchema.definition(key)?.defaultValue
+            }
         }
         do {
             try controller.startStreaming()
@@ -72,7 +88,11 @@ extension Supervisor {
     }
 
     private func startIMU() {
-        guard let imu = devices.imu else { return }
+        guard let imu = devices.imu else {
+            runtime.imuHealth = nil
+            return
+        }
+        startMotionTracking(deviceName: imuCalibrationKey)
         let bound = self.bound
         do {
             try imu.start { event in
@@ -89,9 +109,11 @@ extension Supervisor {
         switch imuEvent {
         case .samples(let batch):
             runtime.imuSamples += batch.count
+            _ = motion?.ingest(batch)
         case .health(let health):
             guard health != runtime.imuHealth else { return }
             runtime.imuHealth = health
+            stabilization?.imuHealthChanged(health)
             switch health {
             case .running:
                 log.notice("IMU running")
@@ -100,6 +122,41 @@ extension Supervisor {
                 log.warning("IMU unavailable: \(reason)")
                 broadcast(ConsoleEvent("imu.state", [("state", "unavailable"), ("reason", reason)]))
             }
+        }
+    }
+
+    /// The key of the IMU's saved calibration: where it is wired, which is known before the driver
+    /// has identified the chip and stays the same across restarts.
+    var imuCalibrationKey: String {
+        let imu = devices.board.imu
+        return "\(imu.backend):\(imu.bus ?? "sim")@\(imu.address.map { String($0, radix: 16) } ?? "auto")"
+    }
+
+    /// Tracks the IMU's motion, with the gyro bias saved per device in the state directory.
+    private func startMotionTracking(deviceName: String) {
+        let saved: [String: GyroCalibration]
+        do { saved = try services.state?.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:] }
+        catch { log.warning("IMU calibration ignored: \(error)"); saved = [:] }
+        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName])
+        runtime.savedGyroBias = saved[deviceName]?.bias
+        let bound = self.bound
+        tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
+        motion = tracker
+    }
+
+    /// Saves a new gyro bias when it moved by more than 0.03 °/s from the saved one; the tracker
+    /// recalibrates every time the rig is still, and most of those change nothing worth a write.
+    func saveCalibration(_ calibration: GyroCalibration) {
+        guard let store = services.state else { return }
+        if let saved = runtime.savedGyroBias, ((calibration.bias - saved) * (calibration.bias - saved)).sum().squareRoot() < 0.0005 { return }
+        runtime.savedGyroBias = calibration.bias
+        do {
+            var all = try store.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:]
+            all[calibration.deviceName] = calibration
+            try store.save(all, as: StateStore.File.imuCalibration)
+            log.info("IMU gyro bias calibrated for \(calibration.deviceName)")
+        } catch {
+            log.warning("IMU calibration not saved: \(error)")
         }
     }
 

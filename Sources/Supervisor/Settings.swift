@@ -84,6 +84,8 @@ public enum SettingsSchema {
         .init(key: "stabilization.still", kind: .onOff, summary: "automatic still stabilization for long exposures", defaultValue: "on"),
         .init(key: "stabilization.video", kind: .choice(["off", "standard", "cinematic", "auto"]), summary: "preferred video stabilization mode", defaultValue: "off"),
         .init(key: "capture.format", kind: .choice(["dng", "jpeg", "both"]), summary: "files written per frame", defaultValue: "both"),
+        .init(key: "display.zebra", kind: .onOff, summary: "viewfinder: zebra stripes on clipped highlights", defaultValue: "off"),
+        .init(key: "display.peaking", kind: .onOff, summary: "viewfinder: focus peaking on edges", defaultValue: "off"),
     ]
 
     public static func definition(_ key: String) -> SettingDefinition? { all.first { $0.key == key } }

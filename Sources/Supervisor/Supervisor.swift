@@ -2,6 +2,8 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Motion
+import Stabilization
 
 /// The one process that owns the board: camera, IMU, button, LED, display, consoles and captures.
 ///
@@ -15,6 +17,7 @@ public final class Supervisor {
     public let loop: any EventLoop
     public let devices: BoardDevices
     public let options: SupervisorOptions
+    public let services: SupervisorServices
     public let log: Logger
     public private(set) var state: State = .created
     public internal(set) var settings: [String: String] = SettingsSchema.defaults
@@ -29,19 +32,32 @@ public final class Supervisor {
     var runtime = DeviceRuntime()
     /// The camera, once started.
     public internal(set) var camera: CameraController?
+    /// Bias-corrected IMU samples, orientation and blur predictions, once the IMU runs.
+    public internal(set) var motion: MotionTracker?
+    /// Settings before the console changed anything: defaults, then the config file. `reset` returns here.
+    var baseSettings: [String: String] = SettingsSchema.defaults
+    var watchdogTicks: WatchdogTicks?
+    /// Lens, still and video stabilization, once the camera runs.
+    public internal(set) var stabilization: Stabilization?
+    /// The display's viewfinder, when the board has a display.
+    var viewfinder: ViewfinderService?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
     public var onStateChange: ((State, String) -> Void)?
 
-    public init(devices: BoardDevices, loop: any EventLoop, options: SupervisorOptions, log: Logger) {
+    public init(devices: BoardDevices, loop: any EventLoop, options: SupervisorOptions,
+                services: SupervisorServices = SupervisorServices(), log: Logger) {
         self.devices = devices
         self.loop = loop
         self.options = options
+        self.services = services
         self.log = log
         self.startedAt = loop.now()
         registerCoreCommands()
         registerCameraCommands()
+        registerPersistenceCommands()
+        registerSimulationCommands()
     }
 
     /// A handle for callbacks from other threads.
@@ -55,9 +71,14 @@ public final class Supervisor {
         loop.preconditionInEventLoop()
         state = .starting
         for note in devices.notes { log.warning(note) }
+        baseSettings = settings
+        restoreSavedSettings()
         try startDevices()
         state = .ready
         log.notice("ready: \(bannerLine())")
+        notifyServiceManager([.ready, .status("ready: \(devices.board.name), camera \(camera?.device.info.model ?? "none")")])
+        let log = self.log
+        watchdogTicks = services.watchdog.scheduleTicks(on: loop) { log.warning("watchdog ping failed: \($0)") }
         onStateChange?(.ready, "ready")
     }
 
@@ -74,6 +95,7 @@ public final class Supervisor {
         self.exitCode = exitCode
         state = .stopping
         log.notice("stopping: \(reason)")
+        notifyServiceManager([.stopping, .status("stopping: \(reason)")])
         onStateChange?(.stopping, "stopping: \(reason)")
         finishStopIfIdle()
     }
@@ -91,6 +113,7 @@ public final class Supervisor {
     private func finishStopIfIdle() {
         guard state == .stopping, workInProgress.isEmpty else { return }
         stopDevices()
+        watchdogTicks?.cancel()
         state = .stopped
         log.notice("stopped")
         for session in sessions.values where session.kind != .stdio { session.output.close() }
@@ -117,15 +140,7 @@ public final class Supervisor {
     public func receive<S: Sequence>(bytes: S, from session: ConsoleSession) where S.Element == UInt8 {
         loop.preconditionInEventLoop()
         guard !session.isClosed else { return }
-        for output in session.assembler.feed(bytes) {
-            switch output {
-            case .line(let text): run(line: text, from: session)
-            case .rejected(let error): session.send(.error(error))
-            case .interrupted: break
-            case .echo(let bytes): session.output.echo(bytes)
-            }
-            if session.isClosed { return }
-        }
+        consume(session.assembler.feed(bytes), from: session)  // Transports/ConsoleInput.swift
     }
 
     /// The end of a client's input: on stdio this stops the supervisor, like `quit`.
@@ -138,7 +153,8 @@ public final class Supervisor {
     /// Runs one console line for a session and sends the reply.
     public func run(line: String, from session: ConsoleSession) {
         var context = CommandContext(supervisor: self, session: session)
-        if let reply = commands.dispatch(line, context: &context) { session.send(reply) }
+        // A command that closed its session (quit) has already answered.
+        if let reply = commands.dispatch(line, context: &context), !session.isClosed { session.send(reply) }
     }
 
     /// Sends an event to every console, each in its own mode, on its own line.
@@ -147,12 +163,31 @@ public final class Supervisor {
     }
 
     var uptime: Duration { loop.now() - startedAt }
+
+    /// Tells the service manager; a failure is logged, never fatal.
+    func notifyServiceManager(_ notifications: [ServiceNotification]) {
+        do { try services.notifier.notify(notifications) } catch { log.warning("sd_notify: \(error)") }
+    }
 }
 
 /// What a command handler sees: the supervisor and the client that sent the line.
 public struct CommandContext {
     public let supervisor: Supervisor
     public let session: ConsoleSession
+}
+
+/// The services around the supervisor: the service manager (sd_notify + watchdog) and persisted state.
+public struct SupervisorServices {
+    public var notifier: any ServiceNotifier
+    public var watchdog: Watchdog
+    /// Where `save` writes settings; nil when no state directory is usable.
+    public var state: StateStore?
+
+    public init(notifier: any ServiceNotifier = NullServiceNotifier(), state: StateStore? = nil) {
+        self.notifier = notifier
+        self.watchdog = Watchdog(notifier: notifier)
+        self.state = state
+    }
 }
 
 /// Options of `tripod run` that reach the supervisor.

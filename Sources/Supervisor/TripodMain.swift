@@ -87,15 +87,17 @@ public enum TripodMain {
     }
 
     /// Everything `tripod run` needs before its loop starts; each failure is a one-line StartupError.
-    struct PreparedRun {
-        var supervisor: Supervisor
-        var attachConsoles: (Supervisor) -> Void
-        var flush: () -> Void
+    public struct PreparedRun {
+        public var supervisor: Supervisor
+        public var attachConsoles: (Supervisor) -> Void
+        public var flush: () -> Void
     }
 
-    static func prepare(_ arguments: RunArguments, loop: PosixEventLoop, log: Logger) throws(StartupError) -> PreparedRun {
+    public static func prepare(_ arguments: RunArguments, loop: any EventLoop, log: Logger,
+                        notifier: any ServiceNotifier = SystemdNotifier()) throws(StartupError) -> PreparedRun {
         let catalog = BoardCatalog.standard()
-        let boardName = arguments.board ?? detectBoardName(catalog: catalog) ?? "sim"
+        let boardName: String
+        if let named = arguments.board { boardName = named } else { boardName = try detectBoardName(catalog: catalog) }
         let board = try catalog.board(boardName)
         var config: ConfigFile? = nil
         if let path = arguments.config ?? (FileManager.default.fileExists(atPath: defaultConfigPath) ? defaultConfigPath : nil) {
@@ -108,8 +110,18 @@ public enum TripodMain {
         }
         let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: arguments.captures, log: log)
+        var state: StateStore? = nil
+        do {
+            let storage = try PosixStorage(root: arguments.state)
+            _ = try storage.removeStaleTemporaryFiles(in: "")
+            state = StateStore(storage: storage)
+        } catch {
+            log.warning("state directory \(arguments.state): \(error); save and calibration will not persist")
+        }
+        let services = SupervisorServices(notifier: notifier, state: state)
         let supervisor = Supervisor(devices: devices, loop: loop,
-                                    options: SupervisorOptions(capturesDirectory: arguments.captures), log: log)
+                                    options: SupervisorOptions(capturesDirectory: arguments.captures),
+                                    services: services, log: log)
         for entry in config?.entries ?? [] {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
@@ -153,13 +165,14 @@ public enum TripodMain {
         catch { throw ConfigSchemaError.invalidValue(key: key, reason: error.message) }
     }
 
-    /// The board named by /proc/device-tree/model, when this is a known board.
-    static func detectBoardName(catalog: BoardCatalog) -> String? {
-        guard let model = BoardDetection.readModel() else { return nil }
-        let boards = catalog.boardNames().compactMap { name -> BoardDescription? in
-            do throws(StartupError) { return try catalog.board(name) } catch { return nil }
-        }
-        return BoardDetection.match(model: model, in: boards)?.name
+    /// The board named by /proc/device-tree/model, when this is a known board (`BoardDetection.detect`);
+    /// nil when there is no device tree, no board matches, or a description does not decode.
+    static func detectBoardName(catalog: BoardCatalog, modelPath: String = BoardDetection.deviceTreeModelPath) throws(StartupError) -> String {
+        // No device tree (a PC, CI): the simulated board, the embedded default.
+        guard BoardDetection.readModel(path: modelPath) != nil else { return "sim" }
+        // A device tree that names no known board is an error, never a silent switch to the simulation.
+        do { return try BoardDetection.detect(catalog: catalog, modelPath: modelPath).name }
+        catch { throw StartupError("board detection: \(error); name the board with --board NAME|FILE") }
     }
 
     /// The lines a person sees first on the console.

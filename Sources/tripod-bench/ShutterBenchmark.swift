@@ -64,7 +64,7 @@ struct ShutterBenchmark: Benchmark {
         }
 
         // The driver: presses with a jittered phase against the poll period.
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<presses {
             sleepFor(gap + .microseconds(Int64(generator.next() % 5_000)))
             let edge = monotonicNanoseconds()
@@ -134,15 +134,3 @@ private func sleepFor(_ duration: Duration) {
     while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
 }
 
-/// A small deterministic generator for press phases.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -17,7 +17,7 @@ struct SimulatedCameraBenchmark: Benchmark {
         for (label, renderSize) in [("sim, 96x54 frames", PixelSize(width: 96, height: 54)),
                                     ("sim, 32x18 frames", PixelSize(width: 32, height: 18))] {
             let loop = ManualEventLoop()
-            let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.builtInIMX708)
+            let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.embedded(model: "imx708"))
             let device = try provider.open(id: provider.cameraID)
             guard let camera = device as? SimulatedCamera else {
                 throw HardwareError(.other, "simcam: the provider did not return a SimulatedCamera")

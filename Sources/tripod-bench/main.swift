@@ -8,6 +8,7 @@ let benchmarks: [any Benchmark.Type] = [
     MediaBenchmark.self,
     IMUBenchmark.self,
     SimulatedCameraBenchmark.self,
+    ConsoleBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

@@ -26,8 +26,8 @@ import Testing
     }
 }
 
-@Test func builtInIMX708MatchesTheDatabaseFile() throws {
-    #expect(try SensorDescription.builtInIMX708 == sensor("imx708"))
+@Test func embeddedIMX708MatchesTheDatabaseFile() throws {
+    #expect(try SensorDescription.embedded(model: "imx708") == sensor("imx708"))
 }
 
 @Test func unknownSensorGetsWhatLibcameraReportsAndUnknownForTheRest() throws {

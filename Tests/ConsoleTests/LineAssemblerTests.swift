@@ -1,3 +1,4 @@
+import SimulatedHardware
 import Testing
 @testable import Console
 
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrashOrYieldControlCharacters() {
-        var generator = SplitMix(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         var a = LineAssembler(maximumLineBytes: 64)
         for _ in 0..<2000 {
             let chunk = (0..<Int(generator.next() % 40)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
@@ -65,15 +66,3 @@ import Testing
     }
 }
 
-/// A tiny deterministic generator for tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

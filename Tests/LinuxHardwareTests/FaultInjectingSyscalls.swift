@@ -4,7 +4,9 @@ import Hardware
 @testable import LinuxHardware
 
 /// Real system calls with scripted faults: the Nth call of an operation fails with an errno
-/// (EINTR included), writes can be capped to force short writes, and every call is logged.
+/// (EINTR included), writes can be capped to force short writes, the process can be "killed"
+/// after N calls (every later call is refused without touching the disk, as after `kill -9`),
+/// and every call is logged.
 final class FaultInjectingSyscalls: StorageSyscalls, @unchecked Sendable {
     enum Operation: String, Sendable { case open, write, read, fsync, close, rename, unlink, mkdir, statvfs }
 
@@ -16,6 +18,18 @@ final class FaultInjectingSyscalls: StorageSyscalls, @unchecked Sendable {
     var maximumWriteBytes: Int?
     /// "fsync /path", "rename a -> b", … in call order.
     private(set) var log: [String] = []
+    /// False to stop logging (a writer that runs until killed would grow the log without bound).
+    var keepsLog = true
+    /// Calls still allowed before the simulated kill; nil when no kill is armed.
+    private var callsBeforeKill: Int?
+    /// True once a call was refused because of `kill(afterCalls:)`.
+    private(set) var killed = false
+
+    /// Simulates `kill -9` after `n` more calls (of the logged operations): from then on every call
+    /// fails with ECANCELED and does nothing, so clean-up code cannot undo what a crash leaves.
+    func kill(afterCalls n: Int) {
+        lock.withLock { callsBeforeKill = n }
+    }
 
     /// Makes the `n`th (1-based, counted from now) call of `operation` fail with `code`.
     func fail(_ operation: Operation, call n: Int = 1, errno code: Int32) {
@@ -24,9 +38,13 @@ final class FaultInjectingSyscalls: StorageSyscalls, @unchecked Sendable {
 
     private func step(_ operation: Operation, _ entry: String) throws(SyscallError) {
         let code: Int32? = lock.withLock {
+            if let remaining = callsBeforeKill {
+                if remaining == 0 { killed = true; return ECANCELED }
+                callsBeforeKill = remaining - 1
+            }
             let n = (counts[operation] ?? 0) + 1
             counts[operation] = n
-            log.append(entry)
+            if keepsLog { log.append(entry) }
             return faults[operation]?.removeValue(forKey: n)
         }
         if let code { throw SyscallError(errno: code) }

@@ -8,9 +8,17 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("board").path
 
+/// The repository's boards, as the supervisor finds them (files first, then embedded ones).
+private let catalog = BoardCatalog(directories: [boardDirectory])
+
+/// The real boards: those detected from the device tree (sim and vboard have no model strings).
+private func raspberryPiBoards() throws -> [BoardDescription] {
+    try catalog.boards().filter { $0.deviceTreeModels != nil }
+}
+
 @Suite struct ConfigBoards {
     @Test func everyBoardDecodesAndNamesTheRequiredDevices() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         #expect(boards.map(\.name) == ["rpi4", "rpi5", "rpizero2w"])
         for board in boards {
             #expect(!(board.deviceTreeModels ?? []).isEmpty, "\(board.name): deviceTreeModels")
@@ -33,7 +41,7 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     }
 
     @Test func serialConsolePerBoard() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         let consoles = Dictionary(uniqueKeysWithValues: boards.map { ($0.name, $0.console?.device) })
         // Pi 5: the header UART is a PL011 (ttyAMA0; ttyAMA10 is the debug connector). Pi 4 and
         // Zero 2 W with Bluetooth on: the header gets the mini UART, ttyS0.
@@ -41,7 +49,7 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     }
 
     @Test func configFragmentsAndUdevRulesCoverEveryBoard() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         for board in boards {
             let path = boardDirectory + "/config/\(board.name).txt"
             let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -59,7 +67,7 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     }
 
     @Test func detectionFromDeviceTreeModelStrings() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
+        let boards = try raspberryPiBoards()
         func detect(_ raw: String) -> String? {
             BoardDetection.match(model: BoardDetection.model(fromProperty: Array(raw.utf8)), in: boards)?.name
         }
@@ -75,41 +83,57 @@ private let boardDirectory = URL(fileURLWithPath: #filePath)
     }
 
     @Test func longestPrefixWins() throws {
-        var generic = try BoardDetection.loadBoard(path: boardDirectory + "/boards/rpi4.json")
+        var generic = try catalog.board(boardDirectory + "/boards/rpi4.json")
         generic.name = "any-pi"
         generic.deviceTreeModels = ["Raspberry Pi"]
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards") + [generic]
+        let boards = try raspberryPiBoards() + [generic]
         #expect(BoardDetection.match(model: "Raspberry Pi 5 Model B Rev 1.1", in: boards)?.name == "rpi5")
         #expect(BoardDetection.match(model: "Raspberry Pi 3 Model B Rev 1.2", in: boards)?.name == "any-pi")
     }
 
+    @Test func catalogListsEveryBoardOnce() throws {
+        #expect(try catalog.boards().map(\.name) == ["rpi4", "rpi5", "rpizero2w", "sim"])
+        // With no directory, only the embedded boards.
+        #expect(try BoardCatalog(directories: []).boards().map(\.name) == ["sim"])
+    }
+
     @Test func detectReadsTheModelFileAndExplainsMisses() throws {
-        let boards = try BoardDetection.loadBoards(directory: boardDirectory + "/boards")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-dt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let model = dir.appendingPathComponent("model")
         try Data("Raspberry Pi Zero 2 W Rev 1.0\0".utf8).write(to: model)
-        #expect(try BoardDetection.detect(in: boards, modelPath: model.path).name == "rpizero2w")
+        #expect(try BoardDetection.detect(catalog: catalog, modelPath: model.path).name == "rpizero2w")
+        #expect(try TripodMain.detectBoardName(catalog: catalog, modelPath: model.path) == "rpizero2w")
 
         try Data("Pine64 RockPro64\0".utf8).write(to: model)
-        do { _ = try BoardDetection.detect(in: boards, modelPath: model.path); Issue.record("expected an error") }
+        // A device tree naming an unknown board stops the start with a reason; it never falls back to sim.
+        #expect(throws: StartupError.self) { try TripodMain.detectBoardName(catalog: catalog, modelPath: model.path) }
+        do { _ = try BoardDetection.detect(catalog: catalog, modelPath: model.path); Issue.record("expected an error") }
         catch let error as HardwareError {
             #expect(error.kind == .unsupported)
             #expect(error.message == "board \"Pine64 RockPro64\" (\(model.path)) matches none of: rpi4, rpi5, rpizero2w")
         }
         let absent = dir.appendingPathComponent("absent").path
-        #expect(throws: HardwareError.self) { try BoardDetection.detect(in: boards, modelPath: absent) }
+        #expect(throws: HardwareError.self) { try BoardDetection.detect(catalog: catalog, modelPath: absent) }
+        // No device tree at all (a PC, CI): the simulated board.
+        #expect(try TripodMain.detectBoardName(catalog: catalog, modelPath: absent) == "sim")
     }
 
     @Test func aBrokenBoardFileIsNamed() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-boards-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        try Data("{\"name\": \"x\"}".utf8).write(to: dir.appendingPathComponent("x.json"))
-        do { _ = try BoardDetection.loadBoards(directory: dir.path); Issue.record("expected an error") }
-        catch let error as HardwareError {
-            #expect(error.message.hasPrefix("\(dir.path)/x.json: not a valid board description"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("boards"), withIntermediateDirectories: true)
+        try Data("{\"name\": \"x\"}".utf8).write(to: dir.appendingPathComponent("boards/x.json"))
+        let broken = BoardCatalog(directories: [dir.path])
+        do { _ = try broken.boards(); Issue.record("expected an error") }
+        catch {
+            #expect(error.message.hasPrefix("board \(dir.path)/boards/x.json is not valid: missing "))
         }
+        // Detection reports the broken file too, rather than skipping it.
+        let model = dir.appendingPathComponent("model")
+        try Data("Raspberry Pi 5 Model B Rev 1.0\0".utf8).write(to: model)
+        #expect(throws: StartupError.self) { try BoardDetection.detect(catalog: broken, modelPath: model.path) }
     }
 }

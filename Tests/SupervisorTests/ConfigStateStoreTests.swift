@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import Testing
+import LinuxHardware
 @testable import Supervisor
 
 private struct Settings: Codable, Equatable {
@@ -33,7 +34,6 @@ private final class MemoryStorage: Storage {
 
 @Suite struct ConfigStateStore {
     private let old = Settings(exposureDurationMicroseconds: 8000, lensPositionDioptres: 0, label: "old")
-    // Long enough that the write is split into many small chunks below.
     private let new = Settings(exposureDurationMicroseconds: 1_000_000, lensPositionDioptres: 2.5,
                                label: String(repeating: "new ", count: 50))
 
@@ -71,70 +71,25 @@ private final class MemoryStorage: Storage {
     }
 
     @Test func rejectsPathsOutsideTheStateDirectory() throws {
-        let store = StateStore(storage: try DirectoryStorage(root: try temporaryDirectory()))
+        let store = StateStore(storage: try PosixStorage(root: try temporaryDirectory()))
         #expect(throws: HardwareError.self) { try store.save(old, as: "../escape.json") }
         #expect(throws: HardwareError.self) { try store.save(old, as: "/etc/passwd") }
     }
 
-    @Test func directoryStorageWritesRealFiles() throws {
+    /// On the device the store sits on `PosixStorage` (its crash and kill -9 tests are in
+    /// LinuxHardwareTests/PosixStorageCrashTests).
+    @Test func posixStorageWritesRealFiles() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let storage = try DirectoryStorage(root: root)
+        let storage = try PosixStorage(root: root)
         try StateStore(storage: storage).save(old, as: "settings.json")
         #expect(FileManager.default.fileExists(atPath: root + "/settings.json"))
         #expect(try storage.list("") == ["settings.json"])
         #expect(try storage.freeBytes() > 0)
-        #expect(try StateStore(storage: try DirectoryStorage(root: root)).load(Settings.self, from: "settings.json") == old)
-    }
-
-    /// kill -9 at every step of a save: afterwards the file holds the old state or the new one,
-    /// never a mix, and the temp file a killed writer leaves is hidden and cleaned up.
-    @Test func crashAtEveryStepLeavesOldOrNewNeverTorn() throws {
-        // Count the steps of one save, with 16-byte writes so a crash can land mid-data.
-        let probeRoot = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: probeRoot) }
-        var steps: [DirectoryStorage.WriteStep] = []
-        let probe = try DirectoryStorage(root: probeRoot, writeChunkBytes: 16) { steps.append($0) }
-        try StateStore(storage: probe).save(new, as: "settings.json")
-        #expect(steps.count > 20)
-        #expect(steps.first == .openedTemporary && steps.last == .syncedDirectory)
-
-        var sawOld = 0, sawNew = 0
-        for crashStep in steps {
-            let root = try temporaryDirectory()
-            defer { try? FileManager.default.removeItem(atPath: root) }
-            try StateStore(storage: try DirectoryStorage(root: root)).save(old, as: "settings.json")
-
-            let doomed = try DirectoryStorage(root: root, writeChunkBytes: 16) { step in
-                if step == crashStep { throw SimulatedCrash(at: step) }
-            }
-            #expect(throws: SimulatedCrash.self) { try StateStore(storage: doomed).save(new, as: "settings.json") }
-
-            // "Reboot": a fresh storage over the same directory.
-            let after = try DirectoryStorage(root: root)
-            let loaded = try StateStore(storage: after).load(Settings.self, from: "settings.json")
-            let crashIndex = try #require(steps.firstIndex(of: crashStep))
-            let renamed = crashIndex >= (try #require(steps.firstIndex(of: .renamed)))
-            #expect(loaded == (renamed ? new : old), "crash after \(crashStep)")
-            if loaded == old { sawOld += 1 } else if loaded == new { sawNew += 1 }
-            #expect(try after.list("") == ["settings.json"])
-            let stale = try after.removeStaleTemporaryFiles()
-            #expect(stale.count == (renamed ? 0 : 1), "crash after \(crashStep): stale \(stale)")
-            #expect(try after.removeStaleTemporaryFiles().isEmpty)
-        }
-        #expect(sawOld == steps.count - 2 && sawNew == 2)
-    }
-
-    @Test func failedWriteRemovesItsTempFileAndKeepsTheOldState() throws {
-        let root = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try StateStore(storage: try DirectoryStorage(root: root)).save(old, as: "settings.json")
-        struct DiskFull: Error {}
-        let failing = try DirectoryStorage(root: root, writeChunkBytes: 16) { step in
-            if case .wrote(let count) = step, count >= 64 { throw DiskFull() }
-        }
-        #expect(throws: DiskFull.self) { try StateStore(storage: failing).save(new, as: "settings.json") }
-        #expect(try DirectoryStorage(root: root).removeStaleTemporaryFiles().isEmpty)
-        #expect(try StateStore(storage: failing).load(Settings.self, from: "settings.json") == old)
+        #expect(try StateStore(storage: try PosixStorage(root: root)).load(Settings.self, from: "settings.json") == old)
+        // A save replaces the file whole and leaves no temp file behind.
+        try StateStore(storage: storage).save(new, as: "settings.json")
+        #expect(try StateStore(storage: storage).load(Settings.self, from: "settings.json") == new)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["settings.json"])
     }
 }

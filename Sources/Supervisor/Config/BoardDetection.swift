@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 
 /// Finds the board description for the machine we run on, from `/proc/device-tree/model`.
+/// Loading descriptions is `BoardCatalog`'s job; this is only the device-tree model logic.
 public enum BoardDetection {
     /// Where the kernel exposes the board's model string (a NUL-terminated device-tree property).
     public static let deviceTreeModelPath = "/proc/device-tree/model"
@@ -36,40 +37,17 @@ public enum BoardDetection {
         return best?.board
     }
 
-    /// Decodes every `*.json` in `directory` (`board/boards`, or `/usr/share/tripod/boards` when
-    /// installed), sorted by file name. Throws naming the file that does not decode.
-    public static func loadBoards(directory: String) throws -> [BoardDescription] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        } catch {
-            throw HardwareError(.notFound, "\(directory): cannot list board descriptions: \(error.localizedDescription)")
-        }
-        return try names.filter { $0.hasSuffix(".json") }.sorted().map { name in
-            try loadBoard(path: directory + "/" + name)
-        }
-    }
-
-    /// Decodes one board description file.
-    public static func loadBoard(path: String) throws -> BoardDescription {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw HardwareError(.notFound, "\(path): cannot read board description")
-        }
-        do {
-            return try JSONDecoder().decode(BoardDescription.self, from: data)
-        } catch {
-            throw HardwareError(.invalidArgument, "\(path): not a valid board description: \(error)")
-        }
-    }
-
-    /// Detects the board: reads the model at `modelPath` and matches it. Throws, naming the model
-    /// and the boards known, when nothing matches (pass `--board` explicitly then).
-    public static func detect(in boards: [BoardDescription], modelPath: String = deviceTreeModelPath) throws -> BoardDescription {
+    /// Detects the board: reads the model at `modelPath` and matches it against every board in
+    /// `catalog` (`BoardCatalog.boards()`). Throws the catalog's `StartupError` when a description does
+    /// not decode, and a `HardwareError` when there is no model (`.notFound`) or no board matches it
+    /// (`.unsupported`, naming the model and the boards that have model strings): pass `--board` then.
+    public static func detect(catalog: BoardCatalog, modelPath: String = deviceTreeModelPath) throws -> BoardDescription {
         guard let model = readModel(path: modelPath) else {
             throw HardwareError(.notFound, "\(modelPath): no device-tree model; name the board explicitly")
         }
+        let boards = try catalog.boards()
         guard let board = match(model: model, in: boards) else {
-            let known = boards.map(\.name).joined(separator: ", ")
+            let known = boards.filter { !($0.deviceTreeModels ?? []).isEmpty }.map(\.name).joined(separator: ", ")
             throw HardwareError(.unsupported, "board \"\(model)\" (\(modelPath)) matches none of: \(known)")
         }
         return board

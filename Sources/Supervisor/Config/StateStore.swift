@@ -5,8 +5,8 @@ import Hardware
 ///
 /// Every save goes through `Storage.writeAtomically` (temp file, fsync, rename, fsync of the
 /// directory), so `kill -9` or a power cut in the middle of a save leaves the previous file or the
-/// new one, never a torn one. Works on any `Storage`: `DirectoryStorage` on the device, an
-/// in-memory one in tests.
+/// new one, never a torn one. Works on any `Storage`: `PosixStorage` (LinuxHardware) on the
+/// device, an in-memory one in tests.
 ///
 /// Loop-confined like the supervisor that owns it.
 public final class StateStore {

@@ -6,6 +6,8 @@ import Hardware
 final class ControlSocketServer: @unchecked Sendable {
     let path: String
     private let listener: Int32
+    /// Output queued per client before lines are dropped (a client that never reads loses output).
+    static let outputLimitBytes = 256 << 10
 
     /// Binds and listens at `path` (`socket`, `bind`, `listen`), replacing a stale socket file.
     init(path: String) throws(StartupError) {
@@ -40,12 +42,13 @@ final class ControlSocketServer: @unchecked Sendable {
                     return  // listener closed
                 }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                let shared = SharedDescriptor(client, users: 2)
                 loop.execute {
                     let s = supervisor.value
-                    let writer = DescriptorWriter(descriptor: client, limitBytes: 256 << 10, closesDescriptor: true)
+                    let writer = DescriptorWriter(shared: shared, limitBytes: ControlSocketServer.outputLimitBytes)
                     let session = s.attach(name: "ctl#\(client)", kind: .control, output: writer)
                     let pair = LoopBound((s, session), loop: loop)
-                    _ = DescriptorReader(descriptor: client, loop: loop, onBytes: { bytes in
+                    _ = DescriptorReader(shared: shared, loop: loop, onBytes: { bytes in
                         let (s, c) = pair.value
                         s.receive(bytes: bytes, from: c)
                     }, onEnd: { _ in

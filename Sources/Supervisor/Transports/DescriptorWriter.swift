@@ -12,14 +12,26 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private var queued: [UInt8] = []
     private var droppedLines = 0
     private var closed = false
-    private let onClose: @Sendable () -> Void
+    private let shared: SharedDescriptor?
+    /// Set when the writer thread has ended.
+    private let finished = LockedValue(false)
 
-    /// Starts the writer thread for `descriptor` (which it does not close unless `closesDescriptor`).
-    init(descriptor: Int32, limitBytes: Int = 1 << 20, closesDescriptor: Bool = false, onClose: @escaping @Sendable () -> Void = {}) {
+    /// Starts the writer thread for `descriptor`, which it never closes (stdout).
+    convenience init(descriptor: Int32, limitBytes: Int = 1 << 20) {
+        self.init(descriptor: descriptor, shared: nil, limitBytes: limitBytes)
+    }
+
+    /// Starts the writer thread for a descriptor shared with its reader; the writer releases it when
+    /// it ends (after `close()`, or when the client is gone).
+    convenience init(shared: SharedDescriptor, limitBytes: Int) {
+        self.init(descriptor: shared.descriptor, shared: shared, limitBytes: limitBytes)
+    }
+
+    private init(descriptor: Int32, shared: SharedDescriptor?, limitBytes: Int) {
         self.descriptor = descriptor
+        self.shared = shared
         self.limitBytes = limitBytes
-        self.onClose = onClose
-        let thread = Thread { [self] in self.drain(closesDescriptor: closesDescriptor) }
+        let thread = Thread { [self] in self.drain() }
         thread.name = "tripod-console-writer"
         thread.start()
     }
@@ -48,12 +60,32 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
         condition.signal()
     }
 
-    /// Stops after what is queued has been written.
-    func close() {
+    /// Stops after what is queued has been written. A client that has not read it within
+    /// `grace` is cut off (`shutdown(2)` on a socket), so a stuck reader never keeps the thread.
+    func close(grace: Duration) {
         condition.lock()
         closed = true
         condition.signal()
         condition.unlock()
+        guard let shared else { return }
+        let done = self.finished
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace.secondsValue) {
+            if !done.current { shared.shutdown() }
+        }
+    }
+
+    func close() { close(grace: .seconds(5)) }
+
+    /// Bytes waiting for the client (never more than `limitBytes`).
+    var queuedByteCount: Int {
+        condition.lock(); defer { condition.unlock() }
+        return queued.count
+    }
+
+    /// Lines dropped since the client last caught up (reported to it as `event console.overflow`).
+    var droppedLineCount: Int {
+        condition.lock(); defer { condition.unlock() }
+        return droppedLines
     }
 
     /// Blocks until everything queued so far is written (for an orderly exit).
@@ -64,7 +96,7 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func drain(closesDescriptor: Bool) {
+    private func drain() {
         while true {
             condition.lock()
             while queued.isEmpty && !closed { condition.wait() }
@@ -76,8 +108,9 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
             condition.lock(); condition.broadcast(); condition.unlock()
         }
         condition.lock(); queued.removeAll(); closed = true; condition.broadcast(); condition.unlock()
-        if closesDescriptor { Glibc.close(descriptor) }
-        onClose()
+        finished.withLock { $0 = true }
+        shared?.shutdown()  // wakes the reader of a socket whose client is closed or gone
+        shared?.release()
     }
 
     /// `write(2)` until done, retrying EINTR and short writes; false when the reader is gone.
@@ -95,20 +128,39 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     }
 }
 
-/// Reads a file descriptor on its own thread and hands the bytes to the loop. `onEnd` runs on the
-/// loop at end of input or on a read error.
+/// Reads a file descriptor on its own thread and hands the bytes to the loop, one chunk of at most
+/// `chunkBytes` at a time: the next `read(2)` waits until the loop has handled the previous chunk.
+/// So a client that floods input holds at most one chunk in the loop's queue (the rest waits in the
+/// kernel and, eventually, blocks the client), and other clients' lines interleave with it.
+/// `onEnd` runs on the loop at end of input or on a read error.
 final class DescriptorReader: @unchecked Sendable {
+    /// The largest chunk handed to the loop in one turn.
+    static let chunkBytes = 4096
     private let descriptor: Int32
-    init(descriptor: Int32, loop: any EventLoop, onBytes: @escaping @Sendable ([UInt8]) -> Void,
+    convenience init(shared: SharedDescriptor, loop: any EventLoop, onBytes: @escaping @Sendable ([UInt8]) -> Void,
          onEnd: @escaping @Sendable (String?) -> Void) {
+        self.init(descriptor: shared.descriptor, shared: shared, loop: loop, onBytes: onBytes, onEnd: onEnd)
+    }
+
+    /// Reads a descriptor it never closes (stdin).
+    convenience init(descriptor: Int32, loop: any EventLoop, onBytes: @escaping @Sendable ([UInt8]) -> Void,
+                     onEnd: @escaping @Sendable (String?) -> Void) {
+        self.init(descriptor: descriptor, shared: nil, loop: loop, onBytes: onBytes, onEnd: onEnd)
+    }
+
+    private init(descriptor: Int32, shared: SharedDescriptor?, loop: any EventLoop,
+                 onBytes: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String?) -> Void) {
         self.descriptor = descriptor
         let thread = Thread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
+            defer { shared?.release() }
+            var buffer = [UInt8](repeating: 0, count: DescriptorReader.chunkBytes)
+            let handled = DispatchSemaphore(value: 0)
             while true {
                 let n = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
                 if n > 0 {
                     let chunk = Array(buffer[0..<n])
-                    loop.execute { onBytes(chunk) }
+                    loop.execute { onBytes(chunk); handled.signal() }
+                    handled.wait()
                 } else if n == 0 {
                     loop.execute { onEnd(nil) }
                     return

@@ -42,10 +42,15 @@ enum SerialPort {
 }
 
 /// Serves a console on a serial device, reopening it when a USB serial port goes away and comes back.
+///
+/// The port is set up raw (the console does its own line editing, with echo). `quit` ends the
+/// session but not the port: the next byte typed starts a fresh session with a new banner.
 final class SerialConsole: @unchecked Sendable {
     let path: String
     let baud: Int
     private let supervisor: LoopBound<Supervisor>
+    /// Output queued for the port before lines are dropped (about 5 s at 115200 baud).
+    static let outputLimitBytes = 64 << 10
 
     init(path: String, baud: Int, supervisor: LoopBound<Supervisor>) {
         self.path = path; self.baud = baud; self.supervisor = supervisor
@@ -54,28 +59,43 @@ final class SerialConsole: @unchecked Sendable {
     /// Opens the port and attaches a session; on failure, retries every `retry` on the loop.
     func connect(retry: Duration = .seconds(1)) {
         let s = supervisor.value
+        guard s.state != .stopping && s.state != .stopped else { return }
         let fd: Int32
         do { fd = try SerialPort.open(path, baud: baud) }
         catch {
-            s.log.warning("serial console \(path): \(error.message); retrying")
+            s.log.warning("serial console \(path): \(error.message); retrying every \(retry)")
             s.loop.schedule(after: retry) { [self] in self.connect(retry: retry) }
             return
         }
-        let writer = DescriptorWriter(descriptor: fd, limitBytes: 64 << 10)
-        let session = s.attach(name: path, kind: .serial, output: writer, echoes: true)
-        writer.write(lines: TripodMain.banner(s))
-        let pair = LoopBound((s, session), loop: s.loop)
-        _ = DescriptorReader(descriptor: fd, loop: s.loop, onBytes: { bytes in
-            let (s, c) = pair.value
-            s.receive(bytes: bytes, from: c)
+        s.log.notice("serial console on \(path) at \(baud) baud, 8N1 raw")
+        let shared = SharedDescriptor(fd, users: 1)  // the reader; each session's writer retains
+        let current = LoopBound(SessionBox(session: attachSession(s, shared: shared)), loop: s.loop)
+        _ = DescriptorReader(shared: shared, loop: s.loop, onBytes: { [self] bytes in
+            let s = self.supervisor.value
+            let box = current.value
+            if box.session.isClosed { box.session = self.attachSession(s, shared: shared) }
+            s.receive(bytes: bytes, from: box.session)
         }, onEnd: { [self] reason in
-            let (s, c) = pair.value
-            s.detach(c)
-            writer.close()
-            close(fd)
+            let s = self.supervisor.value
+            let session = current.value.session
+            if !session.isClosed { session.output.close(); s.detach(session) }
             guard s.state != .stopping && s.state != .stopped else { return }
             s.log.warning("serial console \(path) went away (\(reason ?? "hang-up")); reopening")
             s.loop.schedule(after: retry) { self.connect(retry: retry) }
         })
+    }
+
+    private func attachSession(_ s: Supervisor, shared: SharedDescriptor) -> ConsoleSession {
+        shared.retain()
+        let writer = DescriptorWriter(shared: shared, limitBytes: Self.outputLimitBytes)
+        let session = s.attach(name: path, kind: .serial, output: writer, echoes: true)
+        writer.write(lines: TripodMain.banner(s))
+        return session
+    }
+
+    /// The session currently served on the port (replaced after `quit`).
+    private final class SessionBox {
+        var session: ConsoleSession
+        init(session: ConsoleSession) { self.session = session }
     }
 }

@@ -1,0 +1,146 @@
+import Camera
+import Hardware
+import Motion
+
+/// The stabilization service: lens stabilization for brackets, automatic still stabilization and
+/// video stabilization, their settings, their events, and the per-capture frame gates.
+///
+/// The supervisor owns one, feeds it the IMU health and the active format, routes the three
+/// `stabilization.*` settings to `apply(key:value:)`, turns `onEvent` into console events, and hands
+/// `makeGate(kind:)` to the bracket engine for each capture. Loop-confined (the camera's loop, which
+/// also feeds `tracker`).
+public final class Stabilization {
+    /// What consoles are told; every change of an observable value produces exactly one.
+    public enum Event: Equatable, Sendable {
+        case lensSupported(Bool)
+        /// `forced`: turned off because support was lost (the setting must be stored as off).
+        case lensEnabled(Bool, forced: Bool)
+        case stillAutomatic(Bool)
+        case videoPreferred(StabilizationMode)
+        case videoActive(StabilizationMode)
+    }
+
+    /// The three settings this service answers, in `settings` order.
+    public static let settingKeys = ["stabilization.lens", "stabilization.still", "stabilization.video"]
+
+    public let tracker: MotionTracker
+    public let sensor: SensorDescription
+    public let lens: LensStabilization
+    public let video: VideoStabilization
+    /// Automatic still stabilization (on by default).
+    public private(set) var stillAutomatic = true
+    /// Gating/retake numbers for the gates made from now on.
+    public var thresholds = StillStabilizationThresholds()
+    /// Called on the loop for every change.
+    public var onEvent: ((Event) -> Void)?
+    /// The IMU's last reported health.
+    public private(set) var imuHealth: IMUHealth
+    /// The active format, once known.
+    public private(set) var format: FormatSelection?
+    /// Focal length of the active format's sensor mode in mode pixels; nil when the optics are unknown.
+    public private(set) var focalLengthPixels: Double?
+
+    private let loop: any EventLoop
+
+    /// - Parameters:
+    ///   - tracker: the supervisor's tracker, fed with the IMU's samples on `loop`.
+    ///   - sensor: the camera's database entry (for focal length and pixel pitch).
+    public init(tracker: MotionTracker, sensor: SensorDescription, loop: any EventLoop,
+                imuHealth: IMUHealth = .unavailable(reason: "not started")) {
+        self.tracker = tracker; self.sensor = sensor; self.loop = loop; self.imuHealth = imuHealth
+        lens = LensStabilization(imuHealthy: imuHealth == .running, formatAllows: false)
+        video = VideoStabilization()
+        video.imuChanged(healthy: imuHealth == .running)
+        lens.onChange = { [weak self] change in
+            switch change {
+            case .supported(let s): self?.onEvent?(.lensSupported(s))
+            case .enabled(let e, let forced): self?.onEvent?(.lensEnabled(e, forced: forced))
+            }
+        }
+        video.onActiveChange = { [weak self] mode in self?.onEvent?(.videoActive(mode)) }
+    }
+
+    /// Feed every `.health` event of the IMU here.
+    public func imuHealthChanged(_ health: IMUHealth) {
+        imuHealth = health
+        if case .unavailable(let reason) = health {
+            lens.imuChanged(healthy: false, reason: reason)
+        } else {
+            lens.imuChanged(healthy: true)
+        }
+        video.imuChanged(healthy: health == .running)
+    }
+
+    /// Feed the active format after every `selectFormat`/`apply` (and once at start).
+    public func formatChanged(_ selection: FormatSelection) {
+        format = selection
+        let f = selection.format
+        let mode = sensor.modes.first { $0.width == f.sensorModeSize.width && $0.height == f.sensorModeSize.height }
+        focalLengthPixels = mode.flatMap { Motion.focalLengthPixels(sensor: sensor, mode: $0) }
+        lens.formatChanged(allows: focalLengthPixels != nil,
+                           reason: "format \(f.label): the sensor database lacks the lens focal length or pixel pitch of \(sensor.model)")
+        let fps = selection.fixedFps ?? f.maximumFps
+        video.formatChanged(f, framesPerSecond: fps)
+    }
+
+    /// Applies one `stabilization.*` setting. Values: lens and still `on|off`; video
+    /// `off|standard|cinematic|auto`. Throws `.unsupported` for `lens on` while unsupported (the
+    /// message says why) and `.invalidArgument` for an unknown key or value.
+    public func apply(key: String, value: String) throws(StabilizationError) {
+        switch key {
+        case "stabilization.lens": try lens.setEnabled(try Self.onOff(key, value))
+        case "stabilization.still":
+            let on = try Self.onOff(key, value)
+            guard on != stillAutomatic else { return }
+            stillAutomatic = on
+            onEvent?(.stillAutomatic(on))
+        case "stabilization.video":
+            guard let mode = StabilizationMode(rawValue: value.lowercased()) else {
+                throw StabilizationError(.invalidArgument, "\(key): '\(value)' is not off, standard, cinematic or auto")
+            }
+            guard mode != video.preferred else { return }
+            onEvent?(.videoPreferred(mode))
+            video.setPreferred(mode)
+        default:
+            throw StabilizationError(.invalidArgument, "\(key): not a stabilization setting (\(Self.settingKeys.joined(separator: ", ")))")
+        }
+    }
+
+    /// The current value of each setting, as `apply` takes it (lens reflects a forced off).
+    public var settings: [String: String] {
+        ["stabilization.lens": lens.enabled ? "on" : "off", "stabilization.still": stillAutomatic ? "on" : "off",
+         "stabilization.video": video.preferred.rawValue]
+    }
+
+    private static func onOff(_ key: String, _ value: String) throws(StabilizationError) -> Bool {
+        switch value.lowercased() {
+        case "on": return true
+        case "off": return false
+        default: throw StabilizationError(.invalidArgument, "\(key): '\(value)' is not on or off")
+        }
+    }
+
+    /// A fresh gate for one capture: brackets are gated when lens stabilization is enabled, single
+    /// captures when automatic still stabilization is on (and the exposure is ≥ 1/30 s).
+    public func makeGate(kind: StillCaptureKind) -> StillStabilizationGate {
+        let requested = kind == .bracket ? lens.enabled : stillAutomatic
+        return StillStabilizationGate(kind: kind, requested: requested, tracker: tracker, focalLengthPixels: focalLengthPixels,
+                                      thresholds: thresholds, loop: loop, imuHealthy: { [weak self] in self?.imuHealth == .running })
+    }
+
+    /// A crop planner for the active video mode over the active format's sensor crop (pixel-array
+    /// pixels, so its crops map straight to ScalerCrop); nil when the active mode is off or optics are
+    /// unknown.
+    public func makeCropPlanner() throws(StabilizationError) -> EISCropPlanner? {
+        guard video.active != .off, let f = format?.format, let lensMm = sensor.lens?.focalLengthMillimetres,
+              let pitch = sensor.pixelSizeMicrometres, pitch > 0 else { return nil }
+        return try EISCropPlanner(mode: video.active, field: f.sensorCrop.size, focalLengthPixels: lensMm * 1000 / pitch)
+    }
+
+    /// The ScalerCrop rectangle (pixel-array pixels) for a crop planned by `makeCropPlanner()` on the
+    /// active format: send it as `ControlName.scalerCrop` with the frame's request. Nil before a format.
+    public func scalerCrop(for crop: EISCrop) -> PixelRect? {
+        guard let sensorCrop = format?.format.sensorCrop else { return nil }
+        return EISCropPlanner.scalerCrop(crop, sensorCrop: sensorCrop, field: sensorCrop.size)
+    }
+}

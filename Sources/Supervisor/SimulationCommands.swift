@@ -1,0 +1,54 @@
+import Console
+import Hardware
+
+/// Commands that only the simulated board has: moving the rig and pressing the button.
+extension Supervisor {
+    func registerSimulationCommands() {
+        guard let hooks = devices.simulation else { return }
+        if hooks.setMotion != nil {
+            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s]",
+                                 summary: "simulated board: change the rig's motion",
+                                 detail: ["example: sim motion handheld 3", "The IMU and the simulated frames' blur follow the same motion."],
+                                 arguments: 2...3) { context, args in
+                guard args[0] == "motion" else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude]") }
+                var amplitude: Double? = nil
+                if args.count == 3 {
+                    guard let a = Double(args[2]), a >= 0, a.isFinite else {
+                        return .err(.badValue, "amplitude \"\(args[2])\" is not a number of °/s")
+                    }
+                    amplitude = a
+                }
+                do {
+                    guard let setMotion = context.supervisor.devices.simulation?.setMotion else { return .err(.unsupported, "not a simulated board") }
+                    let name = try setMotion(args[1], amplitude)
+                    context.supervisor.broadcast(ConsoleEvent("sim.motion", [("profile", name)]))
+                    return .ok([("motion", name)] + (amplitude.map { [("amplitude", ValueParser.formatNumber($0))] } ?? []))
+                } catch {
+                    return .err(.badValue, "\(error)")
+                }
+            })
+        }
+        if hooks.button != nil {
+            commands.add(Command("button", synopsis: "press|hold <ms>|half", summary: "simulated board: press the shutter button",
+                                 detail: ["press: a short press; hold 1200: held 1.2 s (a long press); half: toggle half-press"],
+                                 arguments: 1...2) { context, args in
+                var duration: Duration? = nil
+                if args[0] == "hold" {
+                    guard args.count == 2, let ms = Int(args[1]), ms > 0, ms <= 600_000 else {
+                        return .err(.usage, "usage: button hold <milliseconds 1…600000>")
+                    }
+                    duration = .milliseconds(ms)
+                } else if args.count != 1 {
+                    return .err(.usage, "usage: button press|hold <ms>|half")
+                }
+                do {
+                    guard let button = context.supervisor.devices.simulation?.button else { return .err(.unsupported, "not a simulated board") }
+                    try button(args[0], duration)
+                    return .ok([("button", args[0])])
+                } catch {
+                    return .err(.badValue, "\(error)")
+                }
+            })
+        }
+    }
+}

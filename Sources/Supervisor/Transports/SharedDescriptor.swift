@@ -1,0 +1,35 @@
+import Foundation
+import Hardware
+
+/// A file descriptor shared by a client's reader and writer threads, closed (`close(2)`) when both
+/// have finished with it, so neither ever touches a descriptor number the other closed (and the
+/// kernel may already have reused).
+final class SharedDescriptor: Sendable {
+    let descriptor: Int32
+    private let users: LockedValue<Int>
+
+    /// `users`: how many threads will call `release()` (reader and writer: 2).
+    init(_ descriptor: Int32, users: Int) {
+        self.descriptor = descriptor
+        self.users = LockedValue(users)
+    }
+
+    /// Wakes the other user: `shutdown(2)` on a socket makes a blocked `read` return end of input
+    /// and a blocked `write` fail. Harmless (ENOTSOCK) on a TTY.
+    func shutdown() {
+        users.withLock { remaining in
+            if remaining > 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// One more user (a new session's writer on a serial port that stays open).
+    func retain() { users.withLock { $0 += 1 } }
+
+    /// One user is done; the last one closes the descriptor.
+    func release() {
+        users.withLock { remaining in
+            remaining -= 1
+            if remaining == 0 { Glibc.close(descriptor) }
+        }
+    }
+}

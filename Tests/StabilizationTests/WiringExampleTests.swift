@@ -1,0 +1,54 @@
+import Camera
+import Hardware
+import Motion
+import SimulatedHardware
+import Testing
+@testable import Stabilization
+
+/// How the supervisor wires the service (the lead's side, in miniature): settings in, console events
+/// and forced setting changes out, and a gate per capture for the bracket engine.
+@Suite("Wiring example")
+struct WiringExampleTests {
+    @Test("settings → apply; events → console lines and stored settings; a gate per capture")
+    func wiring() throws {
+        let rig = try Rig(format: "1920x1080")  // full frame-rate range, up to 56 fps: auto → standard
+        var stored = rig.stabilization.settings       // the supervisor's settings store
+        var console: [String] = []
+        rig.stabilization.onEvent = { event in
+            console.append(([event.consoleName] + event.consoleFields.map { "\($0.0)=\($0.1)" }).joined(separator: " "))
+            if let update = event.settingUpdate { stored[update.key] = update.value }
+        }
+        for (key, value) in [("stabilization.lens", "on"), ("stabilization.video", "auto")] {
+            try rig.stabilization.apply(key: key, value: value)   // instead of `err not-yet`
+            stored[key] = value
+        }
+        rig.imu.bus.unplugged.insert(rig.imu.address)
+        rig.loop.advance(by: .seconds(1))
+        #expect(console == ["stabilization.lens enabled=on", "stabilization.video preferred=auto",
+                            "stabilization.video active=standard", "stabilization.lens supported=false",
+                            "stabilization.lens enabled=off forced=yes", "stabilization.video active=off"])
+        #expect(stored == rig.stabilization.settings)
+        // The bracket engine's gate: an ordinary BracketFrameGate.
+        let gate: any BracketFrameGate = rig.stabilization.makeGate(kind: .bracket)
+        #expect(gate.judge(index: 0, attempt: 1, exposureStart: rig.loop.now(), exposure: .milliseconds(33)).status == .off)
+    }
+
+    @Test("the wait before a frame is bounded: walking motion never calms, the gate says go after 500 ms")
+    func boundedWait() throws {
+        let rig = try Rig(format: "1920x1080")
+        try rig.move("walking")
+        rig.loop.advance(by: .seconds(1))
+        try rig.stabilization.apply(key: "stabilization.lens", value: "on")
+        let gate = rig.stabilization.makeGate(kind: .bracket)
+        let start = rig.loop.now()
+        var answers = 0
+        while case .wait(let d) = gate.readiness(index: 0, exposure: .milliseconds(66), now: rig.loop.now()) {
+            rig.loop.advance(by: d)
+            answers += 1
+            if answers > 1000 { break }
+        }
+        let waited = rig.loop.now() - start
+        #expect(waited >= .milliseconds(500) && waited <= .milliseconds(510))
+        #expect(gate.framesThatWaited == 1)
+    }
+}

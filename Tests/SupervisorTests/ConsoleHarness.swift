@@ -1,0 +1,71 @@
+import Console
+import Foundation
+import Hardware
+import SimulatedHardware
+import Testing
+@testable import Supervisor
+
+/// A supervisor on the simulated board, on a ManualEventLoop, with captures in a fresh temporary
+/// directory: what the console tests, transcripts and path checks talk to.
+final class ConsoleHarness {
+    let loop = ManualEventLoop()
+    let supervisor: Supervisor
+    /// The captures directory, inside `sandbox`.
+    let captures: String
+    /// A temporary directory holding `captures` and nothing else the supervisor should touch.
+    let sandbox: String
+
+    init() throws {
+        sandbox = NSTemporaryDirectory() + "tripod-console-\(UUID().uuidString)"
+        captures = sandbox + "/captures"
+        try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
+        let catalog = BoardCatalog.standard()
+        let board = try catalog.board("sim")
+        let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
+                                             capturesDirectory: captures, log: .discard)
+        supervisor = Supervisor(devices: devices, loop: loop,
+                                options: SupervisorOptions(capturesDirectory: captures), log: .discard)
+        let failure = LockedValue<String?>(nil)
+        let bound = LoopBound(supervisor, loop: loop)
+        loop.execute {
+            do throws(StartupError) { try bound.value.start() } catch { failure.withLock { $0 = error.message } }
+        }
+        loop.run()
+        if let message = failure.current { throw StartupError(message) }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: sandbox) }
+
+    /// Attaches an in-memory client.
+    func attach(kind: ConsoleSession.Kind = .local, name: String = "test") -> (ConsoleSession, RecordingConsoleOutput) {
+        let output = RecordingConsoleOutput()
+        let session = onLoop { $0.attach(name: name, kind: kind, output: output) }
+        return (session, output)
+    }
+
+    /// Sends bytes as one read from the client, lets the loop run, returns what the client got.
+    @discardableResult
+    func send(_ bytes: [UInt8], from session: ConsoleSession, output: RecordingConsoleOutput,
+              settle: Duration = .milliseconds(50)) -> [String] {
+        let box = LoopBound((supervisor, session), loop: loop)
+        loop.execute { let (s, c) = box.value; s.receive(bytes: bytes, from: c) }
+        loop.advance(by: settle)
+        return output.take()
+    }
+
+    @discardableResult
+    func send(_ text: String, from session: ConsoleSession, output: RecordingConsoleOutput) -> [String] {
+        send(Array((text + "\n").utf8), from: session, output: output)
+    }
+
+    /// Runs `body` on the loop and returns its result.
+    func onLoop<T>(_ body: @escaping (Supervisor) -> T) -> T {
+        nonisolated(unsafe) var result: T?
+        nonisolated(unsafe) let work = body
+        let bound = LoopBound(supervisor, loop: loop)
+        loop.execute { result = work(bound.value) }
+        loop.run()
+        guard let result else { preconditionFailure("loop did not run the work") }
+        return result
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Hardware
+import SimulatedHardware
+import Testing
+@testable import Supervisor
+
+/// A display that records what it is shown.
+private final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
+    let frames = LockedValue(0)
+    let showing = LockedValue(false)
+    var name: String { "recording 320x240" }
+    var size: PixelSize? { PixelSize(width: 320, height: 240) }
+    func startShowing() throws { showing.withLock { $0 = true } }
+    func stopShowing() { showing.withLock { $0 = false } }
+    func present(xrgb8888 pixels: [UInt32], size: PixelSize) throws {
+        precondition(pixels.count == size.area)
+        frames.withLock { $0 += 1 }
+    }
+}
+
+@Suite struct ViewfinderWiringTests {
+    @Test func cameraFramesReachTheDisplayOffTheLoopAndStopReleasesIt() throws {
+        let loop = ManualEventLoop()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-vf-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let catalog = BoardCatalog.standard(executablePath: #filePath)
+        let board = try catalog.board("sim")
+        let display = RecordingDisplay()
+        let supervisor = try loop.perform { () throws(StartupError) -> Supervisor in
+            var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
+                                                 capturesDirectory: directory.path, log: .discard)
+            devices.display = display
+            let supervisor = Supervisor(devices: devices, loop: loop, options: SupervisorOptions(capturesDirectory: directory.path), log: .discard)
+            try supervisor.start()
+            return supervisor
+        }
+        #expect(display.showing.current)
+        // Frames are posted on the loop; the display thread draws them on its own time.
+        for _ in 0..<200 where display.frames.current < 3 {
+            loop.advance(by: .milliseconds(50))
+            usleep(10_000)
+        }
+        #expect(display.frames.current >= 3)
+        let reply = loop.perform { () -> [String] in
+            let out = RecordingConsoleOutput()
+            let session = supervisor.attach(name: "t", kind: .local, output: out)
+            supervisor.run(line: "set display.zebra on", from: session)
+            return out.lines
+        }
+        #expect(reply == ["ok display.zebra=on"])
+        #expect(supervisor.viewfinder?.presenter.options.zebra == true)
+        loop.perform { supervisor.requestStop(reason: "test") }
+        for _ in 0..<100 where display.showing.current { usleep(10_000) }
+        #expect(!display.showing.current, "stopping gives the display back")
+    }
+}
