@@ -22,6 +22,10 @@ public final class CameraController {
     /// Requests kept queued while streaming (libcamera's pipeline needs a few; each adds a frame of
     /// control latency).
     public var requestsInFlight = 4
+    /// Buffers allocated per stream, beyond the `requestsInFlight` of the processed stream, for
+    /// bracket requests (a request needs a free buffer in each of its streams). Applies at the next
+    /// `startStreaming`.
+    public var bracketBuffersPerStream = 0
     /// The processed stream role (viewfinder for preview, videoRecording for recording).
     public var processedRole: StreamRole = .viewfinder
     /// True between `startStreaming` and `stopStreaming` (or a disconnect).
@@ -103,9 +107,11 @@ public final class CameraController {
     public func startStreaming() throws {
         guard !isStreaming else { return }
         let format = activeFormat.format
-        var streams = [StreamConfiguration(role: processedRole, pixelFormat: format.pixelFormat, size: format.size)]
+        var streams = [StreamConfiguration(role: processedRole, pixelFormat: format.pixelFormat, size: format.size,
+                                           bufferCount: max(4, requestsInFlight + bracketBuffersPerStream))]
         if let raw = format.rawPixelFormat {
-            streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize))
+            streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize,
+                                               bufferCount: max(4, bracketBuffersPerStream)))
         }
         let (status, _) = try device.configure(streams)
         if status == .invalid {

@@ -144,6 +144,16 @@ public struct StabilizationRecord: Hashable, Sendable, Codable {
     public var status: Status
     /// The measured alignment, when there is one.
     public var alignment: Alignment?
+    /// Blur measured from the IMU during the exposure, pixels; nil without an IMU.
+    public var measuredBlurPixels: Double?
+    /// Rotation from the bracket's first frame as a unit quaternion (w, x, y, z), when measured.
+    public var rotationQuaternion: [Double]?
+    /// Attempts this frame took (retakes asked by the frame gate + 1).
+    public var attempts: Int?
     /// A record from its parts.
-    public init(status: Status, alignment: Alignment? = nil) { self.status = status; self.alignment = alignment }
+    public init(status: Status, alignment: Alignment? = nil, measuredBlurPixels: Double? = nil,
+                rotationQuaternion: [Double]? = nil, attempts: Int? = nil) {
+        self.status = status; self.alignment = alignment; self.measuredBlurPixels = measuredBlurPixels
+        self.rotationQuaternion = rotationQuaternion; self.attempts = attempts
+    }
 }

@@ -9,7 +9,6 @@ struct DeviceRuntime {
     var camera: (any CameraDevice)?
     var imuHealth: IMUHealth?
     var imuSamples: Int = 0
-    var shutterEdges: Int = 0
     /// The gyro bias last written to the state directory, to skip rewrites that change nothing.
     var savedGyroBias: Vector3?
 }
@@ -39,6 +38,7 @@ extension Supervisor {
 
     func stopDevices() {
         viewfinder?.stop()
+        stopCaptureButton()
         camera?.stopStreaming()
         devices.imu?.stop()
         devices.shutter?.close()
@@ -137,7 +137,8 @@ extension Supervisor {
         let saved: [String: GyroCalibration]
         do { saved = try services.state?.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:] }
         catch { log.warning("IMU calibration ignored: \(error)"); saved = [:] }
-        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName])
+        // 30 s of history: blur predictions need 4 s, gyro logs need the whole bracket.
+        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName], historyDuration: .seconds(30))
         runtime.savedGyroBias = saved[deviceName]?.bias
         let bound = self.bound
         tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
@@ -161,15 +162,7 @@ extension Supervisor {
     }
 
     private func startButton() {
-        guard let shutter = devices.shutter else { return }
-        let bound = self.bound
-        shutter.setEdgeHandler { edge in
-            bound.loop.execute { bound.value.handle(shutterEdge: edge) }
-        }
-    }
-
-    func handle(shutterEdge: GPIOEdge) {
-        runtime.shutterEdges += 1
+        startCaptureButton()
     }
 
     func setLED(_ on: Bool) {

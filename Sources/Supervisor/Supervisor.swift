@@ -41,6 +41,8 @@ public final class Supervisor {
     public internal(set) var stabilization: Stabilization?
     /// The display's viewfinder, when the board has a display.
     var viewfinder: ViewfinderService?
+    /// Captures (console and shutter button); see Capture/.
+    var captureService: CaptureService?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
@@ -58,6 +60,7 @@ public final class Supervisor {
         registerCameraCommands()
         registerPersistenceCommands()
         registerSimulationCommands()
+        registerCaptureCommands()
     }
 
     /// A handle for callbacks from other threads.

@@ -9,6 +9,7 @@ let benchmarks: [any Benchmark.Type] = [
     IMUBenchmark.self,
     SimulatedCameraBenchmark.self,
     ConsoleBenchmark.self,
+    BracketBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

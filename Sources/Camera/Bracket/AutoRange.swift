@@ -1,0 +1,111 @@
+import Hardware
+
+/// The auto-range bracket's rule. Thresholds are measured on each frame's processed (RGB) buffer:
+/// a pixel is *clipped* when any channel is ≥ `clippedLevel` (of 255) and *crushed* when every
+/// channel is ≤ `crushedLevel`. After the first steps, while the darkest frame so far has more than
+/// `clippedFraction` clipped pixels, a step `stepEV` darker is added; while the brightest has more
+/// than `crushedFraction` crushed pixels, a step `stepEV` brighter. At most `maximumExtraSteps` are
+/// added in each direction, and the total never exceeds the bracket maximum.
+public struct AutoRangePolicy: Hashable, Sendable {
+    /// First steps, EV (default 0, −2, +2).
+    public var initialBiases: [Double] = [0, -2, 2]
+    /// Distance of each added step from the last one in that direction, EV.
+    public var stepEV = 2.0
+    /// Channel level (0…255) at or above which a pixel counts as clipped.
+    public var clippedLevel: UInt8 = 250
+    /// Channel level (0…255) at or below which a pixel counts as crushed (all three channels).
+    public var crushedLevel: UInt8 = 5
+    /// Fraction of clipped pixels that makes the darkest frame "still clipping" (default 1 %).
+    public var clippedFraction = 0.01
+    /// Fraction of crushed pixels that makes the brightest frame "still crushed" (default 1 %).
+    public var crushedFraction = 0.01
+    /// Steps added at most in each direction.
+    public var maximumExtraSteps = 3
+    /// The default rule.
+    public init() {}
+}
+
+/// Fractions of clipped and crushed pixels of a processed frame (BGR888 or XRGB8888).
+public struct TonalExtremes: Hashable, Sendable {
+    /// Pixels with any channel ≥ the clipped level, 0…1.
+    public var clippedFraction: Double
+    /// Pixels with all channels ≤ the crushed level, 0…1.
+    public var crushedFraction: Double
+
+    /// Measures `buffer`; nil for formats other than BGR888/XRGB8888.
+    public init?(_ buffer: FrameBuffer, clippedLevel: UInt8, crushedLevel: UInt8) {
+        let layout: (bpp: Int, r: Int, g: Int, b: Int)
+        switch buffer.pixelFormat {
+        case .bgr888: layout = (3, 0, 1, 2)
+        case .xrgb8888: layout = (4, 2, 1, 0)
+        default: return nil
+        }
+        let counts = buffer.withUnsafeBytes { bytes -> (Int, Int, Int) in
+            var clipped = 0, crushed = 0, total = 0
+            for row in 0..<buffer.size.height {
+                let base = row * buffer.stride
+                for column in 0..<buffer.size.width {
+                    let p = base + column * layout.bpp
+                    guard p + layout.bpp <= bytes.count else { continue }
+                    let r = bytes[p + layout.r], g = bytes[p + layout.g], b = bytes[p + layout.b]
+                    total += 1
+                    if r >= clippedLevel || g >= clippedLevel || b >= clippedLevel { clipped += 1 }
+                    if r <= crushedLevel && g <= crushedLevel && b <= crushedLevel { crushed += 1 }
+                }
+            }
+            return (clipped, crushed, total)
+        }
+        guard counts.2 > 0 else { return nil }
+        clippedFraction = Double(counts.0) / Double(counts.2)
+        crushedFraction = Double(counts.1) / Double(counts.2)
+    }
+
+    /// Extremes from fractions (tests, other analysers).
+    public init(clippedFraction: Double, crushedFraction: Double) {
+        self.clippedFraction = clippedFraction; self.crushedFraction = crushedFraction
+    }
+}
+
+extension AutoRangePolicy {
+    /// The steps to add after frames with these biases and extremes were kept: one darker while
+    /// the darkest still clips, one brighter while the brightest is still crushed. `added` counts
+    /// the steps already added (darker, brighter); `room` bounds the total added now.
+    public func additionalBiases(measured: [(bias: Double, extremes: TonalExtremes)],
+                                 added: (darker: Int, brighter: Int), room: Int) -> [Double] {
+        guard room > 0, let darkest = measured.min(by: { $0.bias < $1.bias }),
+              let brightest = measured.max(by: { $0.bias < $1.bias }) else { return [] }
+        var out: [Double] = []
+        if darkest.extremes.clippedFraction > clippedFraction, added.darker < maximumExtraSteps {
+            out.append(darkest.bias - stepEV)
+        }
+        if brightest.extremes.crushedFraction > crushedFraction, added.brighter < maximumExtraSteps, out.count < room {
+            out.append(brightest.bias + stepEV)
+        }
+        return out
+    }
+}
+
+/// The largest bracket this camera can hold: every frame's buffers stay in memory until the store
+/// has written them (writes are slower than the sensor), so the count is the memory budget over
+/// one frame's bytes (raw at 2 bytes/pixel + RGB still at 3 bytes/pixel), capped at `hardCap`.
+public struct BracketCapacity: Hashable, Sendable {
+    /// Bytes one frame holds in memory until written.
+    public var bytesPerFrame: Int64
+    /// Memory the capture path may use for frames awaiting write, bytes.
+    public var memoryBudgetBytes: Int64
+    /// Upper bound whatever the memory (sidecar and UI sizes), frames.
+    public var hardCap: Int
+
+    /// A capacity from frame sizes and a memory budget.
+    public init(rawSize: PixelSize?, rgbSize: PixelSize?, memoryBudgetBytes: Int64, hardCap: Int = 32) {
+        bytesPerFrame = Int64(rawSize?.area ?? 0) * 2 + Int64(rgbSize?.area ?? 0) * 3
+        self.memoryBudgetBytes = memoryBudgetBytes
+        self.hardCap = hardCap
+    }
+
+    /// The maximum frames per bracket (at least 1).
+    public var maximumFrames: Int {
+        guard bytesPerFrame > 0 else { return hardCap }
+        return max(1, min(hardCap, Int(memoryBudgetBytes / bytesPerFrame)))
+    }
+}

@@ -1,0 +1,342 @@
+import Foundation
+import Hardware
+
+/// Runs one bracket on a streaming `CameraController`, frame-accurately.
+///
+/// Every step's request carries its own controls (AeEnable false, ExposureTime, AnalogueGain,
+/// FrameDurationLimits wide enough), queued back to back, followed by `pipelineDelayFrames` padding
+/// requests holding the last step (the sensor applies exposure and gain that many frames after the
+/// request is taken, so the last step's frame arrives on a later request). Completed frames are
+/// matched to steps by their METADATA (ExposureTime and AnalogueGain actually used, within
+/// `BracketMatching`'s tolerance), never by position: frames still carrying the previous settings
+/// are skipped. A frame whose values equal the step clamped to the sensor's limits is matched and
+/// flagged `isClamped`. Steps still unmatched when a burst's requests are all back (a dropped frame,
+/// a retake) are queued again in a new burst, within the frame and time limits.
+///
+/// Loop-confined, like the controller.
+public final class BracketEngine {
+    /// One matched, kept frame.
+    public struct MatchedFrame {
+        /// Plan step index.
+        public var index: Int
+        /// Attempts it took (1 unless the gate asked for retakes).
+        public var attempts: Int
+        /// The step as requested.
+        public var requested: ResolvedStep
+        /// ExposureTime the frame used, µs (metadata).
+        public var actualExposureMicroseconds: Int
+        /// AnalogueGain the frame used (metadata).
+        public var actualGain: Double
+        /// True when the sensor clamped the step (actual = step clamped to its limits ≠ requested).
+        public var isClamped: Bool
+        /// The gate's verdict for the kept attempt.
+        public var verdict: FrameVerdict
+        /// The completed request, with its buffers.
+        public var request: CompletedRequest
+    }
+
+    /// Counters, for events, the sidecar and the benchmark.
+    public struct Statistics: Hashable, Sendable {
+        /// Bracket requests handed to the camera (steps, retakes and padding).
+        public var requestsQueued = 0
+        /// Frames that arrived before their settings took effect (skipped, not saved).
+        public var framesSkipped = 0
+        /// Frames the gate asked to retake.
+        public var retakes = 0
+        /// Most bracket requests outstanding at once.
+        public var maximumOutstanding = 0
+        /// When the first request was queued (shutter lag ends here).
+        public var firstRequestQueuedAt: MonotonicTime?
+        /// Sensor sequence of the first bracket frame.
+        public var firstSequence: UInt64?
+        /// Sensor sequence of the last kept frame.
+        public var lastSequence: UInt64?
+        /// Sensor frames from the first bracket frame to the last kept one, inclusive.
+        public var sensorFramesUsed: Int {
+            guard let a = firstSequence, let b = lastSequence else { return 0 }
+            return Int(b - a) + 1
+        }
+        /// Empty counters.
+        public init() {}
+    }
+
+    /// How it ended.
+    public enum Outcome {
+        /// Every step kept.
+        case complete(Statistics)
+        /// Ended early (disconnect, timeout, cancel); frames already reported stay reported.
+        case failed(reason: String, Statistics)
+    }
+
+    /// Limits that end a bracket that cannot complete.
+    public struct Limits: Hashable, Sendable {
+        /// Bracket requests at most, as a multiple of (steps + pipeline delay), plus 8.
+        public var requestBudgetFactor = 3
+        /// Retakes per step at most (the gate's verdict is kept after that).
+        public var maximumAttempts = 3
+        /// Extra time allowed beyond the frames' own time.
+        public var timeSlack: Duration = .seconds(2)
+        /// Defaults.
+        public init() {}
+    }
+
+    /// The streaming controller whose bracket hook it uses.
+    public let controller: CameraController
+    /// Asked before and after each frame (stabilization; `UngatedFrames` by default).
+    public let gate: any BracketFrameGate
+    /// Request and time limits.
+    public let limits: Limits
+    /// Frames between a request being taken and its exposure/gain being used (sensor delays).
+    public let pipelineDelayFrames: Int
+    /// Bracket requests outstanding at most: the free buffers of the bracket's streams (libcamera
+    /// needs a free buffer per stream to queue a request). More are queued as frames complete.
+    public let maximumRequestsInFlight: Int
+    /// Steps as resolved at start (auto-range appends).
+    public private(set) var steps: [ResolvedStep]
+    /// Counters so far.
+    public private(set) var statistics = Statistics()
+    /// True once `onFinish` has run.
+    public private(set) var isFinished = false
+
+    private let roles: [StreamRole]?
+    private let onFrame: (MatchedFrame) -> Void
+    private let onFinish: (Outcome) -> Void
+    private let autoRange: AutoRangePolicy?
+    private let maximumSteps: Int
+    private var matched: [Bool]
+    private var attempts: [Int]
+    private var queuedCookie: [UInt64?]
+    private var measured: [(bias: Double, extremes: TonalExtremes)] = []
+    private var added = (darker: 0, brighter: 0)
+    private var outstanding: Set<UInt64> = []
+    private var queueing = false
+    private var planned: [Planned] = []
+    private var lastQueued: ResolvedStep?
+    private var timeout: ScheduledWork?
+    private var resumeWork: ScheduledWork?
+
+    /// An engine for `plan` on `controller` (streaming). Steps are resolved now from the exposure
+    /// settings (custom, locked) or the latest frame's exposure (auto). `onFrame` gets each kept frame, `onFinish` the outcome, both on the loop.
+    /// `roles` are the streams each bracket request fills (nil: the controller's processed + raw).
+    public init(controller: CameraController, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
+                roles: [StreamRole]? = nil, maximumSteps: Int = 32, maximumRequestsInFlight: Int = .max, limits: Limits = Limits(),
+                onFrame: @escaping (MatchedFrame) -> Void, onFinish: @escaping (Outcome) -> Void) throws {
+        guard plan.steps.count <= maximumSteps else {
+            throw CameraError(.outOfRange, "bracket: \(plan.steps.count) frames exceed the maximum of \(maximumSteps)")
+        }
+        self.controller = controller; self.gate = gate; self.limits = limits
+        self.onFrame = onFrame; self.onFinish = onFinish; self.roles = roles
+        self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
+        self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
+        pipelineDelayFrames = max(controller.sensor.exposureDelayFrames, controller.sensor.gainDelayFrames, 0)
+        let format = controller.activeFormat.format
+        let range = format.minimumExposureMicroseconds...max(format.maximumExposureMicroseconds, format.minimumExposureMicroseconds)
+        let isoPerGain = controller.sensor.isoPerGain
+        // The base exposure EV steps are relative to: the settings themselves in custom and locked
+        // modes (so a capture right after `set` uses the new values), the latest frame in auto.
+        let metered: (Int, Double)
+        if case .custom(let duration, let iso) = controller.exposureMode {
+            metered = (duration, iso / isoPerGain)
+        } else if case .locked = controller.exposureMode, let held = controller.lockedExposure {
+            metered = (held.durationMicroseconds, held.gain)
+        } else if let latest = controller.latest {
+            metered = (latest.exposureDurationMicroseconds, latest.analogueGain)
+        } else {
+            throw CameraError(.notReady, "bracket: no frame metered yet; is the camera streaming?")
+        }
+        steps = plan.steps.map {
+            ResolvedStep.resolve($0, meteredMicroseconds: metered.0, meteredGain: metered.1, durationRange: range, isoPerGain: isoPerGain)
+        }
+        matched = Array(repeating: false, count: steps.count)
+        attempts = Array(repeating: 0, count: steps.count)
+        queuedCookie = Array(repeating: nil, count: steps.count)
+        self.metered = metered
+        resolveRange = range
+    }
+
+    private let metered: (microseconds: Int, gain: Double)
+    private let resolveRange: ClosedRange<Int>
+
+    /// Queues the first burst. Throws when the camera refuses the first request (nothing queued).
+    public func start() throws {
+        let budgetFrames = steps.count + pipelineDelayFrames + controller.requestsInFlight + 4
+        let longest = steps.map(\.exposureMicroseconds).max() ?? 0
+        let frameMicroseconds = max(Int64(longest), controller.activeFormat.minimumFrameDurationMicroseconds)
+        let deadline = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
+        let bound = LoopBound(self, loop: controller.loop)
+        timeout = controller.loop.schedule(after: deadline) {
+            bound.value.fail("timeout: the bracket did not complete within \(deadline) (\(bound.value.matched.filter { !$0 }.count) step(s) missing)")
+        }
+        try queueBurst(from: 0, throwing: true)
+    }
+
+    /// Ends the bracket now (e.g. storage refused it); frames still in flight are ignored.
+    public func cancel(reason: String) { fail(reason) }
+
+    // MARK: Queueing
+
+    private var requestBudget: Int { limits.requestBudgetFactor * (steps.count + pipelineDelayFrames) + 8 }
+
+    /// A request waiting for room in the window: a step, or padding holding a step's values.
+    private enum Planned { case step(Int), pad(ResolvedStep) }
+
+    /// Plans the unmatched steps from `start` on, then the padding, and queues what the window allows.
+    private func queueBurst(from start: Int, throwing: Bool = false) throws {
+        guard !isFinished else { return }
+        let indices = (start..<steps.count).filter { !matched[$0] }
+        planned += indices.map { .step($0) }
+        if let last = indices.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
+        try pump(throwing: throwing)
+    }
+
+    /// Queues planned requests while fewer than `maximumRequestsInFlight` are outstanding, asking
+    /// the gate before each step. A `.wait` pads after the last step queued and resumes later.
+    private func pump(throwing: Bool = false) throws {
+        guard !isFinished, !queueing else { return }
+        queueing = true
+        defer { queueing = false }
+        while !planned.isEmpty, outstanding.count < maximumRequestsInFlight, !isFinished {
+            switch planned.removeFirst() {
+            case .pad(let step):
+                _ = try queue(step, throwing: throwing)
+            case .step(let index):
+                let step = steps[index]
+                if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: controller.loop.now()) {
+                    let rest = planned.compactMap { item -> Int? in if case .step(let i) = item { i } else { nil } }
+                    planned = lastQueued.map { Array(repeating: .pad($0), count: pipelineDelayFrames) } ?? []
+                    let bound = LoopBound(self, loop: controller.loop)
+                    let resumeAt = [index] + rest
+                    resumeWork = controller.loop.schedule(after: delay) { bound.value.resume(resumeAt) }
+                    continue
+                }
+                guard statistics.requestsQueued < requestBudget else {
+                    fail("timeout: \(statistics.requestsQueued) requests used and step \(index + 1) never matched")
+                    return
+                }
+                queuedCookie[index] = try queue(step, throwing: throwing)
+                attempts[index] += 1
+                lastQueued = step
+            }
+        }
+    }
+
+    private func resume(_ indices: [Int]) {
+        resumeWork = nil
+        let wanted = indices.filter { !matched[$0] }
+        planned += wanted.map { .step($0) }
+        if let last = wanted.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
+        do { try pump() } catch { fail("camera: \(error)") }
+        finishBurstIfIdle()
+    }
+
+    private func queue(_ step: ResolvedStep, throwing: Bool) throws -> UInt64 {
+        var controls: ControlList = [
+            ControlName.aeEnable: .bool(false),
+            ControlName.exposureTime: .int32(Int32(clamping: step.exposureMicroseconds)),
+            ControlName.analogueGain: .float(Float(step.analogueGain)),
+        ]
+        let limits = controller.activeFormat
+        controls[ControlName.frameDurationLimits] = .int64Array([limits.minimumFrameDurationMicroseconds,
+                                                                 max(limits.maximumFrameDurationMicroseconds, Int64(step.exposureMicroseconds))])
+        let bound = LoopBound(self, loop: controller.loop)
+        let cookie = try controller.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
+        outstanding.insert(cookie)
+        statistics.requestsQueued += 1
+        statistics.maximumOutstanding = max(statistics.maximumOutstanding, outstanding.count)
+        if statistics.firstRequestQueuedAt == nil { statistics.firstRequestQueuedAt = controller.loop.now() }
+        return cookie
+    }
+
+    // MARK: Matching
+
+    private func completed(_ request: CompletedRequest) {
+        outstanding.remove(request.cookie)
+        guard !isFinished else { return }
+        defer { if !isFinished { do { try pump() } catch { fail("camera: \(error)") }; finishBurstIfIdle() } }
+        guard request.isComplete else {
+            fail("camera stopped or disconnected mid-bracket (request \(request.cookie) cancelled)")
+            return
+        }
+        if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
+        guard let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
+              let gain = request.metadata[ControlName.analogueGain]?.doubleValue else {
+            statistics.framesSkipped += 1
+            return
+        }
+        let actual = (Int(exposure), gain)
+        let info = controller.device.controlInfo
+        if let (index, clamped) = BracketMatching.match(actualExposureMicroseconds: actual.0, actualGain: actual.1,
+                                                        steps: steps, pending: pendingIndices(upTo: request.cookie), controlInfo: info) {
+            accept(index: index, clamped: clamped, actual: actual, request: request)
+        } else {
+            statistics.framesSkipped += 1
+        }
+    }
+
+    /// Unmatched steps whose request was queued no later than `cookie` (causality, not counting).
+    private func pendingIndices(upTo cookie: UInt64) -> [Int] {
+        steps.indices.filter { !matched[$0] && (queuedCookie[$0].map { $0 <= cookie } ?? false) }
+    }
+
+    private func accept(index: Int, clamped: Bool, actual: (Int, Double), request: CompletedRequest) {
+        let verdict = gate.judge(index: index, attempt: attempts[index], exposureStart: request.sensorTimestamp,
+                                 exposure: .microseconds(actual.0))
+        if verdict.retake && attempts[index] < limits.maximumAttempts {
+            statistics.retakes += 1
+            queuedCookie[index] = nil
+            return
+        }
+        matched[index] = true
+        statistics.lastSequence = request.sequence
+        if let policy = autoRange, let bias = steps[index].evBias, let buffer = request.buffers[controller.processedRole],
+           let extremes = TonalExtremes(buffer, clippedLevel: policy.clippedLevel, crushedLevel: policy.crushedLevel) {
+            measured.append((bias, extremes))
+        }
+        onFrame(MatchedFrame(index: index, attempts: attempts[index], requested: steps[index], actualExposureMicroseconds: actual.0,
+                             actualGain: actual.1, isClamped: clamped, verdict: verdict, request: request))
+    }
+
+    /// Done as soon as every step is matched (padding still planned is dropped; requests still in
+    /// flight are ignored), else extend (auto-range); steps still missing when every request of the
+    /// burst is back are queued again.
+    private func finishBurstIfIdle() {
+        guard !isFinished, !queueing, resumeWork == nil else { return }
+        if matched.allSatisfy({ $0 }) {
+            planned.removeAll()
+            if let policy = autoRange, !extend(policy).isEmpty { return }
+            finish(.complete(statistics))
+            return
+        }
+        guard outstanding.isEmpty, planned.isEmpty else { return }
+        let first = matched.firstIndex(of: false) ?? 0
+        do { try queueBurst(from: first) } catch { fail("camera: \(error)") }
+    }
+
+    /// Adds auto-range steps and queues them; returns them (empty when the range is covered).
+    private func extend(_ policy: AutoRangePolicy) -> [Double] {
+        let more = policy.additionalBiases(measured: measured, added: added, room: maximumSteps - steps.count)
+        guard !more.isEmpty else { return [] }
+        let start = steps.count
+        for bias in more {
+            if bias < 0 { added.darker += 1 } else { added.brighter += 1 }
+            let step = ResolvedStep.resolve(.evBias(bias), meteredMicroseconds: metered.microseconds, meteredGain: metered.gain,
+                                            durationRange: resolveRange, isoPerGain: controller.sensor.isoPerGain)
+            steps.append(step)
+            matched.append(false); attempts.append(0); queuedCookie.append(nil)
+        }
+        do { try queueBurst(from: start) } catch { fail("camera: \(error)") }
+        return more
+    }
+
+    private func fail(_ reason: String) {
+        finish(.failed(reason: reason, statistics))
+    }
+
+    private func finish(_ outcome: Outcome) {
+        guard !isFinished else { return }
+        isFinished = true
+        timeout?.cancel(); timeout = nil
+        resumeWork?.cancel(); resumeWork = nil
+        onFinish(outcome)
+    }
+}

@@ -1,0 +1,65 @@
+import Camera
+import Console
+
+/// Parses the console's bracket forms into a `BracketPlan`:
+/// - `bracket ev <count> <step>`: the preset (count an unsigned whole number ≥ 1, step an unsigned
+///   number of EV), e.g. `bracket ev 5 1`;
+/// - `bracket ev <ev> <ev> ...`: biases in capture order, e.g. `bracket ev 0 -1 +1`. Two unsigned
+///   numbers read as the preset, so a two-bias list needs a sign or a 0 first (`bracket ev 0 2`);
+/// - `bracket manual <duration>@<iso> ...`: durations in `ValueParser.duration` forms, ISO as a
+///   number, e.g. `bracket manual 1/60@400 1/15@800`;
+/// - `bracket auto`: the auto-range bracket.
+enum BracketCommandParser {
+    static let usage = "bracket ev <count> <step> | bracket ev <ev> <ev> ... | bracket manual <duration>@<iso> ... | bracket auto"
+
+    static func parse(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
+        guard let form = arguments.first?.lowercased() else { throw ConsoleError(.usage, "usage: \(usage)") }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch form {
+            case "ev":
+                guard !rest.isEmpty else { throw ConsoleError(.usage, "bracket ev needs <count> <step> or a list of biases; usage: \(usage)") }
+                if rest.count == 2, let count = unsignedWhole(rest[0]), let step = unsignedNumber(rest[1]) {
+                    return try BracketPlan.evPreset(count: count, stepEV: step)
+                }
+                var biases: [Double] = []
+                for text in rest { biases.append(try ValueParser.ev(text)) }
+                return try BracketPlan.evList(biases)
+            case "manual":
+                guard !rest.isEmpty else { throw ConsoleError(.usage, "bracket manual needs <duration>@<iso> pairs, e.g. 1/60@400 1/15@800") }
+                var pairs: [(durationMicroseconds: Int, iso: Double)] = []
+                for text in rest {
+                    let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+                    guard parts.count == 2 else {
+                        throw ConsoleError(.badValue, "\"\(text)\" is not <duration>@<iso>; e.g. 1/60@400")
+                    }
+                    let duration = try ValueParser.duration(String(parts[0]))
+                    let iso = try ValueParser.iso(String(parts[1]))
+                    pairs.append((Int((duration / .microseconds(1)).rounded()), iso))
+                }
+                return try BracketPlan.manual(pairs)
+            case "auto":
+                guard rest.isEmpty else { throw ConsoleError(.usage, "bracket auto takes no arguments") }
+                return BracketPlan.autoRange()
+            default:
+                throw ConsoleError(.usage, "unknown bracket form \"\(form)\"; usage: \(usage)")
+            }
+        } catch let error as ConsoleError {
+            throw error
+        } catch let error as CameraError {
+            throw ConsoleError(.outOfRange, error.message)
+        } catch {
+            throw ConsoleError(.badValue, "\(error)")
+        }
+    }
+
+    private static func unsignedWhole(_ text: String) -> Int? {
+        guard let first = text.first, first.isNumber, first != "0", text.allSatisfy(\.isNumber) else { return nil }
+        return Int(text)
+    }
+
+    private static func unsignedNumber(_ text: String) -> Double? {
+        guard let first = text.first, first.isNumber || first == "." else { return nil }
+        return Double(text)
+    }
+}

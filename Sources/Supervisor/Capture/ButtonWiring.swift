@@ -1,0 +1,117 @@
+import Camera
+import Console
+import Hardware
+
+extension Supervisor {
+    /// Starts the shutter button (debounce, gestures, busy policy) driving the capture service,
+    /// the status LED patterns, and prepares the still stream so a press only queues requests.
+    func startCaptureButton() {
+        guard let service = captureService else { return }
+        let bound = self.bound
+        if let line = devices.led {
+            let player = StatusLEDPlayer(line: line, loop: loop) { error in
+                bound.value.log.warning("status LED: \(error.message); continuing without it")
+            }
+            service.led = player
+            service.onPattern = { pattern in bound.value.showPattern(pattern) }
+        }
+        guard let shutter = devices.shutter else { service.led?.show(.ready); return }
+        let button = ButtonController(configuration: service.buttonConfiguration, loop: loop, shutter: shutter,
+                                      halfPress: devices.halfPress) { output in bound.value.handle(buttonOutput: output) }
+        service.button = button
+        service.onBracketEnded = { bound.value.captureService?.button?.captureDidFinish() }
+        service.onBracketStarted = { _ in bound.value.captureService?.button?.captureDidStart() }
+        button.start()
+        do throws(ConsoleError) { _ = try service.prepare() } catch {
+            log.warning("capture: prepare at start failed: \(error.message); the first press will set up the still stream")
+        }
+        service.led?.show(.ready)
+    }
+
+    /// Stops the button and the LED pattern (before the lines are closed).
+    func stopCaptureButton() {
+        captureService?.button?.stop()
+        captureService?.led?.stop()
+    }
+
+    private func showPattern(_ pattern: StatusLEDPattern) {
+        guard let service = captureService, let led = service.led else { return }
+        led.show(pattern)
+        guard pattern == .error else { return }
+        let bound = self.bound
+        _ = loop.schedule(after: .seconds(3)) {
+            let s = bound.value
+            if s.captureService?.running == nil, s.captureService?.led?.pattern == .error { s.captureService?.led?.show(.ready) }
+        }
+    }
+
+    /// What the button logic decided: captures go to the capture service's one entry point.
+    func handle(buttonOutput: ButtonOutput) {
+        guard let service = captureService else { return }
+        switch buttonOutput {
+        case .perform(let command):
+            let plan: BracketPlan
+            switch command.action {
+            case .capture:
+                plan = .single
+            case .bracket(let preset):
+                do throws(ConsoleError) {
+                    plan = try BracketCommandParser.parse(preset.split(separator: " ").map(String.init))
+                } catch {
+                    buttonCaptureFailed(command, error.message)
+                    return
+                }
+            case .triggerAutofocus:
+                do { try camera?.triggerAutofocus() } catch {
+                    broadcast(ConsoleEvent("button.error", [("action", "af"), ("reason", "\(error)")]))
+                }
+                return
+            case .toggleRecording:
+                broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", "not yet: video recording is not built")]))
+                return
+            }
+            do throws(ConsoleError) {
+                try service.start(plan, trigger: .button(edge: command.edgeTimestamp, queued: command.wasQueued))
+            } catch {
+                buttonCaptureFailed(command, error.message)
+            }
+        case .queued(let command):
+            broadcast(ConsoleEvent("button.queued", [("action", command.action.description)]))
+        case .rejected(let command, let reason):
+            broadcast(ConsoleEvent("button.rejected", [("action", command.action.description), ("reason", reason)]))
+        case .lockFocusAndExposure:
+            lockForHalfPress(service)
+        case .unlockFocusAndExposure:
+            for (key, value) in service.halfPressSaved {
+                do throws(ConsoleError) { _ = try change(key: key, value: value) } catch {
+                    log.warning("half-press release: \(key): \(error.message)")
+                }
+            }
+            service.halfPressSaved = []
+            broadcast(ConsoleEvent("button.half", [("locked", "no")]))
+        }
+    }
+
+    /// Half press: holds the current exposure (exposure.mode locked) and, with AF, the current lens
+    /// position (focus.lens + focus.mode locked); the previous values return on release.
+    private func lockForHalfPress(_ service: CaptureService) {
+        guard service.halfPressSaved.isEmpty, let camera else { return }
+        var changes: [(String, String)] = [("exposure.mode", "locked")]
+        if camera.afSystem != "none", let lens = camera.latest?.lensPositionDioptres {
+            changes = [("focus.lens", ValueParser.formatNumber(lens)), ("focus.mode", "locked")] + changes
+        }
+        service.halfPressSaved = changes.compactMap { key, _ in settings[key].map { (key, $0) } }
+        for (key, value) in changes {
+            do throws(ConsoleError) { _ = try change(key: key, value: value) } catch {
+                log.warning("half-press lock: \(key): \(error.message)")
+            }
+        }
+        broadcast(ConsoleEvent("button.half", [("locked", "yes")]))
+    }
+
+    private func buttonCaptureFailed(_ command: ButtonCommand, _ reason: String) {
+        broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"), ("trigger", "button")]))
+        captureService?.button?.captureDidFinish()
+        showPattern(.error)
+    }
+}

@@ -1,0 +1,54 @@
+import Camera
+import Console
+import Hardware
+
+extension Supervisor: CaptureHost {
+    var acceptsCaptures: Bool { state == .ready }
+}
+
+extension Supervisor {
+    /// Creates the capture service and adds `capture`, `bracket` and `prepare`. Called once from
+    /// `init`. (The simulated board's `button` command is in SimulationCommands.swift.)
+    func registerCaptureCommands() {
+        let service = CaptureService(loop: loop, storage: devices.storage)
+        service.host = self
+        let bound = self.bound
+        service.makeFrameGate = { bracket in bound.value.makeFrameGate(bracket: bracket) }
+        captureService = service
+        commands.add(Command("capture", summary: "take one frame with the current settings (a one-frame bracket)",
+                             detail: ["Writes what capture.format says (dng, jpeg or both) and a sidecar.",
+                                      "Events: bracket.started, bracket.frame, bracket.done or bracket.failed."]) { context, _ in
+            context.supervisor.startCapture(.single)
+        })
+        commands.add(Command("bracket", synopsis: "ev <count> <step> | ev <ev> ... | manual <duration>@<iso> ... | auto",
+                             summary: "take a bracket, frame-accurately",
+                             detail: ["ev 5 1: biases 0, -1, +1, -2, +2 (0 first, then darker/brighter alternating outward)",
+                                      "ev 0 -1 +1.5: these biases, in this order (two unsigned numbers read as <count> <step>)",
+                                      "manual 1/60@400 1/15@800: duration@ISO pairs",
+                                      "auto: 0, -2, +2 EV, then 2 EV further while highlights clip or shadows are crushed",
+                                      "refused (busy) while another bracket runs"],
+                             arguments: 1...64) { context, args in
+            do throws(ConsoleError) {
+                return context.supervisor.startCapture(try BracketCommandParser.parse(args))
+            } catch { return .error(error) }
+        })
+        commands.add(Command("prepare", summary: "configure the still stream and open the store ahead of the first press",
+                             detail: ["Reports the still and raw sizes and bracket.max (frames that fit the memory budget)."]) { context, _ in
+            guard let service = context.supervisor.captureService else { return .err(.unsupported, "no capture service") }
+            do throws(ConsoleError) { return .ok(try service.prepare()) } catch { return .error(error) }
+        })
+    }
+
+    /// The console's entry point into the capture service.
+    func startCapture(_ plan: BracketPlan) -> Reply {
+        guard let service = captureService else { return .err(.unsupported, "no capture service") }
+        do throws(ConsoleError) {
+            return .ok(try service.start(plan, trigger: .console))
+        } catch { return .error(error) }
+    }
+
+    /// Capture fields for `status`.
+    func captureStatusFields() -> [(String, String)] {
+        captureService?.statusFields() ?? []
+    }
+}

@@ -1,0 +1,331 @@
+import Camera
+import Console
+import Foundation
+import Hardware
+import Media
+
+/// What the capture service needs from the supervisor that owns it.
+protocol CaptureHost: AnyObject {
+    var camera: CameraController? { get }
+    var settings: [String: String] { get }
+    /// False while stopping: no new bracket starts.
+    var acceptsCaptures: Bool { get }
+    func change(key: String, value: String) throws(ConsoleError) -> [(String, String)]
+    func broadcast(_ event: ConsoleEvent)
+    func beginWork(_ reason: String)
+    func endWork(_ reason: String)
+    /// The bracket's gyro log, to be written beside its sidecar (nil without IMU samples).
+    func gyroLog(for sidecar: BracketSidecar) -> (path: String, bytes: [UInt8])?
+}
+
+/// Who asked for a bracket.
+enum CaptureTrigger: Equatable {
+    /// A console command (`capture`, `bracket ...`).
+    case console
+    /// The shutter button; `edge` is the press edge's kernel time, `queued` true when it waited
+    /// for the previous bracket (the button's queue-one policy).
+    case button(edge: MonotonicTime, queued: Bool)
+}
+
+/// The one entry point for captures (console `capture`/`bracket` and the shutter button): runs a
+/// `BracketEngine` on the camera and saves its frames through a `FrameWriter` (the store on its
+/// own queue). One bracket at a time. Loop-confined.
+final class CaptureService {
+    let loop: any EventLoop
+    weak var host: (any CaptureHost)?
+    let storage: any Storage
+    private var openedWriter: FrameWriter?
+    /// The shutter button and status LED, when the board has them (see ButtonWiring.swift).
+    var button: ButtonController?
+    var led: StatusLEDPlayer?
+    /// Debounce, gestures and busy policy of the button (defaults until the config provides one).
+    var buttonConfiguration = ButtonConfiguration()
+    /// Settings replaced by a half press, restored on release.
+    var halfPressSaved: [(String, String)] = []
+    /// Makes the stabilization gate each capture asks before and after every frame: true for a
+    /// bracket, false for a single capture (the null gate by default).
+    var makeFrameGate: (_ bracket: Bool) -> any BracketFrameGate = { _ in UngatedFrames() }
+    /// Extra buffers per stream `prepare` allocates for bracket requests; the engine keeps at most
+    /// this many minus 2 (frames being copied out) outstanding.
+    var bracketBuffersPerStream = 8
+    /// Memory for frames awaiting write, bytes (a quarter of physical memory by default).
+    var memoryBudgetBytes = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 4)
+    /// Called on the loop when a bracket has ended (saved or failed): the button's gate listens.
+    var onBracketEnded: (() -> Void)?
+    /// Called when a bracket starts from elsewhere than the button.
+    var onBracketStarted: ((CaptureTrigger) -> Void)?
+    /// Called with the LED pattern to show (ready, busy, error).
+    var onPattern: ((StatusLEDPattern) -> Void)?
+    /// Recent shutter lags (trigger → first bracket request queued).
+    private(set) var lags = ShutterLagStatistics()
+    private(set) var isPrepared = false
+    private(set) var bracketsSaved = 0
+    private(set) var bracketsFailed = 0
+    private(set) var running: Running?
+    private var waitingButton: (BracketPlan, CaptureTrigger)?
+
+    /// One bracket in progress.
+    final class Running {
+        let plan: BracketPlan
+        let trigger: CaptureTrigger
+        var engine: BracketEngine?
+        var id: String?
+        var framesSaved = 0
+        var storageFailure: String?
+        var engineFailure: String?
+        var statistics: BracketEngine.Statistics?
+        var lag: Duration?
+        init(plan: BracketPlan, trigger: CaptureTrigger) { self.plan = plan; self.trigger = trigger }
+    }
+
+    init(loop: any EventLoop, storage: any Storage) {
+        self.loop = loop
+        self.storage = storage
+    }
+
+    /// The writer, made on first use with the camera's sensor (identity, black level, ISO convention).
+    func writer(for camera: CameraController) -> FrameWriter {
+        if let openedWriter { return openedWriter }
+        let made = FrameWriter(storage: storage, configuration: CaptureStore.Configuration(sensor: camera.sensor), loop: loop)
+        openedWriter = made
+        return made
+    }
+
+    /// Blocks until every write submitted so far has run (tests; shutdown after the last bracket).
+    func drainWrites() { openedWriter?.drain() }
+
+    // MARK: Prepare
+
+    /// Configures the camera's processed stream as a still stream (plus raw, as always), opens the
+    /// store, and reports the maximum bracket. Restarting the stream is the only set-up cost; after
+    /// this, a press only queues requests.
+    func prepare() throws(ConsoleError) -> [(String, String)] {
+        guard let camera = host?.camera else { throw ConsoleError(.unsupported, "no camera") }
+        let clock = ContinuousClock()
+        let began = clock.now
+        if camera.processedRole != .stillCapture || camera.bracketBuffersPerStream != bracketBuffersPerStream {
+            camera.processedRole = .stillCapture
+            camera.bracketBuffersPerStream = bracketBuffersPerStream
+            if camera.isStreaming {
+                camera.stopStreaming()
+                do { try camera.startStreaming() } catch {
+                    throw ConsoleError(.device, "prepare: cannot restart the camera with a still stream: \(error)")
+                }
+            }
+        }
+        if !isPrepared {
+            let bound = LoopBound(self, loop: loop)
+            writer(for: camera).open { error in
+                if let error { bound.value.host?.broadcast(ConsoleEvent("capture.error", [("reason", "\(error)")])) }
+            }
+        }
+        isPrepared = true
+        let elapsed = clock.now - began
+        let format = camera.activeFormat.format
+        return [("prepared", "yes"), ("still", "\(format.size.width)x\(format.size.height)"),
+                ("raw", format.rawPixelFormat == nil ? "none" : "\(format.sensorModeSize.width)x\(format.sensorModeSize.height)"),
+                ("bracket.max", String(capacity(camera).maximumFrames)), ("buffers", "+\(bracketBuffersPerStream)/stream"),
+                ("setup.ms", String(format: "%.1f", Double(elapsed.nanoseconds) / 1e6))]
+    }
+
+    /// The largest bracket for the camera's active format and the memory budget.
+    func capacity(_ camera: CameraController) -> BracketCapacity {
+        let (raw, still) = outputs(camera)
+        let format = camera.activeFormat.format
+        return BracketCapacity(rawSize: raw ? format.sensorModeSize : nil, rgbSize: still ? format.size : nil,
+                               memoryBudgetBytes: memoryBudgetBytes)
+    }
+
+    /// Which files each frame writes, from `capture.format` and the streams the format has.
+    private func outputs(_ camera: CameraController) -> (raw: Bool, still: Bool) {
+        let wanted = host?.settings["capture.format"] ?? "both"
+        let hasRaw = camera.activeFormat.format.rawPixelFormat != nil
+        return (wanted != "jpeg" && hasRaw, wanted != "dng")
+    }
+
+    // MARK: Start
+
+    /// Starts `plan`. Refused with `busy` while a bracket runs, except a queued button press, which
+    /// starts when the running one ends. Returns the reply fields.
+    @discardableResult
+    func start(_ plan: BracketPlan, trigger: CaptureTrigger) throws(ConsoleError) -> [(String, String)] {
+        if running != nil {
+            if case .button(_, true) = trigger, waitingButton == nil {
+                waitingButton = (plan, trigger)
+                return [("bracket", "queued")]
+            }
+            throw ConsoleError(.busy, "a bracket is running (\(running?.id ?? running?.plan.summary ?? "")); wait for bracket.done")
+        }
+        guard let host, let camera = host.camera else { throw ConsoleError(.unsupported, "no camera") }
+        guard host.acceptsCaptures else { throw ConsoleError(.busy, "stopping: no new brackets") }
+        guard camera.isStreaming else { throw ConsoleError(.device, "the camera is not streaming (disconnected?)") }
+        let triggerTime: MonotonicTime
+        if case .button(let edge, _) = trigger { triggerTime = edge } else { triggerTime = loop.now() }
+        let (raw, still) = outputs(camera)
+        if host.settings["capture.format"] == "dng" && !raw {
+            throw ConsoleError(.unsupported, "capture.format dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
+        }
+        if !isPrepared { _ = try prepare() }  // first capture without `prepare`: pays the set-up here
+        var roles: [StreamRole] = []
+        if still || plan.autoRange != nil { roles.append(camera.processedRole) }
+        if raw { roles.append(.raw) }
+        let maximum = capacity(camera).maximumFrames
+        let current = Running(plan: plan, trigger: trigger)
+        let bound = LoopBound(self, loop: loop)
+        let engine: BracketEngine
+        do {
+            engine = try BracketEngine(controller: camera, plan: plan, gate: makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
+                                       maximumRequestsInFlight: max(camera.bracketBuffersPerStream - 2, 1),
+                                       onFrame: { bound.value.matched($0, in: current) },
+                                       onFinish: { bound.value.engineFinished($0, in: current) })
+            running = current
+            current.engine = engine
+            try engine.start()
+        } catch let error as CameraError {
+            running = nil
+            throw ConsoleError(error.kind == .outOfRange ? .outOfRange : .device, error.message)
+        } catch {
+            running = nil
+            throw ConsoleError(.device, "bracket: \(error)")
+        }
+        let queuedAt = engine.statistics.firstRequestQueuedAt ?? loop.now()
+        let lag = ShutterLag(edge: triggerTime, firstRequestQueued: queuedAt)
+        current.lag = lag.duration
+        if case .button = trigger { lags.record(lag) }
+        host.beginWork("bracket")
+        onPattern?(.busy)
+        if case .console = trigger { onBracketStarted?(trigger) }
+        let frames = plan.autoRange.map { plan.steps.count + 2 * $0.maximumExtraSteps } ?? plan.steps.count
+        let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
+        let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
+                                                                      rgbSize: still ? camera.activeFormat.format.size : nil),
+                                 startTime: Date(), startMonotonic: triggerTime, shutterLag: lag.duration)
+        let run = LoopBound(current, loop: loop)
+        writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
+        let fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
+                                          ("lag.ms", String(format: "%.3f", lag.milliseconds))]
+        host.broadcast(ConsoleEvent("bracket.started", fields.dropFirst().map { $0 } + [("trigger", triggerName(trigger))]))
+        return fields
+    }
+
+    private func triggerName(_ trigger: CaptureTrigger) -> String {
+        if case .button = trigger { return "button" }
+        return "console"
+    }
+
+    // MARK: Progress
+
+    private func began(_ result: Result<String, MediaError>, in current: Running) {
+        switch result {
+        case .success(let id): current.id = id
+        case .failure(let error):
+            current.storageFailure = error.message
+            current.engine?.cancel(reason: error.message)
+        }
+    }
+
+    private func matched(_ frame: BracketEngine.MatchedFrame, in current: Running) {
+        guard current.storageFailure == nil, let camera = host?.camera else { return }
+        let requested = FrameSettings(exposureTimeMicroseconds: frame.requested.exposureMicroseconds, analogueGain: frame.requested.analogueGain,
+                                      isoPerGain: camera.sensor.isoPerGain, evBiasEV: frame.requested.evBias)
+        let verdict = frame.verdict
+        let stabilization = StabilizationRecord(status: StabilizationRecord.Status(rawValue: verdict.status.rawValue) ?? .off,
+                                                measuredBlurPixels: verdict.measuredBlurPixels,
+                                                rotationQuaternion: verdict.alignment, attempts: frame.attempts)
+        let bound = LoopBound(self, loop: loop)
+        let total = current.plan.steps.count, index = frame.index
+        let run = LoopBound(current, loop: loop)
+        writer(for: camera).add(frame.request, requested: requested, index: index, clamped: frame.isClamped,
+                   stabilization: stabilization) { result in bound.value.written(result, index: index, total: total, in: run.value) }
+    }
+
+    private func written(_ result: Result<FrameRecord?, MediaError>, index: Int, total: Int, in current: Running) {
+        switch result {
+        case .success(let record?):
+            current.framesSaved += 1
+            host?.broadcast(ConsoleEvent("bracket.frame", [
+                ("id", current.id ?? "?"), ("frame", "\(index + 1)/\(max(total, index + 1))"),
+                ("exposure", ValueParser.formatShutter(.microseconds(record.actual.exposureTimeMicroseconds))),
+                ("iso", String(record.actual.iso)), ("clamped", record.clampedSettings ? "yes" : "no"),
+                ("files", record.files.map(\.name).joined(separator: ",")),
+            ]))
+        case .success(nil):
+            break
+        case .failure(let error):
+            if current.storageFailure == nil { current.storageFailure = error.message }
+            current.engine?.cancel(reason: error.message)
+        }
+    }
+
+    private func engineFinished(_ outcome: BracketEngine.Outcome, in current: Running) {
+        switch outcome {
+        case .complete(let s): current.statistics = s
+        case .failed(let reason, let s): current.statistics = s; current.engineFailure = reason
+        }
+        let bound = LoopBound(self, loop: loop), run = LoopBound(current, loop: loop)
+        guard let writer = openedWriter else { ended(.success(nil), in: current); return }
+        writer.end(failure: current.storageFailure ?? current.engineFailure) { result in bound.value.ended(result, in: run.value) }
+    }
+
+    private func ended(_ result: Result<BracketSidecar?, MediaError>, in current: Running) {
+        var failure = current.storageFailure ?? current.engineFailure
+        var sidecar: BracketSidecar?
+        switch result {
+        case .success(let s):
+            sidecar = s
+            if failure == nil, s?.result.status == .failed { failure = s?.result.reason ?? "storage failure" }
+            if failure == nil, s == nil { failure = "the bracket was not saved" }
+        case .failure(let error):
+            failure = (failure.map { $0 + "; " } ?? "") + error.message
+        }
+        let stats = current.statistics ?? BracketEngine.Statistics()
+        var fields: [(String, String)] = [("id", sidecar?.id ?? current.id ?? "none")]
+        if let failure {
+            bracketsFailed += 1
+            fields += [("reason", failure), ("kept", String(current.framesSaved))]
+            host?.broadcast(ConsoleEvent("bracket.failed", fields))
+            onPattern?(.error)
+        } else {
+            bracketsSaved += 1
+            fields += [("frames", String(current.framesSaved)), ("sensor.frames", String(stats.sensorFramesUsed)),
+                       ("skipped", String(stats.framesSkipped)), ("retakes", String(stats.retakes)),
+                       ("lag.ms", String(format: "%.3f", Double((current.lag ?? .zero).nanoseconds) / 1e6))]
+            if let s = sidecar {
+                fields.append(("sidecar", s.folder + "/" + s.id + ".json"))
+                if let (path, bytes) = host?.gyroLog(for: s), let writer = openedWriter {
+                    let host = LoopBound(self, loop: loop)
+                    writer.writeFile(bytes, to: path) { error in
+                        if let error { host.value.host?.broadcast(ConsoleEvent("gyrolog.failed", [("path", path), ("reason", "\(error)")])) }
+                    }
+                }
+            }
+            host?.broadcast(ConsoleEvent("bracket.done", fields))
+            onPattern?(.ready)
+        }
+        current.engine = nil  // breaks the engine ↔ callbacks cycle
+        running = nil
+        host?.endWork("bracket")
+        if let (plan, trigger) = waitingButton {
+            waitingButton = nil
+            do { try start(plan, trigger: trigger) } catch {
+                host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0")]))
+            }
+            if running != nil { return }
+        }
+        onBracketEnded?()
+    }
+
+    // MARK: Status
+
+    /// Fields for `status`: capture state, maximum bracket, shutter lag p50/last.
+    func statusFields() -> [(String, String)] {
+        var fields: [(String, String)] = [("capture", running.map { "running \($0.id ?? $0.plan.summary)" } ?? "idle"),
+                                          ("brackets", "\(bracketsSaved) saved, \(bracketsFailed) failed")]
+        if let camera = host?.camera { fields.append(("bracket.max", String(capacity(camera).maximumFrames))) }
+        if let last = lags.last {
+            fields.append(("shutter.lag.last", String(format: "%.3fms", last.milliseconds)))
+            if let p50 = lags.percentileMilliseconds(50) { fields.append(("shutter.lag.p50", String(format: "%.3fms", p50))) }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,143 @@
+import Dispatch
+import Foundation
+import Hardware
+import Media
+
+/// Runs the `CaptureStore` (synchronous, hundreds of ms per 12 MP frame) on its own serial queue,
+/// so the supervisor's loop never waits for encoding or fsync. Every result hops back to the
+/// loop through `loop.execute`.
+///
+/// Every operation passes through `intake` first, a serial queue that copies each frame's buffers
+/// into memory at once: libcamera's buffers are lent from a small pool, and holding them while
+/// earlier frames encode would starve the camera. Order is kept (intake → queue, both serial).
+///
+/// The store and the current recorder are touched only on `queue`: that confinement is what makes
+/// the `@unchecked Sendable` sound.
+final class FrameWriter: @unchecked Sendable {
+    let queue = DispatchQueue(label: "tripod.capture.writer")
+    private let intake = DispatchQueue(label: "tripod.capture.intake")
+    let loop: any EventLoop
+    private let storage: any Storage
+    private let configuration: CaptureStore.Configuration
+    private var store: CaptureStore?
+    private var recorder: BracketRecorder?
+
+    init(storage: any Storage, configuration: CaptureStore.Configuration, loop: any EventLoop) {
+        self.storage = storage; self.configuration = configuration; self.loop = loop
+    }
+
+    /// Opens the store (scans folders for sequence numbers) ahead of the first bracket.
+    func open(then done: @escaping @Sendable (Error?) -> Void) {
+        submit {
+            let error: Error?
+            do { _ = try self.openStore(); error = nil } catch let e { error = e }
+            self.loop.execute { done(error) }
+        }
+    }
+
+    /// Begins a bracket (room check, sequence number, date folder); `done` gets its id or the error.
+    func begin(_ start: BracketStart, then done: @escaping @Sendable (Result<String, MediaError>) -> Void) {
+        submit {
+            let result: Result<String, MediaError>
+            do {
+                let recorder = try self.openStore().beginBracket(start)
+                self.recorder = recorder
+                result = .success(recorder.id)
+            } catch let e as MediaError {
+                self.recorder = nil
+                result = .failure(e)
+            } catch {
+                self.recorder = nil
+                result = .failure(MediaError(.storage, "bracket not started: \(error)"))
+            }
+            self.loop.execute { done(result) }
+        }
+    }
+
+    /// Saves one frame of the current bracket. `done` gets its record, nil when no bracket is open
+    /// (it was refused or already failed), or the error (the bracket is then failed).
+    func add(_ frame: CompletedRequest, requested: FrameSettings, index: Int, clamped: Bool,
+             stabilization: StabilizationRecord, then done: @escaping @Sendable (Result<FrameRecord?, MediaError>) -> Void) {
+        intake.async {
+            let frame = Self.copied(frame)  // the lent buffers go back to the camera here
+            self.queue.async {
+                let result: Result<FrameRecord?, MediaError>
+                if let recorder = self.recorder, recorder.sidecar.result.status == .inProgress {
+                    do {
+                        result = .success(try recorder.addFrame(frame, requested: requested, index: index,
+                                                                clampedSettings: clamped, stabilization: stabilization))
+                    } catch let e as MediaError {
+                        if recorder.sidecar.result.status == .inProgress { try? recorder.fail(reason: e.message) }
+                        result = .failure(e)
+                    } catch {
+                        try? recorder.fail(reason: "\(error)")
+                        result = .failure(MediaError(.storage, "\(error)"))
+                    }
+                } else {
+                    result = .success(nil)
+                }
+                self.loop.execute { done(result) }
+            }
+        }
+    }
+
+    /// Ends the current bracket: finished (complete) or failed with `failure`. `done` gets the final
+    /// sidecar (nil when none was open) or the storage error.
+    func end(failure: String?, then done: @escaping @Sendable (Result<BracketSidecar?, MediaError>) -> Void) {
+        submit {
+            let result: Result<BracketSidecar?, MediaError>
+            if let recorder = self.recorder {
+                do {
+                    if let failure {
+                        try recorder.fail(reason: failure)
+                    } else if recorder.sidecar.result.status == .inProgress {
+                        try recorder.finish()
+                    }
+                    result = .success(recorder.sidecar)
+                } catch let e as MediaError {
+                    result = .failure(e)
+                } catch {
+                    result = .failure(MediaError(.storage, "\(error)"))
+                }
+            } else {
+                result = .success(nil)
+            }
+            self.recorder = nil
+            self.loop.execute { done(result) }
+        }
+    }
+
+    /// Writes one more file of the bracket (its gyro log) atomically, after the frames before it.
+    func writeFile(_ bytes: [UInt8], to path: String, then done: @escaping @Sendable ((any Error)?) -> Void) {
+        submit {
+            let error: (any Error)?
+            do { try self.storage.writeAtomically(bytes, to: path); error = nil } catch let e { error = e }
+            self.loop.execute { done(error) }
+        }
+    }
+
+    /// Waits until everything submitted so far has run (tests and shutdown; blocks the caller).
+    func drain() {
+        intake.sync {}
+        queue.sync {}
+    }
+
+    private func submit(_ work: @escaping @Sendable () -> Void) {
+        let queue = self.queue
+        intake.async { queue.async(execute: work) }
+    }
+
+    /// The request with its buffers copied into memory it owns.
+    static func copied(_ frame: CompletedRequest) -> CompletedRequest {
+        var copy = frame
+        copy.buffers = frame.buffers.mapValues { FrameBuffer(pixelFormat: $0.pixelFormat, size: $0.size, stride: $0.stride, bytes: $0.bytes) }
+        return copy
+    }
+
+    private func openStore() throws -> CaptureStore {
+        if let store { return store }
+        let made = try CaptureStore(storage: storage, configuration: configuration)
+        store = made
+        return made
+    }
+}

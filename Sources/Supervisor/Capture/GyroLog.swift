@@ -1,0 +1,40 @@
+import Foundation
+import Hardware
+import Media
+import Motion
+
+/// A Gyroflow `.gcsv` for each saved bracket, written beside it by the capture writer
+/// (`<folder>/<id>.gcsv`): the IMU samples from half a second before the first frame's exposure to
+/// the end of the bracket (the samples that exist when it is saved), with t = 0
+/// at the first frame's SensorTimestamp, the board's axis mapping and the active mode's readout time.
+extension Supervisor {
+    /// Margin of samples kept around the bracket's frames.
+    static let gyroLogMargin = Duration.milliseconds(500)  // before the first frame
+
+    func gyroLog(for sidecar: BracketSidecar) -> (path: String, bytes: [UInt8])? {
+        guard let motion, let first = sidecar.frames.map(\.sensorTimestampNanoseconds).min(),
+              let last = sidecar.frames.map({ $0.sensorTimestampNanoseconds + Int64($0.actual.exposureTimeMicroseconds) * 1000 }).max()
+        else { return nil }
+        let origin = MonotonicTime(nanoseconds: first)
+        let samples = motion.history.samples(from: origin - Self.gyroLogMargin,
+                                             to: MonotonicTime(nanoseconds: last) + Self.gyroLogMargin)
+        guard !samples.isEmpty else {
+            log.warning("gyro log \(sidecar.id): no IMU samples cover the bracket")
+            return nil
+        }
+        let mapping: AxisMapping
+        do { mapping = try AxisMapping(devices.board.imu.orientation ?? "XYZ") }
+        catch { log.warning("gyro log \(sidecar.id): board IMU orientation: \(error)"); return nil }
+        var writer = GcsvWriter(axisMapping: mapping, origin: origin, frameReadoutMilliseconds: activeReadoutMilliseconds)
+        writer.firmwareVersion = "tripod \(TripodMain.version)"
+        writer.videoFilename = sidecar.id
+        return ("\(sidecar.folder)/\(sidecar.id).gcsv", Array(writer.document(samples).utf8))
+    }
+
+    /// Full-frame readout time of the active sensor mode, ms, when the sensor database knows it.
+    var activeReadoutMilliseconds: Double? {
+        guard let camera else { return nil }
+        let size = camera.activeFormat.format.sensorModeSize
+        return camera.sensor.modes.first { $0.width == size.width && $0.height == size.height }?.readoutMilliseconds
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Hardware
+import Media
+import SimulatedHardware
+@testable import Supervisor
+
+/// The simulated board (IMX708: exposure delay 2, gain delay 2; 4 requests in flight), with
+/// in-memory storage, a scripted button and LED, on a manual clock, with one console attached.
+final class CaptureRig {
+    let loop = ManualEventLoop()
+    let storage: SimulatedStorage
+    let button: SimulatedButton
+    let led: SimulatedLED
+    let provider: SimulatedCameraProvider
+    let supervisor: Supervisor
+    let console = RecordingConsoleOutput()
+    let session: ConsoleSession
+
+    init(capacityBytes: Int64? = nil, configure: (CaptureService) -> Void = { _ in }) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("board").path
+        let catalog = BoardCatalog(directories: [root])
+        let board = try catalog.board("sim")
+        guard var sensor = try catalog.sensor("imx708") else { throw StartupError("no imx708 in \(root)") }
+        sensor.exposureDelayFrames = 2
+        sensor.gainDelayFrames = 2
+        storage = SimulatedStorage(capacityBytes: capacityBytes)
+        button = SimulatedButton(loop: loop, twoStage: true)
+        led = SimulatedLED(clock: loop)
+        provider = SimulatedCameraProvider(loop: loop, sensor: sensor)
+        let devices = BoardDevices(board: board, cameraProvider: provider, sensors: ["imx708": sensor], imu: nil,
+                                   shutter: button.shutter, halfPress: button.halfPress, led: led, display: NullDisplay(),
+                                   storage: storage)
+        supervisor = Supervisor(devices: devices, loop: loop, options: SupervisorOptions(capturesDirectory: "sim"), log: .discard)
+        session = supervisor.attach(name: "test", kind: .stdio, output: console)
+        if let service = supervisor.captureService { configure(service) }
+        var failure: StartupError?
+        let s = LoopBound(supervisor, loop: loop)
+        let box = LockedValue<StartupError?>(nil)
+        loop.execute { do throws(StartupError) { try s.value.start() } catch { box.withLock { $0 = error } } }
+        loop.run()
+        failure = box.current
+        if let failure { throw failure }
+        settle(.milliseconds(300))
+    }
+
+    /// Runs a console line; returns the lines it produced at once (reply and events).
+    @discardableResult
+    func send(_ line: String) -> [String] {
+        let bound = LoopBound((supervisor, session), loop: loop)
+        loop.execute { bound.value.0.run(line: line, from: bound.value.1) }
+        loop.run()
+        return console.take()
+    }
+
+    /// Advances the clock in 5 ms steps, letting the writer queue finish between steps.
+    func settle(_ duration: Duration) {
+        let end = loop.now() + duration
+        while loop.now() < end {
+            loop.advance(by: .milliseconds(5))
+            supervisor.captureService?.drainWrites()
+            loop.run()
+        }
+    }
+
+    /// Advances until `predicate` holds on the console output so far (at most `limit`).
+    func settle(until predicate: ([String]) -> Bool, limit: Duration = .seconds(10)) -> [String] {
+        var lines: [String] = []
+        let end = loop.now() + limit
+        while loop.now() < end && !predicate(lines) {
+            settle(.milliseconds(5))
+            lines += console.take()
+        }
+        return lines
+    }
+
+    func sidecars() throws -> [BracketSidecar] {
+        try storage.files.keys.filter { $0.hasSuffix(".json") }.sorted().map { try BracketSidecar.decode(storage.files[$0] ?? []) }
+    }
+
+    var imageFiles: [String] { storage.files.keys.filter { $0.hasSuffix(".dng") || $0.hasSuffix(".jpg") }.sorted() }
+}
+
+extension Array where Element == String {
+    func event(_ name: String) -> String? { first { $0.hasPrefix("event \(name) ") } }
+}
