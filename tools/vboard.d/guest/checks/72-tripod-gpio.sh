@@ -1,0 +1,29 @@
+# timeout: 120
+# Tripod through libgpiod: a press of SHUTTER, made by flipping the gpio-sim line's pull, triggers a
+# capture; its files appear in /tmp/captures and the sidecar's trigger time is the edge's time.
+. /vboard/lib.sh
+need_tripod
+start_tripod vboard
+tripod_status
+grep -q 'shutter=.*SHUTTER' /tmp/tripod-status || { stop_tripod; echo "tripod opened no SHUTTER line (status says shutter=none)"; exit 1; }
+before="$(uptime_ns)"
+press_button SHUTTER 0.3
+after="$(uptime_ns)"
+sidecar=""
+for _ in $(seq 60); do
+  sidecar="$(find /tmp/captures -name 'TRP_*.json' | head -n1)"
+  [ -n "$sidecar" ] && grep -q '"status" : "complete"' "$sidecar" && break
+  sleep 1
+done
+stop_tripod
+[ -n "$sidecar" ] || { echo "no capture appeared in /tmp/captures within 60 s of the press"; exit 1; }
+find /tmp/captures -type f | xargs ls -l
+cat "$sidecar"
+grep -q '"status" : "complete"' "$sidecar" || { echo "the bracket in $sidecar did not complete"; exit 1; }
+stamp="$(sed -n 's/.*"startMonotonicNanoseconds" : \([0-9]*\).*/\1/p' "$sidecar")"
+[ -n "$stamp" ] || { echo "the sidecar has no startMonotonicNanoseconds"; exit 1; }
+# The edge lies between the two /proc/uptime readings (10 ms resolution: allow 20 ms either side).
+slack=20000000
+[ "$stamp" -ge $((before - slack)) ] && [ "$stamp" -le $((after + slack)) ] \
+  || { echo "trigger time $stamp ns is outside the press window [$before, $after] ns"; exit 1; }
+echo "press -> $(basename "$sidecar" .json) complete, trigger stamped at the edge ($stamp ns in [$before, $after])"
