@@ -130,7 +130,14 @@ public final class CameraController {
         guard isStreaming else { return }
         isStreaming = false
         device.stop()
+        // Buffers still referenced block the next configure (libcamera refuses to reconfigure
+        // while the caller holds frame buffers): let go of the last frame and tell the viewers.
+        latestRequest = nil
+        onStreamingStopped?()
     }
+
+    /// Called on the loop after streaming stops: whoever holds frames (the viewfinder) drops them.
+    public var onStreamingStopped: (() -> Void)?
 
     /// Bracket hook: queues one request with the current settings overridden by `controls` (e.g.
     /// AeEnable false, ExposureTime, AnalogueGain), filling `roles` (default: processed + raw).

@@ -62,7 +62,7 @@ public final class PosixEventLoop: EventLoop, @unchecked Sendable {
         return handle
     }
 
-    /// Asks `run()` to return after the work already queued.
+    /// Asks `run()` to return after the work already queued (later work is dropped).
     public func stop() {
         condition.lock()
         stopRequested = true
@@ -83,10 +83,7 @@ public final class PosixEventLoop: EventLoop, @unchecked Sendable {
                 _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
                 if wake <= now() { break }
             }
-            if stopRequested && pending.isEmpty {
-                condition.unlock()
-                return
-            }
+            let stopping = stopRequested
             var batch = pending
             pending.removeAll(keepingCapacity: true)
             let current = now()
@@ -95,6 +92,9 @@ public final class PosixEventLoop: EventLoop, @unchecked Sendable {
             condition.unlock()
             for timer in due where !timer.handle.isCancelled { batch.append(timer.work) }
             for work in batch { work() }
+            // Stop after the work that was queued when stop() was asked for: devices that keep
+            // posting (an IMU, camera completions) must not keep a stopped loop alive.
+            if stopping { return }
         }
     }
 

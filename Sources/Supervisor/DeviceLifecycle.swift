@@ -62,6 +62,13 @@ extension Supervisor {
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
+        controller.onStreamingStopped = { bound.value.viewfinder?.presenter.mailbox.clear() }
+        // With a shutter button the processed stream is the still stream from the start, with the
+        // bracket buffers allocated, so the first press reconfigures nothing.
+        if devices.shutter != nil, let service = captureService {
+            controller.processedRole = .stillCapture
+            controller.bracketBuffersPerStream = service.bracketBuffersPerStream
+        }
         startStabilization(sensor: controller.sensor, format: controller.activeFormat)
         // Defaults the camera cannot do (focus on a fixed-focus sensor) are left alone; a value the
         // user chose (config file, saved settings) that the camera refuses stops the start.

@@ -92,7 +92,7 @@ private func raspberryPiBoards() throws -> [BoardDescription] {
     }
 
     @Test func catalogListsEveryBoardOnce() throws {
-        #expect(try catalog.boards().map(\.name) == ["rpi4", "rpi5", "rpizero2w", "sim"])
+        #expect(try catalog.boards().map(\.name) == ["rpi4", "rpi5", "rpizero2w", "sim", "vboard", "vboard-iio"])
         // With no directory, only the embedded boards.
         #expect(try BoardCatalog(directories: []).boards().map(\.name) == ["sim"])
     }
