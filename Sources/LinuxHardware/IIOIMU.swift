@@ -66,6 +66,8 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     private var pending: [UInt8] = []
     private var timer: ScheduledWork?
     private var running = false, unavailable = false, stopped = true
+    /// True when the driver has no buffer and samples come from the raw attributes.
+    private var pollingRaw = false
     private var retryDelay: Duration = .milliseconds(100)
 
     public init(found: Found, loop: any EventLoop, axisMapping: AxisMapping = .identity,
@@ -92,7 +94,8 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
             stopped = true
             timer?.cancel()
             closeBuffer()
-            try? writeAttribute("buffer/enable", "0")
+            if !pollingRaw { try? writeAttribute("buffer/enable", "0") }
+            pollingRaw = false
             handler = nil
         }
     }
@@ -142,6 +145,12 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     // MARK: buffer
 
     private func bringUp() {
+        // A driver without a trigger has no buffer (inv_mpu6050 when the chip's interrupt is not
+        // wired): read the raw attributes on a timer instead.
+        if !FileManager.default.fileExists(atPath: path("buffer")) {
+            startRawPolling()
+            return
+        }
         do {
             try? writeAttribute("buffer/enable", "0")
             try readScales()
@@ -172,6 +181,38 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
         } catch {
             fault(error)
         }
+    }
+
+    /// Unbuffered mode: one sample per `pollInterval` from the `*_raw` attributes, stamped when read
+    /// (so timestamps carry the sysfs read latency, and the rate is 1/pollInterval at most).
+    private func startRawPolling() {
+        do {
+            try readScales()
+            _ = try readSysfsSample()
+        } catch {
+            fault(error)
+            return
+        }
+        pollingRaw = true
+        running = true
+        retryDelay = .milliseconds(100)
+        shared.withLock { $0 = 1 / pollInterval.secondsValue }
+        unavailable = false
+        handler?(.health(.running))
+        schedule(after: pollInterval) { $0.pollRaw() }
+    }
+
+    func pollRaw() {
+        guard running, pollingRaw else { return }
+        do {
+            let sample = try readSysfsSample()
+            handler?(.samples([sample]))
+        } catch {
+            pollingRaw = false
+            fault(error)
+            return
+        }
+        schedule(after: pollInterval) { $0.pollRaw() }
     }
 
     private func closeBuffer() {

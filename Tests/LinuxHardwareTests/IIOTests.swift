@@ -132,6 +132,30 @@ struct IIOTests {
         #expect(fake.read("buffer/enable") == "0")
     }
 
+    @Test("a driver without a buffer (no IRQ wired): samples are polled from the raw attributes")
+    func rawPollingWithoutABuffer() throws {
+        let fake = try FakeIIO()
+        try FileManager.default.removeItem(atPath: fake.device + "/buffer")
+        let loop = ManualEventLoop()
+        let imu = IIOIMU(found: try #require(IIOIMU.find(sysfsRoot: fake.sysfs, devRoot: fake.dev).first), loop: loop,
+                         pollInterval: .milliseconds(10))
+        let events = LockedValue<[IMUEvent]>([])
+        try imu.start { e in events.withLock { $0.append(e) } }
+        loop.advance(by: .milliseconds(105))
+        let health = events.current.compactMap { if case .health(let h) = $0 { h } else { nil } }
+        let samples = events.current.flatMap { if case .samples(let s) = $0 { s } else { [IMUSample]() } }
+        #expect(health == [.running])
+        #expect(samples.count == 10)
+        #expect(abs((samples.first?.gyro.x ?? 0) - 100 * 0.001064724) < 1e-9)
+        #expect(imu.sampleRateHertz == 100)
+        try fake.write("in_anglvel_x_raw", "300")
+        loop.advance(by: .milliseconds(10))
+        let last = events.current.compactMap { if case .samples(let s) = $0 { s.last } else { nil } }.last
+        #expect(abs((last?.gyro.x ?? 0) - 300 * 0.001064724) < 1e-9, "each poll reads the attributes afresh")
+        imu.stop()
+        loop.run()
+    }
+
     @Test("a missing buffer node: unavailable, then recovery when it appears")
     func recovery() throws {
         let fake = try FakeIIO()
