@@ -40,7 +40,7 @@ public final class BracketRecorder {
         var actual = try FrameSettings(metadata: frame.metadata, isoPerGain: configuration.isoPerGain)
         if actual.evBiasEV == nil { actual.evBiasEV = requested.evBiasEV }
         let frameIndex = index ?? sidecar.frames.count
-        let encoded = try encode(frame, settings: actual, frameIndex: frameIndex)
+        let encoded = try encode(frame, settings: actual, frameIndex: frameIndex, stabilization: stabilization)
 
         var written: [FileRecord] = []
         do {
@@ -94,7 +94,8 @@ public final class BracketRecorder {
         }
     }
 
-    private func encode(_ frame: CompletedRequest, settings: FrameSettings, frameIndex: Int) throws -> [(FileRecord, [UInt8])] {
+    private func encode(_ frame: CompletedRequest, settings: FrameSettings, frameIndex: Int,
+                        stabilization: StabilizationRecord?) throws -> [(FileRecord, [UInt8])] {
         let naming = configuration.naming
         var captureDate = sidecar.startTime
         if let start = sidecar.startMonotonicNanoseconds {
@@ -106,16 +107,18 @@ public final class BracketRecorder {
             outputs.append((FileRecord(name: name, kind: kind, bytes: bytes.count, sha256: SHA256.hexDigest(bytes)), bytes))
         }
         if let raw = frame.buffers[.raw] {
-            let exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
+            var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
                                    timeZone: naming.timeZone, size: raw.size)
+            exif.stabilization = stabilization
             let layout = try BayerLayout(raw.pixelFormat)
             let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
                                              colour: colourCalibration(frame.metadata, settings: settings))
             add(.dng, try DNGWriter.encode(raw, description: description))
         }
         if let still = frame.buffers[.stillCapture] {
-            let exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
+            var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
                                    timeZone: naming.timeZone, size: still.size)
+            exif.stabilization = stabilization
             add(.jpeg, try JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality))
         }
         guard !outputs.isEmpty else {

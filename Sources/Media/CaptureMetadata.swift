@@ -131,6 +131,8 @@ public struct CaptureExif: Hashable, Sendable {
     public var timeZone: TimeZone
     /// Image size in pixels.
     public var size: PixelSize
+    /// The frame's stabilization status, written into UserComment (DNG and JPEG) and the JPEG's ImageDescription.
+    public var stabilization: StabilizationRecord?
 
     /// EXIF values from their parts.
     public init(camera: CameraIdentity, settings: FrameSettings, captureDate: Date, timeZone: TimeZone, size: PixelSize) {
@@ -160,11 +162,21 @@ public struct CaptureExif: Hashable, Sendable {
         return reducedRational(UInt64((1000 / d).rounded()), 1000)
     }
 
-    /// Human-readable description carrying the lens position in dioptres (ImageDescription).
+    /// Human-readable description carrying the lens position in dioptres and the stabilization
+    /// status (ImageDescription, and UserComment): "Tripod capture; LensPosition 2.000 dioptres
+    /// (0.500 m); Stabilization Active, blur 0.8 px, attempt 1".
     public var imageDescription: String {
-        guard let d = settings.lensPositionDioptres else { return "Tripod capture" }
-        let distance = d == 0 ? "infinity" : String(format: "%.3f m", 1 / d)
-        return "Tripod capture; LensPosition " + String(format: "%.3f", d) + " dioptres (\(distance))"
+        var text = "Tripod capture"
+        if let d = settings.lensPositionDioptres {
+            let distance = d == 0 ? "infinity" : String(format: "%.3f m", 1 / d)
+            text += "; LensPosition " + String(format: "%.3f", d) + " dioptres (\(distance))"
+        }
+        if let s = stabilization {
+            text += "; Stabilization " + s.status.rawValue
+            if let blur = s.measuredBlurPixels { text += String(format: ", blur %.1f px", blur) }
+            if let attempts = s.attempts { text += ", attempt \(attempts)" }
+        }
+        return text
     }
 }
 

@@ -209,3 +209,32 @@ private func begin(_ store: CaptureStore, frames: Int) throws -> BracketRecorder
         #expect(matrix.count == 9 && abs(matrix[0] - 3.2406 / 1.9) < 5e-3)
     }
 }
+
+@Suite struct StabilizationInFileMetadataTests {
+    @Test func eachFileCarriesItsFramesStabilizationStatusForExiftool() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-stab-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = SimulatedStorage()
+        let store = try CaptureStore(storage: storage, configuration: configuration())
+        let bracket = try begin(store, frames: 2)
+        try bracket.addFrame(completed(10, exposure: 10_000, gain: 2, timestampNanoseconds: 1_050_000_000), requested: step(10_000, 2),
+                             stabilization: StabilizationRecord(status: .active, measuredBlurPixels: 0.84, attempts: 2))
+        try bracket.addFrame(completed(11, exposure: 10_000, gain: 2, timestampNanoseconds: 1_083_000_000), requested: step(10_000, 2),
+                             stabilization: StabilizationRecord(status: .unavailable))
+        _ = try bracket.finish()
+        let expectations = [("TRP_000001_01", "Stabilization Active, blur 0.8 px, attempt 2"), ("TRP_000001_02", "Stabilization Unavailable")]
+        for (name, text) in expectations {
+            for ext in ["dng", "jpg"] {
+                let path = directory.appendingPathComponent("\(name).\(ext)").path
+                try Data(storage.read("\(bracket.folder)/\(name).\(ext)")).write(to: URL(fileURLWithPath: path))
+                let tags = try exiftoolJSON(path)
+                func tag(_ name: String) -> String { tags.first { $0.key.hasSuffix(":" + name) }?.value as? String ?? "" }
+                if ext == "jpg" {  // the DNG leaves ImageDescription out (dcraw misreads it): UserComment only
+                    #expect(tag("ImageDescription").hasSuffix(text), "\(name).\(ext): \(tag("ImageDescription"))")
+                }
+                #expect(tag("UserComment").contains(text), "\(name).\(ext) UserComment: \(tag("UserComment"))")
+            }
+        }
+    }
+}
