@@ -166,6 +166,34 @@ public final class CameraController {
         return nextCookie
     }
 
+    /// Keeps `requestsInFlight` regular requests queued. When every buffer is held (by a viewer or a
+    /// bracket) the camera answers busy: streaming goes on with fewer requests and tries again at
+    /// the next completion, or after a frame time when nothing is in flight. Any other error stops
+    /// streaming and is reported through `onStreamingError`.
+    private func refillRegularRequests() {
+        while isStreaming && regularInFlight.count < requestsInFlight {
+            do {
+                try queueRegularRequest()
+            } catch let error as HardwareError where error.kind == .busy {
+                if regularInFlight.isEmpty && explicitRequests.isEmpty {
+                    let bound = LoopBound(self, loop: loop)
+                    loop.schedule(after: .microseconds(activeFormat.minimumFrameDurationMicroseconds)) {
+                        bound.value.refillRegularRequests()
+                    }
+                }
+                return
+            } catch {
+                lastError = error
+                stopStreaming()
+                onStreamingError?(error)
+                return
+            }
+        }
+    }
+
+    /// Called on the loop when streaming stopped on its own (a request the camera refused).
+    public var onStreamingError: ((any Error) -> Void)?
+
     /// The controls this camera has (its `ControlInfoMap`); the rest are left out, so a camera
     /// without 3A (vimc, a sensor without AF) streams instead of refusing every request.
     private func supported(_ controls: ControlList) -> ControlList {
@@ -199,12 +227,7 @@ public final class CameraController {
                 latestRequest = completed
                 onFrame?(completed, state)
             }
-            if isStreaming && regularInFlight.count < requestsInFlight {
-                do { try queueRegularRequest() } catch {
-                    lastError = error
-                    stopStreaming()
-                }
-            }
+            refillRegularRequests()
         }
     }
 }

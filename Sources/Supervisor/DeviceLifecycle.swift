@@ -63,6 +63,11 @@ extension Supervisor {
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
         controller.onStreamingStopped = { bound.value.viewfinder?.presenter.mailbox.clear() }
+        controller.onStreamingError = { error in
+            let s = bound.value
+            s.log.error("camera stopped streaming: \(error)")
+            s.broadcast(ConsoleEvent("camera.state", [("state", "stopped"), ("reason", "\(error)")]))
+        }
         // With a shutter button the processed stream is the still stream from the start, with the
         // bracket buffers allocated, so the first press reconfigures nothing.
         if devices.shutter != nil, let service = captureService {
@@ -196,7 +201,14 @@ extension Supervisor {
     func deviceSummary() -> [(String, String)] {
         var out: [(String, String)] = []
         if let camera = runtime.camera {
-            let streaming = self.camera?.isStreaming == true ? "streaming \(self.camera?.activeFormat.format.label ?? "")" : "idle"
+            let streaming: String
+            if let controller = self.camera, controller.isStreaming {
+                streaming = "streaming \(controller.activeFormat.format.label)"
+            } else if let error = self.camera?.lastError {
+                streaming = "stopped: \(error)"
+            } else {
+                streaming = "idle"
+            }
             out.append(("camera", "\(camera.info.model) (\(devices.board.camera.backend), \(streaming))"))
         } else {
             out.append(("camera", "none"))
