@@ -44,14 +44,20 @@ final class CaptureRig {
         settle(.milliseconds(300))
     }
 
-    /// Runs a console line; returns the lines it produced at once (reply and events).
+    /// Runs a console line; returns the lines it produced at once (reply and events). Whether an
+    /// event from the writer's queue (a real thread) is already among them depends on timing, so
+    /// `settle(until:)` looks at these lines too.
     @discardableResult
     func send(_ line: String) -> [String] {
         let bound = LoopBound((supervisor, session), loop: loop)
         loop.execute { bound.value.0.run(line: line, from: bound.value.1) }
         loop.run()
-        return console.take()
+        sinceLastSend = console.take()
+        return sinceLastSend
     }
+
+    /// What the last `send` returned, which `settle(until:)` starts from.
+    private var sinceLastSend: [String] = []
 
     /// Advances the clock in 5 ms steps, letting the writer queue finish between steps.
     func settle(_ duration: Duration) {
@@ -65,7 +71,8 @@ final class CaptureRig {
 
     /// Advances until `predicate` holds on the console output so far (at most `limit`).
     func settle(until predicate: ([String]) -> Bool, limit: Duration = .seconds(10)) -> [String] {
-        var lines: [String] = []
+        var lines = sinceLastSend
+        sinceLastSend = []
         let end = loop.now() + limit
         while loop.now() < end && !predicate(lines) {
             settle(.milliseconds(5))
