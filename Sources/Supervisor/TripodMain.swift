@@ -78,12 +78,22 @@ public enum TripodMain {
         }
         loop.run()
         prepared.flush()
+        discardUnsentTerminalOutput()
         if let startFailure = failure.current {
             printError(startFailure.message)
             return 1
         }
         status = finished.current ?? 0
         return status
+    }
+
+    /// Drops console output still queued in serial ports (`tcflush(TCOFLUSH)`): when nobody reads
+    /// the line (cable unplugged, host gone), the kernel would otherwise hold the process's exit in
+    /// `close` for the tty's closing_wait (30 s), long past systemd's patience.
+    static func discardUnsentTerminalOutput() {
+        for descriptor in Int32(3)..<Int32(1024) where isatty(descriptor) == 1 {
+            tcflush(descriptor, TCOFLUSH)
+        }
     }
 
     /// Everything `tripod run` needs before its loop starts; each failure is a one-line StartupError.

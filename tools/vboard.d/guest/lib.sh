@@ -44,13 +44,25 @@ start_tripod() {
 tripod_ctl() {
   tripod ctl --socket "$TRIPOD_SOCKET" "$@"
 }
-# stop_tripod: SIGTERM, then expects a clean exit (status 0) within 30 s; fails the check otherwise.
+# running PID: true while the process exists and has not exited. An exited child stays a zombie
+# until this shell reaps it (busybox's sleep runs in-process, so a wait loop may never reap), and
+# `kill -0` succeeds on a zombie: read the state from /proc instead.
+running() {
+  [ -r "/proc/$1/stat" ] || return 1
+  [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]
+}
+# stop_tripod: SIGTERM, then expects a clean exit (status 0) within 30 s; fails the check otherwise,
+# showing where each of tripod's threads waits.
 stop_tripod() {
   kill -TERM "$TRIPOD_PID" 2>/dev/null || true
   local i=0 status=0
-  while [ $i -lt 60 ] && kill -0 "$TRIPOD_PID" 2>/dev/null; do sleep 0.5; i=$((i + 1)); done
-  if kill -KILL "$TRIPOD_PID" 2>/dev/null; then
-    cat /tmp/tripod-run.log; echo "tripod run did not exit within 30 s of SIGTERM"; exit 1
+  while [ $i -lt 60 ] && running "$TRIPOD_PID"; do sleep 0.5; i=$((i + 1)); done
+  if running "$TRIPOD_PID"; then
+    cat /tmp/tripod-run.log
+    grep State "/proc/$TRIPOD_PID/status"
+    for t in /proc/"$TRIPOD_PID"/task/*; do echo "thread $(cat "$t/comm"): $(cat "$t/wchan" 2>/dev/null)"; done
+    kill -KILL "$TRIPOD_PID" 2>/dev/null
+    echo "tripod run did not exit within 30 s of SIGTERM"; exit 1
   fi
   wait "$TRIPOD_PID" || status=$?
   cat /tmp/tripod-run.log
