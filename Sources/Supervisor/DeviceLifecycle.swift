@@ -6,7 +6,6 @@ import Stabilization
 
 /// Live device state the supervisor keeps for `status` and for the capture path.
 struct DeviceRuntime {
-    var camera: (any CameraDevice)?
     var imuHealth: IMUHealth?
     var imuSamples: Int = 0
     /// The gyro bias last written to the state directory, to skip rewrites that change nothing.
@@ -30,7 +29,6 @@ extension Supervisor {
         } catch {
             throw StartupError("cannot open camera \(first.model) (\(first.id)): \(error)")
         }
-        runtime.camera = device
         try startCamera(device)
         startViewfinder()
         startButton()
@@ -200,7 +198,7 @@ extension Supervisor {
     /// Name/state pairs for the banner and `status`.
     func deviceSummary() -> [(String, String)] {
         var out: [(String, String)] = []
-        if let camera = runtime.camera {
+        if let camera = self.camera?.device {
             let streaming: String
             if let controller = self.camera, controller.isStreaming {
                 streaming = "streaming \(controller.activeFormat.format.label)"
