@@ -67,6 +67,18 @@ extension CameraController {
 
     // MARK: Exposure
 
+    /// True when the camera has ExposureTime and AnalogueGain controls (its ControlInfoMap). vimc
+    /// and some USB cameras have neither: their exposure is their own, and frames report none.
+    public var controlsExposure: Bool {
+        device.controlInfo[ControlName.exposureTime] != nil && device.controlInfo[ControlName.analogueGain] != nil
+    }
+
+    func requireExposureControl(_ what: String) throws {
+        guard controlsExposure else {
+            throw CameraError(.unsupported, "exposure: cannot \(what): camera \(sensor.model) has no ExposureTime/AnalogueGain controls (its exposure is its own)")
+        }
+    }
+
     /// ExposureValue range from the camera, EV.
     public var exposureBiasRangeEV: ClosedRange<Double> {
         let info = device.controlInfo[ControlName.exposureValue]
@@ -77,12 +89,13 @@ extension CameraController {
     /// `.outOfRange` stating the range; nothing is clamped. `.locked` needs a frame to hold.
     public func setExposure(_ mode: ExposureMode) throws {
         let format = activeFormat.format
+        if mode != .auto { try requireExposureControl(mode == .locked ? "lock the exposure" : "set a custom exposure") }
         switch mode {
         case .auto:
             lockedExposure = nil
         case .locked:
-            guard let latest else { throw CameraError(.notReady, "exposure: lock needs a frame; start streaming first") }
-            lockedExposure = (latest.exposureDurationMicroseconds, latest.analogueGain, exposureBiasEV)
+            guard let held = latest?.exposure else { throw CameraError(.notReady, "exposure: lock needs a frame; start streaming first") }
+            lockedExposure = (held.durationMicroseconds, held.gain, exposureBiasEV)
         case .custom(let duration, let iso):
             let durations = format.minimumExposureMicroseconds...format.maximumExposureMicroseconds
             guard durations.contains(duration) else {
@@ -98,8 +111,12 @@ extension CameraController {
 
     /// Sets the exposure bias, EV, within the camera's ExposureValue range. In auto it moves AE's
     /// target; in locked it scales the held exposure (gain first, then duration); in custom it is
-    /// stored and applies when the mode returns to auto or locked.
+    /// stored and applies when the mode returns to auto or locked. A camera without ExposureValue
+    /// takes only 0 (no bias).
     public func setExposureBias(ev: Double) throws {
+        guard device.controlInfo[ControlName.exposureValue] != nil || ev == 0 else {
+            throw CameraError(.unsupported, "exposure: cannot set a bias: camera \(sensor.model) has no ExposureValue control")
+        }
         let range = exposureBiasRangeEV
         guard range.contains(ev) else {
             throw CameraError(.outOfRange, "exposure: bias \(ev) EV is outside \(range.lowerBound)...\(range.upperBound) EV")
@@ -126,6 +143,9 @@ extension CameraController {
     /// Sets the white-balance mode. `.lockedGains` outside (0, maximum] throws `.outOfRange`;
     /// `.locked` needs a frame whose gains it holds.
     public func setWhiteBalance(_ mode: WhiteBalanceMode) throws {
+        if mode != .auto, device.controlInfo[ControlName.colourGains] == nil {
+            throw CameraError(.unsupported, "white balance: cannot lock the gains: camera \(sensor.model) has no ColourGains control")
+        }
         switch mode {
         case .auto:
             lockedGains = nil

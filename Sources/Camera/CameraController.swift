@@ -26,6 +26,26 @@ public final class CameraController {
     /// bracket requests (a request needs a free buffer in each of its streams). Applies at the next
     /// `startStreaming`.
     public var bracketBuffersPerStream = 0
+    /// Buffers the camera allocated per stream at the last `startStreaming` (a pipeline may give
+    /// fewer than asked: libcamera's vimc always gives 4).
+    public private(set) var allocatedBuffers: [StreamRole: Int] = [:]
+    /// Regular requests actually kept in flight: `requestsInFlight`, fewer when the camera gave
+    /// fewer buffers than asked, so that `bracketBuffersPerStream` (or all but one) stay free.
+    public var regularRequestLimit: Int {
+        guard let processed = allocatedBuffers[processedRole] else { return max(requestsInFlight, 1) }
+        return max(1, min(requestsInFlight, processed - bracketBuffersPerStream))
+    }
+    /// Buffers of the bracket's streams not used by regular requests (the fewest over the
+    /// processed and raw streams): what bracket requests can have in flight, before viewers hold any.
+    public var bracketBuffersAvailable: Int {
+        let processed = (allocatedBuffers[processedRole] ?? (requestsInFlight + bracketBuffersPerStream)) - regularRequestLimit
+        return max(0, min(processed, allocatedBuffers[.raw] ?? processed))
+    }
+    /// While true, completed regular requests are not replaced, so their buffers come free for a
+    /// bracket request that found none (`BracketEngine` sets it and clears it once queued).
+    public var holdsRegularRequests = false {
+        didSet { if oldValue && !holdsRegularRequests { refillRegularRequests() } }
+    }
     /// The processed stream role (viewfinder for preview, videoRecording for recording).
     public var processedRole: StreamRole = .viewfinder
     /// True between `startStreaming` and `stopStreaming` (or a disconnect).
@@ -116,13 +136,17 @@ public final class CameraController {
             streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize,
                                                bufferCount: max(4, bracketBuffersPerStream)))
         }
-        let (status, _) = try device.configure(streams)
+        let (status, configured) = try device.configure(streams)
         if status == .invalid {
             throw CameraError(.unsupported, "camera \(device.info.id): configuration \(format.label) is invalid")
         }
+        var allocated: [StreamRole: Int] = [:]
+        for (asked, given) in zip(streams, configured) { allocated[asked.role] = given.bufferCount > 0 ? given.bufferCount : asked.bufferCount }
+        allocatedBuffers = allocated
         try device.start(controls: supported(controlsForNextRequest()))
         isStreaming = true
-        for _ in 0..<max(requestsInFlight, 1) { try queueRegularRequest() }
+        holdsRegularRequests = false
+        for _ in 0..<regularRequestLimit { try queueRegularRequest() }
     }
 
     /// Stops streaming; requests in flight complete as cancelled.
@@ -166,12 +190,12 @@ public final class CameraController {
         return nextCookie
     }
 
-    /// Keeps `requestsInFlight` regular requests queued. When every buffer is held (by a viewer or a
+    /// Keeps `regularRequestLimit` regular requests queued (none while `holdsRegularRequests`). When every buffer is held (by a viewer or a
     /// bracket) the camera answers busy: streaming goes on with fewer requests and tries again at
     /// the next completion, or after a frame time when nothing is in flight. Any other error stops
     /// streaming and is reported through `onStreamingError`.
     private func refillRegularRequests() {
-        while isStreaming && regularInFlight.count < requestsInFlight {
+        while isStreaming && !holdsRegularRequests && regularInFlight.count < regularRequestLimit {
             do {
                 try queueRegularRequest()
             } catch let error as HardwareError where error.kind == .busy {
@@ -216,17 +240,17 @@ public final class CameraController {
             onDisconnect?()
         case .requestCompleted(let completed):
             if let completion = explicitRequests.removeValue(forKey: completed.cookie) {
-                if completed.isComplete, let state = FrameState(completed, isoPerGain: sensor.isoPerGain) { latest = state }
+                if completed.isComplete { latest = FrameState(completed, isoPerGain: sensor.isoPerGain) }
                 completion(completed)
+                refillRegularRequests()  // its buffers are free again
                 return
             }
             regularInFlight.remove(completed.cookie)
             guard completed.isComplete else { return }
-            if let state = FrameState(completed, isoPerGain: sensor.isoPerGain) {
-                latest = state
-                latestRequest = completed
-                onFrame?(completed, state)
-            }
+            let state = FrameState(completed, isoPerGain: sensor.isoPerGain)
+            latest = state
+            latestRequest = completed
+            onFrame?(completed, state)
             refillRegularRequests()
         }
     }

@@ -49,11 +49,15 @@ public enum AutofocusState: String, Hashable, Sendable, Codable {
 public struct FrameState: Hashable, Sendable {
     public var sequence: UInt64
     public var sensorTimestamp: MonotonicTime
-    public var exposureDurationMicroseconds: Int
-    public var analogueGain: Double
+    /// ExposureTime the frame used, µs; nil when the camera does not report it (vimc, some USB
+    /// cameras): such a frame's exposure is unknown, never assumed.
+    public var exposureDurationMicroseconds: Int?
+    /// AnalogueGain the frame used (×); nil when not reported.
+    public var analogueGain: Double?
     public var digitalGain: Double
-    /// ISO by the sensor's convention (isoPerGain × analogue gain; Raspberry Pi: 100 × gain).
-    public var iso: Double
+    /// ISO by the sensor's convention (isoPerGain × analogue gain; Raspberry Pi: 100 × gain); nil
+    /// when the gain is not reported.
+    public var iso: Double?
     public var colourGains: WhiteBalanceGains?
     public var colourTemperatureKelvin: Double?
     /// Lens position, dioptres (0 = infinity); nil on fixed focus.
@@ -62,18 +66,24 @@ public struct FrameState: Hashable, Sendable {
     public var frameDurationMicroseconds: Int64?
     public var lux: Double?
 
-    /// Decodes completed-request metadata; nil when ExposureTime or AnalogueGain is missing.
-    public init?(_ completed: CompletedRequest, isoPerGain: Double) {
+    /// ExposureTime (µs) and AnalogueGain together, when the frame reports both.
+    public var exposure: (durationMicroseconds: Int, gain: Double)? {
+        guard let d = exposureDurationMicroseconds, let g = analogueGain else { return nil }
+        return (d, g)
+    }
+
+    /// Decodes completed-request metadata; what the metadata lacks stays nil.
+    public init(_ completed: CompletedRequest, isoPerGain: Double) {
         let m = completed.metadata
-        guard let exposure = m[ControlName.exposureTime]?.int64Value,
-              let gain = m[ControlName.analogueGain]?.doubleValue else { return nil }
+        let exposure = m[ControlName.exposureTime]?.int64Value
+        let gain = m[ControlName.analogueGain]?.doubleValue
         sequence = completed.sequence
         sensorTimestamp = m[ControlName.sensorTimestamp]?.int64Value.map { MonotonicTime(nanoseconds: $0) }
             ?? completed.sensorTimestamp
-        exposureDurationMicroseconds = Int(exposure)
+        exposureDurationMicroseconds = exposure.map { Int($0) }
         analogueGain = gain
         digitalGain = m[ControlName.digitalGain]?.doubleValue ?? 1
-        iso = gain * isoPerGain
+        iso = gain.map { $0 * isoPerGain }
         if let g = m[ControlName.colourGains]?.doubleArray, g.count == 2 { colourGains = WhiteBalanceGains(red: g[0], blue: g[1]) }
         colourTemperatureKelvin = m[ControlName.colourTemperature]?.doubleValue
         lensPositionDioptres = m[ControlName.lensPosition]?.doubleValue

@@ -22,6 +22,9 @@ public struct BoardDescription: Hashable, Sendable, Codable {
         public var connector: String?
         /// Seed for the simulated scene and noise.
         public var seed: UInt64?
+        /// Simulated camera only: false makes it a camera without exposure controls or exposure
+        /// metadata, like vimc (default true).
+        public var exposureControl: Bool?
     }
 
     public struct IMUSection: Hashable, Sendable, Codable {

@@ -37,8 +37,8 @@ public final class BracketRecorder {
         guard sidecar.result.status == .inProgress else {
             throw MediaError(.bracketClosed, "bracket \(id) is already \(sidecar.result.status.rawValue)")
         }
-        var actual = try FrameSettings(metadata: frame.metadata, isoPerGain: configuration.isoPerGain)
-        if actual.evBiasEV == nil { actual.evBiasEV = requested.evBiasEV }
+        var actual = FrameSettings.reported(in: frame.metadata, isoPerGain: configuration.isoPerGain)
+        if actual?.evBiasEV == nil { actual?.evBiasEV = requested.evBiasEV }
         let frameIndex = index ?? sidecar.frames.count
         let encoded = try encode(frame, settings: actual, frameIndex: frameIndex, stabilization: stabilization)
 
@@ -55,7 +55,7 @@ public final class BracketRecorder {
             }
             throw storageFailure(error, while: "writing frame \(frameIndex + 1)")
         }
-        let mismatches = requested.mismatches(actual: actual)
+        let mismatches = actual.map { requested.mismatches(actual: $0) } ?? []
         let record = FrameRecord(index: frameIndex, requested: requested, actual: actual,
                                  clampedSettings: clampedSettings ?? !mismatches.isEmpty, mismatches: mismatches,
                                  sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, sensorSequence: frame.sequence,
@@ -94,7 +94,7 @@ public final class BracketRecorder {
         }
     }
 
-    private func encode(_ frame: CompletedRequest, settings: FrameSettings, frameIndex: Int,
+    private func encode(_ frame: CompletedRequest, settings: FrameSettings?, frameIndex: Int,
                         stabilization: StabilizationRecord?) throws -> [(FileRecord, [UInt8])] {
         let naming = configuration.naming
         var captureDate = sidecar.startTime
@@ -137,8 +137,8 @@ public final class BracketRecorder {
 
     /// The frame's own calibration from libcamera's ColourCorrectionMatrix and ColourGains when
     /// both are present, else the configured one (the generic matrix by default).
-    private func colourCalibration(_ metadata: ControlList, settings: FrameSettings) -> ColourCalibration {
-        guard let ccm = metadata["ColourCorrectionMatrix"]?.doubleArray, let gains = settings.colourGains,
+    private func colourCalibration(_ metadata: ControlList, settings: FrameSettings?) -> ColourCalibration {
+        guard let ccm = metadata["ColourCorrectionMatrix"]?.doubleArray, let gains = settings?.colourGains,
               let calibration = ColourCalibration.fromLibcamera(
                   colourCorrectionMatrix: ccm, gains: gains,
                   colourTemperatureKelvin: metadata[ControlName.colourTemperature]?.doubleValue) else {

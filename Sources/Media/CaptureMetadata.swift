@@ -64,6 +64,7 @@ public struct FrameSettings: Hashable, Sendable, Codable {
 
     /// The settings a completed request reports in its metadata (ExposureTime, AnalogueGain,
     /// ExposureValue, ColourGains, LensPosition). Throws when ExposureTime or AnalogueGain is missing.
+    /// (`reported(in:)` returns nil instead.)
     public init(metadata: ControlList, isoPerGain: Double = 100) throws {
         guard let exposure = metadata[ControlName.exposureTime]?.int64Value,
               let gain = metadata[ControlName.analogueGain]?.doubleValue else {
@@ -74,6 +75,12 @@ public struct FrameSettings: Hashable, Sendable, Codable {
                   evBiasEV: metadata[ControlName.exposureValue]?.doubleValue,
                   colourGains: gains.flatMap { $0.count == 2 ? ColourGains(red: $0[0], blue: $0[1]) : nil },
                   lensPositionDioptres: metadata[ControlName.lensPosition]?.doubleValue)
+    }
+
+    /// The settings in `metadata`, or nil when it lacks ExposureTime or AnalogueGain (a camera that
+    /// reports no exposure, such as vimc).
+    public static func reported(in metadata: ControlList, isoPerGain: Double = 100) -> FrameSettings? {
+        try? FrameSettings(metadata: metadata, isoPerGain: isoPerGain)
     }
 
     /// The fields where `actual` differs from these requested settings beyond the tolerances
@@ -123,8 +130,9 @@ public struct ColourCalibration: Hashable, Sendable, Codable {
 public struct CaptureExif: Hashable, Sendable {
     /// Make, model, lens.
     public var camera: CameraIdentity
-    /// The settings the frame actually used.
-    public var settings: FrameSettings
+    /// The settings the frame actually used; nil when the camera reports none (no ExposureTime,
+    /// ISO or lens tags are written then, and the description says so).
+    public var settings: FrameSettings?
     /// Wall-clock time of the exposure (DateTimeOriginal, written in `timeZone`).
     public var captureDate: Date
     /// The zone dates are written in (EXIF dates carry no zone).
@@ -135,7 +143,7 @@ public struct CaptureExif: Hashable, Sendable {
     public var stabilization: StabilizationRecord?
 
     /// EXIF values from their parts.
-    public init(camera: CameraIdentity, settings: FrameSettings, captureDate: Date, timeZone: TimeZone, size: PixelSize) {
+    public init(camera: CameraIdentity, settings: FrameSettings?, captureDate: Date, timeZone: TimeZone, size: PixelSize) {
         self.camera = camera; self.settings = settings; self.captureDate = captureDate
         self.timeZone = timeZone; self.size = size
     }
@@ -149,15 +157,18 @@ public struct CaptureExif: Hashable, Sendable {
                       c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
     }
 
-    /// Exposure time as an exact EXIF rational of seconds: µs / 1 000 000, reduced.
-    public var exposureTimeRational: (numerator: UInt32, denominator: UInt32) {
-        reducedRational(UInt64(max(settings.exposureTimeMicroseconds, 0)), 1_000_000)
+    /// Exposure time as an exact EXIF rational of seconds: µs / 1 000 000, reduced; nil when unknown.
+    public var exposureTimeRational: (numerator: UInt32, denominator: UInt32)? {
+        settings.map { reducedRational(UInt64(max($0.exposureTimeMicroseconds, 0)), 1_000_000) }
     }
+
+    /// EXIF ISOSpeedRatings; nil when unknown.
+    public var isoSpeed: UInt16? { settings.map { UInt16(clamping: $0.iso) } }
 
     /// EXIF SubjectDistance in metres from the lens position: 1 / dioptres; 0 dioptres is
     /// infinity (EXIF: numerator 0xFFFFFFFF). Nil when no lens position is known.
     public var subjectDistanceRational: (numerator: UInt32, denominator: UInt32)? {
-        guard let d = settings.lensPositionDioptres, d >= 0 else { return nil }
+        guard let d = settings?.lensPositionDioptres, d >= 0 else { return nil }
         if d == 0 { return (0xFFFF_FFFF, 1) }
         return reducedRational(UInt64((1000 / d).rounded()), 1000)
     }
@@ -167,7 +178,8 @@ public struct CaptureExif: Hashable, Sendable {
     /// (0.500 m); Stabilization Active, blur 0.8 px, attempt 1".
     public var imageDescription: String {
         var text = "Tripod capture"
-        if let d = settings.lensPositionDioptres {
+        if settings == nil { text += "; exposure not reported by the camera" }
+        if let d = settings?.lensPositionDioptres {
             let distance = d == 0 ? "infinity" : String(format: "%.3f m", 1 / d)
             text += "; LensPosition " + String(format: "%.3f", d) + " dioptres (\(distance))"
         }

@@ -18,7 +18,7 @@ public struct DNGDescription: Hashable, Sendable {
 
     /// DNG AsShotNeutral from white-balance gains: (1/red, 1, 1/blue); neutral (1,1,1) without gains.
     public var asShotNeutral: [Double] {
-        guard let g = exif.settings.colourGains, g.red > 0, g.blue > 0 else { return [1, 1, 1] }
+        guard let g = exif.settings?.colourGains, g.red > 0, g.blue > 0 else { return [1, 1, 1] }
         return [1 / g.red, 1, 1 / g.blue]
     }
 }
@@ -101,9 +101,8 @@ public enum DNGWriter {
     }
 
     private static func writeExifTags(_ w: inout TagWriter, exif: CaptureExif) throws {
-        let t = exif.exposureTimeRational
-        try w.real(Tag.exposureTime, Double(t.numerator) / Double(t.denominator))
-        try w.uint16s(Tag.isoSpeedRatings, [UInt16(clamping: exif.settings.iso)])
+        if let t = exif.exposureTimeRational { try w.real(Tag.exposureTime, Double(t.numerator) / Double(t.denominator)) }
+        if let iso = exif.isoSpeed { try w.uint16s(Tag.isoSpeedRatings, [iso]) }
         try w.bytes(Tag.exifVersion, Array("0231".utf8))
         try w.string(Tag.dateTimeOriginal, exif.exifDateString)
         if let f = exif.camera.fNumber { try w.real(Tag.fNumber, f) }

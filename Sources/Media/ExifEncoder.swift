@@ -1,6 +1,6 @@
 /// Our own small TIFF/EXIF encoder for the JPEG APP1 segment: "Exif\0\0", then a little-endian
 /// TIFF header, IFD0 (Make, Model, Orientation, resolution, Software, DateTime,
-/// ImageDescription, ExifIFD pointer) and an EXIF IFD (exposure, f-number, ISO, date, subject
+/// ImageDescription, ExifIFD pointer) and an EXIF IFD (exposure and ISO when known, f-number, date, subject
 /// distance, user comment, focal length, pixel dimensions): every tag `exiftool -validate`
 /// requires of a JPEG. Entries are sorted by tag; values over 4 bytes follow each IFD.
 public enum ExifEncoder {
@@ -19,9 +19,9 @@ public enum ExifEncoder {
         ifd0.ascii(0x0132, exif.exifDateString)
 
         var sub = IFD()
-        sub.rational(0x829A, exif.exposureTimeRational)
+        if let t = exif.exposureTimeRational { sub.rational(0x829A, t) }
         if let f = exif.camera.fNumber { sub.rational(0x829D, rational(f)) }
-        sub.short(0x8827, UInt16(clamping: exif.settings.iso))
+        if let iso = exif.isoSpeed { sub.short(0x8827, iso) }
         sub.undefined(0x9000, Array("0231".utf8))
         sub.ascii(0x9003, exif.exifDateString)
         sub.undefined(0x9101, [1, 2, 3, 0])  // ComponentsConfiguration: Y, Cb, Cr

@@ -79,8 +79,9 @@ public struct FrameRecord: Hashable, Sendable, Codable {
     public var index: Int
     /// The plan step.
     public var requested: FrameSettings
-    /// What the frame's metadata says the sensor used.
-    public var actual: FrameSettings
+    /// What the frame's metadata says the sensor used; absent when the camera reports no
+    /// ExposureTime/AnalogueGain (the frame's settings are then unknown, never assumed).
+    public var actual: FrameSettings?
     /// True when the sensor did not use the requested settings (clamped or not yet applied).
     public var clampedSettings: Bool
     /// The settings that differ, by field name ("exposureTimeMicroseconds", "analogueGain", …).
@@ -95,7 +96,7 @@ public struct FrameRecord: Hashable, Sendable, Codable {
     public var stabilization: StabilizationRecord?
 
     /// A frame record from its parts (the store makes these).
-    public init(index: Int, requested: FrameSettings, actual: FrameSettings, clampedSettings: Bool, mismatches: [String],
+    public init(index: Int, requested: FrameSettings, actual: FrameSettings?, clampedSettings: Bool, mismatches: [String],
                 sensorTimestampNanoseconds: Int64, sensorSequence: UInt64, files: [FileRecord], stabilization: StabilizationRecord?) {
         self.index = index; self.requested = requested; self.actual = actual; self.clampedSettings = clampedSettings
         self.mismatches = mismatches; self.sensorTimestampNanoseconds = sensorTimestampNanoseconds

@@ -18,6 +18,18 @@ public final class SimulatedCamera: CameraDevice {
     public let motion: any MotionTruth
     /// Seed of the frame noise.
     public let seed: UInt64
+    /// False simulates a camera without exposure control, as vimc: no AeEnable, ExposureTime,
+    /// AnalogueGain or ExposureValue controls, and no ExposureTime, AnalogueGain, DigitalGain or
+    /// AeLocked metadata (its AE still runs inside). Set before streaming.
+    public var exposureControl = true
+    /// False leaves ExposureTime, AnalogueGain, DigitalGain and AeLocked out of the metadata while
+    /// the controls stay (a fault: a camera that takes exposure settings but never reports them).
+    public var reportsExposureMetadata = true
+    /// Buffers per stream at most (libcamera's vimc gives 4 whatever is asked). When set, a request
+    /// for a stream whose buffers are all in queued or in-progress requests is refused busy, as the
+    /// shim's "no free buffer" (buffers an application still holds after completion are not
+    /// modelled). nil (the default): what is asked, and no buffer accounting.
+    public var maximumBufferCount: Int?
     /// What the camera looks at; tests may change it while streaming.
     public var scene: SimulatedScene
     /// The sensor mode chosen by the last `configure`.
@@ -51,11 +63,19 @@ public final class SimulatedCamera: CameraDevice {
     }
 
     /// Controls and limits from the sensor entry: no HdrMode, AF controls only with AF.
-    public var controlInfo: [String: ControlInfo] { SimulatedControlInfo.controls(sensor: sensor, mode: nil) }
+    public var controlInfo: [String: ControlInfo] { withoutHiddenControls(SimulatedControlInfo.controls(sensor: sensor, mode: nil)) }
 
     /// As `controlInfo`, with FrameDurationLimits and ScalerCrop for the configured mode.
     public var configuredControlInfo: [String: ControlInfo] {
-        SimulatedControlInfo.controls(sensor: sensor, mode: activeMode)
+        withoutHiddenControls(SimulatedControlInfo.controls(sensor: sensor, mode: activeMode))
+    }
+
+    /// Controls (and the metadata of the same names) a camera without exposure control lacks.
+    static let exposureControlNames: Set<String> = [ControlName.aeEnable, ControlName.exposureTime, ControlName.analogueGain,
+                                                    ControlName.exposureValue, ControlName.digitalGain, ControlName.aeLocked]
+
+    private func withoutHiddenControls<V>(_ list: [String: V]) -> [String: V] {
+        exposureControl ? list : list.filter { !Self.exposureControlNames.contains($0.key) }
     }
 
     public func streamFormats(for role: StreamRole) throws -> [StreamFormat] {
@@ -69,7 +89,13 @@ public final class SimulatedCamera: CameraDevice {
         guard !requested.isEmpty else {
             throw HardwareError(.invalidArgument, "simulated camera \(info.id): configure with no streams")
         }
-        let (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor)
+        var (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor)
+        if let most = maximumBufferCount {
+            for i in adjusted.indices where adjusted[i].bufferCount > most || adjusted[i].bufferCount == 0 {
+                adjusted[i].bufferCount = most
+                status = .adjusted
+            }
+        }
         streams = adjusted
         activeMode = mode
         model = SimulatedSensorModel(sensor: sensor, mode: mode)
@@ -94,8 +120,14 @@ public final class SimulatedCamera: CameraDevice {
         try checkConnected("queueRequest")
         guard streaming else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest while stopped") }
         try checkControls(request.controls, call: "queueRequest")
-        for role in request.roles where !streams.contains(where: { $0.role == role }) {
-            throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest for unconfigured stream \(role)")
+        for role in request.roles {
+            guard let stream = streams.first(where: { $0.role == role }) else {
+                throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest for unconfigured stream \(role)")
+            }
+            let inUse = (waiting + inProgress.map(\.request)).filter { $0.roles.contains(role) }.count
+            if maximumBufferCount != nil, stream.bufferCount > 0, inUse >= stream.bufferCount {
+                throw HardwareError(.busy, "simulated camera \(info.id): queue request: stream \(role) has no free buffer")
+            }
         }
         waiting.append(request)
     }
@@ -236,7 +268,9 @@ public final class SimulatedCamera: CameraDevice {
                 : renderer.processed(planes, size: size, format: stream.pixelFormat, frame: p)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
-                                metadata: metadata, buffers: buffers)
+                                metadata: reportsExposureMetadata ? withoutHiddenControls(metadata)
+                                    : metadata.filter { !Self.exposureControlNames.contains($0.key) },
+                                buffers: buffers)
     }
 
     /// Rotation of the camera during the exposure (rad about x and y), from the motion truth.

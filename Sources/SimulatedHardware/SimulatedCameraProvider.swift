@@ -14,6 +14,10 @@ public final class SimulatedCameraProvider: CameraProvider {
     public let cameraID: String
     /// The scene new cameras start with.
     public var scene: SimulatedScene
+    /// Whether cameras it opens have exposure controls (`SimulatedCamera.exposureControl`).
+    public var exposureControl = true
+    /// Buffers per stream at most for cameras it opens (`SimulatedCamera.maximumBufferCount`).
+    public var maximumBufferCount: Int?
     /// The camera most recently opened, for tests and fault injection.
     public private(set) var openedCamera: SimulatedCamera?
 
@@ -26,7 +30,7 @@ public final class SimulatedCameraProvider: CameraProvider {
 
     /// A provider for a board whose camera backend is "sim": the sensor named by the board (default
     /// "imx708") from `sensors` (the database's entries), or else the description embedded in the binary
-    /// (`SensorDescription.embedded(model:)`); the board's seed.
+    /// (`SensorDescription.embedded(model:)`); the board's seed and `exposureControl`.
     public convenience init(loop: any EventLoop, board: BoardDescription, sensors: [SensorDescription],
                             motion: any MotionTruth = StillMotion()) throws {
         guard board.camera.backend == "sim" else {
@@ -42,6 +46,7 @@ public final class SimulatedCameraProvider: CameraProvider {
             throw HardwareError(.notFound, "board \(board.name): simulated sensor '\(model)' is not in the sensor database")
         }
         self.init(loop: loop, sensor: sensor, motion: motion, seed: board.camera.seed ?? 1)
+        exposureControl = board.camera.exposureControl ?? true
     }
 
     public func cameras() -> [CameraInfo] { [info] }
@@ -57,6 +62,8 @@ public final class SimulatedCameraProvider: CameraProvider {
             throw HardwareError(.notFound, "simulated camera manager: open '\(id)': no such camera (have \(cameraID))")
         }
         let camera = SimulatedCamera(info: info, sensor: sensor, loop: loop, motion: motion, scene: scene, seed: seed)
+        camera.exposureControl = exposureControl
+        camera.maximumBufferCount = maximumBufferCount
         openedCamera = camera
         return camera
     }

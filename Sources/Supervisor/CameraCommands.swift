@@ -49,8 +49,8 @@ extension Supervisor {
         guard let camera, let frame = camera.latest else { return [] }
         var fields: [(String, String)] = [
             ("frame", String(frame.sequence)),
-            ("exposure", ValueParser.formatShutter(.microseconds(frame.exposureDurationMicroseconds))),
-            ("iso", ValueParser.formatNumber(frame.iso)),
+            ("exposure", frame.exposureDurationMicroseconds.map { ValueParser.formatShutter(.microseconds($0)) } ?? "unreported"),
+            ("iso", frame.iso.map(ValueParser.formatNumber) ?? "unreported"),
         ]
         if let lens = frame.lensPositionDioptres { fields.append(("lens", ValueParser.formatNumber(lens) + "D")) }
         if let af = frame.autofocusState { fields.append(("af", af.rawValue)) }

@@ -118,8 +118,8 @@ extension Supervisor {
         if key == "stabilization.video" { return stabilization?.video.active.rawValue }
         guard let frame = camera?.latest else { return nil }
         switch key {
-        case "exposure.duration": return ValueParser.formatShutter(.microseconds(frame.exposureDurationMicroseconds))
-        case "exposure.iso": return ValueParser.formatNumber(frame.iso)
+        case "exposure.duration": return frame.exposureDurationMicroseconds.map { ValueParser.formatShutter(.microseconds($0)) } ?? "unreported"
+        case "exposure.iso": return frame.iso.map(ValueParser.formatNumber) ?? "unreported"
         case "focus.lens": return frame.lensPositionDioptres.map(ValueParser.formatNumber)
         case "wb.gains": return frame.colourGains.map { ValueParser.formatNumber($0.red) + "," + ValueParser.formatNumber($0.blue) }
         case "wb.temperature", "wb.tint":

@@ -163,7 +163,14 @@ public final class Supervisor {
     }
 
     /// Sends an event to every console, each in its own mode, on its own line.
+    /// Events are rare (brackets, button, device state) and are also what a headless user reads in
+    /// the journal afterwards, so each is logged too (failures and errors as warnings), unless a
+    /// console on stdio already shows them on the same terminal.
     public func broadcast(_ event: ConsoleEvent) {
+        if !sessions.values.contains(where: { $0.kind == .stdio && !$0.isClosed }) {
+            let line = ReplyFormatter.format(event, mode: .human)
+            if event.name.hasSuffix(".failed") || event.name.hasSuffix(".error") { log.warning(line) } else { log.info(line) }
+        }
         for session in sessions.values.sorted(by: { $0.id < $1.id }) where !session.isClosed { session.send(event) }
     }
 

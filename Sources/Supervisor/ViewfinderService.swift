@@ -79,7 +79,7 @@ extension Supervisor {
     func viewfinderStatus(_ frame: FrameState) -> ViewfinderStatus {
         var status = ViewfinderStatus()
         status.exposureDurationMicroseconds = frame.exposureDurationMicroseconds
-        status.iso = Int(frame.iso.rounded())
+        status.iso = frame.iso.map { Int($0.rounded()) }
         status.exposureBiasEV = camera?.exposureBiasEV
         status.autoExposure = settings["exposure.mode"] == "auto"
         if settings["wb.mode"] == "temperature", let k = camera?.temperatureAndTint?.temperatureKelvin {

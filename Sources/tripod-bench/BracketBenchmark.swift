@@ -172,7 +172,8 @@ private final class WayRunner {
             return
         }
         controller.onFrame = { [self] _, state in
-            guard BracketMatching.match(actualExposureMicroseconds: state.exposureDurationMicroseconds, actualGain: state.analogueGain,
+            guard let actual = state.exposure,
+                  BracketMatching.match(actualExposureMicroseconds: actual.durationMicroseconds, actualGain: actual.gain,
                                         steps: [step], pending: [0], controlInfo: [:]) != nil else { return }
             controller.onFrame = nil
             next(index + 1, way: way)

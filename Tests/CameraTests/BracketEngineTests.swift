@@ -49,7 +49,7 @@ func runBracket(_ rig: Rig, _ plan: BracketPlan, gate: any BracketFrameGate = Un
         #expect(equal || frame.isClamped, "step \(frame.index): asked \(frame.requested), got \(exposure) us ×\(gain)")
     }
     // EV steps double the exposure product per EV.
-    let products = Dictionary(uniqueKeysWithValues: log.frames.map { ($0.requested.evBias ?? 99, Double($0.actualExposureMicroseconds) * $0.actualGain) })
+    let products = Dictionary(uniqueKeysWithValues: log.frames.map { ($0.requested.evBias ?? 99, Double($0.actualExposureMicroseconds ?? 0) * ($0.actualGain ?? 0)) })
     let base = try #require(products[0])
     for (bias, product) in products { #expect(abs(log2(product / base) - bias) < 0.05) }
     // N frames plus the pipeline delay, nothing more.
@@ -170,5 +170,5 @@ final class ScriptedGate: BracketFrameGate {
     guard case .complete(let stats)? = log.outcome else { Issue.record("not complete: \(String(describing: log.outcome))"); return }
     #expect(stats.maximumOutstanding <= 3)
     #expect(log.frames.map(\.index).sorted() == Array(0..<9))
-    #expect(log.frames.allSatisfy { !$0.isClamped && abs(Double($0.actualExposureMicroseconds - $0.requested.exposureMicroseconds)) <= 0.02 * Double($0.requested.exposureMicroseconds) })
+    #expect(log.frames.allSatisfy { !$0.isClamped && abs(Double(($0.actualExposureMicroseconds ?? 0) - $0.requested.exposureMicroseconds)) <= 0.02 * Double($0.requested.exposureMicroseconds) })
 }

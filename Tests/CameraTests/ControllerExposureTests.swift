@@ -50,7 +50,7 @@ import Testing
     rig.loop.advance(by: .milliseconds(300))
     // Correct exposure: 12.5 N² / L s at ISO 1 → µs × gain at ISO 100 per gain.
     let ideal = 12.5 * 1.8 * 1.8 / 400 * 1e6 / 100
-    func product(_ s: FrameState) -> Double { Double(s.exposureDurationMicroseconds) * s.analogueGain }
+    func product(_ s: FrameState) -> Double { Double(s.exposureDurationMicroseconds ?? 0) * (s.analogueGain ?? 0) }
     #expect(abs(product(log.states[0]) / ideal - 1) > 0.3)      // starts well off
     #expect(abs(product(log.states[10]) / ideal - 1) < 0.03)    // settled by ~6 frames + delay
     #expect(abs(try #require(rig.controller.exposureTargetOffsetEV)) < 0.15)

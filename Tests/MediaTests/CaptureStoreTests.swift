@@ -52,10 +52,10 @@ private func begin(_ store: CaptureStore, frames: Int) throws -> BracketRecorder
         #expect(onDisk.frames.map(\.clampedSettings) == [false, true, false])
         #expect(onDisk.frames[1].mismatches == ["exposureTimeMicroseconds"])
         #expect(onDisk.frames[1].requested.exposureTimeMicroseconds == 20_000)
-        #expect(onDisk.frames[1].actual.exposureTimeMicroseconds == 16_600)
-        #expect(onDisk.frames[0].actual.iso == 200)
-        #expect(onDisk.frames[0].actual.colourGains == ColourGains(red: Double(Float(1.9)), blue: 1.5))
-        #expect(onDisk.frames[0].actual.lensPositionDioptres == 1.0)
+        #expect(onDisk.frames[1].actual?.exposureTimeMicroseconds == 16_600)
+        #expect(onDisk.frames[0].actual?.iso == 200)
+        #expect(onDisk.frames[0].actual?.colourGains == ColourGains(red: Double(Float(1.9)), blue: 1.5))
+        #expect(onDisk.frames[0].actual?.lensPositionDioptres == 1.0)
         #expect(onDisk.frames[2].sensorTimestampNanoseconds == 1_116_000_000)
         for frame in onDisk.frames {
             for file in frame.files {
@@ -236,5 +236,34 @@ private func begin(_ store: CaptureStore, frames: Int) throws -> BracketRecorder
                 #expect(tag("UserComment").contains(text), "\(name).\(ext) UserComment: \(tag("UserComment"))")
             }
         }
+    }
+}
+
+@Suite struct UnreportedSettingsTests {
+    /// A camera that reports no ExposureTime/AnalogueGain (vimc): the frame is saved, its sidecar
+    /// record has no `actual`, and the files carry no exposure or ISO tags but say why.
+    @Test func aFrameWithoutExposureMetadataIsSavedWithItsSettingsUnknownNotInvented() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = SimulatedStorage()
+        let store = try CaptureStore(storage: storage, configuration: configuration())
+        let bracket = try begin(store, frames: 1)
+        var frame = completed(5, exposure: 1, gain: 1, timestampNanoseconds: 1_040_000_000)
+        frame.metadata = [ControlName.sensorTimestamp: .int64(1_040_000_000)]
+        let record = try bracket.addFrame(frame, requested: FrameSettings(exposureTimeMicroseconds: 0, analogueGain: 0, evBiasEV: 0))
+        _ = try bracket.finish()
+        #expect(record.actual == nil && !record.clampedSettings && record.mismatches.isEmpty)
+        let json = String(decoding: try storage.read("2026-09-21/TRP_000001.json"), as: UTF8.self)
+        #expect(!json.contains("\"actual\""), "no invented actual settings in the sidecar")
+        #expect(try BracketSidecar.decode(storage.read("2026-09-21/TRP_000001.json")).frames.first?.actual == nil)
+        for ext in ["dng", "jpg"] {
+            let path = directory + "/f." + ext
+            try Data(storage.read("2026-09-21/TRP_000001_01." + ext)).write(to: URL(fileURLWithPath: path))
+            let tags = try exiftoolJSON(path)
+            #expect(tags["EXIF:ExposureTime"] == nil && tags["EXIF:ISO"] == nil, "\(ext): \(tags)")
+            #expect((tags["EXIF:UserComment"] as? String)?.contains("exposure not reported by the camera") == true, "\(ext)")
+        }
+        let warnings = try runTool("exiftool", ["-validate", "-warning", "-a", "-s", directory + "/f.jpg"])
+        #expect(!String(decoding: warnings.stdout, as: UTF8.self).contains("Warning"), "\(String(decoding: warnings.stdout, as: UTF8.self))")
     }
 }

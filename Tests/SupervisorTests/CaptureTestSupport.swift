@@ -16,7 +16,10 @@ final class CaptureRig {
     let console = RecordingConsoleOutput()
     let session: ConsoleSession
 
-    init(capacityBytes: Int64? = nil, configure: (CaptureService) -> Void = { _ in }) throws {
+    /// `exposureControl` false gives a camera without exposure controls or metadata, and
+    /// `maximumBufferCount` one that gives at most that many buffers per stream (vimc: both, 4).
+    init(capacityBytes: Int64? = nil, exposureControl: Bool = true, maximumBufferCount: Int? = nil,
+         configure: (CaptureService) -> Void = { _ in }) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("board").path
         let catalog = BoardCatalog(directories: [root])
@@ -28,6 +31,8 @@ final class CaptureRig {
         button = SimulatedButton(loop: loop, twoStage: true)
         led = SimulatedLED(clock: loop)
         provider = SimulatedCameraProvider(loop: loop, sensor: sensor)
+        provider.exposureControl = exposureControl
+        provider.maximumBufferCount = maximumBufferCount
         let devices = BoardDevices(board: board, cameraProvider: provider, sensors: ["imx708": sensor], imu: nil,
                                    shutter: button.shutter, halfPress: button.halfPress, led: led, display: NullDisplay(),
                                    storage: storage)

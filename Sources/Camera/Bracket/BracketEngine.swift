@@ -13,6 +13,15 @@ import Hardware
 /// flagged `isClamped`. Steps still unmatched when a burst's requests are all back (a dropped frame,
 /// a retake) are queued again in a new burst, within the frame and time limits.
 ///
+/// A request that finds no free buffer (busy: the pipeline gave fewer buffers than asked, or viewers
+/// hold them) waits: the controller stops replacing its regular requests until the bracket's
+/// requests are queued, and the engine retries every frame time (`Statistics.bufferWaits`).
+///
+/// A camera without ExposureTime/AnalogueGain controls (vimc, some USB cameras) cannot vary or
+/// confirm exposure: only plans of "the current settings" (bias 0) run on it, each step takes the
+/// next complete frame of its own request, and the frame is reported with no actual settings
+/// (`confirmsSettings` false), never with assumed ones.
+///
 /// Loop-confined, like the controller.
 public final class BracketEngine {
     /// One matched, kept frame.
@@ -23,10 +32,10 @@ public final class BracketEngine {
         public var attempts: Int
         /// The step as requested.
         public var requested: ResolvedStep
-        /// ExposureTime the frame used, µs (metadata).
-        public var actualExposureMicroseconds: Int
-        /// AnalogueGain the frame used (metadata).
-        public var actualGain: Double
+        /// ExposureTime the frame used, µs (metadata); nil when the camera reports none.
+        public var actualExposureMicroseconds: Int?
+        /// AnalogueGain the frame used (metadata); nil when the camera reports none.
+        public var actualGain: Double?
         /// True when the sensor clamped the step (actual = step clamped to its limits ≠ requested).
         public var isClamped: Bool
         /// The gate's verdict for the kept attempt.
@@ -41,8 +50,12 @@ public final class BracketEngine {
         public var requestsQueued = 0
         /// Frames that arrived before their settings took effect (skipped, not saved).
         public var framesSkipped = 0
+        /// Of those, frames whose metadata had no ExposureTime or AnalogueGain to match.
+        public var framesWithoutSettings = 0
         /// Frames the gate asked to retake.
         public var retakes = 0
+        /// Times a request found no free buffer and waited for one.
+        public var bufferWaits = 0
         /// Most bracket requests outstanding at once.
         public var maximumOutstanding = 0
         /// When the first request was queued (shutter lag ends here).
@@ -86,8 +99,12 @@ public final class BracketEngine {
     public let gate: any BracketFrameGate
     /// Request and time limits.
     public let limits: Limits
-    /// Frames between a request being taken and its exposure/gain being used (sensor delays).
+    /// Frames between a request being taken and its exposure/gain being used (sensor delays); 0
+    /// when the camera has no exposure controls.
     public let pipelineDelayFrames: Int
+    /// True when frames are matched to steps by their ExposureTime/AnalogueGain metadata; false on
+    /// a camera without those controls (see the type's comment).
+    public let confirmsSettings: Bool
     /// Bracket requests outstanding at most: the free buffers of the bracket's streams (libcamera
     /// needs a free buffer per stream to queue a request). More are queued as frames complete.
     public let maximumRequestsInFlight: Int
@@ -114,6 +131,8 @@ public final class BracketEngine {
     private var lastQueued: ResolvedStep?
     private var timeout: ScheduledWork?
     private var resumeWork: ScheduledWork?
+    private var bufferRetry: ScheduledWork?
+    private var holdingRegularRequests = false
 
     /// An engine for `plan` on `controller` (streaming). Steps are resolved now from the exposure
     /// settings (custom, locked) or the latest frame's exposure (auto). `onFrame` gets each kept frame, `onFinish` the outcome, both on the loop.
@@ -128,30 +147,41 @@ public final class BracketEngine {
         self.onFrame = onFrame; self.onFinish = onFinish; self.roles = roles
         self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
         self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
-        pipelineDelayFrames = max(controller.sensor.exposureDelayFrames, controller.sensor.gainDelayFrames, 0)
+        confirmsSettings = controller.controlsExposure
         let format = controller.activeFormat.format
         let range = format.minimumExposureMicroseconds...max(format.maximumExposureMicroseconds, format.minimumExposureMicroseconds)
+        resolveRange = range
         let isoPerGain = controller.sensor.isoPerGain
-        // The base exposure EV steps are relative to: the settings themselves in custom and locked
-        // modes (so a capture right after `set` uses the new values), the latest frame in auto.
-        let metered: (Int, Double)
-        if case .custom(let duration, let iso) = controller.exposureMode {
-            metered = (duration, iso / isoPerGain)
-        } else if case .locked = controller.exposureMode, let held = controller.lockedExposure {
-            metered = (held.durationMicroseconds, held.gain)
-        } else if let latest = controller.latest {
-            metered = (latest.exposureDurationMicroseconds, latest.analogueGain)
+        if confirmsSettings {
+            pipelineDelayFrames = max(controller.sensor.exposureDelayFrames, controller.sensor.gainDelayFrames, 0)
+            let base = try Self.meteredExposure(controller)
+            metered = base
+            steps = plan.steps.map {
+                ResolvedStep.resolve($0, meteredMicroseconds: base.microseconds, meteredGain: base.gain, durationRange: range, isoPerGain: isoPerGain)
+            }
         } else {
-            throw CameraError(.notReady, "bracket: no frame metered yet; is the camera streaming?")
-        }
-        steps = plan.steps.map {
-            ResolvedStep.resolve($0, meteredMicroseconds: metered.0, meteredGain: metered.1, durationRange: range, isoPerGain: isoPerGain)
+            guard plan.autoRange == nil, plan.steps.allSatisfy({ $0 == .evBias(0) }) else {
+                throw CameraError(.unsupported, "bracket: camera \(controller.sensor.model) has no ExposureTime/AnalogueGain controls, so it cannot vary exposure; only `capture` (its own settings) works")
+            }
+            pipelineDelayFrames = 0
+            metered = (0, 0)
+            steps = plan.steps.map { _ in ResolvedStep(exposureMicroseconds: 0, analogueGain: 0, evBias: 0) }
         }
         matched = Array(repeating: false, count: steps.count)
         attempts = Array(repeating: 0, count: steps.count)
         queuedCookie = Array(repeating: nil, count: steps.count)
-        self.metered = metered
-        resolveRange = range
+    }
+
+    /// The base exposure EV steps are relative to: the settings themselves in custom and locked
+    /// modes (so a capture right after `set` uses the new values), the latest frame in auto.
+    private static func meteredExposure(_ controller: CameraController) throws -> (microseconds: Int, gain: Double) {
+        if case .custom(let duration, let iso) = controller.exposureMode { return (duration, iso / controller.sensor.isoPerGain) }
+        if case .locked = controller.exposureMode, let held = controller.lockedExposure { return (held.durationMicroseconds, held.gain) }
+        if let latest = controller.latest?.exposure { return (latest.durationMicroseconds, latest.gain) }
+        if controller.latest != nil {
+            throw CameraError(.notReady, "bracket: no frame has reported its ExposureTime/AnalogueGain yet, so there is no metered exposure to bracket around")
+        }
+        throw CameraError(.notReady, "bracket: no frame metered yet; is the camera streaming?")
     }
 
     private let metered: (microseconds: Int, gain: Double)
@@ -167,7 +197,16 @@ public final class BracketEngine {
         timeout = controller.loop.schedule(after: deadline) {
             bound.value.fail("timeout: the bracket did not complete within \(deadline) (\(bound.value.matched.filter { !$0 }.count) step(s) missing)")
         }
-        try queueBurst(from: 0, throwing: true)
+        do {
+            try queueBurst(from: 0)
+        } catch {
+            // The caller hears of it from the throw, not from onFinish.
+            isFinished = true
+            timeout?.cancel(); timeout = nil
+            bufferRetry?.cancel(); bufferRetry = nil
+            releaseRegularRequests()
+            throw error
+        }
     }
 
     /// Ends the bracket now (e.g. storage refused it); frames still in flight are ignored.
@@ -181,24 +220,24 @@ public final class BracketEngine {
     private enum Planned { case step(Int), pad(ResolvedStep) }
 
     /// Plans the unmatched steps from `start` on, then the padding, and queues what the window allows.
-    private func queueBurst(from start: Int, throwing: Bool = false) throws {
+    private func queueBurst(from start: Int) throws {
         guard !isFinished else { return }
         let indices = (start..<steps.count).filter { !matched[$0] }
         planned += indices.map { .step($0) }
         if let last = indices.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
-        try pump(throwing: throwing)
+        try pump()
     }
 
     /// Queues planned requests while fewer than `maximumRequestsInFlight` are outstanding, asking
     /// the gate before each step. A `.wait` pads after the last step queued and resumes later.
-    private func pump(throwing: Bool = false) throws {
+    private func pump() throws {
         guard !isFinished, !queueing else { return }
         queueing = true
         defer { queueing = false }
         while !planned.isEmpty, outstanding.count < maximumRequestsInFlight, !isFinished {
             switch planned.removeFirst() {
             case .pad(let step):
-                _ = try queue(step, throwing: throwing)
+                guard try queueOrWaitForBuffer(step, item: .pad(step)) != nil else { return }
             case .step(let index):
                 let step = steps[index]
                 if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: controller.loop.now()) {
@@ -213,11 +252,42 @@ public final class BracketEngine {
                     fail("timeout: \(statistics.requestsQueued) requests used and step \(index + 1) never matched")
                     return
                 }
-                queuedCookie[index] = try queue(step, throwing: throwing)
+                guard let cookie = try queueOrWaitForBuffer(step, item: .step(index)) else { return }
+                queuedCookie[index] = cookie
                 attempts[index] += 1
                 lastQueued = step
             }
         }
+        if planned.isEmpty { releaseRegularRequests() }
+    }
+
+    /// Queues `step`; when the camera has no free buffer (busy), puts `item` back first in line,
+    /// holds the controller's regular requests so their buffers come free, and tries again after a
+    /// frame time or at the next completion. Returns nil while waiting.
+    private func queueOrWaitForBuffer(_ step: ResolvedStep, item: Planned) throws -> UInt64? {
+        do {
+            return try queue(step)
+        } catch let error as HardwareError where error.kind == .busy {
+            planned.insert(item, at: 0)
+            statistics.bufferWaits += 1
+            holdingRegularRequests = true
+            controller.holdsRegularRequests = true
+            guard bufferRetry == nil else { return nil }
+            let bound = LoopBound(self, loop: controller.loop)
+            bufferRetry = controller.loop.schedule(after: .microseconds(controller.activeFormat.minimumFrameDurationMicroseconds)) {
+                let engine = bound.value
+                engine.bufferRetry = nil
+                do { try engine.pump() } catch { engine.fail("camera: \(error)") }
+                engine.finishBurstIfIdle()
+            }
+            return nil
+        }
+    }
+
+    private func releaseRegularRequests() {
+        guard holdingRegularRequests else { return }
+        holdingRegularRequests = false
+        controller.holdsRegularRequests = false
     }
 
     private func resume(_ indices: [Int]) {
@@ -229,7 +299,19 @@ public final class BracketEngine {
         finishBurstIfIdle()
     }
 
-    private func queue(_ step: ResolvedStep, throwing: Bool) throws -> UInt64 {
+    private func queue(_ step: ResolvedStep) throws -> UInt64 {
+        let bound = LoopBound(self, loop: controller.loop)
+        let controls = confirmsSettings ? stepControls(step) : [:]
+        let cookie = try controller.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
+        outstanding.insert(cookie)
+        statistics.requestsQueued += 1
+        statistics.maximumOutstanding = max(statistics.maximumOutstanding, outstanding.count)
+        if statistics.firstRequestQueuedAt == nil { statistics.firstRequestQueuedAt = controller.loop.now() }
+        return cookie
+    }
+
+    /// A step's own controls: AE off, its ExposureTime and AnalogueGain, frame durations that fit it.
+    private func stepControls(_ step: ResolvedStep) -> ControlList {
         var controls: ControlList = [
             ControlName.aeEnable: .bool(false),
             ControlName.exposureTime: .int32(Int32(clamping: step.exposureMicroseconds)),
@@ -238,13 +320,7 @@ public final class BracketEngine {
         let limits = controller.activeFormat
         controls[ControlName.frameDurationLimits] = .int64Array([limits.minimumFrameDurationMicroseconds,
                                                                  max(limits.maximumFrameDurationMicroseconds, Int64(step.exposureMicroseconds))])
-        let bound = LoopBound(self, loop: controller.loop)
-        let cookie = try controller.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
-        outstanding.insert(cookie)
-        statistics.requestsQueued += 1
-        statistics.maximumOutstanding = max(statistics.maximumOutstanding, outstanding.count)
-        if statistics.firstRequestQueuedAt == nil { statistics.firstRequestQueuedAt = controller.loop.now() }
-        return cookie
+        return controls
     }
 
     // MARK: Matching
@@ -258,9 +334,19 @@ public final class BracketEngine {
             return
         }
         if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
+        guard confirmsSettings else {
+            // No exposure to match: the frame of a step's own request is that step's frame.
+            if let index = pendingIndices(upTo: request.cookie).first {
+                accept(index: index, clamped: false, actual: nil, request: request)
+            } else {
+                statistics.framesSkipped += 1
+            }
+            return
+        }
         guard let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
               let gain = request.metadata[ControlName.analogueGain]?.doubleValue else {
             statistics.framesSkipped += 1
+            statistics.framesWithoutSettings += 1
             return
         }
         let actual = (Int(exposure), gain)
@@ -278,9 +364,13 @@ public final class BracketEngine {
         steps.indices.filter { !matched[$0] && (queuedCookie[$0].map { $0 <= cookie } ?? false) }
     }
 
-    private func accept(index: Int, clamped: Bool, actual: (Int, Double), request: CompletedRequest) {
+    /// Keeps (or, on the gate's word, retakes) a step's frame. `actual` is nil when the camera
+    /// reports no exposure: the gate then judges the whole frame duration.
+    private func accept(index: Int, clamped: Bool, actual: (Int, Double)?, request: CompletedRequest) {
+        let frameMicroseconds = request.metadata[ControlName.frameDuration]?.int64Value
+            ?? controller.activeFormat.minimumFrameDurationMicroseconds
         let verdict = gate.judge(index: index, attempt: attempts[index], exposureStart: request.sensorTimestamp,
-                                 exposure: .microseconds(actual.0))
+                                 exposure: .microseconds(actual.map { Int64($0.0) } ?? frameMicroseconds))
         if verdict.retake && attempts[index] < limits.maximumAttempts {
             statistics.retakes += 1
             queuedCookie[index] = nil
@@ -292,8 +382,8 @@ public final class BracketEngine {
            let extremes = TonalExtremes(buffer, clippedLevel: policy.clippedLevel, crushedLevel: policy.crushedLevel) {
             measured.append((bias, extremes))
         }
-        onFrame(MatchedFrame(index: index, attempts: attempts[index], requested: steps[index], actualExposureMicroseconds: actual.0,
-                             actualGain: actual.1, isClamped: clamped, verdict: verdict, request: request))
+        onFrame(MatchedFrame(index: index, attempts: attempts[index], requested: steps[index], actualExposureMicroseconds: actual?.0,
+                             actualGain: actual?.1, isClamped: clamped, verdict: verdict, request: request))
     }
 
     /// Done as soon as every step is matched (padding still planned is dropped; requests still in
@@ -329,6 +419,10 @@ public final class BracketEngine {
     }
 
     private func fail(_ reason: String) {
+        var reason = reason
+        if statistics.framesWithoutSettings > 0 {
+            reason += "; \(statistics.framesWithoutSettings) frame(s) reported no ExposureTime/AnalogueGain, so their settings could not be confirmed"
+        }
         finish(.failed(reason: reason, statistics))
     }
 
@@ -337,6 +431,8 @@ public final class BracketEngine {
         isFinished = true
         timeout?.cancel(); timeout = nil
         resumeWork?.cancel(); resumeWork = nil
+        bufferRetry?.cancel(); bufferRetry = nil
+        releaseRegularRequests()
         onFinish(outcome)
     }
 }

@@ -177,7 +177,7 @@ final class CaptureService {
         let engine: BracketEngine
         do {
             engine = try BracketEngine(controller: camera, plan: plan, gate: makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
-                                       maximumRequestsInFlight: max(camera.bracketBuffersPerStream - 2, 1),
+                                       maximumRequestsInFlight: max(camera.bracketBuffersAvailable - 2, 1),
                                        onFrame: { bound.value.matched($0, in: current) },
                                        onFinish: { bound.value.engineFinished($0, in: current) })
             running = current
@@ -185,7 +185,7 @@ final class CaptureService {
             try engine.start()
         } catch let error as CameraError {
             running = nil
-            throw ConsoleError(error.kind == .outOfRange ? .outOfRange : .device, error.message)
+            throw ConsoleError(error.kind == .outOfRange ? .outOfRange : error.kind == .unsupported ? .unsupported : .device, error.message)
         } catch {
             running = nil
             throw ConsoleError(.device, "bracket: \(error)")
@@ -247,8 +247,8 @@ final class CaptureService {
             current.framesSaved += 1
             host?.broadcast(ConsoleEvent("bracket.frame", [
                 ("id", current.id ?? "?"), ("frame", "\(index + 1)/\(max(total, index + 1))"),
-                ("exposure", ValueParser.formatShutter(.microseconds(record.actual.exposureTimeMicroseconds))),
-                ("iso", String(record.actual.iso)), ("clamped", record.clampedSettings ? "yes" : "no"),
+                ("exposure", record.actual.map { ValueParser.formatShutter(.microseconds($0.exposureTimeMicroseconds)) } ?? "unreported"),
+                ("iso", record.actual.map { String($0.iso) } ?? "unreported"), ("clamped", record.clampedSettings ? "yes" : "no"),
                 ("files", record.files.map(\.name).joined(separator: ",")),
             ]))
         case .success(nil):

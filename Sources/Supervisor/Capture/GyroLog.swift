@@ -13,7 +13,8 @@ extension Supervisor {
 
     func gyroLog(for sidecar: BracketSidecar) -> (path: String, bytes: [UInt8])? {
         guard let motion, let first = sidecar.frames.map(\.sensorTimestampNanoseconds).min(),
-              let last = sidecar.frames.map({ $0.sensorTimestampNanoseconds + Int64($0.actual.exposureTimeMicroseconds) * 1000 }).max()
+              // An unreported exposure counts as 0: the margin after the last frame still covers it.
+              let last = sidecar.frames.map({ $0.sensorTimestampNanoseconds + Int64($0.actual?.exposureTimeMicroseconds ?? 0) * 1000 }).max()
         else { return nil }
         let origin = MonotonicTime(nanoseconds: first)
         let samples = motion.history.samples(from: origin - Self.gyroLogMargin,

@@ -1,0 +1,60 @@
+import Console
+import Foundation
+import Hardware
+import Media
+import SimulatedHardware
+import Testing
+@testable import Supervisor
+
+// The virtual board's camera (vimc) has no exposure controls and reports no exposure. On such a
+// camera a shutter press still saves the frame, with its settings recorded as unknown; what needs
+// exposure control is refused with `err unsupported`, naming why.
+
+@Test func aPressOnACameraWithoutExposureMetadataSavesTheFrameWithItsSettingsUnknown() throws {
+    let rig = try CaptureRig(exposureControl: false)
+    let edge = rig.button.press()
+    let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
+    let done = try #require(lines.event("bracket.done"), "\(lines)")
+    #expect(done.contains("frames=1"))
+    let frameEvent = try #require(lines.event("bracket.frame"), "\(lines)")
+    #expect(frameEvent.contains("exposure=unreported") && frameEvent.contains("iso=unreported"), "\(frameEvent)")
+    let sidecar = try #require(try rig.sidecars().first)
+    #expect(sidecar.result.status == .complete)
+    let frame = try #require(sidecar.frames.first)
+    #expect(frame.actual == nil && !frame.clampedSettings && frame.mismatches.isEmpty)
+    #expect(frame.files.map(\.kind) == [.dng, .jpeg])
+    for file in frame.files { #expect(rig.storage.files["\(sidecar.folder)/\(file.name)"]?.count == file.bytes) }
+    let start = try #require(sidecar.startMonotonicNanoseconds)
+    #expect(start >= edge.nanoseconds && start < edge.nanoseconds + 50_000_000)
+    #expect(frame.sensorTimestampNanoseconds > start, "the saved frame was exposed after the press")
+}
+
+@Test func whatNeedsExposureControlIsRefusedAsUnsupportedOnSuchACamera() throws {
+    let rig = try CaptureRig(exposureControl: false)
+    let status = rig.send("status").joined(separator: "\n")
+    #expect(status.contains("exposure=unreported") && status.contains("iso=unreported"), "\(status)")
+    let bracket = rig.send("bracket ev 3 1").last ?? ""
+    #expect(bracket.hasPrefix("err unsupported ") && bracket.contains("only `capture`"), "\(bracket)")
+    #expect(rig.send("set exposure.mode locked").last?.hasPrefix("err unsupported ") == true)
+    #expect(rig.send("set exposure.bias 1").last?.hasPrefix("err unsupported ") == true)
+    #expect(rig.imageFiles.isEmpty)
+    // A plain capture from the console works.
+    #expect(rig.send("capture").contains { $0.hasPrefix("ok ") })
+    let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
+    #expect(lines.event("bracket.done") != nil, "\(lines)")
+}
+
+/// vimc as the virtual board has it: no exposure metadata and 4 buffers per stream whatever is
+/// asked. A press still saves the frame (the regular requests leave it a buffer).
+@Test func aPressOnAVimcLikeCameraWithFourBuffersSavesTheFrame() throws {
+    let rig = try CaptureRig(exposureControl: false, maximumBufferCount: 4)
+    let camera = try #require(rig.supervisor.camera)
+    #expect(camera.allocatedBuffers[.stillCapture] == 4)
+    #expect(camera.regularRequestLimit == 1)
+    rig.button.press()
+    let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
+    #expect(lines.event("bracket.done") != nil, "\(lines)")
+    let sidecar = try #require(try rig.sidecars().first)
+    #expect(sidecar.result.status == .complete && sidecar.frames.count == 1)
+    #expect(sidecar.frames.first?.actual == nil)
+}
