@@ -82,7 +82,8 @@ tripod_status() {
 # uptime_ns: CLOCK_BOOTTIME from /proc/uptime in nanoseconds (10 ms steps; equals CLOCK_MONOTONIC in
 # a guest that never suspends).
 uptime_ns() {
-  awk '{ printf "%d\n", $1 * 1000000000 }' /proc/uptime
+  # %.0f, not %d: busybox awk's %d is 32-bit and saturates after 2.1 s.
+  awk '{ printf "%.0f\n", $1 * 1000000000 }' /proc/uptime
 }
 # gpio_sim_line NAME: the gpio-sim sysfs directory of a named line (holds pull and value).
 gpio_sim_line() {
