@@ -39,13 +39,7 @@ final class CaptureRig {
         supervisor = Supervisor(devices: devices, loop: loop, options: SupervisorOptions(capturesDirectory: "sim"), log: .discard)
         session = supervisor.attach(name: "test", kind: .stdio, output: console)
         if let service = supervisor.captureService { configure(service) }
-        var failure: StartupError?
-        let s = LoopBound(supervisor, loop: loop)
-        let box = LockedValue<StartupError?>(nil)
-        loop.execute { do throws(StartupError) { try s.value.start() } catch { box.withLock { $0 = error } } }
-        loop.run()
-        failure = box.current
-        if let failure { throw failure }
+        try loop.start(supervisor)
         settle(.milliseconds(300))
     }
 
@@ -66,12 +60,7 @@ final class CaptureRig {
 
     /// Advances the clock in 5 ms steps, letting the writer queue finish between steps.
     func settle(_ duration: Duration) {
-        let end = loop.now() + duration
-        while loop.now() < end {
-            loop.advance(by: .milliseconds(5))
-            supervisor.captureService?.drainWrites()
-            loop.run()
-        }
+        loop.advance(by: duration, inStepsOf: .milliseconds(5), draining: supervisor)
     }
 
     /// Advances until `predicate` holds on the console output so far (at most `limit`).

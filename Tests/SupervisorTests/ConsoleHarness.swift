@@ -25,13 +25,7 @@ final class ConsoleHarness {
                                              capturesDirectory: captures, log: .discard)
         supervisor = Supervisor(devices: devices, loop: loop,
                                 options: SupervisorOptions(capturesDirectory: captures), log: .discard)
-        let failure = LockedValue<String?>(nil)
-        let bound = LoopBound(supervisor, loop: loop)
-        loop.execute {
-            do throws(StartupError) { try bound.value.start() } catch { failure.withLock { $0 = error.message } }
-        }
-        loop.run()
-        if let message = failure.current { throw StartupError(message) }
+        try loop.start(supervisor)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: sandbox) }
@@ -56,13 +50,7 @@ final class ConsoleHarness {
     /// Moves the clock in 10 ms steps, letting the capture writer (a real queue) finish what each
     /// step gave it before the next, so events land at the same simulated time on every run.
     func advance(by duration: Duration) {
-        let end = loop.now() + duration
-        while loop.now() < end {
-            loop.advance(to: min(end, loop.now() + .milliseconds(10)))
-            let service = onLoop { $0.captureService }
-            service?.drainWrites()
-            loop.run()
-        }
+        loop.advance(by: duration, inStepsOf: .milliseconds(10), draining: supervisor)
     }
 
     @discardableResult

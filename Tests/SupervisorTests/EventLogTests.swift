@@ -10,10 +10,8 @@ import Testing
         board.advance(.milliseconds(300))  // a metered frame first
         let reply = board.send("capture")
         #expect(reply.last?.hasPrefix("ok ") == true, "\(reply)")
-        for _ in 0..<500 where !board.output.lines.joined().contains("bracket.done") {
-            board.advance(.milliseconds(10))
-            board.supervisor.captureService?.drainWrites()
-            board.loop.run()
+        for _ in 0..<50 where !board.output.lines.joined().contains("bracket.done") {
+            board.loop.advance(by: .milliseconds(100), inStepsOf: .milliseconds(10), draining: board.supervisor)
         }
         return board.logLines
     }
