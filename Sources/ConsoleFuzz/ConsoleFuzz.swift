@@ -23,8 +23,7 @@ enum ConsoleFuzz {
             let catalog = BoardCatalog.standard()
             let devices = try BoardFactory.build(board: try catalog.board("sim"), catalog: catalog, loop: loop,
                                                  capturesDirectory: captures, log: .discard)
-            let supervisor = Supervisor(devices: devices, loop: loop,
-                                        options: SupervisorOptions(capturesDirectory: captures), log: .discard)
+            let supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
             let bound = LoopBound(supervisor, loop: loop)
             loop.execute { try? bound.value.start() }
             loop.run()

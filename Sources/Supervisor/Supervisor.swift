@@ -16,7 +16,6 @@ public final class Supervisor {
 
     public let loop: any EventLoop
     public let devices: BoardDevices
-    public let options: SupervisorOptions
     public let services: SupervisorServices
     public let log: Logger
     public private(set) var state: State = .created
@@ -50,11 +49,10 @@ public final class Supervisor {
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
     public var onStateChange: ((State, String) -> Void)?
 
-    public init(devices: BoardDevices, loop: any EventLoop, options: SupervisorOptions,
+    public init(devices: BoardDevices, loop: any EventLoop,
                 services: SupervisorServices = SupervisorServices(), log: Logger) {
         self.devices = devices
         self.loop = loop
-        self.options = options
         self.services = services
         self.log = log
         self.startedAt = loop.now()
@@ -200,11 +198,4 @@ public struct SupervisorServices {
         self.watchdog = Watchdog(notifier: notifier)
         self.state = state
     }
-}
-
-/// Options of `tripod run` that reach the supervisor.
-public struct SupervisorOptions: Sendable {
-    /// Where captures go (the storage root).
-    public var capturesDirectory: String
-    public init(capturesDirectory: String) { self.capturesDirectory = capturesDirectory }
 }

@@ -130,7 +130,6 @@ public enum TripodMain {
         }
         let services = SupervisorServices(notifier: notifier, state: state)
         let supervisor = Supervisor(devices: devices, loop: loop,
-                                    options: SupervisorOptions(capturesDirectory: arguments.captures),
                                     services: services, log: log)
         for entry in config?.entries ?? [] {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value) }

@@ -21,8 +21,7 @@ struct ConsoleBenchmark: Benchmark {
         let catalog = BoardCatalog.standard()
         let devices = try BoardFactory.build(board: try catalog.board("sim"), catalog: catalog, loop: loop,
                                              capturesDirectory: work + "/captures", log: .discard)
-        let supervisor = Supervisor(devices: devices, loop: loop,
-                                    options: SupervisorOptions(capturesDirectory: work + "/captures"), log: .discard)
+        let supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
         let tripodPTY = try PseudoTerminal()
         let socketPath = work + "/tripod.sock"
         let started = DispatchSemaphore(value: 0)

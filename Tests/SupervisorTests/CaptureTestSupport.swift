@@ -36,7 +36,7 @@ final class CaptureRig {
         let devices = BoardDevices(board: board, cameraProvider: provider, sensors: ["imx708": sensor], imu: nil,
                                    shutter: button.shutter, halfPress: button.halfPress, led: led, display: NullDisplay(),
                                    storage: storage)
-        supervisor = Supervisor(devices: devices, loop: loop, options: SupervisorOptions(capturesDirectory: "sim"), log: .discard)
+        supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
         session = supervisor.attach(name: "test", kind: .stdio, output: console)
         if let service = supervisor.captureService { configure(service) }
         try loop.start(supervisor)

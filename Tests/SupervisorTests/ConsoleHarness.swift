@@ -23,8 +23,7 @@ final class ConsoleHarness {
         let board = try catalog.board("sim")
         let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: captures, log: .discard)
-        supervisor = Supervisor(devices: devices, loop: loop,
-                                options: SupervisorOptions(capturesDirectory: captures), log: .discard)
+        supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
         try loop.start(supervisor)
     }
 

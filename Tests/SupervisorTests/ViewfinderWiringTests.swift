@@ -30,7 +30,7 @@ private final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
             var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                                  capturesDirectory: directory.path, log: .discard)
             devices.display = display
-            let supervisor = Supervisor(devices: devices, loop: loop, options: SupervisorOptions(capturesDirectory: directory.path), log: .discard)
+            let supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
             try supervisor.start()
             return supervisor
         }
