@@ -5,10 +5,14 @@ import Hardware
 ///
 /// Each non-HDR sensor mode gives a format at its own size, plus 1920×1080 and 1280×720 where they
 /// are smaller than the mode and at least half its width (smaller outputs from a big mode are not
-/// worth listing). Rows are ordered by output area, then by max fps, fastest first.
+/// worth listing). A camera without a database entry has one assumed mode (readout "unknown") and
+/// no smaller modes to choose instead, so every size of `genericOutputSizes` below it is offered.
+/// Rows are ordered by output area, then by max fps, fastest first.
 public enum FormatTable {
     /// Extra output sizes offered from a larger mode.
     public static let standardOutputSizes = [PixelSize(width: 1920, height: 1080), PixelSize(width: 1280, height: 720)]
+    /// Extra output sizes offered from the assumed mode of a camera without a database entry.
+    public static let genericOutputSizes = standardOutputSizes + [PixelSize(width: 640, height: 480)]
 
     /// The table for `sensor` as the camera reports `controlInfo` (`CameraDevice.controlInfo`).
     /// Ranges come from the controls when present (ExposureTime, AnalogueGain, FrameDurationLimits,
@@ -32,8 +36,8 @@ public enum FormatTable {
 
         var rows: [CameraFormat] = []
         for mode in modes {
-            let outputs = [mode.size] + standardOutputSizes.filter {
-                $0.width < mode.width && $0.height < mode.height && $0.width * 2 >= mode.width
+            let outputs = [mode.size] + (mode.readout == "unknown" ? genericOutputSizes : standardOutputSizes).filter {
+                $0.width < mode.width && $0.height < mode.height && (mode.readout == "unknown" || $0.width * 2 >= mode.width)
             }
             for output in outputs {
                 let crop = aspectCrop(mode.crop, to: output)

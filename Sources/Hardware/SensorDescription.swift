@@ -50,7 +50,8 @@ public struct SensorDescription: Hashable, Sendable, Codable {
         public var width: Int
         public var height: Int
         public var bitDepth: Int
-        /// "full", "binned" (2×2) or "cropped".
+        /// "full", "binned" (2×2) or "cropped"; "unknown" for the one mode assumed for a sensor
+        /// without a database entry (its pipeline scales to any size).
         public var readout: String
         /// The area of the pixel array this mode reads, before binning.
         public var crop: PixelRect
@@ -97,7 +98,7 @@ extension SensorDescription {
         // The fastest rate the camera allows: 1 / FrameDurationLimits minimum (µs); 30 fps if unknown.
         let shortestFrame = controlInfo[ControlName.frameDurationLimits]?.minimum?.doubleValue ?? 0
         let full = Mode(width: info.pixelArraySize.width, height: info.pixelArraySize.height, bitDepth: 0,
-                        readout: "full",
+                        readout: "unknown",
                         crop: PixelRect(x: 0, y: 0, width: info.pixelArraySize.width, height: info.pixelArraySize.height),
                         maximumFps: shortestFrame > 0 ? 1e6 / shortestFrame : 30, hdr: nil, readoutMilliseconds: nil,
                         binningFactor: nil)

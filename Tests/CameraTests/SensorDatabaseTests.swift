@@ -42,6 +42,10 @@ import Testing
     #expect(s.lens == nil && s.colourCalibration == nil && s.afSystem == "none")
     #expect(s.notes?.first?.contains("unknown sensor") == true)
     #expect(try database().sensor(model: "imx999") == nil)
+    // Every generic size below the assumed mode is offered, however much smaller (vimc, USB cameras).
+    #expect(FormatTable.formats(sensor: s, controlInfo: controls).map(\.size) == [
+        PixelSize(width: 640, height: 480), PixelSize(width: 1280, height: 720), PixelSize(width: 1920, height: 1080),
+        PixelSize(width: 2000, height: 1500)])
 }
 
 @Test func aBrokenDatabaseFileIsAnErrorNamingIt() throws {
@@ -65,7 +69,8 @@ import Testing
     #expect(described.product == "unknown" && described.model == "imx296")
     let controller = try CameraController(device: device, sensor: described, loop: loop)
     let format = try #require(controller.formats.last)
-    #expect(controller.formats.map(\.label) == ["1280x720@60", "1456x1088@60"])  // one assumed full-array mode
+    // One assumed full-array mode, scaled by the pipeline to the generic sizes below it.
+    #expect(controller.formats.map(\.label) == ["640x480@60", "1280x720@60", "1456x1088@60"])
     #expect(format.size == PixelSize(width: 1456, height: 1088) && format.horizontalFieldOfViewDegrees == nil)
     #expect(abs(format.maximumFps - 60.38) < 0.1)  // from FrameDurationLimits
     #expect(controller.afSystem == "none")
