@@ -78,6 +78,7 @@ extension Supervisor {
             fields.append(("free", ValueParser.formatNumber(Double(free) / 1e9) + "GB"))
         }
         fields.append(("uptime", ValueParser.formatNumber(uptime.secondsValue) + "s"))
+        if let startupWarning { fields.append(("warning", startupWarning)) }
         return .ok(fields)
     }
 }

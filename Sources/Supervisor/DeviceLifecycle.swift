@@ -73,17 +73,22 @@ extension Supervisor {
             controller.bracketBuffersPerStream = service.bracketBuffersPerStream
         }
         startStabilization(sensor: controller.sensor, format: controller.activeFormat)
-        // Defaults the camera cannot do (focus on a fixed-focus sensor) are left alone; a value the
-        // user chose (config file, saved settings) that the camera refuses stops the start.
-        var keys = Set(settings.keys).subtracting(Stabilization.settingKeys)
-        if controller.afSystem == "none" && settings["focus.mode"] == SettingsSchema.definition("focus.mode")?.defaultValue
-            && settings["focus.lens"] == SettingsSchema.definition("focus.lens")?.defaultValue {
-            keys.subtract(["focus.mode", "focus.lens"])
-        }
+        // Defaults the camera cannot do (focus on a fixed-focus sensor) are left alone. Saved settings
+        // the camera refuses (saved with another camera) give way to the config file and defaults,
+        // so the console stays reachable to fix them; a config-file value it refuses stops the start.
         do throws(ConsoleError) {
-            try applyToCamera(changedKeys: keys, settings: settings)
+            try applyToCamera(changedKeys: startupKeys(controller), settings: settings)
         } catch {
-            throw StartupError("settings: \(error.message)")
+            guard !settingsBeforeRestore.isEmpty else { throw StartupError("settings: \(error.message)") }
+            let reverted = revertSavedSettings()
+            let note = "saved settings not applied (\(error.message)); using the config file and defaults for \(reverted.joined(separator: ", ")) (set them again and save, or reset)"
+            log.warning(note)
+            startupWarning = note
+            do throws(ConsoleError) {
+                try applyToCamera(changedKeys: startupKeys(controller), settings: settings)
+            } catch {
+                throw StartupError("settings: \(error.message)")
+            }
         }
         // Stabilization settings depend on the IMU being healthy now: a refusal is logged, never fatal.
         for key in Stabilization.settingKeys where settings[key] != SettingsSchema.definition(key)?.defaultValue {
@@ -99,6 +104,17 @@ extension Supervisor {
         } catch {
             throw StartupError("camera \(device.info.model): cannot start streaming: \(error)")
         }
+    }
+
+    /// The settings applied at start: all but stabilization's, and without focus on a fixed-focus
+    /// camera while focus is at its defaults.
+    private func startupKeys(_ controller: CameraController) -> Set<String> {
+        var keys = Set(settings.keys).subtracting(Stabilization.settingKeys)
+        if controller.afSystem == "none" && settings["focus.mode"] == SettingsSchema.definition("focus.mode")?.defaultValue
+            && settings["focus.lens"] == SettingsSchema.definition("focus.lens")?.defaultValue {
+            keys.subtract(["focus.mode", "focus.lens"])
+        }
+        return keys
     }
 
     /// Every streaming frame: video stabilization follows it, the viewfinder shows it.

@@ -52,8 +52,20 @@ extension Supervisor {
         do { saved = try store.load([String: String].self, from: StateStore.File.settings) }
         catch { log.warning("saved settings ignored: \(error)"); return }
         for (key, value) in (saved ?? [:]).sorted(by: { $0.key < $1.key }) {
-            do throws(ConsoleError) { settings[key] = try SettingsSchema.validate(key: key, value: value) }
-            catch { log.warning("saved setting \(key) ignored: \(error.message)") }
+            do throws(ConsoleError) {
+                let valid = try SettingsSchema.validate(key: key, value: value)
+                if settingsBeforeRestore[key] == nil { settingsBeforeRestore[key] = settings[key] }
+                settings[key] = valid
+            } catch { log.warning("saved setting \(key) ignored: \(error.message)") }
         }
+    }
+
+    /// Puts back the values the saved settings replaced (the config file's, or the defaults), after
+    /// the camera refused them (another camera than the one they were saved with); returns the keys.
+    func revertSavedSettings() -> [String] {
+        let keys = settingsBeforeRestore.keys.sorted()
+        for key in keys { settings[key] = settingsBeforeRestore[key] ?? SettingsSchema.definition(key)?.defaultValue }
+        settingsBeforeRestore = [:]
+        return keys
     }
 }

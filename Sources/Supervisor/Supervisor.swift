@@ -20,6 +20,10 @@ public final class Supervisor {
     public let log: Logger
     public private(set) var state: State = .created
     public internal(set) var settings: [String: String] = SettingsSchema.defaults
+    /// What the saved settings (`save`) replaced at start: their config-file or default values.
+    var settingsBeforeRestore: [String: String] = [:]
+    /// Something at start that did not go as configured, shown by `status` until the next start.
+    var startupWarning: String?
     let startedAt: MonotonicTime
     var commands = CommandTable<CommandContext>()
     private var sessions: [Int: ConsoleSession] = [:]

@@ -93,3 +93,32 @@ private final class MemoryStorage: Storage {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["settings.json"])
     }
 }
+
+/// Settings saved with one camera can be refused by another (a swapped module). The supervisor
+/// still starts, with the config file and defaults for those keys, and says so; the console stays
+/// reachable to fix them. A config-file value the camera refuses still stops the start.
+@Suite(.serialized) struct SavedSettingsFallbackTests {
+    @Test func savedSettingsTheCameraRefusesGiveWayAndStatusSaysSo() throws {
+        let state = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let saved = #"{"exposure.iso": "12800", "exposure.mode": "custom", "wb.mode": "daylight"}"#
+        try Data(saved.utf8).write(to: URL(fileURLWithPath: state + "/settings.json"))
+        let board = try SimulatedBoardHarness { $0.state = state }
+        #expect(board.logLines.contains { $0.contains("saved settings not applied") && $0.contains("12800") }, "\(board.logLines)")
+        #expect(board.reply("get exposure.mode") == "ok exposure.mode=auto")
+        #expect(board.reply("get exposure.iso") == "ok exposure.iso=100")
+        #expect(board.reply("get wb.mode") == "ok wb.mode=auto", "every saved key gives way, not only the refused one")
+        let status = board.reply("status")
+        #expect(status.contains("warning=\"saved settings not applied"), "\(status)")
+        #expect(board.reply("set exposure.mode auto").hasPrefix("ok "), "the console works")
+    }
+
+    @Test func savedSettingsTheCameraTakesApplyAsBefore() throws {
+        let state = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        try Data(#"{"exposure.iso": "400", "exposure.mode": "custom"}"#.utf8).write(to: URL(fileURLWithPath: state + "/settings.json"))
+        let board = try SimulatedBoardHarness { $0.state = state }
+        #expect(board.reply("get exposure.iso") == "ok exposure.iso=400")
+        #expect(!board.reply("status").contains("warning="))
+    }
+}
