@@ -119,6 +119,7 @@ extension Supervisor {
 
     /// Every streaming frame: video stabilization follows it, the viewfinder shows it.
     func streamingFrameCompleted(_ completed: CompletedRequest, _ frame: FrameState) {
+        captureService?.frameArrived()
         stabilizeVideo(frameTime: frame.sensorTimestamp)
         showOnViewfinder(completed, frame)
     }

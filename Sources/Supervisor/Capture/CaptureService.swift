@@ -65,6 +65,10 @@ final class CaptureService {
     private(set) var bracketsFailed = 0
     private(set) var running: Running?
     private var waitingButton: (BracketPlan, CaptureTrigger)?
+    /// A capture asked for before the camera's first frame (just after start), and its time limit.
+    private var waitingForFirstFrame: (plan: BracketPlan, trigger: CaptureTrigger, at: MonotonicTime, timeout: ScheduledWork)?
+    /// How long a capture waits for the camera's first frame before it fails.
+    var firstFrameWait: Duration = .seconds(2)
 
     /// One bracket in progress.
     final class Running {
@@ -148,9 +152,13 @@ final class CaptureService {
     // MARK: Start
 
     /// Starts `plan`. Refused with `busy` while a bracket runs, except a queued button press, which
-    /// starts when the running one ends. Returns the reply fields.
+    /// starts when the running one ends. Before the camera's first frame it waits for that frame
+    /// (at most `firstFrameWait`). `admitted`: triggered before a stop began (still runs while
+    /// stopping); `triggeredAt`: when a console command asked for it, if earlier than now. Returns
+    /// the reply fields.
     @discardableResult
-    func start(_ plan: BracketPlan, trigger: CaptureTrigger) throws(ConsoleError) -> [(String, String)] {
+    func start(_ plan: BracketPlan, trigger: CaptureTrigger, admitted: Bool = false,
+               triggeredAt: MonotonicTime? = nil) throws(ConsoleError) -> [(String, String)] {
         if running != nil {
             if case .button(_, true) = trigger, waitingButton == nil {
                 waitingButton = (plan, trigger)
@@ -159,10 +167,22 @@ final class CaptureService {
             throw ConsoleError(.busy, "a bracket is running (\(running?.id ?? running?.plan.summary ?? "")); wait for bracket.done")
         }
         guard let host, let camera = host.camera else { throw ConsoleError(.unsupported, "no camera") }
-        guard host.acceptsCaptures else { throw ConsoleError(.busy, "stopping: no new brackets") }
+        guard host.acceptsCaptures || admitted else { throw ConsoleError(.busy, "stopping: no new brackets") }
         guard camera.isStreaming else { throw ConsoleError(.device, "the camera is not streaming (disconnected?)") }
+        if waitingForFirstFrame != nil {
+            throw ConsoleError(.busy, "a capture is waiting for the camera's first frame; wait for bracket.started")
+        }
+        if camera.latest == nil {
+            // Just started: nothing metered yet. The capture starts with the first frame.
+            let bound = LoopBound(self, loop: loop)
+            let limit = firstFrameWait
+            let timeout = loop.schedule(after: limit) { bound.value.firstFrameNeverCame(after: limit) }
+            waitingForFirstFrame = (plan, trigger, loop.now(), timeout)
+            host.beginWork("bracket")
+            return [("bracket", "waiting"), ("for", "first frame")]
+        }
         let triggerTime: MonotonicTime
-        if case .button(let edge, _) = trigger { triggerTime = edge } else { triggerTime = loop.now() }
+        if case .button(let edge, _) = trigger { triggerTime = edge } else { triggerTime = triggeredAt ?? loop.now() }
         let (raw, still) = outputs(camera)
         if host.settings["capture.format"] == "dng" && !raw {
             throw ConsoleError(.unsupported, "capture.format dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
@@ -208,6 +228,29 @@ final class CaptureService {
                                           ("lag.ms", String(format: "%.3f", lag.milliseconds))]
         host.broadcast(ConsoleEvent("bracket.started", fields.dropFirst().map { $0 } + [("trigger", triggerName(trigger))]))
         return fields
+    }
+
+    /// Called for every streaming frame: starts a capture that was waiting for the first one.
+    func frameArrived() {
+        guard let (plan, trigger, askedAt, timeout) = waitingForFirstFrame else { return }
+        timeout.cancel()
+        waitingForFirstFrame = nil
+        defer { host?.endWork("bracket") }
+        do { try start(plan, trigger: trigger, admitted: true, triggeredAt: askedAt) } catch {
+            host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0"),
+                                                            ("trigger", triggerName(trigger))]))
+            onPattern?(.error)
+        }
+    }
+
+    private func firstFrameNeverCame(after limit: Duration) {
+        guard let (_, trigger, _, _) = waitingForFirstFrame else { return }
+        waitingForFirstFrame = nil
+        bracketsFailed += 1
+        host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", "no frame from the camera within \(limit) of the trigger"),
+                                                        ("kept", "0"), ("trigger", triggerName(trigger))]))
+        onPattern?(.error)
+        host?.endWork("bracket")
     }
 
     private func triggerName(_ trigger: CaptureTrigger) -> String {
