@@ -44,11 +44,28 @@ extension Supervisor {
                 do {
                     guard let button = context.supervisor.devices.simulation?.button else { return .err(.unsupported, "not a simulated board") }
                     try button(args[0], duration)
+                    // A stop (quit, end of piped input) waits until the gesture has been decided,
+                    // so `printf 'button press\n' | tripod run` still captures.
+                    let supervisor = context.supervisor
+                    supervisor.beginWork("button")
+                    let bound = LoopBound(supervisor, loop: supervisor.loop)
+                    let settle = supervisor.buttonGestureSettle
+                    supervisor.loop.schedule(after: (duration ?? .zero) + settle) { bound.value.endWork("button") }
                     return .ok([("button", args[0])])
                 } catch {
                     return .err(.badValue, "\(error)")
                 }
             })
         }
+    }
+}
+
+extension Supervisor {
+    /// Time after a simulated press or hold by which the button logic has decided what it was:
+    /// the debounce window, the double-press window and the long-press threshold, plus 200 ms.
+    var buttonGestureSettle: Duration {
+        let c = ButtonSettings.configuration(from: settings)
+        let ms = c.debounceWindowMilliseconds + c.doublePressWindowMilliseconds + c.longPressThresholdMilliseconds + 200
+        return .milliseconds(Int64(ms.rounded(.up)))
     }
 }

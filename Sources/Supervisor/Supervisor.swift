@@ -31,6 +31,8 @@ public final class Supervisor {
     /// Reasons work is in progress (a running bracket); stop waits until this is empty.
     private var workInProgress: [String: Int] = [:]
     private var exitCode: Int32 = 0
+    /// When the stop began: a button press from before it still captures.
+    private(set) var stopRequestedAt: MonotonicTime?
     /// Device state that commands and `status` read.
     var runtime = DeviceRuntime()
     /// The camera, once started.
@@ -100,6 +102,7 @@ public final class Supervisor {
         loop.preconditionInEventLoop()
         guard state != .stopping && state != .stopped else { return }
         self.exitCode = exitCode
+        stopRequestedAt = loop.now()
         state = .stopping
         log.notice("stopping: \(reason)")
         notifyServiceManager([.stopping, .status("stopping: \(reason)")])
@@ -116,6 +119,9 @@ public final class Supervisor {
     }
 
     public var isBusy: Bool { !workInProgress.isEmpty }
+
+    /// True while work of this kind is in progress.
+    func isWorking(on reason: String) -> Bool { workInProgress[reason] != nil }
 
     private func finishStopIfIdle() {
         guard state == .stopping, workInProgress.isEmpty else { return }

@@ -38,3 +38,19 @@ import Testing
         #expect(board.reply("status").contains("brackets=\"0 saved, 1 failed\""))
     }
 }
+
+/// `printf 'button press\n' | tripod run`: the input ends (a stop) before the simulated gesture has
+/// been decided; the stop waits for it and the press still captures.
+@Test func aSimulatedPressJustBeforeAStopStillCaptures() throws {
+    let board = try SimulatedBoardHarness(kind: .serial)
+    #expect(board.send("button press").contains("ok button=press"))
+    board.loop.perform { board.supervisor.requestStop(reason: "end of console input") }
+    board.loop.advance(by: .seconds(3), inStepsOf: .milliseconds(10), draining: board.supervisor)
+    #expect(board.stoppedWith == 0)
+    let lines = board.output.take()
+    #expect(lines.contains { $0.hasPrefix("event bracket.done ") }, "\(lines)")
+    let captures = board.directory.appendingPathComponent("captures")
+    let sidecars = FileManager.default.enumerator(atPath: captures.path)?.compactMap { $0 as? String }
+        .filter { $0.hasSuffix(".json") && $0.contains("TRP_") } ?? []
+    #expect(sidecars.count == 1, "\(sidecars)")
+}

@@ -92,7 +92,10 @@ extension Supervisor {
                 return
             }
             do throws(ConsoleError) {
-                try service.start(plan, trigger: .button(edge: command.edgeTimestamp, queued: command.wasQueued))
+                // A press made before a stop began, or one of a simulated gesture the stop waits
+                // for (`button press` just before the end of piped input), still captures.
+                let beforeStop = (stopRequestedAt.map { command.edgeTimestamp < $0 } ?? false) || isWorking(on: "button")
+                try service.start(plan, trigger: .button(edge: command.edgeTimestamp, queued: command.wasQueued), admitted: beforeStop)
             } catch {
                 buttonCaptureFailed(command, error.message)
             }
