@@ -58,3 +58,16 @@ import Testing
     #expect(sidecar.result.status == .complete && sidecar.frames.count == 1)
     #expect(sidecar.frames.first?.actual == nil)
 }
+
+/// A half press holds what can be held: on a camera without exposure controls it leaves the
+/// exposure alone instead of failing to lock it.
+@Test func aHalfPressOnACameraWithoutExposureControlsLocksNothingItCannot() throws {
+    for exposureControl in [false, true] {
+        let rig = try CaptureRig(exposureControl: exposureControl)
+        try rig.button.toggleHalfPress()
+        let lines = rig.settle(until: { $0.event("button.half") != nil }, limit: .seconds(1))
+        #expect(lines.event("button.half") != nil, "\(lines)")
+        let mode = rig.send("get exposure.mode").last ?? ""
+        #expect(mode.hasPrefix(exposureControl ? "ok exposure.mode=locked" : "ok exposure.mode=auto"), "\(mode)")
+    }
+}

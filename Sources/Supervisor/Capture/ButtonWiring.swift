@@ -116,11 +116,12 @@ extension Supervisor {
         }
     }
 
-    /// Half press: holds the current exposure (exposure.mode locked) and, with AF, the current lens
-    /// position (focus.lens + focus.mode locked); the previous values return on release.
+    /// Half press: holds the current exposure (exposure.mode locked) when the camera has exposure
+    /// controls and a metered frame, and, with AF, the current lens position (focus.lens +
+    /// focus.mode locked); the previous values return on release. What cannot be held is left alone.
     private func lockForHalfPress(_ service: CaptureService) {
         guard service.halfPressSaved.isEmpty, let camera else { return }
-        var changes: [(String, String)] = [("exposure.mode", "locked")]
+        var changes: [(String, String)] = camera.controlsExposure && camera.latest?.exposure != nil ? [("exposure.mode", "locked")] : []
         if camera.afSystem != "none", let lens = camera.latest?.lensPositionDioptres {
             changes = [("focus.lens", ValueParser.formatNumber(lens)), ("focus.mode", "locked")] + changes
         }
