@@ -94,7 +94,10 @@ extension CameraController {
         case .auto:
             lockedExposure = nil
         case .locked:
-            guard let held = latest?.exposure else { throw CameraError(.notReady, "exposure: lock needs a frame; start streaming first") }
+            guard let held = latest?.exposure else {
+                throw CameraError(.notReady, latest == nil ? "exposure: lock needs a frame; start streaming first"
+                                  : "exposure: lock needs a frame that reports its ExposureTime and AnalogueGain; the latest did not")
+            }
             lockedExposure = (held.durationMicroseconds, held.gain, exposureBiasEV)
         case .custom(let duration, let iso):
             let durations = format.minimumExposureMicroseconds...format.maximumExposureMicroseconds

@@ -145,15 +145,23 @@ public final class CameraController {
         allocatedBuffers = allocated
         try device.start(controls: supported(controlsForNextRequest()))
         isStreaming = true
-        holdsRegularRequests = false
+        streamingGeneration += 1
         for _ in 0..<regularRequestLimit { try queueRegularRequest() }
     }
+
+    /// Counts `startStreaming`s: a bracket started on one generation must not go on in the next
+    /// (another format, other buffers).
+    public private(set) var streamingGeneration = 0
 
     /// Stops streaming; requests in flight complete as cancelled.
     public func stopStreaming() {
         guard isStreaming else { return }
         isStreaming = false
         device.stop()
+        // The requests in flight complete cancelled; the next start begins afresh.
+        regularInFlight = []
+        holdsRegularRequests = false
+        allocatedBuffers = [:]
         // Buffers still referenced block the next configure (libcamera refuses to reconfigure
         // while the caller holds frame buffers): let go of the last frame and tell the viewers.
         latestRequest = nil

@@ -44,6 +44,9 @@ extension Supervisor {
                 catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, error.message) }
             }
         }
+        if changedKeys.contains("format"), let running = captureService?.running {
+            throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); change the format after bracket.done")
+        }
         do {
             if changedKeys.contains("format"), let format = s["format"] {
                 try camera.selectFormat(format)

@@ -81,14 +81,15 @@ extension Supervisor {
         } catch {
             guard !settingsBeforeRestore.isEmpty else { throw StartupError("settings: \(error.message)") }
             let reverted = revertSavedSettings()
-            let note = "saved settings not applied (\(error.message)); using the config file and defaults for \(reverted.joined(separator: ", ")) (set them again and save, or reset)"
-            log.warning(note)
-            startupWarning = note
             do throws(ConsoleError) {
                 try applyToCamera(changedKeys: startupKeys(controller), settings: settings)
             } catch {
+                // Not the saved settings' fault: the config file (or a default) is refused.
                 throw StartupError("settings: \(error.message)")
             }
+            let note = "saved settings not applied (\(error.message)); using the config file and defaults for \(reverted.joined(separator: ", ")) (set them again and save, or reset)"
+            log.warning(note)
+            startupWarning = note
         }
         // Stabilization settings depend on the IMU being healthy now: a refusal is logged, never fatal.
         for key in Stabilization.settingKeys where settings[key] != SettingsSchema.definition(key)?.defaultValue {

@@ -58,3 +58,25 @@ private func limitedRig(buffers: Int, bracketBuffers: Int) throws -> Rig {
     #expect(log.states.count >= 10, "regular streaming is back: \(log.states.count) frames")
     #expect(rig.camera.requestsWaiting + 1 >= 3, "the regular requests are refilled")
 }
+
+/// A restart (a format change) while a bracket waits for a buffer: streaming comes back with its
+/// usual regular requests, and the bracket fails instead of finishing on the new format.
+@Test func aRestartWhileABracketWaitsForABufferEndsTheBracketAndStreamsNormally() throws {
+    let rig = try limitedRig(buffers: 4, bracketBuffers: 0)
+    let log = BracketLog()
+    let engine = try BracketEngine(controller: rig.controller, plan: try .evPreset(count: 5, stepEV: 1),
+                                   onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
+    try engine.start()
+    #expect(engine.statistics.requestsQueued == 0 && engine.statistics.bufferWaits == 1, "every buffer is taken: it waits")
+    #expect(rig.controller.holdsRegularRequests)
+    try rig.controller.selectFormat("1")  // restarts streaming
+    #expect(!rig.controller.holdsRegularRequests)
+    #expect(rig.camera.requestsWaiting <= rig.controller.regularRequestLimit, "regular requests queued once, not twice")
+    rig.loop.advance(by: .seconds(1))
+    let reason = try #require(log.reason, "\(String(describing: log.outcome))")
+    #expect(reason.contains("restarted"), "\(reason)")
+    #expect(log.frames.isEmpty)
+    let frames = rig.recordFrames()
+    rig.loop.advance(by: .milliseconds(200))
+    #expect(frames.states.count >= 5, "streaming goes on: \(frames.states.count)")
+}

@@ -41,7 +41,7 @@ private func vimcLikeRig() throws -> Rig {
 
 @Test func aSingleCaptureTakesTheNextFrameOfItsOwnRequestAndReportsNoSettings() throws {
     let rig = try vimcLikeRig()
-    let queuedBefore = rig.controller.lastQueuedCookie
+    let sequenceBefore = try #require(rig.controller.latest?.sequence)
     let (engine, log) = try runBracket(rig, .single)
     guard case .complete(let stats)? = log.outcome else { Issue.record("not complete: \(String(describing: log.outcome))"); return }
     #expect(!engine.confirmsSettings)
@@ -49,7 +49,11 @@ private func vimcLikeRig() throws -> Rig {
     let frame = try #require(log.frames.first)
     #expect(log.frames.count == 1)
     #expect(frame.actualExposureMicroseconds == nil && frame.actualGain == nil && !frame.isClamped)
-    #expect(frame.request.cookie > queuedBefore, "the frame is from the bracket's own request, not an earlier one")
+    // The next frame the sensor made after the capture's request: no earlier frame is relabelled,
+    // and it is not a later one either (nothing to wait for: no settings change).
+    #expect(frame.request.sequence > sequenceBefore, "a frame from after the capture was asked for")
+    #expect(frame.request.sequence <= sequenceBefore + UInt64(rig.controller.requestsInFlight) + 1,
+            "the request queued behind the regular ones in flight, not later")
     #expect(frame.request.metadata[ControlName.exposureTime] == nil)
     #expect(stats.requestsQueued == 1 && stats.framesSkipped == 0)
 }

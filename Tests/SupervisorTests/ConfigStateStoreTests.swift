@@ -101,7 +101,7 @@ private final class MemoryStorage: Storage {
     @Test func savedSettingsTheCameraRefusesGiveWayAndStatusSaysSo() throws {
         let state = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let saved = #"{"exposure.iso": "12800", "exposure.mode": "custom", "wb.mode": "daylight"}"#
+        let saved = #"{"exposure.iso": "12800", "exposure.mode": "custom", "wb.gains": "1.5,1.5", "wb.mode": "gains"}"#
         try Data(saved.utf8).write(to: URL(fileURLWithPath: state + "/settings.json"))
         let board = try SimulatedBoardHarness { $0.state = state }
         #expect(board.logLines.contains { $0.contains("saved settings not applied") && $0.contains("12800") }, "\(board.logLines)")

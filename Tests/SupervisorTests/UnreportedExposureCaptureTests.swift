@@ -71,3 +71,29 @@ import Testing
         #expect(mode.hasPrefix(exposureControl ? "ok exposure.mode=locked" : "ok exposure.mode=auto"), "\(mode)")
     }
 }
+
+/// Changing the format restarts the camera; during a bracket that would cut it off, so it is refused.
+@Test func theFormatCannotChangeWhileABracketRuns() throws {
+    let rig = try CaptureRig()
+    #expect(rig.send("bracket manual 1/2@100 1/2@100").contains { $0.hasPrefix("ok bracket=started") })
+    let refused = rig.send("set format 1").last ?? ""
+    #expect(refused.hasPrefix("err busy ") && refused.contains("after bracket.done"), "\(refused)")
+    let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
+    #expect(lines.event("bracket.done") != nil, "\(lines)")
+    #expect(rig.send("set format 1").last?.hasPrefix("ok ") == true)
+}
+
+/// When the first request has to wait for a free buffer, the shutter lag runs until it is queued.
+@Test func shutterLagIncludesAWaitForAFreeBuffer() throws {
+    let rig = try CaptureRig(maximumBufferCount: 4) { $0.bracketBuffersPerStream = 0 }
+    let camera = try #require(rig.supervisor.camera)
+    #expect(camera.bracketBuffersAvailable == 0, "the regular requests hold every buffer")
+    rig.button.press()
+    let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
+    let started = try #require(lines.event("bracket.started"), "\(lines)")
+    #expect(started.contains("lag.ms=pending"), "\(started)")
+    let done = try #require(lines.event("bracket.done"), "\(lines)")
+    let lag = try #require(SimulatedBoardHarness.field("lag.ms", in: done).flatMap(Double.init))
+    #expect(lag >= 1, "a frame time or more of waiting: \(done)")
+    #expect(rig.supervisor.shutterLags?.count == 1)
+}

@@ -112,6 +112,9 @@ public final class BracketEngine {
     public private(set) var steps: [ResolvedStep]
     /// Counters so far.
     public private(set) var statistics = Statistics()
+    /// Called once, on the loop, when the first request is handed to the camera (within `start()`
+    /// unless it had to wait for a buffer): the end of shutter lag.
+    public var onFirstRequestQueued: ((MonotonicTime) -> Void)?
     /// True once `onFinish` has run.
     public private(set) var isFinished = false
 
@@ -148,6 +151,7 @@ public final class BracketEngine {
         self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
         self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
         confirmsSettings = controller.controlsExposure
+        generation = controller.streamingGeneration
         let format = controller.activeFormat.format
         let range = format.minimumExposureMicroseconds...max(format.maximumExposureMicroseconds, format.minimumExposureMicroseconds)
         resolveRange = range
@@ -185,6 +189,8 @@ public final class BracketEngine {
     }
 
     private let metered: (microseconds: Int, gain: Double)
+    /// The controller's streaming generation the bracket was resolved for.
+    private let generation: Int
     private let resolveRange: ClosedRange<Int>
 
     /// Queues the first burst. Throws when the camera refuses the first request (nothing queued).
@@ -270,8 +276,11 @@ public final class BracketEngine {
         } catch let error as HardwareError where error.kind == .busy {
             planned.insert(item, at: 0)
             statistics.bufferWaits += 1
-            holdingRegularRequests = true
-            controller.holdsRegularRequests = true
+            // Held regular requests free processed-stream buffers; a raw-only bracket gains nothing.
+            if roles?.contains(controller.processedRole) ?? true {
+                holdingRegularRequests = true
+                controller.holdsRegularRequests = true
+            }
             guard bufferRetry == nil else { return nil }
             let bound = LoopBound(self, loop: controller.loop)
             bufferRetry = controller.loop.schedule(after: .microseconds(controller.activeFormat.minimumFrameDurationMicroseconds)) {
@@ -300,13 +309,20 @@ public final class BracketEngine {
     }
 
     private func queue(_ step: ResolvedStep) throws -> UInt64 {
+        guard controller.isStreaming, controller.streamingGeneration == generation else {
+            throw CameraError(.notReady, "the camera stopped or restarted (a format change?) mid-bracket")
+        }
         let bound = LoopBound(self, loop: controller.loop)
         let controls = confirmsSettings ? stepControls(step) : [:]
         let cookie = try controller.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
         outstanding.insert(cookie)
         statistics.requestsQueued += 1
         statistics.maximumOutstanding = max(statistics.maximumOutstanding, outstanding.count)
-        if statistics.firstRequestQueuedAt == nil { statistics.firstRequestQueuedAt = controller.loop.now() }
+        if statistics.firstRequestQueuedAt == nil {
+            let now = controller.loop.now()
+            statistics.firstRequestQueuedAt = now
+            onFirstRequestQueued?(now)
+        }
         return cookie
     }
 

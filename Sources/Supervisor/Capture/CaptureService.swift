@@ -202,6 +202,14 @@ final class CaptureService {
                                        onFinish: { bound.value.engineFinished($0, in: current) })
             running = current
             current.engine = engine
+            let isButton: Bool
+            if case .button = trigger { isButton = true } else { isButton = false }
+            engine.onFirstRequestQueued = { queuedAt in
+                // Usually within start(); later when the first request waited for a free buffer.
+                let lag = ShutterLag(edge: triggerTime, firstRequestQueued: queuedAt)
+                current.lag = lag.duration
+                if isButton { bound.value.lags.record(lag) }
+            }
             try engine.start()
         } catch let error as CameraError {
             running = nil
@@ -210,10 +218,8 @@ final class CaptureService {
             running = nil
             throw ConsoleError(.device, "bracket: \(error)")
         }
-        let queuedAt = engine.statistics.firstRequestQueuedAt ?? loop.now()
-        let lag = ShutterLag(edge: triggerTime, firstRequestQueued: queuedAt)
-        current.lag = lag.duration
-        if case .button = trigger { lags.record(lag) }
+        // nil while the first request waits for a buffer: the sidecar then counts to the first frame.
+        let lagText = current.lag.map { String(format: "%.3f", Double($0.nanoseconds) / 1e6) } ?? "pending"
         host.beginWork("bracket")
         onPattern?(.busy)
         if case .console = trigger { onBracketStarted?(trigger) }
@@ -221,11 +227,11 @@ final class CaptureService {
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
         let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
                                                                       rgbSize: still ? camera.activeFormat.format.size : nil),
-                                 startTime: Date(), startMonotonic: triggerTime, shutterLag: lag.duration)
+                                 startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag)
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
         let fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
-                                          ("lag.ms", String(format: "%.3f", lag.milliseconds))]
+                                          ("lag.ms", lagText)]
         host.broadcast(ConsoleEvent("bracket.started", fields.dropFirst().map { $0 } + [("trigger", triggerName(trigger))]))
         return fields
     }
