@@ -30,11 +30,16 @@ public final class CameraController {
     /// fewer than asked: libcamera's vimc always gives 4).
     public private(set) var allocatedBuffers: [StreamRole: Int] = [:]
     /// Regular requests actually kept in flight: `requestsInFlight`, fewer when the camera gave
-    /// fewer buffers than asked, so that `bracketBuffersPerStream` (or all but one) stay free.
+    /// fewer buffers than asked, so that `bracketBuffersPerStream` stay free, but never fewer than
+    /// `minimumRegularRequests` (nor than the buffers allow).
     public var regularRequestLimit: Int {
         guard let processed = allocatedBuffers[processedRole] else { return max(requestsInFlight, 1) }
-        return max(1, min(requestsInFlight, processed - bracketBuffersPerStream))
+        let floor = min(Self.minimumRegularRequests, requestsInFlight, processed)
+        return max(floor, 1, min(requestsInFlight, processed - bracketBuffersPerStream))
     }
+    /// V4L2 capture drivers start streaming only once this many buffers are queued (videobuf2's
+    /// `min_buffers_needed`: 2 in vimc's capture node); with fewer, no frame ever comes.
+    public static let minimumRegularRequests = 2
     /// Buffers of the bracket's streams not used by regular requests (the fewest over the
     /// processed and raw streams): what bracket requests can have in flight, before viewers hold any.
     public var bracketBuffersAvailable: Int {

@@ -30,6 +30,10 @@ public final class SimulatedCamera: CameraDevice {
     /// shim's "no free buffer" (buffers an application still holds after completion are not
     /// modelled). nil (the default): what is asked, and no buffer accounting.
     public var maximumBufferCount: Int?
+    /// Requests that must be queued at once before the first frame (videobuf2's
+    /// `min_buffers_needed`; vimc's capture node needs 2). Until then the sensor waits.
+    public var minimumQueuedToStart = 1
+    private var sensorRunning = false
     /// What the camera looks at; tests may change it while streaming.
     public var scene: SimulatedScene
     /// The sensor mode chosen by the last `configure`.
@@ -112,6 +116,7 @@ public final class SimulatedCamera: CameraDevice {
         model.apply(controls, atFrame: 0, immediately: true)
         self.model = model
         streaming = true
+        sensorRunning = false
         framesProduced = 0
         scheduleFrame(at: loop.now())
     }
@@ -197,6 +202,13 @@ public final class SimulatedCamera: CameraDevice {
                 return
             }
             stalledUntil = nil
+        }
+        if !sensorRunning {
+            guard waiting.count >= minimumQueuedToStart else {
+                scheduleFrame(at: now + .milliseconds(1))  // the driver has not started streaming yet
+                return
+            }
+            sensorRunning = true
         }
         let sequence = framesProduced
         framesProduced += 1

@@ -18,6 +18,8 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var exposureControl = true
     /// Buffers per stream at most for cameras it opens (`SimulatedCamera.maximumBufferCount`).
     public var maximumBufferCount: Int?
+    /// Requests queued at once before the first frame (`SimulatedCamera.minimumQueuedToStart`).
+    public var minimumQueuedToStart = 1
     /// The camera most recently opened, for tests and fault injection.
     public private(set) var openedCamera: SimulatedCamera?
 
@@ -64,6 +66,7 @@ public final class SimulatedCameraProvider: CameraProvider {
         let camera = SimulatedCamera(info: info, sensor: sensor, loop: loop, motion: motion, scene: scene, seed: seed)
         camera.exposureControl = exposureControl
         camera.maximumBufferCount = maximumBufferCount
+        camera.minimumQueuedToStart = minimumQueuedToStart
         openedCamera = camera
         return camera
     }

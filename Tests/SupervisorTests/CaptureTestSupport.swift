@@ -17,7 +17,8 @@ final class CaptureRig {
     let session: ConsoleSession
 
     /// `exposureControl` false gives a camera without exposure controls or metadata, and
-    /// `maximumBufferCount` one that gives at most that many buffers per stream (vimc: both, 4).
+    /// `maximumBufferCount` one that gives at most that many buffers per stream and starts only
+    /// with two requests queued (vimc: both, 4).
     init(capacityBytes: Int64? = nil, exposureControl: Bool = true, maximumBufferCount: Int? = nil,
          configure: (CaptureService) -> Void = { _ in }) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -33,6 +34,7 @@ final class CaptureRig {
         provider = SimulatedCameraProvider(loop: loop, sensor: sensor)
         provider.exposureControl = exposureControl
         provider.maximumBufferCount = maximumBufferCount
+        if maximumBufferCount != nil { provider.minimumQueuedToStart = 2 }  // as vimc's capture node
         let devices = BoardDevices(board: board, cameraProvider: provider, sensors: ["imx708": sensor], imu: nil,
                                    shutter: button.shutter, halfPress: button.halfPress, led: led, display: NullDisplay(),
                                    storage: storage)

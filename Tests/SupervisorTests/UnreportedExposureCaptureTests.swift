@@ -50,7 +50,7 @@ import Testing
     let rig = try CaptureRig(exposureControl: false, maximumBufferCount: 4)
     let camera = try #require(rig.supervisor.camera)
     #expect(camera.allocatedBuffers[.stillCapture] == 4)
-    #expect(camera.regularRequestLimit == 1)
+    #expect(camera.regularRequestLimit == 2)
     rig.button.press()
     let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
     #expect(lines.event("bracket.done") != nil, "\(lines)")
@@ -96,4 +96,16 @@ import Testing
     let lag = try #require(SimulatedBoardHarness.field("lag.ms", in: done).flatMap(Double.init))
     #expect(lag >= 1, "a frame time or more of waiting: \(done)")
     #expect(rig.supervisor.shutterLags?.count == 1)
+}
+
+/// vimc's capture node starts only with two buffers queued: regular streaming must keep two
+/// requests in flight even when buffers are short, or no frame ever comes (the virtual board
+/// found this).
+@Test func aVimcLikeCameraStreamsRegularFramesWithoutAnyCapture() throws {
+    let rig = try CaptureRig(exposureControl: false, maximumBufferCount: 4)
+    let camera = try #require(rig.supervisor.camera)
+    #expect(camera.regularRequestLimit == 2 && camera.bracketBuffersAvailable == 2)
+    rig.settle(.milliseconds(200))
+    let status = rig.send("status").joined()
+    #expect(status.contains("frame="), "regular frames arrive: \(status)")
 }

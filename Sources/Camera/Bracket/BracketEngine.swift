@@ -136,6 +136,10 @@ public final class BracketEngine {
     private var resumeWork: ScheduledWork?
     private var bufferRetry: ScheduledWork?
     private var holdingRegularRequests = false
+    /// True when the window is smaller than a burst: regular requests are held for the whole
+    /// bracket, so its requests reach the sensor back to back and each step's settings land on a
+    /// bracket frame, not on a regular one between them.
+    private var holdsForWholeBracket = false
 
     /// An engine for `plan` on `controller` (streaming). Steps are resolved now from the exposure
     /// settings (custom, locked) or the latest frame's exposure (auto). `onFrame` gets each kept frame, `onFinish` the outcome, both on the loop.
@@ -203,6 +207,12 @@ public final class BracketEngine {
         timeout = controller.loop.schedule(after: deadline) {
             bound.value.fail("timeout: the bracket did not complete within \(deadline) (\(bound.value.matched.filter { !$0 }.count) step(s) missing)")
         }
+        if confirmsSettings, maximumRequestsInFlight < steps.count + pipelineDelayFrames,
+           roles?.contains(controller.processedRole) ?? true {
+            holdsForWholeBracket = true
+            holdingRegularRequests = true
+            controller.holdsRegularRequests = true
+        }
         do {
             try queueBurst(from: 0)
         } catch {
@@ -264,7 +274,7 @@ public final class BracketEngine {
                 lastQueued = step
             }
         }
-        if planned.isEmpty { releaseRegularRequests() }
+        if planned.isEmpty && !holdsForWholeBracket { releaseRegularRequests() }
     }
 
     /// Queues `step`; when the camera has no free buffer (busy), puts `item` back first in line,
