@@ -219,6 +219,7 @@ extension CameraController {
             longest = max(longest, Int64(duration))
         }
         c[ControlName.frameDurationLimits] = .int64Array([activeFormat.minimumFrameDurationMicroseconds, longest])
+        if let zoom = zoomControl { c[ControlName.scalerCrop] = zoom }
         if let gains = lockedGains {
             c[ControlName.awbEnable] = .bool(false)
             c[ControlName.colourGains] = .floatArray([Float(gains.red), Float(gains.blue)])

@@ -82,6 +82,10 @@ public final class CameraController {
     /// Exposure held by `.locked` (µs, analogue gain) and the bias when it was locked.
     var lockedExposure: (durationMicroseconds: Int, gain: Double, biasEV: Double)?
     var lockedGains: WhiteBalanceGains?
+    /// Digital zoom factor (set with `setZoom`, CameraController+Zoom.swift); 1 = the whole field.
+    public internal(set) var zoomFactor = 1.0
+    /// True once a zoom other than 1 was set: ScalerCrop is sent from then on.
+    var zoomApplied = false
     var pendingAfTrigger = false
 
     private var nextCookie: UInt64 = 1
@@ -123,6 +127,9 @@ public final class CameraController {
                   iso >= f.minimumISO - 1e-9, iso <= f.maximumISO + 1e-9 else {
                 throw CameraError(.outOfRange, "format \(f.label): the custom exposure \(duration) us ISO \(iso) is outside its ranges; change the exposure first")
             }
+        }
+        if zoomFactor > 1, zoomFactor > (selection.format.maximumZoom ?? 1) + 1e-9 {
+            throw CameraError(.outOfRange, "format \(selection.format.label): zoom \(FormatTable.number(zoomFactor, digits: 2))x is beyond its maximum \(FormatTable.number(selection.format.maximumZoom ?? 1, digits: 2))x; set zoom 1 first")
         }
         let wasStreaming = isStreaming
         if wasStreaming { stopStreaming() }

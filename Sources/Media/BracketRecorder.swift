@@ -60,14 +60,16 @@ public final class BracketRecorder {
                                  clampedSettings: clampedSettings ?? !mismatches.isEmpty, mismatches: mismatches,
                                  sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, sensorSequence: frame.sequence,
                                  files: written, stabilization: stabilization)
-        sidecar.frames.append(record)
+        var withCrop = record
+        if case .rectangle(let crop)? = frame.metadata[ControlName.scalerCrop] { withCrop.scalerCrop = crop }
+        sidecar.frames.append(withCrop)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start
         }
         do { try writeSidecar() } catch let error as HardwareError {
             throw storageFailure(error, while: "writing the sidecar after frame \(frameIndex + 1)")
         }
-        return record
+        return withCrop
     }
 
     /// Marks the bracket complete and writes the final sidecar. A storage error marks it failed instead.

@@ -1,4 +1,5 @@
 import Foundation
+import Hardware
 
 /// The sidecar JSON written once per bracket, next to its frames (`TRP_000123.json`).
 public struct BracketSidecar: Hashable, Sendable, Codable {
@@ -94,6 +95,10 @@ public struct FrameRecord: Hashable, Sendable, Codable {
     public var files: [FileRecord]
     /// Filled by the stabilization issue; nil until then.
     public var stabilization: StabilizationRecord?
+    /// The ISP crop the processed stream (the JPEG) used, in sensor pixels (libcamera ScalerCrop
+    /// metadata: zoom and video stabilization); nil when the camera does not report it. The DNG is
+    /// the whole sensor mode.
+    public var scalerCrop: PixelRect?
 
     /// A frame record from its parts (the store makes these).
     public init(index: Int, requested: FrameSettings, actual: FrameSettings?, clampedSettings: Bool, mismatches: [String],

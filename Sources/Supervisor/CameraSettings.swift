@@ -53,6 +53,9 @@ extension Supervisor {
                 stabilization?.formatChanged(camera.activeFormat)
                 restartVideoStabilization()
             }
+            if changedKeys.contains("zoom"), let zoom = s["zoom"] {
+                try camera.setZoom(Double(zoom) ?? 1)
+            }
             if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
                 try camera.setExposure(try exposureMode(s))
             }

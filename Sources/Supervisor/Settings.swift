@@ -19,6 +19,8 @@ public struct SettingDefinition: Sendable {
         case milliseconds(ClosedRange<Int>)
         /// A shutter-button action: capture, bracket:<preset>, record, af or none.
         case buttonAction
+        /// A zoom factor ("2", "2x", "1.5"), at least 1; the format's maximum is checked when applied.
+        case zoom
     }
 
     public var key: String
@@ -62,6 +64,12 @@ public struct SettingDefinition: Sendable {
             return "\(ms)ms"
         case .buttonAction:
             return try ButtonSettings.normaliseAction(text, key: key)
+        case .zoom:
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if t.hasSuffix("x") { t.removeLast() }
+            guard let v = Double(t), v.isFinite else { throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a zoom factor; e.g. 2 or 1.5x") }
+            guard v >= 1, v <= 64 else { throw ConsoleError(.outOfRange, "\(key) \(text) must be from 1 (the whole field) up to the format's maximum (see formats)") }
+            return ValueParser.formatNumber(v)
         }
     }
 
@@ -80,6 +88,7 @@ public struct SettingDefinition: Sendable {
         case .format: return "index or WxH@fps"
         case .milliseconds(let range): return "\(range.lowerBound)…\(range.upperBound) ms"
         case .buttonAction: return ButtonSettings.actionForms
+        case .zoom: return "1 (whole field) … the format's maximum, e.g. 2 or 1.5x"
         }
     }
 }
@@ -88,6 +97,7 @@ public struct SettingDefinition: Sendable {
 public enum SettingsSchema {
     public static let all: [SettingDefinition] = [
         .init(key: "format", kind: .format, summary: "active camera format (see formats)", defaultValue: "0"),
+        .init(key: "zoom", kind: .zoom, summary: "digital zoom factor through ScalerCrop (processed frames and JPEG; not DNG)", defaultValue: "1"),
         .init(key: "exposure.mode", kind: .choice(["auto", "locked", "custom"]), summary: "auto exposure, held, or custom duration+ISO", defaultValue: "auto"),
         .init(key: "exposure.duration", kind: .duration, summary: "custom exposure duration", defaultValue: "1/60"),
         .init(key: "exposure.iso", kind: .iso, summary: "custom ISO (100 × analogue gain)", defaultValue: "100"),

@@ -45,7 +45,8 @@ extension Supervisor {
         guard let planner = videoCropPlanner, let stabilization, let motion else { return }
         guard let crop = planner.push(frameTime: frameTime, orientation: motion.orientation).last,
               let rect = stabilization.scalerCrop(for: crop) else { return }
-        camera?.streamingControls[ControlName.scalerCrop] = .rectangle(rect)
+        // Zoom crops within the stabilized field about its centre, keeping the shift whole.
+        camera?.streamingControls[ControlName.scalerCrop] = .rectangle(camera?.zoomed(rect) ?? rect)
     }
 
     /// The gate a capture runs its frames through: lens stabilization for brackets, automatic still

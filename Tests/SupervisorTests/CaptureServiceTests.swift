@@ -175,3 +175,15 @@ import Testing
     #expect(rig.send("status").joined().contains("bracket.max=1"))
     #expect(rig.send("bracket ev 3 1").contains { $0.hasPrefix("err out-of-range") })
 }
+
+@Test func aZoomedCaptureRecordsItsCropInTheSidecar() throws {
+    let rig = try CaptureRig()
+    #expect(rig.send("set zoom 2").last == "ok zoom=2")
+    rig.settle(.milliseconds(200))
+    _ = rig.send("capture")
+    let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
+    #expect(lines.event("bracket.done") != nil, "\(lines)")
+    let field = try #require(rig.supervisor.camera?.activeFormat.format.sensorCrop)
+    let crop = try #require(try rig.sidecars().first?.frames.first?.scalerCrop)
+    #expect(abs(crop.width * 2 - field.width) <= 2 && abs(crop.height * 2 - field.height) <= 2, "\(crop) of \(field)")
+}

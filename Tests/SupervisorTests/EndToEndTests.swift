@@ -225,3 +225,29 @@ import Testing
         #expect(board.reply("set exposure.duration 1/60") == "ok exposure.duration=1/60 exposure.mode=custom")
     }
 }
+
+@Suite(.serialized) struct ZoomWiringTests {
+    @Test func zoomIsASettingThatCropsFramesAndTheCapturesRecordTheirCrop() throws {
+        let board = try SimulatedBoardHarness()
+        board.advance(.milliseconds(300))
+        #expect(board.reply("set zoom 2x") == "ok zoom=2")
+        #expect(board.reply("get zoom") == "ok zoom=2")
+        #expect(board.reply("set zoom 0.5").hasPrefix("err out-of-range "))
+        let beyond = board.reply("set zoom 60")
+        #expect(beyond.hasPrefix("err out-of-range ") && beyond.contains("outside 1..."), "\(beyond)")
+        #expect(board.reply("get zoom") == "ok zoom=2", "a refused value is not stored")
+        board.advance(.milliseconds(300))
+        let field = try #require(board.supervisor.camera?.activeFormat.format.sensorCrop)
+        guard case .rectangle(let crop)? = board.supervisor.camera?.latestRequest?.metadata[ControlName.scalerCrop] else {
+            Issue.record("no ScalerCrop in the frame metadata"); return
+        }
+        #expect(abs(crop.width * 2 - field.width) <= 2, "\(crop) of \(field)")
+        // With video stabilization on, the zoom crops within the stabilized field.
+        #expect(board.reply("set stabilization.video standard") == "ok stabilization.video=standard")
+        board.advance(.milliseconds(300))
+        guard case .rectangle(let stabilized)? = board.supervisor.camera?.streamingControls[ControlName.scalerCrop] else {
+            Issue.record("no stabilization crop"); return
+        }
+        #expect(stabilized.width * 2 < field.width, "zoomed inside the stabilization margin: \(stabilized)")
+    }
+}
