@@ -90,6 +90,7 @@ extension Supervisor {
         status.focusMode = settings["focus.mode"] == "locked" ? "MF" : (settings["focus.mode"] == "auto" ? "AF-S" : "AF-C")
         status.lensPositionDioptres = frame.lensPositionDioptres
         status.format = camera?.activeFormat.format.label ?? ""
+        status.zoomFactor = camera?.zoomFactor
         if let us = frame.frameDurationMicroseconds, us > 0 { status.framesPerSecond = 1e6 / Double(us) }
         if let running = captureService?.running, running.plan.steps.count > 1 {
             let index = min(running.framesSaved, running.plan.steps.count - 1)

@@ -47,7 +47,8 @@ public enum StatusText {
         let exposureLine = [ae, exposure(s.exposureDurationMicroseconds), iso,
                             ev(s.exposureBiasEV) + "EV", whiteBalance(s.whiteBalance, compact: compact)]
             .joined(separator: compact ? " " : "  ")
-        let focusLine = [focus(s.focusMode, s.lensPositionDioptres), s.format, fps(s.framesPerSecond)]
+        let zoom = s.zoomFactor.flatMap { $0 > 1.0001 ? String(format: "%.1fx", $0) : nil } ?? ""
+        let focusLine = [focus(s.focusMode, s.lensPositionDioptres), s.format, fps(s.framesPerSecond), zoom]
             .filter { !$0.isEmpty }.joined(separator: compact ? " " : "  ")
         var info: [String] = []
         if let b = s.bracket { info.append("BRK \(b.index)/\(b.count) \(ev(b.evOffset))EV") }

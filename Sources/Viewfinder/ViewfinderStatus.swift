@@ -19,6 +19,8 @@ public struct ViewfinderStatus: Sendable, Equatable {
     public var format: String = ""
     /// Frames per second being delivered.
     public var framesPerSecond: Double?
+    /// Digital zoom factor; shown only above 1 ("2.0x").
+    public var zoomFactor: Double?
     /// A bracket in progress: frame `index` (1-based) of `count`, with its EV offset.
     public var bracket: BracketProgress?
     /// Stabilization: nil when off.

@@ -85,6 +85,12 @@ import Testing
         #expect(compact.bottom == ["AF-C 1.25D RAW12 4608x2592 30fps", "BRK 2/5 -1.0EV IS ON IMU OK 800Hz"])
         let full = StatusText.lines(TestScene.status, sizeClass: .full)
         #expect(full.bottom[0] == "BRK 2/5 -1.0EV   STAB ON roll -1.2deg margin 35%   IMU OK 800Hz")
+        // Zoom shows only above 1.
+        var zoomed = TestScene.status
+        zoomed.zoomFactor = 1
+        #expect(StatusText.lines(zoomed, sizeClass: .compact).bottom[0] == "AF-C 1.25D RAW12 4608x2592 30fps")
+        zoomed.zoomFactor = 2
+        #expect(StatusText.lines(zoomed, sizeClass: .compact).bottom[0] == "AF-C 1.25D RAW12 4608x2592 30fps 2.0x")
     }
 
     @Test func overlaysOffLeaveTheScaledFrameUntouched() throws {
