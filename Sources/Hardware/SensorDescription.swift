@@ -39,6 +39,9 @@ public struct SensorDescription: Hashable, Sendable, Codable {
     public var lensPositionDefaultDioptres: Double?
     /// Where a value is unverified or estimated, a note says so (free text, one fact per line).
     public var notes: [String]?
+    /// True for `SensorDescription.unknown(...)`: assumed from what libcamera reports, with no
+    /// database entry behind it (who made the camera is not known). Absent in database files.
+    public var assumed: Bool? = nil
 
     public struct Lens: Hashable, Sendable, Codable {
         public var focalLengthMillimetres: Double
@@ -117,6 +120,7 @@ extension SensorDescription {
             colourCalibration: nil, lensPositionDefaultDioptres: lens?.defaultValue?.doubleValue,
             notes: ["unknown sensor '\(info.model)': no database entry; gain, exposure and lens limits are "
                     + "libcamera's, control delays (2 frames) and ISO = 100 x gain are assumed, one full-array "
-                    + "mode at 1/FrameDurationLimits-min fps is assumed, bit depth, lens and colour calibration are unknown"])
+                    + "mode at 1/FrameDurationLimits-min fps is assumed, bit depth, lens and colour calibration are unknown"],
+            assumed: true)
     }
 }

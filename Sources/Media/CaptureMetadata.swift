@@ -21,8 +21,14 @@ public struct CameraIdentity: Hashable, Sendable, Codable {
         self.focalLengthMillimetres = focalLengthMillimetres; self.fNumber = fNumber
     }
 
-    /// From a sensor database entry: model "Product (sensor)", lens from its stock lens.
+    /// From a sensor database entry: model "Product (sensor)", lens from its stock lens. A camera
+    /// without an entry (`sensor.assumed`) is not labelled with a maker it may not have: make
+    /// "unknown", model "<libcamera model> (no sensor database entry)".
     public init(sensor: SensorDescription, make: String = "Raspberry Pi") {
+        if sensor.assumed == true {
+            self.init(make: "unknown", model: "\(sensor.model) (no sensor database entry)", uniqueCameraModel: "unknown \(sensor.model)")
+            return
+        }
         self.init(make: make, model: "\(sensor.product) (\(sensor.model))",
                   uniqueCameraModel: "\(make) \(sensor.model)",
                   focalLengthMillimetres: sensor.lens?.focalLengthMillimetres, fNumber: sensor.lens?.fNumber)

@@ -37,6 +37,8 @@ import Testing
                     ControlName.exposureTime: ControlInfo(name: ControlName.exposureTime, minimum: .int32(10), maximum: .int32(5_000_000), defaultValue: nil)]
     let s = SensorDescription.unknown(info: info, controlInfo: controls)
     #expect(s.model == "imx999" && s.product == "unknown")
+    let entry = try database().sensor(model: "imx708")
+    #expect(s.assumed == true && entry != nil && entry?.assumed == nil)
     #expect(s.analogueGainMaximum == 8 && s.exposureMaximumMicroseconds == 5_000_000)
     #expect(s.pixelSizeMicrometres == 2.0)
     #expect(s.lens == nil && s.colourCalibration == nil && s.afSystem == "none")

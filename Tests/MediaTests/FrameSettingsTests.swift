@@ -34,3 +34,13 @@ import Testing
         #expect(exif.exifDateString == "1970:01:01 00:00:00")
     }
 }
+
+@Suite struct CameraIdentityTests {
+    @Test func aCameraWithoutADatabaseEntryIsNotLabelledWithAMaker() {
+        let info = CameraInfo(id: "platform/vimc.0 Sensor B", model: "Sensor B", location: .back,
+                              pixelArraySize: PixelSize(width: 4096, height: 2160), unitCellSizeNanometres: nil)
+        let identity = CameraIdentity(sensor: .unknown(info: info, controlInfo: [:]))
+        #expect(identity.make == "unknown" && identity.model == "Sensor B (no sensor database entry)")
+        #expect(identity.focalLengthMillimetres == nil && identity.fNumber == nil)
+    }
+}

@@ -44,4 +44,5 @@ listed="$(sed -n 's/.*"bytes" : \([0-9]*\).*/\1/p' "$sidecar" | head -n1)"
 [ "$listed" = "$(wc -c < "$dir/$name" | tr -d ' ')" ] || { echo "$name has $(wc -c < "$dir/$name") bytes, the sidecar says $listed"; exit 1; }
 [ "$(head -c 3 "$dir/$name" | od -An -tx1 | tr -d ' \n')" = "ffd8ff" ] || { echo "$name does not start like a JPEG"; exit 1; }
 ! grep -q '"actual"' "$sidecar" || { echo "the sidecar claims actual settings vimc never reported"; exit 1; }
+grep -q '"make" : "unknown"' "$sidecar" || { echo "the sidecar names a maker for vimc, which has no sensor database entry"; exit 1; }
 echo "press -> $(basename "$sidecar" .json) complete with $name ($listed bytes, settings unreported), trigger stamped at the edge ($stamp ns in [$before, $after])"
