@@ -84,8 +84,6 @@ public final class CameraController {
     var lockedGains: WhiteBalanceGains?
     /// Digital zoom factor (set with `setZoom`, CameraController+Zoom.swift); 1 = the whole field.
     public internal(set) var zoomFactor = 1.0
-    /// True once a zoom other than 1 was set: ScalerCrop is sent from then on.
-    var zoomApplied = false
     var pendingAfTrigger = false
 
     private var nextCookie: UInt64 = 1

@@ -48,14 +48,21 @@ extension Supervisor {
             throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); change the format after bracket.done")
         }
         do {
+            // A format checks the zoom in force: a lower zoom goes first (`reset` from a zoom the new
+            // format cannot take), a higher one after the format (its maximum is the new format's).
+            let newZoom = changedKeys.contains("zoom") ? Double(s["zoom"] ?? "1") ?? 1 : nil
+            let previousZoom = camera.zoomFactor
+            let zoomFirst = newZoom.map { $0 < previousZoom } ?? false
+            if zoomFirst, let zoom = newZoom { try camera.setZoom(zoom) }
             if changedKeys.contains("format"), let format = s["format"] {
-                try camera.selectFormat(format)
+                do { try camera.selectFormat(format) } catch {
+                    if zoomFirst { try? camera.setZoom(previousZoom) }  // nothing changes when refused
+                    throw error
+                }
                 stabilization?.formatChanged(camera.activeFormat)
                 restartVideoStabilization()
             }
-            if changedKeys.contains("zoom"), let zoom = s["zoom"] {
-                try camera.setZoom(Double(zoom) ?? 1)
-            }
+            if !zoomFirst, let zoom = newZoom { try camera.setZoom(zoom) }
             if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
                 try camera.setExposure(try exposureMode(s))
             }

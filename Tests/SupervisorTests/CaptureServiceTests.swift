@@ -187,3 +187,41 @@ import Testing
     let crop = try #require(try rig.sidecars().first?.frames.first?.scalerCrop)
     #expect(abs(crop.width * 2 - field.width) <= 2 && abs(crop.height * 2 - field.height) <= 2, "\(crop) of \(field)")
 }
+
+/// A DNG-only bracket longer than the request window still gets its frames back to back (regular
+/// requests are held for it like any other), so it costs steps + pipeline delay frames.
+@Test func aRawOnlyBracketLongerThanTheWindowRunsBackToBack() throws {
+    let rig = try CaptureRig()
+    #expect(rig.send("set capture.format dng").last == "ok capture.format=dng")
+    _ = rig.send("bracket ev 9 1")
+    let lines = rig.settle(until: { $0.event("bracket.done") != nil || $0.event("bracket.failed") != nil })
+    let done = try #require(lines.event("bracket.done"), "\(lines)")
+    #expect(done.contains("frames=9") && done.contains("sensor.frames=11"), "\(done)")
+}
+
+/// Brackets frame the zoomed field (the whole field at zoom 1), not the moving video-stabilization
+/// crop of the viewfinder.
+@Test func withStabilizationOnABracketUsesTheZoomCropNotTheMovingOne() throws {
+    for zoom in ["1", "2"] {
+        let board = try SimulatedBoardHarness(kind: .serial)
+        #expect(board.reply("set zoom \(zoom)") == "ok zoom=\(zoom)")
+        #expect(board.reply("sim motion handheld 5") == "ok motion=handheld amplitude=5")
+        board.advance(.seconds(1))
+        #expect(board.reply("set stabilization.video standard") == "ok stabilization.video=standard")
+        board.loop.advance(by: .milliseconds(500), inStepsOf: .milliseconds(10), draining: board.supervisor)
+        let camera = try #require(board.supervisor.camera)
+        guard case .rectangle(let moving)? = camera.streamingControls[ControlName.scalerCrop] else {
+            Issue.record("video stabilization sends no crop"); return
+        }
+        #expect(moving != camera.zoomCrop, "the viewfinder's crop is the stabilized one")
+        #expect(board.reply("capture").hasPrefix("ok "))
+        for _ in 0..<30 where !board.output.lines.joined().contains("bracket.done") {
+            board.loop.advance(by: .milliseconds(100), inStepsOf: .milliseconds(10), draining: board.supervisor)
+        }
+        let captures = board.directory.appendingPathComponent("captures")
+        let sidecar = try #require(FileManager.default.enumerator(atPath: captures.path)?.compactMap { $0 as? String }
+            .first { $0.hasSuffix(".json") && $0.contains("TRP_") }, "\(board.output.lines)")
+        let record = try BracketSidecar.decode(Array(Data(contentsOf: captures.appendingPathComponent(sidecar))))
+        #expect(record.frames.first?.scalerCrop == camera.zoomCrop, "zoom \(zoom)")
+    }
+}

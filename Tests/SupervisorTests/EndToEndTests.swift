@@ -251,3 +251,20 @@ import Testing
         #expect(stabilized.width * 2 < field.width, "zoomed inside the stabilization margin: \(stabilized)")
     }
 }
+
+extension ZoomWiringTests {
+    /// `reset` from a zoom the default format cannot take: the zoom goes back first, then the format.
+    @Test func resetFromADeepZoomOnAnotherFormatWorks() throws {
+        let board = try SimulatedBoardHarness()
+        #expect(board.reply("set format 3").hasPrefix("ok format=3"))
+        let top = try #require(board.supervisor.camera?.maximumZoomFactor)
+        let first = try #require(board.supervisor.camera?.formats.first?.maximumZoom)
+        try #require(top > first + 1, "format 3 zooms further than format 0")
+        #expect(board.reply("set zoom \(Int(first) + 1)").hasPrefix("ok zoom="))
+        #expect(board.reply("set format 0").hasPrefix("err out-of-range "), "refused while the zoom is beyond it")
+        #expect(board.reply("reset").hasPrefix("ok "))
+        #expect(board.reply("get zoom") == "ok zoom=1")
+        #expect(board.reply("get format") == "ok format=0")
+    }
+}
+

@@ -138,11 +138,9 @@ public final class BracketEngine {
         timeout = controller.loop.schedule(after: deadline) {
             bound.value.fail("timeout: the bracket did not complete within \(deadline) (\(bound.value.matched.filter { !$0 }.count) step(s) missing)")
         }
-        if confirmsSettings, maximumRequestsInFlight < steps.count + pipelineDelayFrames,
-           roles?.contains(controller.processedRole) ?? true {
+        if confirmsSettings, maximumRequestsInFlight < steps.count + pipelineDelayFrames {
             holdsForWholeBracket = true
-            holdingRegularRequests = true
-            controller.holdsRegularRequests = true
+            holdRegularRequests()
         }
         do {
             try queueBurst(from: 0)
@@ -205,7 +203,9 @@ public final class BracketEngine {
                 lastQueued = step
             }
         }
-        if planned.isEmpty && !holdsForWholeBracket { releaseRegularRequests() }
+        // Released once all is queued, or while the gate makes the bracket wait (the viewfinder
+        // goes on meanwhile; `resume` holds again).
+        if planned.isEmpty && (!holdsForWholeBracket || resumeWork != nil) { releaseRegularRequests() }
     }
 
     /// Queues `step`; when the camera has no free buffer (busy), puts `item` back first in line,
@@ -218,10 +218,7 @@ public final class BracketEngine {
             planned.insert(item, at: 0)
             statistics.bufferWaits += 1
             // Held regular requests free processed-stream buffers; a raw-only bracket gains nothing.
-            if roles?.contains(controller.processedRole) ?? true {
-                holdingRegularRequests = true
-                controller.holdsRegularRequests = true
-            }
+            if roles?.contains(controller.processedRole) ?? true { holdRegularRequests() }
             guard bufferRetry == nil else { return nil }
             let bound = LoopBound(self, loop: controller.loop)
             bufferRetry = controller.loop.schedule(after: .microseconds(controller.activeFormat.minimumFrameDurationMicroseconds)) {
@@ -234,6 +231,11 @@ public final class BracketEngine {
         }
     }
 
+    private func holdRegularRequests() {
+        holdingRegularRequests = true
+        controller.holdsRegularRequests = true
+    }
+
     private func releaseRegularRequests() {
         guard holdingRegularRequests else { return }
         holdingRegularRequests = false
@@ -242,6 +244,7 @@ public final class BracketEngine {
 
     private func resume(_ indices: [Int]) {
         resumeWork = nil
+        if holdsForWholeBracket { holdRegularRequests() }
         let wanted = indices.filter { !matched[$0] }
         planned += wanted.map { .step($0) }
         if let last = wanted.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
