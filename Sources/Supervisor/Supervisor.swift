@@ -67,6 +67,7 @@ public final class Supervisor {
         registerPersistenceCommands()
         registerSimulationCommands()
         registerCaptureCommands()
+        registerIMUCommands()
     }
 
     /// A handle for callbacks from other threads.

@@ -172,3 +172,11 @@ final class ScriptedGate: BracketFrameGate {
     #expect(log.frames.map(\.index).sorted() == Array(0..<9))
     #expect(log.frames.allSatisfy { !$0.isClamped && abs(Double(($0.actualExposureMicroseconds ?? 0) - $0.requested.exposureMicroseconds)) <= 0.02 * Double($0.requested.exposureMicroseconds) })
 }
+
+/// A typed count is bounded before anything is made from it (the console fuzzer found
+/// `bracket ev 99999999999999998 1` allocating an array of that many biases).
+@Test func anAbsurdPresetCountIsRefusedBeforeAnythingIsAllocated() throws {
+    let error = #expect(throws: CameraError.self) { try BracketPlan.evPreset(count: 99_999_999_999_999_998, stepEV: 1) }
+    #expect(error?.kind == .outOfRange && error?.message.contains("more than \(BracketPlan.maximumSteps)") == true)
+    #expect(try BracketPlan.evPreset(count: BracketPlan.maximumSteps, stepEV: 0.5).steps.count == BracketPlan.maximumSteps)
+}

@@ -223,6 +223,7 @@ import Testing
         let refused = board.reply("set focus.mode auto")
         #expect(refused.hasPrefix("err unsupported ") && refused.contains("fixed focus"), "\(refused)")
         #expect(board.reply("set exposure.duration 1/60") == "ok exposure.duration=1/60 exposure.mode=custom")
+        #expect(board.reply("imu") == "err unsupported this board has no IMU")
     }
 }
 

@@ -17,6 +17,9 @@ public struct BracketPlan: Hashable, Sendable {
     public var summary: String
     /// The steps, in the order they are captured.
     public var steps: [BracketStep]
+    /// Steps a plan may have at most (a capture's memory budget usually allows fewer; the engine
+    /// checks that). Bounds what a typed count can make before anything else looks at it.
+    public static let maximumSteps = 256
     /// For "auto-range": how it extends itself after the first steps.
     public var autoRange: AutoRangePolicy?
 
@@ -33,6 +36,9 @@ public struct BracketPlan: Hashable, Sendable {
     /// `ev 4 1` = 0, −1, +1, −2.
     public static func evPreset(count: Int, stepEV: Double) throws -> BracketPlan {
         guard count >= 1 else { throw CameraError(.outOfRange, "bracket ev: count \(count) must be at least 1") }
+        guard count <= maximumSteps else {
+            throw CameraError(.outOfRange, "bracket ev: count \(count) is more than \(maximumSteps) frames")
+        }
         guard stepEV > 0, stepEV <= 4 else { throw CameraError(.outOfRange, "bracket ev: step \(stepEV) EV must be in (0, 4]") }
         return BracketPlan(kind: "ev", summary: "bracket ev \(count) \(format(stepEV))",
                            steps: evPresetBiases(count: count, stepEV: stepEV).map { .evBias($0) })

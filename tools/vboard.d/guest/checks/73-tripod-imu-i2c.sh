@@ -14,7 +14,10 @@ sleep 2
 tripod_status
 reg() { /bin/i2cget -y "$VBOARD_I2C_BUS" "$VBOARD_IMU_ADDR" "$1"; }
 pwr="$(reg 0x6b)"; fifo_en="$(reg 0x23)"; user="$(reg 0x6a)"; int_en="$(reg 0x38)"
+gyro_cfg="$(reg 0x1b)"; accel_cfg="$(reg 0x1c)"
+tripod_ctl imu > /tmp/tripod-imu 2>&1 || true
 stop_tripod
+cat /tmp/tripod-imu
 echo "PWR_MGMT_1=$pwr FIFO_EN=$fifo_en USER_CTRL=$user INT_ENABLE=$int_en"
 second="$(sed -n 's/.* imu.samples=\([0-9]*\).*/\1/p' /tmp/tripod-status)"
 echo "imu.samples: $first, then $second 2 s later; $(grep -o ' imu.still=[^ ]* imu.rate=[^ ]*' /tmp/tripod-status)"
@@ -24,4 +27,25 @@ grep -q ' imu="[^"]*unavailable' /tmp/tripod-status && { echo "tripod's I2C IMU 
   || { echo "the chip's registers do not hold the driver's configuration"; exit 1; }
 [ -n "$first" ] && [ -n "$second" ] && [ "$second" -gt "$first" ] \
   || { echo "no samples from the FIFO records i2c-stub returns (imu.samples $first -> $second)"; exit 1; }
-echo "MPU-6050 over i2c-dev: identified, configured (FIFO on, gyro PLL, interrupts), samples $first -> $second from I2C-block FIFO reads"
+# The decoded sample equals the preset record at the ranges the driver configured (board orientation
+# XYZ: chip axes are camera axes): accel = raw × range/32768 × g; gyro + bias = raw × range/32768.
+verdict="$(awk -v imu="$(cat /tmp/tripod-imu)" -v acfg="$((accel_cfg))" -v gcfg="$((gyro_cfg))" \
+  -v araw="$FIFO_ACCEL_RAW" -v graw="$FIFO_GYRO_RAW" 'BEGIN {
+    n = split(imu, f, " "); for (i = 1; i <= n; i++) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
+    if (v["accel"] == "" || v["gyro"] == "") { print "the imu reply has no sample: " imu; exit }
+    # (busybox awk has no ^: the full-scale ranges by FS_SEL/AFS_SEL, bits 4:3)
+    split("2 4 8 16", as, " "); split("250 500 1000 2000", gs, " ")
+    arange = as[int(acfg / 8) % 4 + 1]; grange = gs[int(gcfg / 8) % 4 + 1]
+    split(araw, ar, " "); split(graw, gr, " "); split(v["accel"], a, ","); split(v["gyro"], g, ",")
+    if (v["bias"] != "none") split(v["bias"], b, ","); else { b[1] = 0; b[2] = 0; b[3] = 0 }
+    for (i = 1; i <= 3; i++) {
+      ea = ar[i] * arange / 32768 * 9.80665; eg = gr[i] * grange / 32768
+      da = a[i] - ea; if (da < 0) da = -da; ta = 0.01 * (ea < 0 ? -ea : ea) + 0.01
+      dg = g[i] + b[i] - eg; if (dg < 0) dg = -dg; tg = 0.01 * (eg < 0 ? -eg : eg) + 0.01
+      if (da > ta) { printf "accel axis %d is %s m/s2, expected %.3f\n", i, a[i], ea; exit }
+      if (dg > tg) { printf "gyro axis %d is %s+%s deg/s, expected %.3f\n", i, g[i], b[i], eg; exit }
+    }
+    printf "ok accel +-%dg, gyro +-%d deg/s\n", arange, grange
+  }')"
+case "$verdict" in ok*) echo "sample matches the preset record: $verdict" ;; *) echo "$verdict"; exit 1 ;; esac
+echo "MPU-6050 over i2c-dev: identified, configured, samples $first -> $second from I2C-block FIFO reads, values match the preset record (${verdict#ok })"
