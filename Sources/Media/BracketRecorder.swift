@@ -56,20 +56,19 @@ public final class BracketRecorder {
             throw storageFailure(error, while: "writing frame \(frameIndex + 1)")
         }
         let mismatches = actual.map { requested.mismatches(actual: $0) } ?? []
-        let record = FrameRecord(index: frameIndex, requested: requested, actual: actual,
+        var record = FrameRecord(index: frameIndex, requested: requested, actual: actual,
                                  clampedSettings: clampedSettings ?? !mismatches.isEmpty, mismatches: mismatches,
                                  sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, sensorSequence: frame.sequence,
                                  files: written, stabilization: stabilization)
-        var withCrop = record
-        if case .rectangle(let crop)? = frame.metadata[ControlName.scalerCrop] { withCrop.scalerCrop = crop }
-        sidecar.frames.append(withCrop)
+        if case .rectangle(let crop)? = frame.metadata[ControlName.scalerCrop] { record.scalerCrop = crop }
+        sidecar.frames.append(record)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start
         }
         do { try writeSidecar() } catch let error as HardwareError {
             throw storageFailure(error, while: "writing the sidecar after frame \(frameIndex + 1)")
         }
-        return withCrop
+        return record
     }
 
     /// Marks the bracket complete and writes the final sidecar. A storage error marks it failed instead.

@@ -78,8 +78,9 @@ public final class SimulatedCamera: CameraDevice {
     static let exposureControlNames: Set<String> = [ControlName.aeEnable, ControlName.exposureTime, ControlName.analogueGain,
                                                     ControlName.exposureValue, ControlName.digitalGain, ControlName.aeLocked]
 
-    private func withoutHiddenControls<V>(_ list: [String: V]) -> [String: V] {
-        exposureControl ? list : list.filter { !Self.exposureControlNames.contains($0.key) }
+    /// `list` without the exposure names when `hidden` (default: when the camera lacks exposure control).
+    private func withoutHiddenControls<V>(_ list: [String: V], hidden: Bool? = nil) -> [String: V] {
+        (hidden ?? !exposureControl) ? list.filter { !Self.exposureControlNames.contains($0.key) } : list
     }
 
     public func streamFormats(for role: StreamRole) throws -> [StreamFormat] {
@@ -280,8 +281,7 @@ public final class SimulatedCamera: CameraDevice {
                 : renderer.processed(planes, size: size, format: stream.pixelFormat, frame: p)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
-                                metadata: reportsExposureMetadata ? withoutHiddenControls(metadata)
-                                    : metadata.filter { !Self.exposureControlNames.contains($0.key) },
+                                metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),
                                 buffers: buffers)
     }
 

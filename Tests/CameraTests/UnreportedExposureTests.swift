@@ -60,6 +60,7 @@ private func vimcLikeRig() throws -> Rig {
 
 @Test func exposureBracketsAreRefusedUpFrontOnACameraThatCannotVaryExposure() throws {
     let rig = try vimcLikeRig()
+    // Refused by the engine's initialiser, so before anything could be queued.
     for plan in [try BracketPlan.evPreset(count: 3, stepEV: 1), try BracketPlan.manual([(10_000, 100)]), BracketPlan.autoRange()] {
         let error = #expect(throws: CameraError.self) {
             _ = try BracketEngine(controller: rig.controller, plan: plan, onFrame: { _ in }, onFinish: { _ in })
@@ -67,7 +68,6 @@ private func vimcLikeRig() throws -> Rig {
         #expect(error?.kind == .unsupported)
         #expect(error?.message.contains("only `capture`") == true)
     }
-    #expect(rig.camera.requestsWaiting <= rig.controller.requestsInFlight, "nothing was queued for the refused plans")
 }
 
 /// A camera that takes exposure controls but leaves them out of its metadata cannot have a frame

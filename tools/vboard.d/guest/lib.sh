@@ -115,3 +115,22 @@ host_exchange() {
   echo "host: ${verdict:-no verdict within 45 s}"
   [ "$verdict" = "$1=ok" ]
 }
+# imu_sample_matches REPLY "ax ay az" ACCEL_SCALE "gx gy gz" GYRO_SCALE: whether the `imu` reply's
+# sample equals raw × scale on each axis (accel in m/s², gyro + bias in °/s; 1 % + 0.01 tolerance).
+# Prints "ok" or the first axis that differs. (busybox awk: no ^ operator.)
+imu_sample_matches() {
+  awk -v imu="$1" -v araw="$2" -v as="$3" -v graw="$4" -v gs="$5" 'BEGIN {
+    n = split(imu, f, " "); for (i = 1; i <= n; i++) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
+    if (v["accel"] == "" || v["gyro"] == "") { print "the imu reply has no sample: " imu; exit }
+    split(araw, ar, " "); split(graw, gr, " "); split(v["accel"], a, ","); split(v["gyro"], g, ",")
+    if (v["bias"] != "none") split(v["bias"], b, ","); else { b[1] = 0; b[2] = 0; b[3] = 0 }
+    for (i = 1; i <= 3; i++) {
+      ea = ar[i] * as; eg = gr[i] * gs
+      da = a[i] - ea; if (da < 0) da = -da; ta = 0.01 * (ea < 0 ? -ea : ea) + 0.01
+      dg = g[i] + b[i] - eg; if (dg < 0) dg = -dg; tg = 0.01 * (eg < 0 ? -eg : eg) + 0.01
+      if (da > ta) { printf "accel axis %d is %s m/s2, expected %.3f\n", i, a[i], ea; exit }
+      if (dg > tg) { printf "gyro axis %d is %s+%s deg/s, expected %.3f\n", i, g[i], b[i], eg; exit }
+    }
+    print "ok"
+  }'
+}

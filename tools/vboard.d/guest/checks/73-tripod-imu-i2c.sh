@@ -29,23 +29,10 @@ grep -q ' imu="[^"]*unavailable' /tmp/tripod-status && { echo "tripod's I2C IMU 
   || { echo "no samples from the FIFO records i2c-stub returns (imu.samples $first -> $second)"; exit 1; }
 # The decoded sample equals the preset record at the ranges the driver configured (board orientation
 # XYZ: chip axes are camera axes): accel = raw × range/32768 × g; gyro + bias = raw × range/32768.
-verdict="$(awk -v imu="$(cat /tmp/tripod-imu)" -v acfg="$((accel_cfg))" -v gcfg="$((gyro_cfg))" \
-  -v araw="$FIFO_ACCEL_RAW" -v graw="$FIFO_GYRO_RAW" 'BEGIN {
-    n = split(imu, f, " "); for (i = 1; i <= n; i++) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
-    if (v["accel"] == "" || v["gyro"] == "") { print "the imu reply has no sample: " imu; exit }
-    # (busybox awk has no ^: the full-scale ranges by FS_SEL/AFS_SEL, bits 4:3)
-    split("2 4 8 16", as, " "); split("250 500 1000 2000", gs, " ")
-    arange = as[int(acfg / 8) % 4 + 1]; grange = gs[int(gcfg / 8) % 4 + 1]
-    split(araw, ar, " "); split(graw, gr, " "); split(v["accel"], a, ","); split(v["gyro"], g, ",")
-    if (v["bias"] != "none") split(v["bias"], b, ","); else { b[1] = 0; b[2] = 0; b[3] = 0 }
-    for (i = 1; i <= 3; i++) {
-      ea = ar[i] * arange / 32768 * 9.80665; eg = gr[i] * grange / 32768
-      da = a[i] - ea; if (da < 0) da = -da; ta = 0.01 * (ea < 0 ? -ea : ea) + 0.01
-      dg = g[i] + b[i] - eg; if (dg < 0) dg = -dg; tg = 0.01 * (eg < 0 ? -eg : eg) + 0.01
-      if (da > ta) { printf "accel axis %d is %s m/s2, expected %.3f\n", i, a[i], ea; exit }
-      if (dg > tg) { printf "gyro axis %d is %s+%s deg/s, expected %.3f\n", i, g[i], b[i], eg; exit }
-    }
-    printf "ok accel +-%dg, gyro +-%d deg/s\n", arange, grange
-  }')"
-case "$verdict" in ok*) echo "sample matches the preset record: $verdict" ;; *) echo "$verdict"; exit 1 ;; esac
-echo "MPU-6050 over i2c-dev: identified, configured, samples $first -> $second from I2C-block FIFO reads, values match the preset record (${verdict#ok })"
+# Full-scale ranges by FS_SEL/AFS_SEL (bits 4:3 of GYRO_CONFIG/ACCEL_CONFIG).
+arange="$(echo 2 4 8 16 | cut -d' ' -f$(( (accel_cfg >> 3 & 3) + 1 )))"
+grange="$(echo 250 500 1000 2000 | cut -d' ' -f$(( (gyro_cfg >> 3 & 3) + 1 )))"
+verdict="$(imu_sample_matches "$(cat /tmp/tripod-imu)" "$FIFO_ACCEL_RAW" "$(awk -v r="$arange" 'BEGIN { print r / 32768 * 9.80665 }')" \
+  "$FIFO_GYRO_RAW" "$(awk -v r="$grange" 'BEGIN { print r / 32768 }')")"
+[ "$verdict" = ok ] || { echo "$verdict"; exit 1; }
+echo "MPU-6050 over i2c-dev: identified, configured, samples $first -> $second from I2C-block FIFO reads, values match the preset record (accel +-${arange}g, gyro +-${grange} deg/s)"

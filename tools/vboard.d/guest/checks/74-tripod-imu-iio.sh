@@ -20,19 +20,7 @@ grep -q ' imu="[^"]*unavailable' /tmp/tripod-status && { echo "tripod's IIO IMU 
 [ -n "$first" ] && [ -n "$second" ] && [ "$second" -gt "$first" ] \
   || { echo "imu.samples did not grow over 3 s ($first -> $second)"; exit 1; }
 # accel (m/s2) = raw × in_accel_scale; gyro + bias (deg/s) = raw × in_anglvel_scale (rad/s) × 180/pi.
-verdict="$(awk -v imu="$(cat /tmp/tripod-imu)" -v as="$ascale" -v gs="$gscale" -v araw="$ACCEL_RAW" -v graw="$GYRO_RAW" 'BEGIN {
-    n = split(imu, f, " "); for (i = 1; i <= n; i++) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
-    if (v["accel"] == "" || v["gyro"] == "") { print "the imu reply has no sample: " imu; exit }
-    split(araw, ar, " "); split(graw, gr, " "); split(v["accel"], a, ","); split(v["gyro"], g, ",")
-    if (v["bias"] != "none") split(v["bias"], b, ","); else { b[1] = 0; b[2] = 0; b[3] = 0 }
-    for (i = 1; i <= 3; i++) {
-      ea = ar[i] * as; eg = gr[i] * gs * 57.29577951
-      da = a[i] - ea; if (da < 0) da = -da; ta = 0.01 * (ea < 0 ? -ea : ea) + 0.01
-      dg = g[i] + b[i] - eg; if (dg < 0) dg = -dg; tg = 0.01 * (eg < 0 ? -eg : eg) + 0.01
-      if (da > ta) { printf "accel axis %d is %s m/s2, expected %.3f\n", i, a[i], ea; exit }
-      if (dg > tg) { printf "gyro axis %d is %s+%s deg/s, expected %.3f\n", i, g[i], b[i], eg; exit }
-    }
-    print "ok"
-  }')"
+verdict="$(imu_sample_matches "$(cat /tmp/tripod-imu)" "$ACCEL_RAW" "$ascale" \
+  "$GYRO_RAW" "$(awk -v s="$gscale" 'BEGIN { print s * 57.29577951 }')")"
 [ "$verdict" = ok ] || { echo "$verdict"; exit 1; }
 echo "IMU through IIO: $first -> $second samples in 3 s; the sample matches the preset registers at the driver's scales"
