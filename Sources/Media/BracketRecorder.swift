@@ -61,6 +61,7 @@ public final class BracketRecorder {
                                  sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, sensorSequence: frame.sequence,
                                  files: written, stabilization: stabilization)
         if case .rectangle(let crop)? = frame.metadata[ControlName.scalerCrop] { record.scalerCrop = crop }
+        record.wallClockNanoseconds = frame.metadata[ControlName.frameWallClock]?.int64Value
         sidecar.frames.append(record)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start
@@ -98,8 +99,12 @@ public final class BracketRecorder {
     private func encode(_ frame: CompletedRequest, settings: FrameSettings?, frameIndex: Int,
                         stabilization: StabilizationRecord?) throws -> [(FileRecord, [UInt8])] {
         let naming = configuration.naming
+        // The camera's own wall clock for this frame where it reports one (FrameWallClock); else the
+        // trigger's wall-clock time moved by the frame's monotonic distance from the trigger.
         var captureDate = sidecar.startTime
-        if let start = sidecar.startMonotonicNanoseconds {
+        if let wallClock = frame.metadata[ControlName.frameWallClock]?.int64Value {
+            captureDate = Date(timeIntervalSince1970: Double(wallClock) / 1e9)
+        } else if let start = sidecar.startMonotonicNanoseconds {
             captureDate += Double(frame.sensorTimestamp.nanoseconds - start) / 1e9
         }
         var outputs: [(FileRecord, [UInt8])] = []
