@@ -108,9 +108,9 @@ public final class BracketRecorder {
             captureDate += Double(frame.sensorTimestamp.nanoseconds - start) / 1e9
         }
         var outputs: [(FileRecord, [UInt8])] = []
-        func add(_ kind: FileRecord.Kind, _ bytes: [UInt8]) {
+        func add(_ kind: FileRecord.Kind, _ bytes: [UInt8]) throws {
             let name = naming.frameFileName(bracketID: id, frameIndex: frameIndex, kind: kind)
-            outputs.append((FileRecord(name: name, kind: kind, bytes: bytes.count, sha256: SHA256.hexDigest(bytes)), bytes))
+            outputs.append((FileRecord(name: name, kind: kind, bytes: bytes.count, sha256: try SHA256.hexDigest(bytes)), bytes))
         }
         if let raw = frame.buffers[.raw] {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
@@ -119,13 +119,13 @@ public final class BracketRecorder {
             let layout = try BayerLayout(raw.pixelFormat)
             let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
                                              colour: colourCalibration(frame.metadata, settings: settings))
-            add(.dng, try DNGWriter.encode(raw, description: description))
+            try add(.dng, DNGWriter.encode(raw, description: description))
         }
         if let still = frame.buffers[.stillCapture] {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
                                    timeZone: naming.timeZone, size: still.size)
             exif.stabilization = stabilization
-            add(.jpeg, try JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality))
+            try add(.jpeg, JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality))
         }
         guard !outputs.isEmpty else {
             throw MediaError(.invalidFrame, "frame \(frame.sequence) of bracket \(id) has neither a raw nor a still buffer")
