@@ -129,7 +129,13 @@ std::string makeValue(const ControlId &id, const tc_value &in, ControlValue *out
     if (in.count > 0 && in.data == nullptr)
         return std::string(id.name()) + ": value has no data";
     if (in.type == TC_VALUE_STRING) {
-        *out = ControlValue(std::string(static_cast<const char *>(in.data), in.count));
+        const char *text = static_cast<const char *>(in.data);
+#if TC_LIBCAMERA_AT_LEAST(0, 6)
+        // String controls hold a std::string_view since 0.6 (ControlValue copies the characters).
+        *out = ControlValue(std::string_view(text, in.count));
+#else
+        *out = ControlValue(std::string(text, in.count));
+#endif
         return "";
     }
     bool array = false;
