@@ -15,7 +15,7 @@ struct FirmwareControl: Sendable {
 let everyFirmwareControl: [FirmwareControl] = [
     FirmwareControl(name: ControlName.aeEnable, value: .bool(true)),
     FirmwareControl(name: ControlName.aeLocked, value: .bool(false), until: .v0_5),
-    FirmwareControl(name: ControlName.aeState, value: .int32(2), since: .v0_5),
+    FirmwareControl(name: ControlName.aeState, value: .int32(2)),  // a draft control in 0.0.3's table
     FirmwareControl(name: ControlName.exposureTimeMode, value: .int32(1), since: .v0_5),
     FirmwareControl(name: ControlName.analogueGainMode, value: .int32(1), since: .v0_5),
     FirmwareControl(name: ControlName.hdrMode, value: .int32(1), since: .v0_2),
