@@ -22,10 +22,13 @@ let package = Package(
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
         systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: ["libsystemd-dev"]),
+        systemLibrary("CFFmpeg", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
         // Typed, error-safe wrappers for what does not import into Swift (variadic TIFFSetField,
         // libjpeg's exit-on-error handler and macros).
         .target(name: "CTIFFShim", dependencies: ["CTIFF"]),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
+        // FFmpeg's AVERROR/AV_NOPTS_VALUE macros and AVFrame's array fields, as functions.
+        .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -43,6 +46,7 @@ let package = Package(
         .target(name: "Console", dependencies: []),
         .target(name: "Viewfinder", dependencies: ["Hardware"]),
         .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion"]),
+        .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
         .target(name: "Supervisor", dependencies: [
             "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console", "Viewfinder",
             "Stabilization",
@@ -62,6 +66,7 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"],
                     exclude: ["Transcripts", "ConsolePTY"]),

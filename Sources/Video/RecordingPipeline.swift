@@ -1,0 +1,245 @@
+import Hardware
+
+/// The encoder side of `RecordingService`: encoder, pre-record ring, the open file, splits and
+/// faults. Every method runs on the service's serial queue; `status` is the only state it shares.
+final class RecordingPipeline {
+    private let storage: any StreamingStorage
+    private let status: LockedValue<RecordingStatus>
+    /// Delivers an event to the loop.
+    var emit: (RecordingEvent) -> Void = { _ in }
+    /// Tells the service a recording ended (its id), so `start` works again.
+    var ended: (String) -> Void = { _ in }
+
+    private var settings = VideoSettings()
+    private var encoder: VideoEncoder?
+    private var ring: PrerecordRing?
+    private var recording: Active?
+    private var lastSequence: UInt64?
+    /// IMU samples not yet written, oldest first.
+    private var motion: [IMUSample] = []
+    /// IMU kept before a file's first frame.
+    static let motionMargin = Duration.milliseconds(500)
+
+    private struct Active {
+        var request: RecordingRequest
+        var part = 1
+        var file: VideoFileWriter?
+        /// The frame whose forced keyframe starts the next part.
+        var splitAt: UInt64?
+        var keyframeWanted = true
+        var reserveBytes: Int64
+        var first: MonotonicTime?
+        var last: MonotonicTime?
+        var framesWritten = 0
+        var dropped = 0
+        var closedBytes: Int64 = 0
+        /// Drops seen before the first file opened (the encoder's lookahead delays it).
+        var pendingDropped: [DroppedFrame] = []
+    }
+
+    init(storage: any StreamingStorage, status: LockedValue<RecordingStatus>) {
+        self.storage = storage; self.status = status
+    }
+
+    func configure(_ settings: VideoSettings) {
+        self.settings = settings
+        encoder = nil
+        ring = settings.prerecordSeconds > 0 ? makeRing() : nil
+        publish()
+    }
+
+    private func makeRing() -> PrerecordRing {
+        // Room for the window plus two keyframe groups at twice the bit rate.
+        let seconds = settings.prerecordSeconds + 2 * settings.keyframeIntervalSeconds
+        return PrerecordRing(window: .nanoseconds(Int64(settings.prerecordSeconds * 1e9)),
+                             maximumBytes: Int(Double(settings.bitrateBitsPerSecond) / 8 * seconds * 2) + (1 << 20))
+    }
+
+    var isRecording: Bool { recording != nil }
+
+    func start(_ request: RecordingRequest, reserveBytes: Int64) {
+        recording = Active(request: request, reserveBytes: reserveBytes)
+        guard var ring else { publish(); return }
+        let held = ring.takeAll()
+        self.ring = ring
+        recording?.keyframeWanted = held.isEmpty
+        for packet in held where recording != nil { write(packet) }
+        publish()
+    }
+
+    func stop() {
+        guard recording != nil else { return }
+        if let encoder {
+            do { for packet in try encoder.flush() { route(packet) } } catch { fail(error); return }
+        }
+        encoder = nil  // flushed: the next frame opens a fresh one
+        end(error: nil)
+    }
+
+    func takeMotion(_ samples: [IMUSample]) {
+        motion += samples
+        // Keep what a file may still need: from its first frame (or the ring's oldest) − margin.
+        let keepFrom = recording?.file?.first?.sensorTimestamp ?? ring?.packets.first?.sensorTimestamp ?? motion.last?.timestamp
+        if let keepFrom, let cut = motion.firstIndex(where: { $0.timestamp >= keepFrom - Self.motionMargin }), cut > 0 {
+            motion.removeFirst(cut)
+        }
+    }
+
+    func recordDropped(_ frames: [DroppedFrame]) {
+        guard !frames.isEmpty, recording != nil else { return }
+        recording?.dropped += frames.count
+        if let file = recording?.file { file.recordDropped(frames) } else { recording?.pendingDropped += frames }
+        publish()
+    }
+
+    func process(_ frame: VideoFrame) {
+        if let last = lastSequence, frame.sequence > last + 1, recording != nil {
+            let missing = (last + 1)..<frame.sequence
+            recordDropped(missing.prefix(1000).map {
+                DroppedFrame(sequence: $0, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, cause: .sequenceGap)
+            })
+            if missing.count > 1000 { recording?.dropped += missing.count - 1000 }
+        }
+        lastSequence = frame.sequence
+        guard recording != nil || ring != nil else { return }
+        let encoder: VideoEncoder
+        if let open = self.encoder { encoder = open } else {
+            do { encoder = try VideoEncoder(settings: settings, size: frame.size) } catch { fail(error); return }
+            self.encoder = encoder
+            if let note = encoder.fallbackNote { emit(.encoderFallback(note)) }
+            status.withLock { $0.encoder = encoder.encoderName }
+        }
+        var force = false
+        if var active = recording {
+            if active.keyframeWanted { force = true; active.keyframeWanted = false }
+            if settings.splitMinutes > 0, active.splitAt == nil, let start = active.file?.first?.sensorTimestamp,
+               frame.sensorTimestamp - start >= .nanoseconds(Int64(settings.splitMinutes * 60e9)) {
+                active.splitAt = frame.sequence
+                force = true
+            }
+            recording = active
+        }
+        let packets: [EncodedPacket]
+        do { packets = try encoder.encode(frame, forceKeyframe: force) } catch {
+            if error.kind == .invalidArgument {
+                recordDropped([DroppedFrame(sequence: frame.sequence, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, cause: .refused)])
+                return
+            }
+            fail(error)
+            return
+        }
+        for packet in packets { route(packet) }
+        publish()
+    }
+
+    private func route(_ packet: EncodedPacket) {
+        if recording != nil { write(packet) } else { ring?.append(packet) }
+    }
+
+    private func write(_ packet: EncodedPacket) {
+        guard var active = recording, let encoder else { return }
+        if active.splitAt == packet.sequence, packet.isKeyframe, let file = active.file {
+            active.splitAt = nil
+            active.closedBytes += file.bytesWritten
+            recording = active
+            let (sidecar, error) = file.close(error: nil, motion: samples(for: file))
+            emit(.fileClosed(sidecar))
+            if let error { recording?.file = nil; end(error: error, closed: true); return }
+            active.file = nil
+            active.part += 1
+        }
+        if active.file == nil {
+            guard packet.isKeyframe else { return }  // a file starts at a keyframe
+            do {
+                let file = try VideoFileWriter(request: active.request, part: active.part, settings: settings, encoder: encoder, storage: storage)
+                file.recordDropped(active.pendingDropped)
+                active.pendingDropped = []
+                active.file = file
+            } catch {
+                recording = active
+                end(error: error)
+                return
+            }
+        }
+        recording = active
+        guard let file = active.file else { return }
+        do {
+            try file.write(packet)
+            if packet.isKeyframe { try checkRoom(active.reserveBytes) }
+        } catch {
+            end(error: error)
+            return
+        }
+        if active.first == nil { recording?.first = packet.sensorTimestamp }
+        recording?.last = packet.sensorTimestamp
+        recording?.framesWritten += 1
+    }
+
+    private func checkRoom(_ reserve: Int64) throws(VideoError) {
+        let free: Int64
+        do { free = try storage.freeBytes() } catch {
+            throw VideoError(.storage, "\(storage.rootDescription): free space: \(error)", storageError: error as? HardwareError)
+        }
+        if free < reserve { throw VideoError(.noRoom, "\(storage.rootDescription): only \(free) bytes left, stopped to keep \(reserve)") }
+    }
+
+    /// The IMU samples covering `file`: from its first frame − margin to its last + margin.
+    private func samples(for file: VideoFileWriter) -> [IMUSample] {
+        guard let first = file.first?.sensorTimestamp, let last = file.last?.sensorTimestamp else { return [] }
+        return motion.filter { $0.timestamp >= first - Self.motionMargin && $0.timestamp <= last + Self.motionMargin }
+    }
+
+    /// An encoder failure: ends a recording with it, or drops the pre-record encoder.
+    private func fail(_ error: VideoError) {
+        encoder = nil
+        if recording != nil { end(error: error) } else {
+            status.withLock { $0.lastError = error.message }
+        }
+    }
+
+    /// Closes the open file (finalised, or as written after `error`), reports, and goes idle.
+    private func end(error: VideoError?, closed: Bool = false) {
+        guard var active = recording else { return }
+        var failure = error
+        if !closed, let file = active.file {
+            let (sidecar, closeError) = file.close(error: error, motion: samples(for: file))
+            emit(.fileClosed(sidecar))
+            failure = failure ?? closeError
+            active.closedBytes += file.bytesWritten
+            active.file = nil
+        }
+        recording = active
+        publish()  // the final counts, trailer included
+        recording = nil
+        if error != nil { encoder = nil }
+        if settings.prerecordSeconds > 0 { ring = makeRing() }
+        status.withLock { s in
+            s.state = ring == nil ? .idle : .prerecording
+            s.lastError = failure?.message
+        }
+        publish()
+        ended(active.request.id)
+        emit(.stopped(id: active.request.id, error: failure))
+    }
+
+    private func publish() {
+        let active = recording
+        let ringBytes = ring?.byteCount ?? 0
+        status.withLock { s in
+            s.prerecordBytes = ringBytes
+            guard let active else {
+                if s.state == .recording { return }
+                s.state = ring == nil ? .idle : .prerecording
+                return
+            }
+            s.state = .recording
+            s.id = active.request.id
+            s.framesWritten = active.framesWritten
+            s.droppedFrames = active.dropped
+            s.bytesWritten = active.closedBytes + (active.file?.bytesWritten ?? 0)
+            if let first = active.first, let last = active.last {
+                s.durationSeconds = (last - first).secondsValue * settings.timeStretch
+            }
+        }
+    }
+}
