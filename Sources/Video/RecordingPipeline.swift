@@ -79,7 +79,14 @@ final class RecordingPipeline {
     func takeMotion(_ samples: [IMUSample]) {
         motion += samples
         // Keep what a file may still need: from its first frame (or the ring's oldest) − margin.
-        let keepFrom = recording?.file?.first?.sensorTimestamp ?? ring?.packets.first?.sensorTimestamp ?? motion.last?.timestamp
+        // Before the first file opens, keep all; when idle, the last two seconds (the IMU runs
+        // ahead of the camera's pipeline latency).
+        let keepFrom: MonotonicTime?
+        if let active = recording {
+            keepFrom = active.file?.first?.sensorTimestamp
+        } else {
+            keepFrom = ring?.packets.first?.sensorTimestamp ?? motion.last.map { $0.timestamp - .seconds(2) + Self.motionMargin }
+        }
         if let keepFrom, let cut = motion.firstIndex(where: { $0.timestamp >= keepFrom - Self.motionMargin }), cut > 0 {
             motion.removeFirst(cut)
         }
