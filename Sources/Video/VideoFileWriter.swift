@@ -74,13 +74,14 @@ final class VideoFileWriter {
 
     func recordDropped(_ frames: [DroppedFrame]) { dropped += frames }
 
-    /// Finishes the file (trailer) or, after `error`, leaves it as written; then writes the
-    /// timecodes, the Gyroflow log (from `motion`) and the sidecar atomically. Returns the sidecar;
-    /// throws the first error of finishing or of writing the companions.
+    /// Finishes the file (trailer) or, after a storage or encoder `error`, leaves it as written
+    /// (a low-room stop still finishes: the reserve is for that); then writes the timecodes, the
+    /// Gyroflow log (from `motion`) and the sidecar atomically. Returns the sidecar and the first
+    /// error of the recording, of finishing or of writing the companions.
     func close(error: VideoError?, motion: [IMUSample]) -> (VideoSidecar, VideoError?) {
         var failure = error
-        if error == nil {
-            do { try muxer.finish() } catch { failure = error }
+        if error == nil || error?.kind == .noRoom {
+            do { try muxer.finish() } catch { failure = failure ?? error }
         } else {
             muxer.abandon()
         }
