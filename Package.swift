@@ -55,7 +55,7 @@ let package = Package(
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
         // replays inputs (ConsoleFuzz FILE|DIR...).
         .executableTarget(name: "ConsoleFuzz", dependencies: ["Supervisor", "SimulatedHardware", "Console", "Hardware"]),
-        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware"]),
+        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware", "Video"]),
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
