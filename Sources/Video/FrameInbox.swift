@@ -41,6 +41,9 @@ final class FrameInbox: Sendable {
     /// Whether a frame pushed now would be queued: checked before copying a camera buffer.
     var hasRoom: Bool { state.withLock { $0.accepting && $0.frames.count < capacity } }
 
+    /// Frames waiting for the encoder.
+    var count: Int { state.withLock { $0.frames.count } }
+
     /// Whether frames are wanted at all.
     var accepting: Bool {
         get { state.withLock { $0.accepting } }

@@ -15,6 +15,8 @@ final class RecordingPipeline {
     private var ring: PrerecordRing?
     private var recording: Active?
     private var lastSequence: UInt64?
+    /// Sequences the inbox dropped (already counted) that the gap check must not count again.
+    private var droppedBeforeEncoder: Set<UInt64> = []
     /// IMU samples not yet written, oldest first.
     private var motion: [IMUSample] = []
     /// IMU kept before a file's first frame.
@@ -93,6 +95,7 @@ final class RecordingPipeline {
     }
 
     func recordDropped(_ frames: [DroppedFrame]) {
+        for frame in frames where frame.cause == .queueFull { droppedBeforeEncoder.insert(frame.sequence) }
         guard !frames.isEmpty, recording != nil else { return }
         recording?.dropped += frames.count
         if let file = recording?.file { file.recordDropped(frames) } else { recording?.pendingDropped += frames }
@@ -101,12 +104,15 @@ final class RecordingPipeline {
 
     func process(_ frame: VideoFrame) {
         if let last = lastSequence, frame.sequence > last + 1, recording != nil {
-            let missing = (last + 1)..<frame.sequence
+            // A gap the inbox dropped is already recorded; the rest the camera never delivered.
+            let missing = ((last + 1)..<frame.sequence).lazy.filter { !self.droppedBeforeEncoder.contains($0) }
             recordDropped(missing.prefix(1000).map {
                 DroppedFrame(sequence: $0, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, cause: .sequenceGap)
             })
-            if missing.count > 1000 { recording?.dropped += missing.count - 1000 }
+            let more = missing.count - min(missing.count, 1000)
+            if more > 0 { recording?.dropped += more }
         }
+        droppedBeforeEncoder = droppedBeforeEncoder.filter { $0 > frame.sequence }
         lastSequence = frame.sequence
         guard recording != nil || ring != nil else { return }
         let encoder: VideoEncoder

@@ -78,6 +78,9 @@ public final class RecordingService: @unchecked Sendable {
 
     public var status: RecordingStatus { shared.withLock { $0 } }
 
+    /// Frames submitted and waiting for the encoder (at most `queueCapacityFrames`).
+    public var queuedFrames: Int { inbox.count }
+
     /// Applies `settings` (validated) while not recording. With a pre-record time the encoder runs
     /// from the next frame on and keeps that much video in memory.
     public func configure(_ settings: VideoSettings) throws(VideoError) {
