@@ -17,10 +17,8 @@ final class RecordingPipeline {
     private var lastSequence: UInt64?
     /// Sequences the inbox dropped (already counted) that the gap check must not count again.
     private var droppedBeforeEncoder: Set<UInt64> = []
-    /// IMU samples not yet written, oldest first.
+    /// Recent IMU samples, oldest first.
     private var motion: [IMUSample] = []
-    /// IMU kept before a file's first frame.
-    static let motionMargin = Duration.milliseconds(500)
 
     private struct Active {
         var request: RecordingRequest
@@ -78,20 +76,18 @@ final class RecordingPipeline {
         end(error: nil)
     }
 
+    /// New IMU samples: appended to the open file's Gyroflow log, and a few seconds kept for the
+    /// next file's margin (after a split, or the pre-record window).
     func takeMotion(_ samples: [IMUSample]) {
         motion += samples
-        // Keep what a file may still need: from its first frame (or the ring's oldest) − margin.
-        // Before the first file opens, keep all; when idle, the last two seconds (the IMU runs
-        // ahead of the camera's pipeline latency).
-        let keepFrom: MonotonicTime?
-        if let active = recording {
-            keepFrom = active.file?.first?.sensorTimestamp
-        } else {
-            keepFrom = ring?.packets.first?.sensorTimestamp ?? motion.last.map { $0.timestamp - .seconds(2) + Self.motionMargin }
+        if let file = recording?.file {
+            do { try file.appendMotion(motion) } catch { end(error: error); return }
         }
-        if let keepFrom, let cut = motion.firstIndex(where: { $0.timestamp >= keepFrom - Self.motionMargin }), cut > 0 {
-            motion.removeFirst(cut)
-        }
+        // Before the first file opens, keep all; otherwise the ring's span (with the margin) or the
+        // last 3 s (the IMU runs ahead of the camera by its pipeline latency).
+        guard recording == nil || recording?.file != nil, let newest = motion.last?.timestamp else { return }
+        let keepFrom = min(newest - .seconds(3), (recording == nil ? ring?.packets.first?.sensorTimestamp : nil).map { $0 - GyroLogFile.margin } ?? newest)
+        if let cut = motion.firstIndex(where: { $0.timestamp >= keepFrom }), cut > 0 { motion.removeFirst(cut) }
     }
 
     func recordDropped(_ frames: [DroppedFrame]) {
@@ -155,7 +151,7 @@ final class RecordingPipeline {
             active.splitAt = nil
             active.closedBytes += file.bytesWritten
             recording = active
-            let (sidecar, error) = file.close(error: nil, motion: samples(for: file))
+            let (sidecar, error) = file.close(error: nil)
             emit(.fileClosed(sidecar))
             if let error { recording?.file = nil; end(error: error, closed: true); return }
             active.file = nil
@@ -177,7 +173,9 @@ final class RecordingPipeline {
         recording = active
         guard let file = active.file else { return }
         do {
+            let opening = file.first == nil
             try file.write(packet)
+            if opening { try file.appendMotion(motion) }
             if packet.isKeyframe { try checkRoom(active.reserveBytes) }
         } catch {
             end(error: error)
@@ -196,12 +194,6 @@ final class RecordingPipeline {
         if free < reserve { throw VideoError(.noRoom, "\(storage.rootDescription): only \(free) bytes left, stopped to keep \(reserve)") }
     }
 
-    /// The IMU samples covering `file`: from its first frame − margin to its last + margin.
-    private func samples(for file: VideoFileWriter) -> [IMUSample] {
-        guard let first = file.first?.sensorTimestamp, let last = file.last?.sensorTimestamp else { return [] }
-        return motion.filter { $0.timestamp >= first - Self.motionMargin && $0.timestamp <= last + Self.motionMargin }
-    }
-
     /// An encoder failure: ends a recording with it, or drops the pre-record encoder.
     private func fail(_ error: VideoError) {
         encoder = nil
@@ -215,7 +207,7 @@ final class RecordingPipeline {
         guard var active = recording else { return }
         var failure = error
         if !closed, let file = active.file {
-            let (sidecar, closeError) = file.close(error: error, motion: samples(for: file))
+            let (sidecar, closeError) = file.close(error: error)
             emit(.fileClosed(sidecar))
             failure = failure ?? closeError
             active.closedBytes += file.bytesWritten

@@ -37,6 +37,7 @@ final class VideoFileWriter {
     private(set) var framesWritten = 0
     private(set) var dropped: [DroppedFrame] = []
     private var timecodes = "# timecode format v2\n"
+    private var gyroLog: GyroLogFile?
     private var exposureTime = RangeAccumulator(), iso = RangeAccumulator(), colourTemperature = RangeAccumulator()
 
     var bytesWritten: Int64 { muxer.bytesWritten }
@@ -74,23 +75,36 @@ final class VideoFileWriter {
 
     func recordDropped(_ frames: [DroppedFrame]) { dropped += frames }
 
+    /// Appends IMU samples to the Gyroflow log, which opens once the first frame is written
+    /// (t = 0 there) when the request has the board's axis mapping.
+    func appendMotion(_ samples: [IMUSample]) throws(VideoError) {
+        guard let first, let mapping = request.axisMapping, !samples.isEmpty else { return }
+        if gyroLog == nil {
+            var writer = GcsvWriter(axisMapping: mapping, origin: first.sensorTimestamp, frameReadoutMilliseconds: request.frameReadoutMilliseconds)
+            writer.videoFilename = fileName
+            writer.firmwareVersion = request.firmwareVersion
+            writer.unixTimestampSeconds = first.wallClockNanoseconds.map { Double($0) / 1e9 }
+            gyroLog = try GyroLogFile(storage: storage, folder: request.folder, fileName: "\(stem).gcsv", writer: writer)
+        }
+        try gyroLog?.append(samples)
+    }
+
     /// Finishes the file (trailer) or, after a storage or encoder `error`, leaves it as written
-    /// (a low-room stop still finishes: the reserve is for that); then writes the timecodes, the
-    /// Gyroflow log (from `motion`) and the sidecar atomically. Returns the sidecar and the first
-    /// error of the recording, of finishing or of writing the companions.
-    func close(error: VideoError?, motion: [IMUSample]) -> (VideoSidecar, VideoError?) {
+    /// (a low-room stop still finishes: the reserve is for that); closes the Gyroflow log; then
+    /// writes the timecodes and the sidecar atomically. Returns the sidecar and the first error of
+    /// the recording, of finishing or of writing the companions.
+    func close(error: VideoError?) -> (VideoSidecar, VideoError?) {
         var failure = error
         if error == nil || error?.kind == .noRoom {
             do { try muxer.finish() } catch { failure = failure ?? error }
         } else {
             muxer.abandon()
         }
-        let gyroText = gyroLogText(motion)
-        let sidecar = makeSidecar(error: failure, gyroLog: gyroText == nil ? nil : "\(stem).gcsv")
+        do { try gyroLog?.close() } catch { failure = failure ?? error }
+        let sidecar = makeSidecar(error: failure, gyroLog: gyroLog?.fileName)
         do {
             let base = "\(request.folder)/\(stem)"
             try storage.writeAtomically(Array(timecodes.utf8), to: "\(base).timecodes.txt")
-            if let text = gyroText { try storage.writeAtomically(Array(text.utf8), to: "\(base).gcsv") }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try storage.writeAtomically(Array(try encoder.encode(sidecar)) + [0x0A], to: "\(base).json")
@@ -98,16 +112,6 @@ final class VideoFileWriter {
             failure = failure ?? VideoError(.storage, "\(request.folder)/\(stem): companions: \(error)", storageError: error as? HardwareError)
         }
         return (sidecar, failure)
-    }
-
-    /// The `.gcsv` (GcsvWriter), t = 0 at the first frame's SensorTimestamp; nil without samples or mapping.
-    private func gyroLogText(_ motion: [IMUSample]) -> String? {
-        guard let mapping = request.axisMapping, let first, !motion.isEmpty else { return nil }
-        var writer = GcsvWriter(axisMapping: mapping, origin: first.sensorTimestamp, frameReadoutMilliseconds: request.frameReadoutMilliseconds)
-        writer.videoFilename = fileName
-        writer.firmwareVersion = request.firmwareVersion
-        writer.unixTimestampSeconds = first.wallClockNanoseconds.map { Double($0) / 1e9 }
-        return writer.document(motion)
     }
 
     private func makeSidecar(error: VideoError?, gyroLog: String?) -> VideoSidecar {

@@ -33,8 +33,15 @@ struct VideoBenchmark: Benchmark {
             let count = Int(seconds * mode.fps)
             let storage = try PosixStorage(root: directory)
 
-            let throughput = try measureThroughput(frames, settings: settings, count: count, storage: storage, id: "T\(mode.label)")
-            let reference = try measureFFmpeg(frames, settings: settings, count: count, output: "\(directory)/ffmpeg-\(mode.label).mp4")
+            // Interleaved, best of two each: the shared machine's load changes from second to second.
+            var throughput = Throughput(framesPerSecond: 0, cpuMillisecondsPerFrame: 0, peakResidentMegabytes: 0)
+            var reference = throughput
+            for round in 0..<2 {
+                let t = try measureThroughput(frames, settings: settings, count: count, storage: storage, id: "T\(mode.label)-\(round)")
+                let r = try measureFFmpeg(frames, settings: settings, count: count, output: "\(directory)/ffmpeg-\(mode.label)-\(round).mp4")
+                if t.framesPerSecond > throughput.framesPerSecond { throughput = t }
+                if r.framesPerSecond > reference.framesPerSecond { reference = r }
+            }
             let paced = try measureRealTime(frames, settings: settings, count: count, storage: storage, id: "R\(mode.label)")
             let ratio = throughput.framesPerSecond / reference.framesPerSecond
             rows.append([mode.label, "\(count)", String(format: "%.1f", throughput.framesPerSecond),
@@ -42,6 +49,7 @@ struct VideoBenchmark: Benchmark {
                          "\(paced.dropped)", String(format: "%.2f", paced.cpuMillisecondsPerFrame),
                          String(format: "%.2f", reference.cpuMillisecondsPerFrame),
                          String(format: "%.0f", paced.peakResidentMegabytes),
+                         String(format: "%.0f", reference.peakResidentMegabytes),
                          String(format: "%.0f", paced.firstMuxedMilliseconds),
                          String(format: "%.0f", paced.firstOnDiskMilliseconds)])
             metrics["\(mode.label)_fps"] = throughput.framesPerSecond
@@ -50,16 +58,17 @@ struct VideoBenchmark: Benchmark {
             metrics["\(mode.label)_dropped"] = Double(paced.dropped)
             metrics["\(mode.label)_cpu_ms_per_frame"] = paced.cpuMillisecondsPerFrame
             metrics["\(mode.label)_peak_rss_mb"] = paced.peakResidentMegabytes
+            metrics["\(mode.label)_ffmpeg_peak_rss_mb"] = reference.peakResidentMegabytes
             metrics["\(mode.label)_first_frame_on_disk_ms"] = paced.firstOnDiskMilliseconds
         }
         return BenchmarkReport(
             columns: ["mode", "frames", "tripod fps", "ffmpeg fps", "ratio", "dropped@rt", "cpu ms/f", "ffmpeg cpu ms/f",
-                      "peak RSS MB", "start→1st muxed ms", "start→1st on disk ms"],
+                      "peak RSS MB", "ffmpeg RSS MB", "start→1st muxed ms", "start→1st on disk ms"],
             rows: rows,
             notes: [
                 "synthetic I420 frames (12 distinct noisy moving gradients, cycled); libx264 preset veryfast, 10 Mbit/s, keyframe every 1 s, no B-frames, fragmented MP4",
-                "tripod fps / ffmpeg fps: as fast as possible (Tripod: RecordingService's 8-frame queue kept full by polling its depth; ffmpeg: the same raw frames piped to `ffmpeg -f rawvideo -i pipe:0` with the same libx264 options); ratio = tripod ÷ ffmpeg",
-                "dropped@rt, cpu ms/f, peak RSS, start→1st: a second pass paced at the real frame rate with the default 8-frame queue; cpu = user+sys of the whole process per frame written (frame copy included); peak RSS = VmHWM after resetting it",
+                "tripod fps / ffmpeg fps: as fast as possible, best of two interleaved rounds each (Tripod: RecordingService's 8-frame queue kept full by polling its depth; ffmpeg: the same raw frames piped to `ffmpeg -f rawvideo -i pipe:0` with the same libx264 options); ratio = tripod ÷ ffmpeg",
+                "dropped@rt, cpu ms/f, peak RSS, start→1st: a second pass paced at the real frame rate with the default 8-frame queue; cpu = user+sys of the whole process per frame written (frame copy included); peak RSS = VmHWM after resetting it (the benchmark's 12 source frames, ~37 MB at 1080p, included); ffmpeg RSS = its ru_maxrss (max over the run's ffmpeg processes)",
                 "start→1st muxed: start() to the first packet in the muxer (libx264's lookahead); start→1st on disk: to the first MP4 fragment in the file (written when the second keyframe arrives, ~1 s)",
                 "this machine's 2 cores are shared with other builders during the run: absolute numbers vary; the ratio compares both in the same minute",
             ],
@@ -69,6 +78,7 @@ struct VideoBenchmark: Benchmark {
     struct Throughput {
         var framesPerSecond: Double
         var cpuMillisecondsPerFrame: Double
+        var peakResidentMegabytes: Double = .nan
     }
 
     /// Frames as fast as the encoder takes them: 8 submitted (the queue's capacity), then wait.
@@ -116,7 +126,10 @@ struct VideoBenchmark: Benchmark {
         process.waitUntilExit()
         let wall = Double(monotonicNanoseconds() - start) / 1e9
         guard process.terminationStatus == 0 else { throw HardwareError(.other, "video bench: ffmpeg exited with \(process.terminationStatus)") }
-        return Throughput(framesPerSecond: Double(count) / wall, cpuMillisecondsPerFrame: (cpuSeconds(RUSAGE_CHILDREN.rawValue) - cpu) * 1000 / Double(count))
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)  // ru_maxrss: the largest child so far (ffmpeg is the only one)
+        return Throughput(framesPerSecond: Double(count) / wall, cpuMillisecondsPerFrame: (cpuSeconds(RUSAGE_CHILDREN.rawValue) - cpu) * 1000 / Double(count),
+                          peakResidentMegabytes: Double(usage.ru_maxrss) / 1024)
     }
 
     struct RealTime {

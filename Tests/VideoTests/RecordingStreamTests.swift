@@ -13,9 +13,19 @@ import Testing
         settings.container = container
         settings.splitMinutes = 1.0 / 60  // one second per file
         try harness.service.configure(settings)
-        try harness.service.start(RecordingRequest(id: "SPLIT", folder: "d"))
+        try harness.service.start(RecordingRequest(id: "SPLIT", folder: "d", axisMapping: try AxisMapping("XYZ")))
         let times = sensorTimes(count: 100)  // 3.3 s: four files
-        try harness.feed((0..<100).map(UInt64.init), times)
+        // IMU samples every 10 ms arrive with the frames (from 1 s before the first).
+        var nextSample = times[0].nanoseconds - 1_000_000_000
+        for (i, time) in times.enumerated() {
+            var samples: [IMUSample] = []
+            while nextSample <= time.nanoseconds {
+                samples.append(IMUSample(timestamp: MonotonicTime(nanoseconds: nextSample), gyro: Vector3(0, 0, 1), accel: Vector3(0, 0, 0)))
+                nextSample += 10_000_000
+            }
+            harness.service.submitMotion(samples)
+            try harness.feed([UInt64(i)], [time])
+        }
         try harness.service.stop()
         #expect(harness.stops.first?.error == nil)
 
@@ -34,6 +44,11 @@ import Testing
             let fileTimes = times[Int(sidecar.firstSequence)...Int(sidecar.lastSequence)]
             let expected = fileTimes.map { ($0 - fileTimes.first!).nanoseconds / 1000 }
             #expect(probe.framePTS == (container == .mp4 ? expected : expected.map { Int64((Double($0) / 1000).rounded()) }))
+            // Each part has its own Gyroflow log with t = 0 at its first frame, from 0.5 s before.
+            let gcsv = try String(contentsOfFile: harness.path("d/\(try #require(sidecar.gyroLogFile))"), encoding: .utf8)
+            let t = gcsv.split(separator: "\n").drop { $0 != "t,gx,gy,gz,ax,ay,az" }.dropFirst().compactMap { Int64($0.split(separator: ",")[0]) }
+            #expect(t.first.map { $0 <= -490_000 && $0 >= -500_000 } == true)
+            #expect(t.last.map { $0 >= expected.last! - 10_000 } == true)  // samples were given up to the last frame
         }
         #expect(expectedSequence == 100)
         // Each split lands on the first frame at least a second after the file's start.
@@ -91,10 +106,12 @@ import Testing
         #expect(lines.contains("orientation,yXz") && lines.contains("frame_readout_time,16.5"))
         #expect(lines.contains("videofilename,GYRO.mp4"))
         let rows = lines.drop { $0 != "t,gx,gy,gz,ax,ay,az" }.dropFirst().compactMap { Int64($0.split(separator: ",")[0]) }
-        // t in µs from the first frame: the kept margin is 0.5 s each side of the video.
+        // t in µs from the first frame, from 0.5 s before it.
         #expect(rows.first.map { $0 <= -495_000 && $0 >= -500_000 } == true)
+        // It covers the whole video: every sample given up to the stop, 5 ms apart.
         let videoEnd = (times[29] - times[0]).nanoseconds / 1000
-        #expect(rows.last.map { $0 >= videoEnd + 495_000 && $0 <= videoEnd + 500_000 } == true)
+        #expect(rows.last.map { $0 >= videoEnd + 995_000 } == true)
+        #expect(zip(rows, rows.dropFirst()).allSatisfy { $1 - $0 == 5_000 })
         #expect(rows.contains { abs($0) < 5000 })
     }
 
