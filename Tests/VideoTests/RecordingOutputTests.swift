@@ -102,6 +102,23 @@ import Testing
         #expect(try probe(harness.path("d/FB.mp4")).framePTS.count == 5)
     }
 
+    @Test func theHardwareEncoderIsUsedWhereItOpensAndOtherwiseNamedInTheNote() throws {
+        var settings = VideoSettings()
+        settings.encoderName = "h264_v4l2m2m"
+        let encoder = try VideoEncoder(settings: settings, size: PixelSize(width: 320, height: 240))
+        if encoder.encoderName == "h264_v4l2m2m" {
+            #expect(encoder.fallbackNote == nil)  // a board with the bcm2835 M2M encoder
+        } else {
+            #expect(encoder.encoderName == "libx264")
+            #expect(encoder.fallbackNote?.hasPrefix("avcodec_open2(h264_v4l2m2m)") == true)
+        }
+        let packets = try (0..<40).flatMap { i in
+            try encoder.encode(makeFrame(UInt64(i), at: MonotonicTime(nanoseconds: 1_000_000_000 + Int64(i) * 33_333_333)), forceKeyframe: i == 0)
+        } + encoder.flush()
+        #expect(packets.count == 40 && packets.first?.isKeyframe == true)
+        #expect(packets.map(\.sequence) == (0..<40).map(UInt64.init))
+    }
+
     @Test func anEncoderForAnotherCodecIsRefusedClearly() throws {
         var settings = VideoSettings()
         settings.codec = .mjpeg
