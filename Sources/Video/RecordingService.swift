@@ -151,6 +151,20 @@ public final class RecordingService: @unchecked Sendable {
         return submit(frame)
     }
 
+    /// A completed camera request: its `role` buffer (YUV420), sequence, SensorTimestamp, and from
+    /// its metadata ExposureTime, AnalogueGain, ColourTemperature and FrameWallClock (libcamera ≥ 0.3).
+    /// Returns false when the request has no such buffer, was dropped or is not wanted.
+    @discardableResult
+    public func submit(_ request: CompletedRequest, role: StreamRole = .videoRecording) throws(VideoError) -> Bool {
+        guard request.isComplete, let buffer = request.buffers[role] else { return false }
+        let m = request.metadata
+        let exposure = FrameExposure(exposureTimeMicroseconds: m[ControlName.exposureTime]?.doubleValue,
+                                     analogueGain: m[ControlName.analogueGain]?.doubleValue,
+                                     colourTemperatureKelvin: m[ControlName.colourTemperature]?.doubleValue)
+        return try submit(buffer, sequence: request.sequence, sensorTimestamp: request.sensorTimestamp,
+                          wallClockNanoseconds: m["FrameWallClock"]?.int64Value, exposure: exposure)
+    }
+
     /// IMU samples (camera frame, CLOCK_MONOTONIC) for the Gyroflow logs; never blocks.
     public func submitMotion(_ samples: [IMUSample]) {
         guard !samples.isEmpty else { return }

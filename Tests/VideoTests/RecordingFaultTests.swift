@@ -59,10 +59,22 @@ import Testing
         }
         // Every buffer went back on return from submit, before any encoding.
         #expect(released.withLock { $0 } == 6)
+        // A whole camera request: its video buffer and metadata.
+        #expect(try harness.service.submit(CompletedRequest(
+            cookie: 1, sequence: 5, sensorTimestamp: MonotonicTime(nanoseconds: 5_200_000_000),
+            metadata: [ControlName.exposureTime: .int32(8000), ControlName.analogueGain: .float(3),
+                       ControlName.colourTemperature: .int32(4500), "FrameWallClock": .int64(1_790_000_000_000_000_000)],
+            buffers: [.videoRecording: lent()])))
+        #expect(try harness.service.submit(CompletedRequest(cookie: 2, sequence: 6, sensorTimestamp: MonotonicTime(nanoseconds: 5_300_000_000),
+                                                            metadata: [:], buffers: [.viewfinder: lent()])) == false)
+        #expect(released.withLock { $0 } == 8)
         let wrong = FrameBuffer(pixelFormat: .bgr888, size: size, stride: 64 * 3, bytes: [UInt8](repeating: 0, count: 64 * 3 * 48))
         #expect(throws: VideoError.self) { try harness.service.submit(wrong, sequence: 9, sensorTimestamp: MonotonicTime(nanoseconds: 6_000_000_000)) }
         try harness.service.stop()
-        #expect(try probe(harness.path("d/LENT.mp4")).framePTS.count == 5)
+        #expect(try probe(harness.path("d/LENT.mp4")).framePTS.count == 6)
+        let sidecar = try #require(harness.sidecars.first)
+        #expect(sidecar.exposure.exposureTimeMicroseconds == ValueRange(minimum: 8000, maximum: 8000, mean: 8000))
+        #expect(sidecar.exposure.iso?.maximum == 300 && sidecar.exposure.colourTemperatureKelvin?.mean == 4500)
     }
 
     @Test(arguments: [(VideoSettings.Container.mp4, ENOSPC), (.mkv, ENOSPC), (.mp4, EIO)])
