@@ -101,12 +101,15 @@ final class RecordingPipeline {
     func process(_ frame: VideoFrame) {
         if let last = lastSequence, frame.sequence > last + 1, recording != nil {
             // A gap the inbox dropped is already recorded; the rest the camera never delivered.
-            let missing = ((last + 1)..<frame.sequence).lazy.filter { !self.droppedBeforeEncoder.contains($0) }
-            recordDropped(missing.prefix(1000).map {
+            // The first 1000 are listed, all counted (a wild jump costs no time).
+            let known = droppedBeforeEncoder.filter { $0 > last && $0 < frame.sequence }.count
+            let listed = ((last + 1)..<frame.sequence).lazy.filter { !self.droppedBeforeEncoder.contains($0) }.prefix(1000)
+            let entries = listed.map {
                 DroppedFrame(sequence: $0, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, cause: .sequenceGap)
-            })
-            let more = missing.count - min(missing.count, 1000)
-            if more > 0 { recording?.dropped += more }
+            }
+            recordDropped(Array(entries))
+            let unlisted = Int(clamping: frame.sequence - last - 1) - known - entries.count
+            if unlisted > 0 { recording?.dropped += unlisted }
         }
         droppedBeforeEncoder = droppedBeforeEncoder.filter { $0 > frame.sequence }
         lastSequence = frame.sequence

@@ -128,6 +128,19 @@ import Testing
         #expect(encoder.fallbackNote?.contains("does not encode mjpeg") == true)
     }
 
+    @Test func aWildSequenceJumpIsCountedWithoutListingEveryFrame() throws {
+        let harness = try RecordingHarness()
+        try harness.service.configure(VideoSettings())
+        try harness.service.start(RecordingRequest(id: "JUMP", folder: "d"))
+        let times = sensorTimes(count: 3)
+        try harness.feed([0, 1, 1_000_000_000_000], times)
+        try harness.service.stop()
+        #expect(harness.service.status.droppedFrames == 999_999_999_998)
+        let sidecar = try #require(harness.sidecars.first)
+        #expect(sidecar.droppedFrames.count == 1000 && sidecar.droppedFrames.first?.sequence == 2)
+        #expect(sidecar.framesWritten == 3)
+    }
+
     @Test func badSettingsAndStatesAreClearErrors() throws {
         let harness = try RecordingHarness()
         var settings = VideoSettings()
