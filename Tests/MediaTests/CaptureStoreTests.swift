@@ -60,7 +60,7 @@ private func begin(_ store: CaptureStore, frames: Int) throws -> BracketRecorder
         for frame in onDisk.frames {
             for file in frame.files {
                 let bytes = try storage.read("2026-09-21/" + file.name)
-                #expect(SHA256.hexDigest(bytes) == file.sha256 && bytes.count == file.bytes)
+                #expect(try SHA256.hexDigest(bytes) == file.sha256 && bytes.count == file.bytes)
             }
         }
         let json = String(decoding: try storage.read("2026-09-21/TRP_000001.json"), as: UTF8.self)
