@@ -162,7 +162,7 @@ public final class RecordingService: @unchecked Sendable {
                                      analogueGain: m[ControlName.analogueGain]?.doubleValue,
                                      colourTemperatureKelvin: m[ControlName.colourTemperature]?.doubleValue)
         return try submit(buffer, sequence: request.sequence, sensorTimestamp: request.sensorTimestamp,
-                          wallClockNanoseconds: m["FrameWallClock"]?.int64Value, exposure: exposure)
+                          wallClockNanoseconds: m[ControlName.frameWallClock]?.int64Value, exposure: exposure)
     }
 
     /// IMU samples (camera frame, CLOCK_MONOTONIC) for the Gyroflow logs; never blocks.
