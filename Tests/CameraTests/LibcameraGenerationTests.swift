@@ -95,3 +95,25 @@ import Testing
         #expect(AutoExposureState(metadata: [:]) == nil)
     }
 }
+
+/// Waits sized in frames follow the camera's real pace, not only its format's.
+@Test func theObservedFrameIntervalFollowsTheCameraNotTheFormat() throws {
+    let rig = try Rig()
+    final class Seen: @unchecked Sendable { var intervals: [Int64?] = []; var timestamps: [Int64] = [] }
+    let seen = Seen()
+    let controller = rig.controller
+    controller.onFrame = { _, state in
+        seen.intervals.append(controller.observedFrameIntervalMicroseconds)
+        seen.timestamps.append(state.sensorTimestamp.nanoseconds)
+    }
+    try controller.startStreaming()
+    rig.loop.advance(by: .milliseconds(500))
+    let n = seen.timestamps.count
+    #expect(n > 10)
+    #expect(seen.intervals.last == (seen.timestamps[n - 1] - seen.timestamps[n - 2]) / 1_000)
+    // The camera stops for a second (as vimc does on a loaded host): the frame after it shows it.
+    rig.camera.stall(for: .seconds(1))
+    rig.loop.advance(by: .milliseconds(1_100))
+    let afterStall = seen.intervals.dropFirst(n).compactMap { $0 }
+    #expect((afterStall.max() ?? 0) > 900_000)
+}

@@ -132,7 +132,8 @@ public final class BracketEngine {
     public func start() throws {
         let budgetFrames = steps.count + pipelineDelayFrames + controller.requestsInFlight + 4
         let longest = steps.map(\.exposureMicroseconds).max() ?? 0
-        let frameMicroseconds = max(Int64(longest), controller.activeFormat.minimumFrameDurationMicroseconds)
+        let frameMicroseconds = max(Int64(longest), controller.activeFormat.minimumFrameDurationMicroseconds,
+                                    controller.observedFrameIntervalMicroseconds ?? 0)
         let deadline = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
         let bound = LoopBound(self, loop: controller.loop)
         timeout = controller.loop.schedule(after: deadline) {
