@@ -116,7 +116,7 @@ public enum AutoExposureState: String, Hashable, Sendable {
             switch state {
             case 0: self = .idle
             case 1: self = .searching
-            case 2: self = .converged
+            case 2, 3: self = .converged  // 3: 0.0.3's draft AeStateLocked
             default: return nil
             }
         } else if let locked = metadata[ControlName.aeLocked]?.boolValue {

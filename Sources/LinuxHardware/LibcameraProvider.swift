@@ -14,16 +14,20 @@ public final class LibcameraProvider: CameraProvider {
     public init() {}
 
     /// The version string of the libcamera this process runs with (`CameraManager::version()`),
-    /// e.g. "v0.0.3" or "v0.7.1+rpt20260429".
+    /// e.g. "v0.0.3", "v0.7.1" (built from a tarball) or "v0.7.1+rpt20260429" (from the git tag).
     public static var libcameraVersion: String { String(cString: tc_libcamera_version()) }
 
     /// The libcamera headers the shim was compiled against (`LIBCAMERA_VERSION_*`), "0.7.1".
     public static var libcameraHeaderVersion: String { String(cString: tc_libcamera_header_version()) }
 
-    /// True when the library this process runs with is the one the shim was compiled for (its
-    /// version string starts with "v" + the header version). False means a mismatched link.
+    /// True when the library this process runs with is the one the shim was compiled for: its
+    /// version string is "v" + the header version, alone or followed by "+" or "-" (a build from a
+    /// git tag adds "+rpt…" or "-<commit>"; a tarball build does not). False means a mismatched link.
     public static var runsCompiledLibcamera: Bool {
-        libcameraVersion.hasPrefix("v" + libcameraHeaderVersion)
+        let expected = "v" + libcameraHeaderVersion
+        guard libcameraVersion.hasPrefix(expected) else { return false }
+        let rest = libcameraVersion.dropFirst(expected.count)
+        return rest.isEmpty || rest.hasPrefix("+") || rest.hasPrefix("-")
     }
 
     /// True between `start()` and `stop()`.

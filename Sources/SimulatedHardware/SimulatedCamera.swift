@@ -235,7 +235,7 @@ public final class SimulatedCamera: CameraDevice {
         var request: CaptureRequest?
         if !dropped, !waiting.isEmpty {
             request = waiting.removeFirst()
-            model.apply(request?.controls ?? [:], atFrame: sequence)
+            model.apply(patched(request?.controls ?? [:]), atFrame: sequence)
         }
         let parameters = model.step(frame: sequence, scene: scene)
         self.model = model
@@ -304,6 +304,17 @@ public final class SimulatedCamera: CameraDevice {
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),
                                 buffers: buffers)
+    }
+
+    /// What libcamera 0.5+'s `Camera::patchControlList` does before a request reaches the pipeline:
+    /// AeEnable alone sets both exposure modes (auto when true). Debian's 0.0.3 passes it as it is.
+    private func patched(_ controls: ControlList) -> ControlList {
+        guard libcamera == .raspberryPi0_5, let aeEnabled = controls[ControlName.aeEnable]?.boolValue else { return controls }
+        var patched = controls
+        for mode in [ControlName.exposureTimeMode, ControlName.analogueGainMode] where patched[mode] == nil {
+            patched[mode] = .int32(aeEnabled ? 0 : 1)
+        }
+        return patched
     }
 
     /// Rotation of the camera during the exposure (rad about x and y), from the motion truth.

@@ -89,6 +89,7 @@ import Testing
         #expect(AutoExposureState(metadata: [ControlName.aeState: .int32(0)]) == .idle)
         #expect(AutoExposureState(metadata: [ControlName.aeState: .int32(1)]) == .searching)
         #expect(AutoExposureState(metadata: [ControlName.aeState: .int32(2)]) == .converged)
+        #expect(AutoExposureState(metadata: [ControlName.aeState: .int32(3)]) == .converged)  // 0.0.3 draft Locked
         #expect(AutoExposureState(metadata: [ControlName.aeState: .int32(9)]) == nil)
         #expect(AutoExposureState(metadata: [ControlName.aeLocked: .bool(true)]) == .converged)
         #expect(AutoExposureState(metadata: [ControlName.aeLocked: .bool(false)]) == .searching)

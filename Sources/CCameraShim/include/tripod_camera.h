@@ -88,7 +88,7 @@ typedef struct tc_controls tc_controls;   /* a ControlList whose entries are set
 typedef struct tc_completion tc_completion; /* a completed Request, lent to the event callback */
 
 /** The version string of the libcamera this process runs with (libcamera::CameraManager::version()),
- *  e.g. "v0.0.3" or "v0.7.1+rpt20260429". */
+ *  e.g. "v0.0.3", "v0.7.1" (a tarball build) or "v0.7.1+rpt20260429" (a build from the git tag). */
 const char *tc_libcamera_version(void);
 /** The version of the libcamera headers the shim was compiled against (LIBCAMERA_VERSION_*),
  *  "major.minor.patch". A mismatch with tc_libcamera_version means the wrong library was linked. */
