@@ -33,7 +33,9 @@ let package = Package(
 
         // MARK: Swift modules, by role.
         .target(name: "Hardware"),
-        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion"]),
+        // Optimised in debug builds too: it renders full-size frames in real time for tools/run and tests.
+        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "LinuxHardware", dependencies: [
             "Hardware", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
         ]),
