@@ -32,6 +32,21 @@ public enum FrameAnalysis {
         }
     }
 
+    /// x with m·x = y for a row-major 3 × 3 m (Cramer's rule); nil when m is not 3 × 3 or is singular.
+    static func solve3x3(_ m: [Double], _ y: [Double]) -> [Double]? {
+        guard m.count == 9, y.count == 3 else { return nil }
+        func det(_ a: [Double]) -> Double {
+            a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6])
+        }
+        let d = det(m)
+        guard abs(d) > 1e-12 else { return nil }
+        return (0..<3).map { column in
+            var replaced = m
+            for row in 0..<3 { replaced[row * 3 + column] = y[row] }
+            return det(replaced) / d
+        }
+    }
+
     /// The sRGB decoding curve (IEC 61966-2-1) for 8-bit codes.
     private static let linear: [Double] = (0..<256).map { code in
         let v = Double(code) / 255

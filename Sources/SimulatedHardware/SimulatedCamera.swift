@@ -276,7 +276,7 @@ public final class SimulatedCamera: CameraDevice {
             let isRaw = stream.pixelFormat.isBayer
             let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
             buffers[role] = renderer.render(SimulatedFrameRenderer.Request(
-                role: role, format: stream.pixelFormat, size: size, crop: isRaw ? model.mode.crop : model.scalerCrop,
+                role: role, format: stream.pixelFormat, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
                 scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth), rng: &rng)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,

@@ -74,6 +74,9 @@ final class SimulatedFrameRenderer {
         var format: PixelFormat
         /// The rendered size (the stream's, or smaller for tests).
         var size: PixelSize
+        /// The stream's configured size: noise is averaged as the ISP's scaling from the crop to it
+        /// would (a small test render keeps the full stream's noise per pixel).
+        var streamSize: PixelSize
         /// Sensor pixels the stream shows (ScalerCrop for processed streams, the mode's crop for raw).
         var crop: PixelRect
         var scene: SimulatedScene
@@ -92,7 +95,8 @@ final class SimulatedFrameRenderer {
         var planes = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, scene: r.scene,
                                   defocusPixels: r.defocusPixels / scale)
         applyMotion(&planes, r.motion, focalLengthPixels: focalLengthPixels(sensorPixelsPerOutputPixel: scale))
-        let exposure = frameExposure(r, noiseAveraging: max(scale, 1))
+        let streamScale = Double(crop.width) / Double(max(r.streamSize.width, 1))
+        let exposure = frameExposure(r, noiseAveraging: max(streamScale, 1))
         if isRaw {
             let white = Float((1 << r.bitDepth) - 1)
             let black = Float((sensor.blackLevel16 ?? 0) >> (16 - r.bitDepth))

@@ -2,6 +2,7 @@ import Foundation
 
 /// The test chart the simulated camera looks at, filling the full sensor's field of view.
 ///
+/// Its light targets are mid-light (45 %), so a frame metered to 18 % clips little even one stop up.
 /// Laid out in chart units (the chart is 16/9 wide and 1 high, matching the pixel array), on a
 /// neutral board of reflectance `boardReflectance`:
 /// - a 24-patch colour checker (6 × 4, X-Rite ColorChecker Classic reference L\*a\*b\* under D50)
@@ -19,7 +20,7 @@ enum TestChart {
     /// Width of the chart in chart units (its height is 1).
     static let aspect = 16.0 / 9.0
     /// Reflectance of the board around the targets (chosen so the whole chart averages 18 % grey).
-    static let boardReflectance = 0.205
+    static let boardReflectance = 0.14
     /// Radiance of the specular highlight relative to a white diffuser under the same light.
     static let highlightRadiance = 100.0
     /// Reflectance of the light trap.
@@ -30,7 +31,7 @@ enum TestChart {
     static let patchSize = 0.13, patchGap = 0.02
     static let edgeCentre = (x: 1.16, y: 0.21), edgeHalfSide = 0.09, edgeField = 0.14
     static let edgeAngleRadians = 5.0 * .pi / 180
-    static let edgeLight = 0.65, edgeDark = 0.133
+    static let edgeLight = 0.45, edgeDark = 0.092
     static let starCentre = (x: 1.52, y: 0.22), starRadius = 0.17, starCycles = 36.0
     static let trapCentre = (x: 1.16, y: 0.52), trapRadius = 0.05
     static let highlightCentre = (x: 1.52, y: 0.52), highlightRadius = 0.012
@@ -102,7 +103,7 @@ enum TestChart {
         let starR2 = sx * sx + sy * sy
         if starR2 < starRadius * starRadius {
             let phase = (atan2(sy, sx) / (2 * .pi) + 0.5) * starCycles
-            return phase - phase.rounded(.down) < 0.5 ? 0.04 : 0.80
+            return phase - phase.rounded(.down) < 0.5 ? 0.022 : 0.45
         }
         let tx = x - trapCentre.x, ty = y - trapCentre.y
         if tx * tx + ty * ty < trapRadius * trapRadius { return lightTrapReflectance }
