@@ -20,21 +20,22 @@ struct ScenePlanes {
     /// Samples the chart over `crop` (sensor pixel coordinates) at `size`, each pixel the mean of
     /// 2 × 2 points of its area; `cfa` gives the channel (0 R, 1 G, 2 B) of each site in a 2 × 2
     /// tile for a mosaic.
-    static func sample(scene: SimulatedScene, pixelArray: PixelSize, crop: PixelRect, size: PixelSize,
-                       kind: Kind, cfa: [Int]) -> ScenePlanes {
+    static func sample(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, kind: Kind, cfa: [Int]) -> ScenePlanes {
         let w = size.width, h = size.height, n = w * h
         let planes = kind == .rgb ? 3 : 1
         let m = SimulatedColourResponse.sensorFromSRGB
         let rows = (0..<3).map { SIMD3(m[$0 * 3], m[$0 * 3 + 1], m[$0 * 3 + 2]) }
-        let dx = Double(crop.width) / Double(w), dy = Double(crop.height) / Double(h)
+        // Sensor pixels to chart units: the chart spans the pixel array.
+        let unitY = 1 / Double(max(pixelArray.height, 1)), unitX = TestChart.aspect / Double(max(pixelArray.width, 1))
+        let dx = Double(crop.width) / Double(w) * unitX, dy = Double(crop.height) / Double(h) * unitY
+        let x0 = Double(crop.x) * unitX, y0 = Double(crop.y) * unitY
         var values = [Float](repeating: 0, count: n * planes + 8)  // padded: see FramePasses
         values.withUnsafeMutableBufferPointer { out in
             for j in 0..<h {
                 for i in 0..<w {
                     var sum = SIMD3<Double>.zero
                     for (ox, oy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
-                        sum += scene.colour(x: Double(crop.x) + (Double(i) + ox) * dx,
-                                            y: Double(crop.y) + (Double(j) + oy) * dy, pixelArray: pixelArray)
+                        sum += TestChart.colour(x: x0 + (Double(i) + ox) * dx, y: y0 + (Double(j) + oy) * dy)
                     }
                     let rgb = sum * 0.25
                     let p = j * w + i

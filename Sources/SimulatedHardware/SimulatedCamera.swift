@@ -105,6 +105,10 @@ public final class SimulatedCamera: CameraDevice {
         streams = adjusted
         activeMode = mode
         model = SimulatedSensorModel(sensor: sensor, mode: mode)
+        for stream in adjusted {  // sample the chart now rather than in the first frame
+            renderer.prepare(format: stream.pixelFormat, size: SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize),
+                             crop: mode.crop)
+        }
         return (status, adjusted)
     }
 

@@ -28,7 +28,7 @@ final class SimulatedFrameRenderer {
     private let gamma = FramePasses.ISP.srgbCurve()
     private var sharp: [SharpKey: ScenePlanes] = [:]
     private var blurred: [BlurKey: ScenePlanes] = [:]
-    private struct SharpKey: Hashable { var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind; var scene: SimulatedScene }
+    private struct SharpKey: Hashable { var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind }
     private struct BlurKey: Hashable { var sharp: SharpKey; var steps: Int }
     /// Cached entries kept per kind, oldest dropped first.
     private static let cacheLimit = 4
@@ -92,8 +92,7 @@ final class SimulatedFrameRenderer {
         let isRaw = r.format.isBayer
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
-        var planes = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, scene: r.scene,
-                                  defocusPixels: r.defocusPixels / scale)
+        var planes = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, defocusPixels: r.defocusPixels / scale)
         applyMotion(&planes, r.motion, focalLengthPixels: focalLengthPixels(sensorPixelsPerOutputPixel: scale))
         let streamScale = Double(crop.width) / Double(max(r.streamSize.width, 1))
         let exposure = frameExposure(r, noiseAveraging: max(streamScale, 1))
@@ -113,6 +112,13 @@ final class SimulatedFrameRenderer {
                                   matrix: (row(0), row(1), row(2)), gamma: gamma)
         FramePasses.processed(planes, exposure: exposure, isp: isp, noise: noise, rng: &rng, packer: &packer)
         return FrameBuffer(pixelFormat: format, size: r.size, stride: packer.stride, bytes: packer.bytes)
+    }
+
+    /// Samples the chart for a stream ahead of its first frame (the costly part of a new
+    /// configuration), so the first frames are as quick as the rest.
+    func prepare(format: PixelFormat, size: PixelSize, crop: PixelRect) {
+        let isRaw = format.isBayer
+        _ = cachedPlanes(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb, defocusPixels: 0)
     }
 
     /// Focal length in output pixels.
@@ -137,18 +143,14 @@ final class SimulatedFrameRenderer {
     }
 
     /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in steps).
-    private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, scene: SimulatedScene,
-                              defocusPixels: Double) -> ScenePlanes {
-        var lighting = scene
-        lighting.greyLuminanceCandelasPerSquareMetre = 0  // exposure and light colour apply per frame
-        lighting.illuminantKelvin = 0
-        lighting.subjectDistanceMetres = 0
-        let key = SharpKey(crop: crop, size: size, kind: kind, scene: lighting)
+    private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, defocusPixels: Double) -> ScenePlanes {
+        // The chart never changes; exposure and the light's colour apply per frame.
+        let key = SharpKey(crop: crop, size: size, kind: kind)
         let base: ScenePlanes
         if let cached = sharp[key] {
             base = cached
         } else {
-            base = ScenePlanes.sample(scene: scene, pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa)
+            base = ScenePlanes.sample(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa)
             remember(key, base, in: &sharp, order: &sharpOrder)
         }
         let steps = Int((defocusPixels / Self.blurStepPixels).rounded())

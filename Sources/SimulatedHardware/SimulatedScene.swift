@@ -27,14 +27,6 @@ public struct SimulatedScene: Hashable, Sendable {
     /// Illuminance on the chart, lux, for the `Lux` metadata (Lambertian: E = π L / ρ).
     public var lux: Double { Double.pi * greyLuminanceCandelasPerSquareMetre / 0.18 }
 
-    /// Linear sRGB radiance of the chart at a point of the pixel array (sensor pixel coordinates),
-    /// relative to a white diffuser.
-    func colour(x: Double, y: Double, pixelArray: PixelSize) -> SIMD3<Double> {
-        let unit = 1 / Double(max(pixelArray.height, 1))
-        let stretch = TestChart.aspect * Double(pixelArray.height) / Double(max(pixelArray.width, 1))
-        return TestChart.colour(x: x * unit * stretch, y: y * unit)
-    }
-
     /// Linear exposure of an 18 % grey (0…1, 1 = clip) at this exposure: the reflected-light meter
     /// equation L·t·S/N² = K (K = 12.5) puts a correctly exposed grey at 0.18.
     func greyLevel(exposureMicroseconds: Double, iso: Double, fNumber: Double) -> Double {
