@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"], exclude: ["Chart"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware"]),

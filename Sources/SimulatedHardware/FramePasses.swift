@@ -34,8 +34,9 @@ struct NoiseTable {
 /// either quantising to raw codes or the simulated ISP (white balance, colour correction, sRGB
 /// gamma). Eight pixels at a time in SIMD registers, using only operations the compiler inlines
 /// (the generic SIMD `squareRoot`, `clamped` and float-to-integer conversions become scalar calls):
-/// square roots by a bit-trick guess and one Newton step, integers from floats by adding 2²³ and
-/// taking the low mantissa bits. Scene planes are padded so the last block of a row may read past it.
+/// square roots from a bit-trick reciprocal root and one Newton step, integers from floats by
+/// adding 2²³ and taking the low mantissa bits. Scene planes are padded so the last block of a row
+/// may read past it.
 enum FramePasses {
     /// 2²³: added to a float in 0…65535, its low mantissa bits are the value rounded to an integer.
     private static let magic: Float = 8_388_608
@@ -81,12 +82,13 @@ enum FramePasses {
         return clip(v + sigma * noise)
     }
 
-    /// √x for x ≥ 1 (within 0.1 %): the halved-exponent guess, then one Newton step.
+    /// √x for x ≥ 1 (within 0.2 %): x · 1/√x, the reciprocal root from the bit-trick guess and one
+    /// Newton step (multiplications only; division is slow).
     @inline(__always)
     private static func squareRoot(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
-        let guess = unsafeBitCast((bits &>> 1) &+ 0x1FBD_1DF5, to: SIMD8<Float>.self)
-        return 0.5 * (guess + x / guess)
+        let y = unsafeBitCast(0x5F37_59DF &- (bits &>> 1), to: SIMD8<Float>.self)
+        return x * y * (1.5 - 0.5 * x * y * y)
     }
 
     @inline(__always)

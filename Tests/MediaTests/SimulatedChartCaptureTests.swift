@@ -111,20 +111,11 @@ private func runPython(_ arguments: [String]) throws -> Data {
     guard FileManager.default.isExecutableFile(atPath: python) else {
         throw ToolError(description: "\(python) is missing: run tools/setup (it installs rawpy into that venv)")
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw ToolError(description: "python \(arguments.first ?? "") failed: \(String(decoding: stderr, as: UTF8.self))")
+    let result = try runExecutable(python, arguments)
+    guard result.status == 0 else {
+        throw ToolError(description: "python \(arguments.first ?? "") failed: \(result.stderr)")
     }
-    return stdout
+    return result.stdout
 }
 
 /// Mean sRGB-encoded R, G, B (0…1) of a BGR888 frame over a box.
