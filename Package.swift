@@ -22,10 +22,16 @@ let package = Package(
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
         systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: ["libsystemd-dev"]),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+        systemLibrary("CFFmpeg", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
+        // Tests only: the viewfinder's reference images (libpng's simplified png_image API).
+        systemLibrary("CPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
         // Typed, error-safe wrappers for what does not import into Swift (variadic TIFFSetField,
         // libjpeg's exit-on-error handler and macros).
         .target(name: "CTIFFShim", dependencies: ["CTIFF"]),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
+        // FFmpeg's AVERROR/AV_NOPTS_VALUE macros and AVFrame's array fields, as functions.
+        .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -41,10 +47,11 @@ let package = Package(
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
-        .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim"]),
+        .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim", "CCrypto"]),
         .target(name: "Console", dependencies: []),
         .target(name: "Viewfinder", dependencies: ["Hardware"]),
         .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion"]),
+        .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
         .target(name: "Supervisor", dependencies: [
             "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console", "Viewfinder",
             "Stabilization",
@@ -53,7 +60,7 @@ let package = Package(
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
         // replays inputs (ConsoleFuzz FILE|DIR...).
         .executableTarget(name: "ConsoleFuzz", dependencies: ["Supervisor", "SimulatedHardware", "Console", "Hardware"]),
-        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware"]),
+        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware", "Video"]),
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
@@ -63,7 +70,8 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"], exclude: ["Chart"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG"], exclude: ["Reference"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"],
                     exclude: ["Transcripts", "ConsolePTY"]),
