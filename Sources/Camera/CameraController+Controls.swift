@@ -178,13 +178,20 @@ extension CameraController {
     }
 
     /// Gray-world lock: the gains that make the latest processed frame's mean neutral (current gains
-    /// × G/R and × G/B, clipped pixels excluded), locked. Returns them.
+    /// × G/R and × G/B, clipped pixels excluded), locked. Returns them. When the frame reports the
+    /// ISP's ColourCorrectionMatrix, the means are taken back through it to white-balanced camera
+    /// RGB first (colour correction mixes channels, so output means alone mislead).
     @discardableResult
     public func lockWhiteBalanceGrayWorld() throws -> WhiteBalanceGains {
         guard let request = latestRequest, let buffer = request.buffers[processedRole],
-              let gains = latest?.colourGains, let means = FrameAnalysis.channelMeans(buffer, excludingClipped: true),
+              let gains = latest?.colourGains, var means = FrameAnalysis.channelMeans(buffer, excludingClipped: true),
               means.red > 0, means.blue > 0 else {
             throw CameraError(.notReady, "white balance: gray-world needs a processed frame with colour gains")
+        }
+        if let ccm = request.metadata["ColourCorrectionMatrix"]?.doubleArray,
+           let balanced = FrameAnalysis.solve3x3(ccm, [means.red, means.green, means.blue]),
+           balanced.allSatisfy({ $0 > 0 }) {
+            means = (balanced[0], balanced[1], balanced[2])
         }
         let neutral = WhiteBalanceGains(red: gains.red * means.green / means.red, blue: gains.blue * means.green / means.blue)
         try setWhiteBalance(.lockedGains(neutral))

@@ -1,3 +1,4 @@
+import Foundation
 import Hardware
 
 /// Statistics of processed frames, for metering and gray-world white balance.
@@ -14,7 +15,7 @@ public enum FrameAnalysis {
         default: return nil
         }
         return buffer.withUnsafeBytes { bytes -> (Double, Double, Double)? in
-            var sum = (0, 0, 0), count = 0
+            var sum = (0.0, 0.0, 0.0), count = 0
             for row in 0..<buffer.size.height {
                 let base = row * buffer.stride
                 for column in 0..<buffer.size.width {
@@ -22,12 +23,33 @@ public enum FrameAnalysis {
                     guard p + layout.bpp <= bytes.count else { continue }
                     let r = Int(bytes[p + layout.r]), g = Int(bytes[p + layout.g]), b = Int(bytes[p + layout.b])
                     if excludingClipped && (r >= 250 || g >= 250 || b >= 250) { continue }
-                    sum.0 += r; sum.1 += g; sum.2 += b; count += 1
+                    sum.0 += Self.linear[r]; sum.1 += Self.linear[g]; sum.2 += Self.linear[b]; count += 1
                 }
             }
             guard count > 0 else { return nil }
-            let n = Double(count) * 255
-            return (Double(sum.0) / n, Double(sum.1) / n, Double(sum.2) / n)
+            let n = Double(count)
+            return (sum.0 / n, sum.1 / n, sum.2 / n)
         }
+    }
+
+    /// x with m·x = y for a row-major 3 × 3 m (Cramer's rule); nil when m is not 3 × 3 or is singular.
+    static func solve3x3(_ m: [Double], _ y: [Double]) -> [Double]? {
+        guard m.count == 9, y.count == 3 else { return nil }
+        func det(_ a: [Double]) -> Double {
+            a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6])
+        }
+        let d = det(m)
+        guard abs(d) > 1e-12 else { return nil }
+        return (0..<3).map { column in
+            var replaced = m
+            for row in 0..<3 { replaced[row * 3 + column] = y[row] }
+            return det(replaced) / d
+        }
+    }
+
+    /// The sRGB decoding curve (IEC 61966-2-1) for 8-bit codes.
+    private static let linear: [Double] = (0..<256).map { code in
+        let v = Double(code) / 255
+        return v <= 0.040_45 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
     }
 }

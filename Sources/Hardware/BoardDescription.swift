@@ -25,6 +25,9 @@ public struct BoardDescription: Hashable, Sendable, Codable {
         /// Simulated camera only: false makes it a camera without exposure controls or exposure
         /// metadata, like vimc (default true).
         public var exposureControl: Bool?
+        /// Simulated camera only: render frames no larger than this, scaled down by a whole factor
+        /// (for tests that need no pixels). Absent: every stream at its configured size.
+        public var maximumRenderSize: PixelSize?
     }
 
     public struct IMUSection: Hashable, Sendable, Codable {

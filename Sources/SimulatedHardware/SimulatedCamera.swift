@@ -7,7 +7,7 @@ import Hardware
 /// It models control delays counted through the requests in flight (a request's controls reach the
 /// sensor when the pipeline takes it for a frame, and exposure/gain apply `delay` frames later),
 /// AE/AWB/AF, one dropped start-up frame unless exposure, gain and colour gains are all manual, and
-/// small synthetic frames (see `SimulatedFrameRenderer`). Use it from the loop's thread only.
+/// full-size frames of a test chart (see `SimulatedFrameRenderer`). Use it from the loop's thread only.
 public final class SimulatedCamera: CameraDevice {
     /// Identity as libcamera would report it (model = the sensor's).
     public let info: CameraInfo
@@ -60,17 +60,18 @@ public final class SimulatedCamera: CameraDevice {
     private var disconnected = false
     private var stalledUntil: MonotonicTime?
     private var startedManual = false
-    /// Chart reflectance per crop and rendered size (the chart never changes).
-    private var reflectanceCache: [RenderKey: [Double]] = [:]
-    private struct RenderKey: Hashable { var crop: PixelRect; var size: PixelSize }
-    /// Largest rendered frame; streams are scaled down by a whole factor to fit (default 96×54).
-    /// Smaller is faster for long simulations.
-    public var maximumRenderSize = SimulatedFrameRenderer.defaultMaximumSize
+    /// Draws the frames; caches the chart per crop, size and focus.
+    private let renderer: SimulatedFrameRenderer
+    /// Largest rendered frame; when set, streams are scaled down by a whole factor to fit and
+    /// `FrameBuffer.size` is the rendered size. nil (the default): every stream at its own size.
+    /// Small renders are for tests and long simulations that need no pixels.
+    public var maximumRenderSize: PixelSize?
 
     init(info: CameraInfo, sensor: SensorDescription, loop: any EventLoop, motion: any MotionTruth,
          scene: SimulatedScene, seed: UInt64) {
         self.info = info; self.sensor = sensor; self.loop = loop; self.motion = motion
         self.scene = scene; self.seed = seed
+        renderer = SimulatedFrameRenderer(sensor: sensor)
         wallClockOffsetNanoseconds = Int64(Date().timeIntervalSince1970 * 1e9) - loop.now().nanoseconds
     }
 
@@ -116,6 +117,10 @@ public final class SimulatedCamera: CameraDevice {
         streams = adjusted
         activeMode = mode
         model = SimulatedSensorModel(sensor: sensor, mode: mode)
+        for stream in adjusted {  // sample the chart now rather than in the first frame
+            renderer.prepare(format: stream.pixelFormat, size: SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize),
+                             crop: mode.crop)
+        }
         return (status, adjusted)
     }
 
@@ -283,23 +288,21 @@ public final class SimulatedCamera: CameraDevice {
             metadata[ControlName.lensPosition] = .float(Float(p.lensPositionDioptres))
             metadata[ControlName.afState] = .int32(p.afState)
         }
+        metadata["ColourCorrectionMatrix"] = .floatArray(SimulatedColourResponse.colourCorrectionMatrix.map(Float.init))
         var buffers: [StreamRole: FrameBuffer] = [:]
-        let renderer = SimulatedFrameRenderer(sensor: sensor)
-        let motion = angularMotion(from: start, microseconds: p.exposureMicroseconds)
+        let readout = (model.mode.readoutMilliseconds ?? 1e3 / max(model.mode.maximumFps, 1)) * 1000
+        let motion = SimulatedFrameRenderer.Motion(exposure: angularMotion(from: start, microseconds: Double(p.exposureMicroseconds)),
+                                                   readout: angularMotion(from: start, microseconds: readout))
         let defocus = model.defocusBlurPixels(lens: p.lensPositionDioptres, scene: scene)
         for role in request.roles {
             guard let stream = streams.first(where: { $0.role == role }) else { continue }
-            let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
             let roleIndex = UInt64(StreamRole.allCases.firstIndex(of: role) ?? 0)
             var rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
-            let key = RenderKey(crop: model.scalerCrop, size: size)
-            let map = reflectanceCache[key] ?? renderer.reflectanceMap(size: size, crop: model.scalerCrop, scene: scene)
-            reflectanceCache[key] = map
-            let planes = renderer.rawPlanes(size: size, crop: model.scalerCrop, reflectance: map, scene: scene, frame: p,
-                                            defocusPixels: defocus, motionRadians: motion, rng: &rng)
-            buffers[role] = stream.pixelFormat.isBayer
-                ? renderer.raw(planes, size: size, format: stream.pixelFormat, bitDepth: model.mode.bitDepth)
-                : renderer.processed(planes, size: size, format: stream.pixelFormat, frame: p)
+            let isRaw = stream.pixelFormat.isBayer
+            let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
+            buffers[role] = renderer.render(SimulatedFrameRenderer.Request(
+                role: role, format: stream.pixelFormat, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
+                scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth), rng: &rng)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),
@@ -317,10 +320,10 @@ public final class SimulatedCamera: CameraDevice {
         return patched
     }
 
-    /// Rotation of the camera during the exposure (rad about x and y), from the motion truth.
-    private func angularMotion(from start: MonotonicTime, microseconds: Int) -> (x: Double, y: Double) {
+    /// Rotation of the camera over `microseconds` from `start` (rad about x and y), from the motion truth.
+    private func angularMotion(from start: MonotonicTime, microseconds: Double) -> (x: Double, y: Double) {
         let steps = 8
-        let dt = Double(microseconds) / 1e6 / Double(steps)
+        let dt = microseconds / 1e6 / Double(steps)
         var angle = Vector3.zero
         for k in 0..<steps {
             let t = start + .nanoseconds(Int64((Double(k) + 0.5) * dt * 1e9))

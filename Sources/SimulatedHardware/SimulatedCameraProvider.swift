@@ -22,6 +22,8 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var maximumBufferCount: Int?
     /// Requests queued at once before the first frame (`SimulatedCamera.minimumQueuedToStart`).
     public var minimumQueuedToStart = 1
+    /// Largest rendered frame for cameras it opens (`SimulatedCamera.maximumRenderSize`); nil: full size.
+    public var maximumRenderSize: PixelSize?
     /// The camera most recently opened, for tests and fault injection.
     public private(set) var openedCamera: SimulatedCamera?
 
@@ -34,7 +36,7 @@ public final class SimulatedCameraProvider: CameraProvider {
 
     /// A provider for a board whose camera backend is "sim": the sensor named by the board (default
     /// "imx708") from `sensors` (the database's entries), or else the description embedded in the binary
-    /// (`SensorDescription.embedded(model:)`); the board's seed and `exposureControl`.
+    /// (`SensorDescription.embedded(model:)`); the board's seed, `exposureControl` and `maximumRenderSize`.
     public convenience init(loop: any EventLoop, board: BoardDescription, sensors: [SensorDescription],
                             motion: any MotionTruth = StillMotion()) throws {
         guard board.camera.backend == "sim" else {
@@ -51,6 +53,7 @@ public final class SimulatedCameraProvider: CameraProvider {
         }
         self.init(loop: loop, sensor: sensor, motion: motion, seed: board.camera.seed ?? 1)
         exposureControl = board.camera.exposureControl ?? true
+        maximumRenderSize = board.camera.maximumRenderSize
     }
 
     public func cameras() -> [CameraInfo] { [info] }
@@ -70,6 +73,7 @@ public final class SimulatedCameraProvider: CameraProvider {
         camera.libcamera = libcamera
         camera.maximumBufferCount = maximumBufferCount
         camera.minimumQueuedToStart = minimumQueuedToStart
+        camera.maximumRenderSize = maximumRenderSize
         openedCamera = camera
         return camera
     }

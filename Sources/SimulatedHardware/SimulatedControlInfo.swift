@@ -75,7 +75,8 @@ enum SimulatedControlInfo {
         let sizes = unique(sensor.modes.map(\.size) + standardSizes.filter {
             $0.width <= sensor.pixelArray.width && $0.height <= sensor.pixelArray.height
         })
-        return [StreamFormat(pixelFormat: .bgr888, sizes: sizes), StreamFormat(pixelFormat: .xrgb8888, sizes: sizes)]
+        return [StreamFormat(pixelFormat: .bgr888, sizes: sizes), StreamFormat(pixelFormat: .xrgb8888, sizes: sizes),
+                StreamFormat(pixelFormat: .yuv420, sizes: sizes)]
     }
 
     private static func unique(_ sizes: [PixelSize]) -> [PixelSize] {
@@ -108,7 +109,7 @@ enum SimulatedControlInfo {
                 stream.stride = mode.width * 2
                 rawMode = mode
             } else {
-                if stream.pixelFormat != .bgr888 && stream.pixelFormat != .xrgb8888 {
+                if ![PixelFormat.bgr888, .xrgb8888, .yuv420].contains(stream.pixelFormat) {
                     stream.pixelFormat = .bgr888
                     status = .adjusted
                 }
@@ -116,7 +117,7 @@ enum SimulatedControlInfo {
                 let h = min(max(stream.size.height, 64), sensor.pixelArray.height) & ~1
                 if w != stream.size.width || h != stream.size.height { status = .adjusted }
                 stream.size = PixelSize(width: w, height: h)
-                stream.stride = w * (stream.pixelFormat == .xrgb8888 ? 4 : 3)
+                stream.stride = w * (stream.pixelFormat == .xrgb8888 ? 4 : stream.pixelFormat == .yuv420 ? 1 : 3)
             }
             if stream.bufferCount < 1 { stream.bufferCount = 1; status = .adjusted }
             out.append(stream)

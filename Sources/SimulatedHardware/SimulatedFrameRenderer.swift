@@ -1,169 +1,188 @@
 import Foundation
 import Hardware
 
-/// Draws the small synthetic frames of the simulated camera.
+/// Draws the simulated camera's frames at their configured sizes.
 ///
-/// A frame is the scene's chart over the active crop, exposed at grey level
-/// L·t·S/(K·N²)·0.18 (linear, clipped at white), seen through the sensor's colour response under the
-/// scene light, blurred by defocus (blur circle f²/N·|lens − subject|) plus the image motion during the
-/// exposure (as separable box blurs), with shot and read noise that grow with gain, then multiplied by
-/// the white-balance gains. Frames are rendered at a reduced size (≤ 96×54); `FrameBuffer.size` is
-/// the rendered size.
-public struct SimulatedFrameRenderer: Sendable {
-    /// The default largest rendered size.
-    public static let defaultMaximumSize = PixelSize(width: 96, height: 54)
+/// The chart (`TestChart`) is sampled once per crop and output size into `ScenePlanes` (linear
+/// camera channels) and blurred once per defocus step; both are cached. Each frame then only
+/// adds what changes per frame: motion blur and rolling-shutter skew from the rig's motion (only
+/// when it moves), exposure L·t·S/(K·N²)·0.18 seen through the sensor's white point under the
+/// scene light, shot and read noise (from a precomputed table) that grow with gain, clipping at
+/// full well, and either raw quantisation or the simulated ISP (white balance, colour correction,
+/// sRGB gamma) and the pixel format.
+///
+/// `maximumSize` renders smaller (divided by a whole factor to fit), for tests that need no pixels;
+/// `FrameBuffer.size` is the rendered size.
+final class SimulatedFrameRenderer {
     /// Full-well capacity and read noise in electrons at unit gain, for the noise model.
-    static let fullWellElectrons = 10_000.0
-    static let readNoiseElectrons = 3.0
+    static let fullWellElectrons: Float = 10_000
+    static let readNoiseElectrons: Float = 3
+    /// Defocus and motion blur are cached in steps of this many output pixels.
+    static let blurStepPixels = 0.25
 
     let sensor: SensorDescription
+    let pixelArray: PixelSize
+    let cfa: [Int]
+    private let colour: SimulatedColourResponse
+    private lazy var noise = NoiseTable(seed: 0x5EED_0F_7AB1E)
+    private let gamma = FramePasses.ISP.srgbCurve()
+    private var sharp: [SharpKey: ScenePlanes] = [:]
+    private var blurred: [BlurKey: ScenePlanes] = [:]
+    private struct SharpKey: Hashable { var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind }
+    private struct BlurKey: Hashable { var sharp: SharpKey; var steps: Int }
+    /// Cached entries kept per kind, oldest dropped first.
+    private static let cacheLimit = 4
+    private var sharpOrder: [SharpKey] = []
+    private var blurOrder: [BlurKey] = []
 
-    /// The size a stream of `size` is rendered at: divided by a whole factor to fit `maximum`, even.
-    static func renderSize(for size: PixelSize, maximum: PixelSize = defaultMaximumSize) -> PixelSize {
+    init(sensor: SensorDescription) {
+        self.sensor = sensor
+        pixelArray = sensor.pixelArray
+        let order = Array((sensor.bayerOrder ?? "RGGB").uppercased().utf8)
+        cfa = order.count == 4 ? order.map { $0 == UInt8(ascii: "R") ? 0 : $0 == UInt8(ascii: "B") ? 2 : 1 } : [0, 1, 1, 2]
+        colour = SimulatedColourResponse(sensor.colourCalibration)
+    }
+
+    /// The size a stream of `size` is rendered at: full size without a maximum, else divided by a
+    /// whole factor to fit `maximum`, even.
+    static func renderSize(for size: PixelSize, maximum: PixelSize?) -> PixelSize {
+        guard let maximum else { return size }
         let factor = max(1, Int((max(Double(size.width) / Double(max(maximum.width, 2)),
                                      Double(size.height) / Double(max(maximum.height, 2)))).rounded(.up)))
         return PixelSize(width: max(2, size.width / factor & ~1), height: max(2, size.height / factor & ~1))
     }
 
-    /// Focal length in rendered pixels when `crop` (sensor pixels) spans `renderWidth` pixels.
-    func focalLengthPixels(crop: PixelRect, renderWidth: Int) -> Double {
+    /// The largest centred part of `crop` with the aspect ratio of `size` (as the ISP crops).
+    static func fittedCrop(_ crop: PixelRect, to size: PixelSize) -> PixelRect {
+        let target = Double(size.width) / Double(max(size.height, 1))
+        var w = crop.width, h = crop.height
+        if Double(w) / Double(max(h, 1)) > target { w = Int((Double(h) * target).rounded()) } else { h = Int((Double(w) / target).rounded()) }
+        return PixelRect(x: crop.x + (crop.width - w) / 2, y: crop.y + (crop.height - h) / 2, width: max(w, 1), height: max(h, 1))
+    }
+
+    /// What moves the image during one frame, radians of camera rotation (x: pitch, y: yaw).
+    struct Motion {
+        /// Rotation during the exposure (motion blur).
+        var exposure: (x: Double, y: Double) = (0, 0)
+        /// Rotation during the readout from the first row to the last (rolling-shutter skew).
+        var readout: (x: Double, y: Double) = (0, 0)
+    }
+
+    /// One frame of one stream.
+    struct Request {
+        var role: StreamRole
+        var format: PixelFormat
+        /// The rendered size (the stream's, or smaller for tests).
+        var size: PixelSize
+        /// The stream's configured size: noise is averaged as the ISP's scaling from the crop to it
+        /// would (a small test render keeps the full stream's noise per pixel).
+        var streamSize: PixelSize
+        /// Sensor pixels the stream shows (ScalerCrop for processed streams, the mode's crop for raw).
+        var crop: PixelRect
+        var scene: SimulatedScene
+        var frame: SimulatedFrameParameters
+        /// Blur circle diameter from defocus, sensor pixels.
+        var defocusPixels: Double
+        var motion: Motion
+        var bitDepth: Int
+    }
+
+    /// The frame's buffer.
+    func render(_ r: Request, rng: inout SeededGenerator) -> FrameBuffer {
+        let isRaw = r.format.isBayer
+        let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
+        let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
+        var planes = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, defocusPixels: r.defocusPixels / scale)
+        applyMotion(&planes, r.motion, focalLengthPixels: focalLengthPixels(sensorPixelsPerOutputPixel: scale))
+        let streamScale = Double(crop.width) / Double(max(r.streamSize.width, 1))
+        let exposure = frameExposure(r, noiseAveraging: max(streamScale, 1))
+        if isRaw {
+            let white = Float((1 << r.bitDepth) - 1)
+            let black = Float((sensor.blackLevel16 ?? 0) >> (16 - r.bitDepth))
+            let bytes = FramePasses.raw(planes, exposure: exposure, cfa: cfa, black: black, white: white, noise: noise, rng: &rng)
+            return FrameBuffer(pixelFormat: r.format, size: r.size, stride: r.size.width * 2, bytes: bytes)
+        }
+        let format = FramePacker(format: r.format, size: r.size, role: r.role) == nil ? PixelFormat.bgr888 : r.format
+        guard var packer = FramePacker(format: format, size: r.size, role: r.role) else {
+            return FrameBuffer(pixelFormat: format, size: r.size, stride: 0, bytes: [])
+        }
+        let f = r.frame, m = SimulatedColourResponse.colourCorrectionMatrix.map(Float.init)
+        func row(_ k: Int) -> SIMD3<Float> { SIMD3(m[3 * k], m[3 * k + 1], m[3 * k + 2]) }
+        let isp = FramePasses.ISP(gains: SIMD3(Float(f.redGain * f.digitalGain), Float(f.digitalGain), Float(f.blueGain * f.digitalGain)),
+                                  matrix: (row(0), row(1), row(2)), gamma: gamma)
+        FramePasses.processed(planes, exposure: exposure, isp: isp, noise: noise, rng: &rng, packer: &packer)
+        return FrameBuffer(pixelFormat: format, size: r.size, stride: packer.stride, bytes: packer.bytes)
+    }
+
+    /// Samples the chart for a stream ahead of its first frame (the costly part of a new
+    /// configuration), so the first frames are as quick as the rest.
+    func prepare(format: PixelFormat, size: PixelSize, crop: PixelRect) {
+        let isRaw = format.isBayer
+        _ = cachedPlanes(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb, defocusPixels: 0)
+    }
+
+    /// Focal length in output pixels.
+    func focalLengthPixels(sensorPixelsPerOutputPixel scale: Double) -> Double {
         let f = (sensor.lens?.focalLengthMillimetres ?? 4) / 1000
         let pixel = (sensor.pixelSizeMicrometres ?? 1.4) / 1e6
-        return f / (pixel * Double(crop.width) / Double(renderWidth))
+        return f / (pixel * scale)
     }
 
-    /// Linear raw planes, flat (R plane, then G, then B; 0…1 before clipping) for one frame.
-    /// The chart's reflectance at each rendered pixel (point-sampled over `crop`); callers cache it.
-    func reflectanceMap(size: PixelSize, crop: PixelRect, scene: SimulatedScene) -> [Double] {
-        var map = [Double](repeating: 0, count: size.area)
-        for j in 0..<size.height {
-            let y = Double(crop.y) + (Double(j) + 0.5) * Double(crop.height) / Double(size.height)
-            for i in 0..<size.width {
-                let x = Double(crop.x) + (Double(i) + 0.5) * Double(crop.width) / Double(size.width)
-                map[j * size.width + i] = scene.reflectance(x: x, y: y, pixelArray: sensor.pixelArray)
-            }
-        }
-        return map
-    }
-
-    /// Linear raw planes, flat (R plane, then G, then B; 0…1 before clipping) for one frame.
-    func rawPlanes(size: PixelSize, crop: PixelRect, reflectance: [Double], scene: SimulatedScene,
-                   frame: SimulatedFrameParameters, defocusPixels: Double, motionRadians: (x: Double, y: Double),
-                   rng: inout SeededGenerator) -> [Double] {
-        let w = size.width, h = size.height, n = w * h
-        let iso = sensor.isoPerGain * frame.analogueGain
-        let grey = scene.greyLevel(exposureMicroseconds: Double(frame.exposureMicroseconds), iso: iso,
-                                   fNumber: sensor.lens?.fNumber ?? 2.8)
+    /// Raw level per channel and noise constants: grey at L·t·S/(K·N²)·0.18, each channel divided by
+    /// the sensor's white-point gain under the scene light.
+    private func frameExposure(_ r: Request, noiseAveraging: Double) -> FrameExposure {
+        let gain = r.frame.analogueGain
+        let grey = r.scene.greyLevel(exposureMicroseconds: Double(r.frame.exposureMicroseconds), iso: sensor.isoPerGain * gain,
+                                     fNumber: sensor.lens?.fNumber ?? 2.8)
         let level = grey / 0.18
-        var luma = reflectance
-        luma.withUnsafeMutableBufferPointer { out in
-            for p in 0..<n { out[p] *= level }
+        let white = colour.whiteGains(kelvin: r.scene.illuminantKelvin)
+        return FrameExposure(channelScale: SIMD3(Float(level / white.red), Float(level), Float(level / white.blue)),
+                             electronsPerUnit: Self.fullWellElectrons / Float(gain),
+                             readVariance: Self.readNoiseElectrons * Self.readNoiseElectrons,
+                             sigmaScale: Float(gain) / Self.fullWellElectrons / Float(noiseAveraging))
+    }
+
+    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in steps).
+    private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, defocusPixels: Double) -> ScenePlanes {
+        // The chart never changes; exposure and the light's colour apply per frame.
+        let key = SharpKey(crop: crop, size: size, kind: kind)
+        let base: ScenePlanes
+        if let cached = sharp[key] {
+            base = cached
+        } else {
+            base = ScenePlanes.sample(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa)
+            remember(key, base, in: &sharp, order: &sharpOrder)
         }
-        let scale = Double(crop.width) / Double(w)  // sensor pixels per rendered pixel
-        let f = focalLengthPixels(crop: crop, renderWidth: w)
-        // Rotation about y moves the image sideways, about x up and down.
-        boxBlur(&luma, width: w, height: h, horizontal: true, extent: defocusPixels / scale + abs(motionRadians.y) * f)
-        boxBlur(&luma, width: w, height: h, horizontal: false, extent: defocusPixels / scale + abs(motionRadians.x) * f)
-        let white = SimulatedColourResponse(sensor.colourCalibration).whiteGains(kelvin: scene.illuminantKelvin)
-        let response = (1 / white.red, 1.0, 1 / white.blue)
-        let g = frame.analogueGain
-        let electronsPerUnit = Self.fullWellElectrons / g
-        let read2 = Self.readNoiseElectrons * Self.readNoiseElectrons
-        let sigmaScale = g / Self.fullWellElectrons
-        var planes = [Double](repeating: 0, count: 3 * n)
-        planes.withUnsafeMutableBufferPointer { out in
-            luma.withUnsafeBufferPointer { l in
-                for c in 0..<3 {
-                    let k = c == 0 ? response.0 : c == 1 ? response.1 : response.2
-                    for p in 0..<n {
-                        let signal = min(l[p] * k, 4)
-                        let sigma = (max(signal, 0) * electronsPerUnit + read2).squareRoot() * sigmaScale
-                        out[c * n + p] = signal + sigma * rng.noise()
-                    }
-                }
-            }
-        }
+        let steps = Int((defocusPixels / Self.blurStepPixels).rounded())
+        guard steps > 0 else { return base }
+        let blurKey = BlurKey(sharp: key, steps: steps)
+        if let cached = blurred[blurKey] { return cached }
+        var planes = base
+        let extent = Double(steps) * Self.blurStepPixels
+        planes.blur(horizontalPixels: extent, verticalPixels: extent)
+        remember(blurKey, planes, in: &blurred, order: &blurOrder)
         return planes
     }
 
-    /// A processed frame (BGR888 = memory R, G, B; XRGB8888 = memory B, G, R, 255), linear, 8-bit.
-    func processed(_ planes: [Double], size: PixelSize, format: PixelFormat, frame: SimulatedFrameParameters) -> FrameBuffer {
-        let bpp = format == .xrgb8888 ? 4 : 3
-        let n = size.area
-        var bytes = [UInt8](repeating: 255, count: n * bpp)
-        let gains = (frame.redGain * frame.digitalGain, frame.digitalGain, frame.blueGain * frame.digitalGain)
-        // Byte slot of each channel within a pixel.
-        let slots = format == .xrgb8888 ? (2, 1, 0) : (0, 1, 2)
-        bytes.withUnsafeMutableBufferPointer { out in
-            planes.withUnsafeBufferPointer { src in
-                for c in 0..<3 {
-                    let gain = c == 0 ? gains.0 : c == 1 ? gains.1 : gains.2
-                    let slot = c == 0 ? slots.0 : c == 1 ? slots.1 : slots.2
-                    for p in 0..<n {
-                        let v = min(max(src[c * n + p] * gain, 0), 1)
-                        out[p * bpp + slot] = UInt8(v * 255 + 0.5)
-                    }
-                }
-            }
-        }
-        return FrameBuffer(pixelFormat: format, size: size, stride: size.width * bpp, bytes: bytes)
+    private func remember<Key: Hashable>(_ key: Key, _ planes: ScenePlanes, in cache: inout [Key: ScenePlanes], order: inout [Key]) {
+        cache[key] = planes
+        order.append(key)
+        while order.count > Self.cacheLimit { cache[order.removeFirst()] = nil }
     }
 
-    /// A raw Bayer frame in the sensor's CFA order, `bitDepth` bits in little-endian 16-bit words,
-    /// black level included, clipped at white.
-    func raw(_ planes: [Double], size: PixelSize, format: PixelFormat, bitDepth: Int) -> FrameBuffer {
-        let order = Array((sensor.bayerOrder ?? "RGGB").uppercased().utf8)
-        let channelAt = order.map { $0 == UInt8(ascii: "R") ? 0 : $0 == UInt8(ascii: "B") ? 2 : 1 }
-        let white = Double((1 << bitDepth) - 1)
-        let black = Double((sensor.blackLevel16 ?? 0) >> (16 - bitDepth))
-        let n = size.area
-        var bytes = [UInt8](repeating: 0, count: n * 2)
-        bytes.withUnsafeMutableBufferPointer { out in
-            planes.withUnsafeBufferPointer { src in
-                for j in 0..<size.height {
-                    for i in 0..<size.width {
-                        let p = j * size.width + i
-                        let v = min(max(src[channelAt[(j & 1) * 2 + (i & 1)] * n + p], 0), 1)
-                        let code = UInt16(min(black + v * (white - black), white) + 0.5)
-                        out[p * 2] = UInt8(code & 0xFF)
-                        out[p * 2 + 1] = UInt8(code >> 8)
-                    }
-                }
-            }
+    /// Motion blur (box along each axis, the image distance the rotation sweeps during the exposure)
+    /// and rolling-shutter skew (rows read later see the scene moved by the rotation since row 0,
+    /// centred on the middle row). Rotation +y (yaw right) moves the image left, +x (pitch) down.
+    private func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double) {
+        let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
+        let skewX = -m.readout.y * f, skewY = m.readout.x * f
+        if blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels {
+            planes.blur(horizontalPixels: blurX, verticalPixels: blurY)
         }
-        return FrameBuffer(pixelFormat: format, size: size, stride: size.width * 2, bytes: bytes)
-    }
-
-    /// A box blur of fractional width `extent` pixels along one axis (edge pixels repeated).
-    private func boxBlur(_ image: inout [Double], width: Int, height: Int, horizontal: Bool, extent: Double) {
-        guard extent > 0.05 else { return }
-        let half = extent / 2
-        let reach = Int(half.rounded(.up))
-        var weights: [Double] = (-reach...reach).map { k in
-            let d = Double(abs(k))
-            return min(max(half + 0.5 - d, 0), 1)
-        }
-        let total = weights.reduce(0, +)
-        weights = weights.map { $0 / total }
-        let source = image
-        let lines = horizontal ? height : width, length = horizontal ? width : height
-        let step = horizontal ? 1 : width, lineStep = horizontal ? width : 1
-        image.withUnsafeMutableBufferPointer { out in
-            source.withUnsafeBufferPointer { src in
-                weights.withUnsafeBufferPointer { kernel in
-                    for line in 0..<lines {
-                        let base = line * lineStep
-                        for a in 0..<length {
-                            var sum = 0.0
-                            for n in 0..<kernel.count {
-                                let b = min(max(a + n - reach, 0), length - 1)
-                                sum += kernel[n] * src[base + b * step]
-                            }
-                            out[base + a * step] = sum
-                        }
-                    }
-                }
-            }
+        if abs(skewX) >= 0.5 || abs(skewY) >= 0.5 {
+            let rows = Double(max(planes.size.height - 1, 1))
+            planes.skew(horizontal: { j in skewX * (Double(j) / rows - 0.5) },
+                        vertical: { j in -skewY * (Double(j) / rows - 0.5) })
         }
     }
 }

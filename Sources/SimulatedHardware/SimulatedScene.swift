@@ -1,12 +1,11 @@
 import Foundation
 import Hardware
 
-/// What the simulated camera looks at: a flat, neutral test chart at a known distance under a
-/// light of known brightness and colour temperature.
+/// What the simulated camera looks at: the test chart (`TestChart`) filling the full sensor's
+/// field of view at a known distance, under a light of known brightness and colour temperature.
 ///
-/// The chart is a grey checkerboard (reflectances 0.06 and 0.30, mean 0.18) with a white patch
-/// (0.90) in its top-left eighth, laid over the sensor's pixel array (cells of 1/48 of its width).
-/// Being neutral, gray-world white balance on it is exact.
+/// By default the chart is 0.5 m away (about 68 × 38 cm through the IMX708's 4.74 mm lens) and lit
+/// at 5000 K so that an 18 % grey reads 40 cd/m² (about 700 lux).
 public struct SimulatedScene: Hashable, Sendable {
     /// Luminance of an 18 % grey card in the scene, cd/m².
     public var greyLuminanceCandelasPerSquareMetre: Double
@@ -28,15 +27,6 @@ public struct SimulatedScene: Hashable, Sendable {
     /// Illuminance on the chart, lux, for the `Lux` metadata (Lambertian: E = π L / ρ).
     public var lux: Double { Double.pi * greyLuminanceCandelasPerSquareMetre / 0.18 }
 
-    /// Reflectance at a point of the pixel array (sensor pixel coordinates).
-    func reflectance(x: Double, y: Double, pixelArray: PixelSize) -> Double {
-        let w = Double(pixelArray.width), h = Double(pixelArray.height)
-        if x < w / 8, y < h / 8 { return 0.90 }
-        let cell = w / 48
-        let cx = Int((x / cell).rounded(.down)), cy = Int((y / cell).rounded(.down))
-        return (cx + cy) & 1 == 0 ? 0.06 : 0.30
-    }
-
     /// Linear exposure of an 18 % grey (0…1, 1 = clip) at this exposure: the reflected-light meter
     /// equation L·t·S/N² = K (K = 12.5) puts a correctly exposed grey at 0.18.
     func greyLevel(exposureMicroseconds: Double, iso: Double, fNumber: Double) -> Double {
@@ -49,11 +39,27 @@ public struct SimulatedScene: Hashable, Sendable {
     }
 }
 
-/// The sensor's white point by colour temperature, from its calibration points (linear in mired on
-/// log gains), or a rough generic curve when it has none. The simulated sensor's own model,
-/// independent of the Camera module's white-balance conversions.
+/// The simulated sensor's colour: its white point by colour temperature, from its calibration
+/// points (linear in mired on log gains) or a rough generic curve when it has none, and how its
+/// three channels mix the scene's colours. The simulated sensor's own model, independent of the
+/// Camera module's white-balance conversions.
+///
+/// Channel mixing: under any light, white-balanced camera RGB = `sensorFromSRGB` · linear sRGB of
+/// the chart (the light's colour shows only as the white point: raw = balanced / white gains). The
+/// matrix is a generic model of a CMOS sensor's overlapping dyes (not measured); its inverse is the
+/// `colourCorrectionMatrix` the simulated ISP applies and reports, from which DNGs get ColorMatrix1.
 struct SimulatedColourResponse: Sendable {
     private let points: [(mired: Double, logRed: Double, logBlue: Double)]
+
+    /// White-balanced camera RGB from linear sRGB, row-major; rows sum to 1 (grey stays grey).
+    static let sensorFromSRGB: [Double] = [0.660722, 0.218457, 0.120820,
+                                           0.136870, 0.720018, 0.143112,
+                                           0.064423, 0.257468, 0.678110]
+    /// Linear sRGB from white-balanced camera RGB: the inverse of `sensorFromSRGB` (to 1e-5),
+    /// libcamera's ColourCorrectionMatrix, row-major.
+    static let colourCorrectionMatrix: [Double] = [1.62, -0.42, -0.20,
+                                                   -0.30, 1.58, -0.28,
+                                                   -0.04, -0.56, 1.60]
 
     init(_ calibration: [SensorDescription.ColourPoint]?) {
         let given = (calibration ?? []).map { (1e6 / $0.temperatureKelvin, log($0.redGain), log($0.blueGain)) }

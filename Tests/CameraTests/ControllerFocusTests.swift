@@ -65,6 +65,7 @@ func edgeEnergy(_ buffer: FrameBuffer) -> Double {
 
 @Test func lockedFocusInDioptresAndNormalisedAndSharpnessFollowsIt() throws {
     let rig = try Rig(scene: SimulatedScene(subjectDistanceMetres: 0.5))
+    rig.camera.maximumRenderSize = PixelSize(width: 384, height: 216)  // enough pixels for the blur to show
     try rig.controller.selectFormat("1920x1080@30")
     try rig.controller.setFocus(.locked(lensPositionDioptres: 2))
     try rig.controller.startStreaming()

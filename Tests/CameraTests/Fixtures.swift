@@ -9,6 +9,9 @@ let sensorDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 
 func database() throws -> SensorDatabase { try SensorDatabase(directory: sensorDirectory) }
 
+/// Rendered frame size for tests that need no pixels (the simulated camera renders full size by default).
+let smallRenderSize = PixelSize(width: 96, height: 54)
+
 func sensor(_ model: String) throws -> SensorDescription {
     guard let s = try database().sensor(model: model) else { throw CameraError(.database, "no \(model) in test database") }
     return s
@@ -30,6 +33,7 @@ struct Rig {
         loop = ManualEventLoop()
         provider = SimulatedCameraProvider(loop: loop, sensor: description, motion: motion, scene: scene, seed: seed)
         provider.exposureControl = exposureControl
+        provider.maximumRenderSize = smallRenderSize
         provider.libcamera = libcamera
         let device = try provider.open(id: provider.cameras()[0].id)
         guard let sim = device as? SimulatedCamera else { throw CameraError(.notReady, "not a simulated camera") }

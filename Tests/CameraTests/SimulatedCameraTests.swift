@@ -14,6 +14,7 @@ func openDevice(_ model: String = "imx708", seed: UInt64 = 3, scene: SimulatedSc
     throws -> (ManualEventLoop, SimulatedCamera, DeviceLog) {
     let loop = ManualEventLoop()
     let provider = SimulatedCameraProvider(loop: loop, sensor: try sensor(model), scene: scene, seed: seed)
+    provider.maximumRenderSize = smallRenderSize
     let camera = try #require(try provider.open(id: provider.cameraID) as? SimulatedCamera)
     let log = DeviceLog()
     camera.setEventHandler { event in
@@ -90,7 +91,7 @@ func exposureAndGainTakeEffectAfterTheirDelaysCountedThroughQueuedRequests(model
 @Test func configurationIsValidatedAndAdjusted() throws {
     let (_, camera, _) = try openDevice()
     let (status, streams) = try camera.configure([
-        StreamConfiguration(role: .viewfinder, pixelFormat: .yuv420, size: PixelSize(width: 641, height: 20)),
+        StreamConfiguration(role: .viewfinder, pixelFormat: PixelFormat("NV21"), size: PixelSize(width: 641, height: 20)),
         StreamConfiguration(role: .raw, pixelFormat: .srggb12, size: PixelSize(width: 1500, height: 860)),
     ])
     #expect(status == .adjusted)

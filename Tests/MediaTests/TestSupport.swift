@@ -59,6 +59,11 @@ func runTool(_ name: String, _ arguments: [String]) throws -> (status: Int32, st
         .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
         throw ToolError(description: "\(name) is not installed: run tools/setup (it installs exiftool, dcraw, libtiff-tools, libjpeg-turbo-progs)")
     }
+    return try runExecutable(path, arguments)
+}
+
+/// Runs the executable at `path`, collecting its output.
+func runExecutable(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments

@@ -32,8 +32,8 @@ struct GatingTests {
     func handheldReduction() throws {
         // Off frames are spaced 150 ms apart so both runs sample a similar stretch of the motion.
         let off = try handheldBracket(stabilized: false, frames: 20, exposureMicroseconds: 33_333,
-                                      spacing: .milliseconds(150), renderWidth: 512)
-        let on = try handheldBracket(stabilized: true, frames: 20, exposureMicroseconds: 33_333, renderWidth: 512)
+                                      spacing: .milliseconds(150), renderWidth: 1920)
+        let on = try handheldBracket(stabilized: true, frames: 20, exposureMicroseconds: 33_333, renderWidth: 1920)
         func truth(_ run: (kept: [KeptFrame], gate: StillStabilizationGate, rig: Rig)) -> [Double] {
             run.kept.map { renderedBlurPixels(truth: run.rig.imu.truth, window: $0.exposureStart...($0.exposureStart + $0.exposure),
                                               focalLengthPixels: run.rig.focalLength) }

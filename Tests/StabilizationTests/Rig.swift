@@ -26,7 +26,7 @@ final class Rig {
         let device = try provider.open(id: provider.cameras()[0].id)
         guard let sim = device as? SimulatedCamera else { throw StabilizationError(.invalidArgument, "not simulated") }
         camera = sim
-        if let renderSize { camera.maximumRenderSize = renderSize }
+        camera.maximumRenderSize = renderSize ?? PixelSize(width: 96, height: 54)  // small: no test here needs more
         controller = try CameraController(device: device, sensor: sensor, loop: loop)
         try controller.selectFormat(format)
         stabilization = Stabilization(tracker: tracker, sensor: sensor, loop: loop)

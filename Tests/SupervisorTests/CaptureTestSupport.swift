@@ -32,6 +32,7 @@ final class CaptureRig {
         button = SimulatedButton(loop: loop, twoStage: true)
         led = SimulatedLED(clock: loop)
         provider = SimulatedCameraProvider(loop: loop, sensor: sensor)
+        provider.maximumRenderSize = PixelSize(width: 96, height: 54)  // small frames: these tests need no pixels
         provider.exposureControl = exposureControl
         provider.maximumBufferCount = maximumBufferCount
         if maximumBufferCount != nil { provider.minimumQueuedToStart = 2 }  // as vimc's capture node

@@ -20,7 +20,8 @@ final class ConsoleHarness {
         captures = sandbox + "/captures"
         try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
         let catalog = BoardCatalog.standard()
-        let board = try catalog.board("sim")
+        var board = try catalog.board("sim")
+        board.camera.maximumRenderSize = PixelSize(width: 96, height: 54)  // small frames: no pixels needed
         let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: captures, log: .discard)
         supervisor = Supervisor(devices: devices, loop: loop, log: .discard)

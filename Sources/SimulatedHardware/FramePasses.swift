@@ -1,0 +1,179 @@
+import Foundation
+import Hardware
+
+/// One frame's exposure in the sensor's raw domain: raw level (1 = full well) per unit of cached
+/// camera value for each channel, and the noise model's constants.
+struct FrameExposure {
+    /// Raw level of a white diffuser in R, G, B (the light's colour included).
+    var channelScale: SIMD3<Float>
+    /// Electrons per unit raw level (full well / analogue gain).
+    var electronsPerUnit: Float
+    /// Read noise variance, electrons².
+    var readVariance: Float
+    /// Raw units per electron, divided by the noise averaged away by binning or downscaling.
+    var sigmaScale: Float
+}
+
+/// Standard normal deviates, drawn once; each row of a frame reads from a random offset. A table
+/// of 128 Ki values is far longer than any row, so no pattern shows.
+struct NoiseTable {
+    static let count = 1 << 17
+    /// Rows never wrap: the table is padded by the widest row.
+    static let padding = 8192
+    let values: [Float]
+
+    init(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        values = (0..<(Self.count + Self.padding)).map { _ in Float(rng.gaussian()) }
+    }
+
+    static func offset(_ bits: UInt64) -> Int { Int(bits & UInt64(count - 1)) }
+}
+
+/// The per-frame passes over cached scene planes: exposure, shot and read noise, clipping, then
+/// either quantising to raw codes or the simulated ISP (white balance, colour correction, sRGB
+/// gamma). Eight pixels at a time in SIMD registers, using only operations the compiler inlines
+/// (the generic SIMD `squareRoot`, `clamped` and float-to-integer conversions become scalar calls):
+/// square roots from a bit-trick reciprocal root and one Newton step, integers from floats by
+/// adding 2²³ and taking the low mantissa bits. Scene planes are padded so the last block of a row
+/// may read past it.
+enum FramePasses {
+    /// 2²³: added to a float in 0…65535, its low mantissa bits are the value rounded to an integer.
+    private static let magic: Float = 8_388_608
+
+    /// Bayer codes in little-endian 16-bit words: black + level × (white − black), clipped.
+    static func raw(_ planes: ScenePlanes, exposure e: FrameExposure, cfa: [Int], black: Float, white: Float,
+                    noise: NoiseTable, rng: inout SeededGenerator) -> [UInt8] {
+        let w = planes.size.width, h = planes.size.height
+        let byteCount = w * h * 2
+        let range = white - black, offset = black + magic
+        return [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialised in
+            planes.values.withUnsafeBufferPointer { src in
+                noise.values.withUnsafeBufferPointer { table in
+                    guard let out = buffer.baseAddress, let s = src.baseAddress, let t = table.baseAddress else { return }
+                    let words = UnsafeMutableRawPointer(out)
+                    for j in 0..<h {
+                        let even = e.channelScale[cfa[(j & 1) * 2]], odd = e.channelScale[cfa[(j & 1) * 2 + 1]]
+                        let scale = SIMD8<Float>(even, odd, even, odd, even, odd, even, odd)
+                        let row = s + j * w, n = t + NoiseTable.offset(rng.next())
+                        var i = 0
+                        while i < w {
+                            let v = exposed(load(row + i) * scale, noise: load(n + i), e) * range + offset
+                            let code = SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0xFFFF)
+                            if i + 8 <= w {
+                                words.storeBytes(of: code, toByteOffset: (j * w + i) * 2, as: SIMD8<UInt16>.self)
+                            } else {
+                                for k in 0..<(w - i) { words.storeBytes(of: code[k], toByteOffset: (j * w + i + k) * 2, as: UInt16.self) }
+                            }
+                            i += 8
+                        }
+                    }
+                }
+            }
+            initialised = byteCount
+        }
+    }
+
+    /// Exposed, noisy raw levels clipped to 0…1: level + σ·noise, σ from shot and read noise.
+    @inline(__always)
+    private static func exposed(_ v: SIMD8<Float>, noise: SIMD8<Float>, _ e: FrameExposure) -> SIMD8<Float> {
+        let signal = v.replacing(with: 0, where: v .< 0)
+        let sigma = squareRoot(signal * e.electronsPerUnit + e.readVariance) * e.sigmaScale
+        return clip(v + sigma * noise)
+    }
+
+    /// √x for x ≥ 1 (within 0.2 %): x · 1/√x, the reciprocal root from the bit-trick guess and one
+    /// Newton step (multiplications only; division is slow).
+    @inline(__always)
+    private static func squareRoot(_ x: SIMD8<Float>) -> SIMD8<Float> {
+        let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
+        let y = unsafeBitCast(0x5F37_59DF &- (bits &>> 1), to: SIMD8<Float>.self)
+        return x * y * (1.5 - 0.5 * x * y * y)
+    }
+
+    @inline(__always)
+    private static func clip(_ v: SIMD8<Float>) -> SIMD8<Float> {
+        v.replacing(with: 0, where: v .< 0).replacing(with: 1, where: v .> 1)
+    }
+
+    @inline(__always)
+    private static func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    /// The simulated ISP's settings for one frame.
+    struct ISP {
+        /// White-balance gains × digital gain for R, G, B.
+        var gains: SIMD3<Float>
+        /// Colour correction (white-balanced camera RGB → linear sRGB), by rows.
+        var matrix: (SIMD3<Float>, SIMD3<Float>, SIMD3<Float>)
+        /// The sRGB transfer curve over 4096 linear steps, 8-bit.
+        var gamma: [UInt8]
+
+        static func srgbCurve() -> [UInt8] {
+            (0..<4096).map { k in
+                let x = Double(k) / 4095
+                let y = x <= 0.003_130_8 ? 12.92 * x : 1.055 * pow(x, 1 / 2.4) - 0.055
+                return UInt8((y * 255).rounded())
+            }
+        }
+    }
+
+    /// A processed frame: each row is exposed with noise, developed by `isp` into 8-bit R, G, B
+    /// rows, then packed by `packer`.
+    static func processed(_ planes: ScenePlanes, exposure e: FrameExposure, isp: ISP, noise: NoiseTable,
+                          rng: inout SeededGenerator, packer: inout FramePacker) {
+        let w = planes.size.width, h = planes.size.height, n = w * h
+        let padded = (w + 7) & ~7
+        var codes = [UInt32](repeating: 0, count: 3 * padded)
+        var rows = [UInt8](repeating: 0, count: 3 * w)
+        let (m0, m1, m2) = isp.matrix
+        let gains = isp.gains, scale = e.channelScale
+        let a = e.electronsPerUnit, b2 = e.readVariance, c2 = e.sigmaScale
+        planes.values.withUnsafeBufferPointer { src in
+            noise.values.withUnsafeBufferPointer { table in
+                isp.gamma.withUnsafeBufferPointer { curve in
+                    codes.withUnsafeMutableBufferPointer { code in
+                        rows.withUnsafeMutableBufferPointer { rgb in
+                            guard let s = src.baseAddress, let t = table.baseAddress, let q = code.baseAddress,
+                                  let out = rgb.baseAddress, let g = curve.baseAddress else { return }
+                            let indices = UnsafeMutableRawPointer(q)
+                            for j in 0..<h {
+                                let bits = rng.next()
+                                let nr = t + NoiseTable.offset(bits), ng = t + NoiseTable.offset(bits >> 20)
+                                let nb = t + NoiseTable.offset(bits >> 40)
+                                let r0 = s + j * w, g0 = r0 + n, b0 = g0 + n
+                                var i = 0
+                                while i < w {
+                                    // White balance (balanced channels clip at 1, so clipped highlights stay
+                                    // white), colour correction, clip, 12-bit code into the gamma curve.
+                                    // (`exposed` written out: the compiler does not inline it here.)
+                                    let vr = load(r0 + i) * scale.x, vg = load(g0 + i) * scale.y, vb = load(b0 + i) * scale.z
+                                    let sr = squareRoot(vr.replacing(with: 0, where: vr .< 0) * a + b2) * c2
+                                    let sg = squareRoot(vg.replacing(with: 0, where: vg .< 0) * a + b2) * c2
+                                    let sb = squareRoot(vb.replacing(with: 0, where: vb .< 0) * a + b2) * c2
+                                    let br = clip(clip(vr + sr * load(nr + i)) * gains.x)
+                                    let bg = clip(clip(vg + sg * load(ng + i)) * gains.y)
+                                    let bb = clip(clip(vb + sb * load(nb + i)) * gains.z)
+                                    func store(_ m: SIMD3<Float>, _ c: Int) {
+                                        let linear = clip(m.x * br + m.y * bg + m.z * bb) * 4095 + magic
+                                        let index = unsafeBitCast(linear, to: SIMD8<UInt32>.self) & 0xFFF
+                                        indices.storeBytes(of: index, toByteOffset: (c * padded + i) * 4, as: SIMD8<UInt32>.self)
+                                    }
+                                    store(m0, 0)
+                                    store(m1, 1)
+                                    store(m2, 2)
+                                    i += 8
+                                }
+                                for c in 0..<3 {
+                                    for i in 0..<w { out[c * w + i] = g[Int(q[c * padded + i])] }
+                                }
+                                packer.pack(row: j, rgb: UnsafePointer(out), width: w)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
