@@ -33,7 +33,12 @@ let package = Package(
 
         // MARK: Swift modules, by role.
         .target(name: "Hardware"),
-        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion"]),
+        // The sensor database and board catalog: descriptions embedded in the binary, and the search
+        // for board/ files. Data only, no backend.
+        .target(name: "Boards", dependencies: ["Hardware"]),
+        // The manual clock tests and benchmarks run the simulated board on; the firmware never links it.
+        .target(name: "ManualLoop", dependencies: ["Hardware"]),
+        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion", "Boards"]),
         .target(name: "LinuxHardware", dependencies: [
             "Hardware", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
         ]),
@@ -43,27 +48,36 @@ let package = Package(
         .target(name: "Console", dependencies: []),
         .target(name: "Viewfinder", dependencies: ["Hardware"]),
         .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion"]),
+        // Wires services; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
-            "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console", "Viewfinder",
-            "Stabilization",
+            "Hardware", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization",
         ]),
-        .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
+        // The composition root: command line, board catalog → device graph (choosing backends), the
+        // real loop, then the supervisor.
+        .target(name: "Startup", dependencies: [
+            "Supervisor", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+        ]),
+        .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
         // replays inputs (ConsoleFuzz FILE|DIR...).
-        .executableTarget(name: "ConsoleFuzz", dependencies: ["Supervisor", "SimulatedHardware", "Console", "Hardware"]),
-        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware"]),
+        .executableTarget(name: "ConsoleFuzz", dependencies: ["Startup", "Supervisor", "SimulatedHardware", "ManualLoop", "Console", "Hardware"]),
+        // Declares every module it imports.
+        .executableTarget(name: "tripod-bench", dependencies: [
+            "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
+            "Motion", "SimulatedHardware", "Viewfinder",
+        ]),
 
         // MARK: Tests, one target per module plus end-to-end.
-        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware"]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware"]),
-        .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
+        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware", "Boards"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware", "ManualLoop"]),
+        .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
-        .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"],
+        .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Startup", "Boards", "SimulatedHardware", "ManualLoop"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

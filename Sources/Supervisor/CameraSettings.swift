@@ -19,7 +19,7 @@ extension Supervisor {
     ]
 
     /// Validates, applies and stores one setting (plus the mode it implies); returns what changed.
-    func change(key: String, value: String) throws(ConsoleError) -> [(String, String)] {
+    public func change(key: String, value: String) throws(ConsoleError) -> [(String, String)] {
         let canonical = try SettingsSchema.validate(key: key, value: value)
         var proposed = settings
         proposed[key] = canonical

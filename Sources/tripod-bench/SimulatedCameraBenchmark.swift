@@ -1,6 +1,8 @@
+import Boards
 import Camera
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 
 /// A minute of 1080p30 streaming from the simulated IMX708 through the CameraController on the

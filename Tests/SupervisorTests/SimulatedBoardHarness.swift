@@ -1,6 +1,8 @@
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
+@testable import Startup
 @testable import Supervisor
 
 /// A supervisor on the simulated board with the manual clock, and a console to talk to it.

@@ -27,7 +27,7 @@ extension Supervisor {
         do { mapping = try AxisMapping(devices.board.imu.orientation ?? "XYZ") }
         catch { log.warning("gyro log \(sidecar.id): board IMU orientation: \(error)"); return nil }
         var writer = GcsvWriter(axisMapping: mapping, origin: origin, frameReadoutMilliseconds: activeReadoutMilliseconds)
-        writer.firmwareVersion = "tripod \(TripodMain.version)"
+        writer.firmwareVersion = "tripod \(Supervisor.firmwareVersion)"
         writer.videoFilename = sidecar.id
         return ("\(sidecar.folder)/\(sidecar.id).gcsv", Array(writer.document(samples).utf8))
     }

@@ -89,7 +89,7 @@ final class SerialConsole: @unchecked Sendable {
         shared.retain()
         let writer = DescriptorWriter(shared: shared, limitBytes: Self.outputLimitBytes)
         let session = s.attach(name: path, kind: .serial, output: writer, echoes: true)
-        writer.write(lines: TripodMain.banner(s))
+        writer.write(lines: s.bannerLines())
         return session
     }
 
