@@ -129,11 +129,41 @@ public final class CameraController {
         if zoomFactor > 1, zoomFactor > (selection.format.maximumZoom ?? 1) + 1e-9 {
             throw CameraError(.outOfRange, "format \(selection.format.label): zoom \(FormatTable.number(zoomFactor, digits: 2))x is beyond its maximum \(FormatTable.number(selection.format.maximumZoom ?? 1, digits: 2))x; set zoom 1 first")
         }
-        let wasStreaming = isStreaming
+        let wasStreaming = isStreaming, previous = activeFormat
         if wasStreaming { stopStreaming() }
         activeFormat = selection
-        if wasStreaming { try startStreaming() }
+        guard wasStreaming else { return }
+        do {
+            try startStreaming()
+        } catch {
+            // All or nothing: configure was refused (busy while a viewer still holds a frame of the
+            // old configuration), so the previous format comes back and streams again.
+            activeFormat = previous
+            restartStreaming(attemptsLeft: Self.restartAttempts)
+            let kind: CameraError.Kind = (error as? HardwareError)?.kind == .busy ? .notReady : .unsupported
+            throw CameraError(kind, "format \(selection.format.label): the camera refused it (\(error)); the format stays \(previous.format.label)")
+        }
     }
+
+    /// Tries to restart streaming after a refused reconfiguration, every frame time while the camera
+    /// answers busy (a viewer has not yet given back its frame); gives up after `restartAttempts`
+    /// and reports through `onStreamingError`.
+    private func restartStreaming(attemptsLeft: Int) {
+        do {
+            try startStreaming()
+        } catch let error as HardwareError where error.kind == .busy && attemptsLeft > 1 {
+            let bound = LoopBound(self, loop: loop)
+            loop.schedule(after: .microseconds(activeFormat.minimumFrameDurationMicroseconds)) {
+                bound.value.restartStreaming(attemptsLeft: attemptsLeft - 1)
+            }
+        } catch {
+            lastError = error
+            onStreamingError?(error)
+        }
+    }
+
+    /// Frame times a refused restart is retried for.
+    static let restartAttempts = 100
 
     /// Configures the processed stream at the active format's size plus a raw stream at its sensor
     /// mode (which pins the mode, as rpicam-apps' --mode does), starts, and queues `requestsInFlight`.

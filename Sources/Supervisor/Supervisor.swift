@@ -50,6 +50,7 @@ public final class Supervisor {
     var viewfinder: ViewfinderService?
     /// Captures (console and shutter button); see Capture/.
     var captureService: CaptureService?
+    private var madeStateWriter: StateWriter?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
@@ -164,12 +165,44 @@ public final class Supervisor {
         detach(session)
     }
 
-    /// Runs one console line for a session and sends the reply.
+    /// Runs one console line for a session and sends the reply. While the session waits for a
+    /// reply that comes later (`CommandContext.answerLater`), the line waits its turn.
     public func run(line: String, from session: ConsoleSession) {
+        if session.awaitingReply {
+            guard session.heldLines.count < ConsoleInputLimits.linesPerRead else {
+                session.send(.err(.flood, "dropped a line sent while the previous one was still running (wait for each reply)"))
+                return
+            }
+            session.heldLines.append(line)
+            return
+        }
         var context = CommandContext(supervisor: self, session: session)
+        let reply = commands.dispatch(line, context: &context)
+        if context.answersLater { session.awaitingReply = true; return }
         // A command that closed its session (quit) has already answered.
-        if let reply = commands.dispatch(line, context: &context), !session.isClosed { session.send(reply) }
+        if let reply, !session.isClosed { session.send(reply) }
     }
+
+    /// Sends a reply that came later, then runs the lines that waited for it.
+    func answer(_ reply: Reply, to session: ConsoleSession) {
+        session.awaitingReply = false
+        guard !session.isClosed else { return }
+        session.send(reply)
+        while !session.awaitingReply, !session.isClosed, !session.heldLines.isEmpty {
+            run(line: session.heldLines.removeFirst(), from: session)
+        }
+    }
+
+    /// Writes persisted state off the loop; nil when no state directory is usable.
+    var stateWriter: StateWriter? {
+        if let madeStateWriter { return madeStateWriter }
+        let made = services.state.map { StateWriter(store: $0, loop: loop) }
+        madeStateWriter = made
+        return made
+    }
+
+    /// Blocks until every state write asked for so far has run (tests; the results still hop to the loop).
+    func waitForStateWrites() { madeStateWriter?.drain() }
 
     /// Sends an event to every console, each in its own mode, on its own line.
     /// Events are rare (brackets, button, device state) and are also what a headless user reads in
@@ -195,6 +228,31 @@ public final class Supervisor {
 public struct CommandContext {
     public let supervisor: Supervisor
     public let session: ConsoleSession
+    /// True once the handler said it answers later; what it returns is then ignored.
+    private(set) var answersLater = false
+
+    init(supervisor: Supervisor, session: ConsoleSession) {
+        self.supervisor = supervisor
+        self.session = session
+    }
+
+    /// For a command whose work runs off the loop: the session's next lines wait until `send` on
+    /// the handle gives the reply (on the loop).
+    mutating func answerLater() -> DeferredReply {
+        answersLater = true
+        return DeferredReply(target: LoopBound((supervisor, session), loop: supervisor.loop))
+    }
+}
+
+/// The reply of a command that answers later (see `CommandContext.answerLater`).
+struct DeferredReply: Sendable {
+    let target: LoopBound<(Supervisor, ConsoleSession)>
+
+    /// Sends the reply; call on the loop.
+    func send(_ reply: Reply) {
+        let (supervisor, session) = target.value
+        supervisor.answer(reply, to: session)
+    }
 }
 
 /// The services around the supervisor: the service manager (sd_notify + watchdog) and persisted state.

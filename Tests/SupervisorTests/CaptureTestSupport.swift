@@ -55,6 +55,8 @@ final class CaptureRig {
         let bound = LoopBound((supervisor, session), loop: loop)
         loop.execute { bound.value.0.run(line: line, from: bound.value.1) }
         loop.run()
+        supervisor.waitForStateWrites()  // `save` and presets answer once written, off the loop
+        loop.run()
         sinceLastSend = console.take()
         return sinceLastSend
     }

@@ -49,6 +49,8 @@ final class SimulatedBoardHarness {
     func send(_ line: String) -> [String] {
         _ = output.take()
         loop.perform { supervisor.receive(bytes: Array((line + "\n").utf8), from: session) }
+        supervisor.waitForStateWrites()  // `save` and presets answer once written, off the loop
+        loop.run()
         return output.take()
     }
 
