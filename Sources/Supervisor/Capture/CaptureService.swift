@@ -15,7 +15,7 @@ protocol CaptureHost: AnyObject {
     func beginWork(_ reason: String)
     func endWork(_ reason: String)
     /// The bracket's gyro log, to be written beside its sidecar (nil without IMU samples).
-    func gyroLog(for sidecar: BracketSidecar) -> (path: String, bytes: [UInt8])?
+    func gyroLog(for sidecar: BracketSidecar) -> (path: String, render: @Sendable () -> [UInt8])?
 }
 
 /// Who asked for a bracket.
@@ -343,9 +343,9 @@ final class CaptureService {
                        ("lag.ms", String(format: "%.3f", Double((current.lag ?? .zero).nanoseconds) / 1e6))]
             if let s = sidecar {
                 fields.append(("sidecar", s.folder + "/" + s.id + ".json"))
-                if let (path, bytes) = host?.gyroLog(for: s), let writer = openedWriter {
+                if let (path, render) = host?.gyroLog(for: s), let writer = openedWriter {
                     let host = LoopBound(self, loop: loop)
-                    writer.writeFile(bytes, to: path) { error in
+                    writer.writeFile(rendering: render, to: path) { error in
                         if let error { host.value.host?.broadcast(ConsoleEvent("gyrolog.failed", [("path", path), ("reason", "\(error)")])) }
                     }
                 }

@@ -11,7 +11,9 @@ extension Supervisor {
     /// Margin of samples kept around the bracket's frames.
     static let gyroLogMargin = Duration.milliseconds(500)  // before the first frame
 
-    func gyroLog(for sidecar: BracketSidecar) -> (path: String, bytes: [UInt8])? {
+    /// The log's path and a job that renders it: the samples are copied here, on the loop, and the
+    /// text (up to 30 s of samples) is built by whoever runs the job (the capture writer's queue).
+    func gyroLog(for sidecar: BracketSidecar) -> (path: String, render: @Sendable () -> [UInt8])? {
         guard let motion, let first = sidecar.frames.map(\.sensorTimestampNanoseconds).min(),
               // An unreported exposure counts as 0: the margin after the last frame still covers it.
               let last = sidecar.frames.map({ $0.sensorTimestampNanoseconds + Int64($0.actual?.exposureTimeMicroseconds ?? 0) * 1000 }).max()
@@ -29,7 +31,8 @@ extension Supervisor {
         var writer = GcsvWriter(axisMapping: mapping, origin: origin, frameReadoutMilliseconds: activeReadoutMilliseconds)
         writer.firmwareVersion = "tripod \(Supervisor.firmwareVersion)"
         writer.videoFilename = sidecar.id
-        return ("\(sidecar.folder)/\(sidecar.id).gcsv", Array(writer.document(samples).utf8))
+        let document = writer
+        return ("\(sidecar.folder)/\(sidecar.id).gcsv", { Array(document.document(samples).utf8) })
     }
 
     /// Full-frame readout time of the active sensor mode, ms, when the sensor database knows it.
