@@ -81,13 +81,17 @@ extension Supervisor {
         status.exposureDurationMicroseconds = frame.exposureDurationMicroseconds
         status.iso = frame.iso.map { Int($0.rounded()) }
         status.exposureBiasEV = camera?.exposureBiasEV
-        status.autoExposure = settings["exposure.mode"] == "auto"
-        if settings["wb.mode"] == "temperature", let k = camera?.temperatureAndTint?.temperatureKelvin {
+        status.autoExposure = modes.exposure == .auto
+        if modes.whiteBalance == .temperature, let k = camera?.temperatureAndTint?.temperatureKelvin {
             status.whiteBalance = .kelvin(Int(k.rounded()))
-        } else if settings["wb.mode"] != "auto" {
-            status.whiteBalance = .preset(settings["wb.mode"] ?? "")
+        } else if modes.whiteBalance != .auto {
+            status.whiteBalance = .preset(modes.whiteBalance.rawValue)
         }
-        status.focusMode = settings["focus.mode"] == "locked" ? "MF" : (settings["focus.mode"] == "auto" ? "AF-S" : "AF-C")
+        switch modes.focus {
+        case .locked: status.focusMode = "MF"
+        case .auto: status.focusMode = "AF-S"
+        case .continuous: status.focusMode = "AF-C"
+        }
         status.lensPositionDioptres = frame.lensPositionDioptres
         status.format = camera?.activeFormat.format.label ?? ""
         status.zoomFactor = camera?.zoomFactor
