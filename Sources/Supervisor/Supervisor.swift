@@ -20,10 +20,10 @@ public final class Supervisor {
     public let log: Logger
     public private(set) var state: State = .created
     public internal(set) var settings: [String: String] = SettingsSchema.defaults {
-        didSet { modes = SettingModes(settings) }
+        didSet { typed = TypedSettings(settings) }
     }
-    /// The mode settings, parsed once per change: what runs per frame reads these, never strings.
-    private(set) var modes = SettingModes(SettingsSchema.defaults)
+    /// The settings as typed values, parsed once per change: what acts on settings reads these.
+    private(set) var typed = TypedSettings(SettingsSchema.defaults)
     /// What the saved settings (`save`) replaced at start: their config-file or default values.
     var settingsBeforeRestore: [String: String] = [:]
     /// Something at start that did not go as configured, shown by `status` until the next start.

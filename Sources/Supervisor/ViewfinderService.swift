@@ -70,8 +70,8 @@ extension Supervisor {
     func applyViewfinderOptions() {
         guard let viewfinder else { return }
         var options = viewfinder.presenter.options
-        options.zebra = settings["display.zebra"] == "on"
-        options.focusPeaking = settings["display.peaking"] == "on"
+        options.zebra = typed.displayZebra
+        options.focusPeaking = typed.displayPeaking
         viewfinder.presenter.options = options
     }
 
@@ -81,13 +81,13 @@ extension Supervisor {
         status.exposureDurationMicroseconds = frame.exposureDurationMicroseconds
         status.iso = frame.iso.map { Int($0.rounded()) }
         status.exposureBiasEV = camera?.exposureBiasEV
-        status.autoExposure = modes.exposure == .auto
-        if modes.whiteBalance == .temperature, let k = camera?.temperatureAndTint?.temperatureKelvin {
+        status.autoExposure = typed.exposureMode == .auto
+        if typed.whiteBalanceMode == .temperature, let k = camera?.temperatureAndTint?.temperatureKelvin {
             status.whiteBalance = .kelvin(Int(k.rounded()))
-        } else if modes.whiteBalance != .auto {
-            status.whiteBalance = .preset(modes.whiteBalance.rawValue)
+        } else if typed.whiteBalanceMode != .auto {
+            status.whiteBalance = .preset(typed.whiteBalanceMode.rawValue)
         }
-        switch modes.focus {
+        switch typed.focusMode {
         case .locked: status.focusMode = "MF"
         case .auto: status.focusMode = "AF-S"
         case .continuous: status.focusMode = "AF-C"

@@ -8,6 +8,8 @@ import Media
 protocol CaptureHost: AnyObject {
     var camera: CameraController? { get }
     var settings: [String: String] { get }
+    /// The settings as typed values (parsed once per change).
+    var typed: TypedSettings { get }
     /// False while stopping: no new bracket starts.
     var acceptsCaptures: Bool { get }
     func change(key: String, value: String) throws(ConsoleError) -> [(String, String)]
@@ -144,9 +146,9 @@ final class CaptureService {
 
     /// Which files each frame writes, from `capture.format` and the streams the format has.
     private func outputs(_ camera: CameraController) -> (raw: Bool, still: Bool) {
-        let wanted = host?.settings["capture.format"] ?? "both"
+        let wanted = host?.typed.captureFormat ?? .both
         let hasRaw = camera.activeFormat.format.rawPixelFormat != nil
-        return (wanted != "jpeg" && hasRaw, wanted != "dng")
+        return (wanted != .jpeg && hasRaw, wanted != .dng)
     }
 
     // MARK: Start
@@ -184,7 +186,7 @@ final class CaptureService {
         let triggerTime: MonotonicTime
         if case .button(let edge, _) = trigger { triggerTime = edge } else { triggerTime = triggeredAt ?? loop.now() }
         let (raw, still) = outputs(camera)
-        if host.settings["capture.format"] == "dng" && !raw {
+        if host.typed.captureFormat == .dng && !raw {
             throw ConsoleError(.unsupported, "capture.format dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
         }
         if !isPrepared { _ = try prepare() }  // first capture without `prepare`: pays the set-up here
