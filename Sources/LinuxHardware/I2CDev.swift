@@ -129,18 +129,7 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
 
 /// errno → `HardwareError` for i2c-dev calls.
 enum I2CErrno {
-    static func kind(_ e: Int32) -> HardwareError.Kind {
-        switch e {
-        case ENXIO, ENODEV, ENOENT: .notFound
-        case EBUSY: .busy
-        case EIO, EREMOTEIO: .io
-        case ETIMEDOUT: .timeout
-        case EACCES, EPERM: .permission
-        case EOPNOTSUPP, ENOTTY: .unsupported
-        case EINVAL: .invalidArgument
-        default: .other
-        }
-    }
+    static func kind(_ e: Int32) -> HardwareError.Kind { HardwareError.Kind(errno: e) }
 
     static func error(_ e: Int32, _ what: String) -> HardwareError {
         HardwareError(kind(e), "\(what): \(String(cString: strerror(e))) (errno \(e))", errno: e)
