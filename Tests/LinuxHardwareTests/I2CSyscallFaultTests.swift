@@ -1,0 +1,93 @@
+import CI2C
+import Glibc
+import Hardware
+import Testing
+@testable import LinuxHardware
+
+/// An i2c-dev node in memory: registers, the adapter's functions, and faults queued per call
+/// (the descriptor seam, as `FaultInjectingSyscalls` is for storage).
+private final class FakeI2CNode: DescriptorSyscalls, @unchecked Sendable {
+    var registers: [UInt8: UInt8] = [0x75: 0x68]
+    var functions: UInt = UInt(I2C_FUNC_I2C) | UInt(I2C_FUNC_SMBUS_READ_I2C_BLOCK)
+    /// errnos to throw at the next calls of a kind ("open", "I2C_SLAVE", "smbus"), in order.
+    var faults: [String: [Int32]] = [:]
+    private(set) var opened = 0, closed = 0, smbusCalls = 0
+
+    private func fault(_ call: String) throws(SyscallError) {
+        guard var queue = faults[call], !queue.isEmpty else { return }
+        let e = queue.removeFirst()
+        faults[call] = queue
+        throw SyscallError(errno: e)
+    }
+
+    func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32 {
+        try fault("open")
+        opened += 1
+        return 42
+    }
+    func close(_ fd: Int32) { closed += 1 }
+    func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) { try fault("I2C_SLAVE") }
+    func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
+        if request == UInt(I2C_FUNCS) { pointer.storeBytes(of: functions, as: UInt.self) } else { try fault("I2C_RDWR") }
+    }
+    func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32 {
+        smbusCalls += 1
+        try fault("smbus")
+        switch call {
+        case .readByte(let register): return Int32(registers[register] ?? 0)
+        case .writeByte(let register, let value): registers[register] = value; return 0
+        default: return 0
+        }
+    }
+}
+
+@Suite struct I2CSyscallFaultTests {
+    @Test func anInterruptedTransactionIsRetried() throws {
+        let node = FakeI2CNode()
+        node.faults = ["open": [EINTR], "I2C_SLAVE": [EINTR], "smbus": [EINTR, EINTR]]
+        let device = try LinuxI2CDevice(path: "/dev/i2c-1", address: 0x68, syscalls: node)
+        #expect(try device.readByte(register: 0x75) == 0x68)
+        #expect(node.smbusCalls == 3, "two EINTRs, then the read")
+        #expect(device.supportsPlainTransfer && device.supportsBlockRead)
+    }
+
+    @Test func aNackIsAnIOErrorNamingTheRegister() throws {
+        let node = FakeI2CNode()
+        let device = try LinuxI2CDevice(path: "/dev/i2c-1", address: 0x68, syscalls: node)
+        node.faults = ["smbus": [EREMOTEIO]]
+        do {
+            _ = try device.readByte(register: 0x3b)
+            Issue.record("a NACK must throw")
+        } catch let error as HardwareError {
+            #expect(error.kind == .io)
+            #expect(error.message.contains("i2c-1@0x68") && error.message.contains("0x3b"), "\(error.message)")
+        }
+        #expect(try device.readByte(register: 0x75) == 0x68, "the next transaction goes through")
+    }
+
+    @Test func anAddressOwnedByAKernelDriverIsBusyAndTheNodeIsClosed() throws {
+        let node = FakeI2CNode()
+        node.faults = ["I2C_SLAVE": [EBUSY]]
+        do {
+            _ = try LinuxI2CDevice(path: "/dev/i2c-1", address: 0x68, syscalls: node)
+            Issue.record("EBUSY at I2C_SLAVE must throw")
+        } catch let error as HardwareError {
+            #expect(error.kind == .busy)
+            #expect(error.message.contains("I2C_SLAVE"))
+        }
+        #expect(node.opened == 1 && node.closed == 1, "no descriptor leaks")
+    }
+
+    @Test func aMissingAdapterIsNotFound() throws {
+        let node = FakeI2CNode()
+        node.faults = ["open": [ENOENT]]
+        do {
+            _ = try LinuxI2CDevice(path: "/dev/i2c-9", address: 0x68, syscalls: node)
+            Issue.record("ENOENT at open must throw")
+        } catch let error as HardwareError {
+            #expect(error.kind == .notFound)
+            #expect(error.message.contains("/dev/i2c-9"))
+        }
+        #expect(node.opened == 0 && node.closed == 0)
+    }
+}
