@@ -2,13 +2,15 @@ import CI2C
 import Glibc
 import Hardware
 
-/// The system calls on device descriptors (i2c-dev today), in one place like `StorageSyscalls`, so
+/// The system calls on device descriptors (i2c-dev, the IIO buffer), in one place like `StorageSyscalls`, so
 /// tests can force EREMOTEIO, EBUSY, EINTR or ENXIO at any of them. Each call is made once:
 /// retrying EINTR is the caller's job, so injected EINTRs exercise the real retry loops. Errors
 /// become `HardwareError`s through the one errno mapping (`HardwareError.Kind(errno:)`).
 protocol DescriptorSyscalls: Sendable {
     func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32
     func close(_ fd: Int32)
+    /// One read(2); 0 at end of file. EAGAIN on a non-blocking descriptor with nothing to read.
+    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int
     /// ioctl(2) with an integer argument (I2C_SLAVE).
     func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError)
     /// ioctl(2) with a pointer argument (I2C_FUNCS, I2C_RDWR).
@@ -37,6 +39,12 @@ struct SystemDescriptorSyscalls: DescriptorSyscalls {
     }
 
     func close(_ fd: Int32) { Glibc.close(fd) }
+
+    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int {
+        let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        if n < 0 { throw SyscallError(errno: Glibc.errno) }
+        return n
+    }
 
     func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) {
         if Glibc.ioctl(fd, request, value) < 0 { throw SyscallError(errno: Glibc.errno) }

@@ -1,6 +1,7 @@
 import CI2C
 import Glibc
 import Hardware
+import ManualLoop
 import Testing
 @testable import LinuxHardware
 
@@ -26,6 +27,7 @@ private final class FakeI2CNode: DescriptorSyscalls, @unchecked Sendable {
         return 42
     }
     func close(_ fd: Int32) { closed += 1 }
+    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int { throw SyscallError(errno: EINVAL) }
     func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) { try fault("I2C_SLAVE") }
     func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
         if request == UInt(I2C_FUNCS) { pointer.storeBytes(of: functions, as: UInt.self) } else { try fault("I2C_RDWR") }
@@ -89,5 +91,51 @@ private final class FakeI2CNode: DescriptorSyscalls, @unchecked Sendable {
             #expect(error.message.contains("/dev/i2c-9"))
         }
         #expect(node.opened == 0 && node.closed == 0)
+    }
+}
+
+/// The real calls with errnos injected at read(2) of the IIO buffer.
+private final class FaultingReads: DescriptorSyscalls, @unchecked Sendable {
+    let real = SystemDescriptorSyscalls()
+    let readFaults = LockedValue<[Int32]>([])
+    func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32 { try real.open(path, flags) }
+    func close(_ fd: Int32) { real.close(fd) }
+    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int {
+        if let e = readFaults.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw SyscallError(errno: e) }
+        return try real.read(fd, buffer)
+    }
+    func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) { try real.ioctl(fd, request, value: value) }
+    func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
+        try real.ioctl(fd, request, pointer: pointer)
+    }
+    func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32 { try real.smbus(fd, call) }
+}
+
+@Suite struct IIOSyscallFaultTests {
+    /// EINTR and EAGAIN at the buffer's read are not faults; EIO makes the IMU unavailable (saying
+    /// where), and it comes back by itself.
+    @Test func anIOErrorReadingTheBufferIsReportedAndRecovered() throws {
+        let fake = try FakeIIO()
+        try fake.appendToBuffer([])
+        let loop = ManualEventLoop()
+        let reads = FaultingReads()
+        let found = try #require(IIOIMU.find(sysfsRoot: fake.sysfs, devRoot: fake.dev).first)
+        let imu = IIOIMU(found: found, loop: loop, axisMapping: .identity, rateHertz: 500, pollInterval: .milliseconds(10),
+                         syscalls: reads)
+        let health = LockedValue<[IMUHealth]>([])
+        try imu.start { e in if case .health(let h) = e { health.withLock { $0.append(h) } } }
+        loop.advance(by: .milliseconds(50))
+        #expect(health.current == [.running])
+        reads.readFaults.withLock { $0 = [EINTR, EAGAIN] }
+        loop.advance(by: .milliseconds(50))
+        #expect(health.current == [.running], "EINTR is retried and EAGAIN means nothing to read")
+        reads.readFaults.withLock { $0 = [EIO] }
+        loop.advance(by: .milliseconds(20))
+        guard case .unavailable(let reason)? = health.current.last else { Issue.record("\(health.current)"); return }
+        #expect(reason.contains(found.devicePath) && reason.contains("read"), "\(reason)")
+        loop.advance(by: .seconds(1))
+        #expect(health.current.last == .running, "back by itself: \(health.current)")
+        imu.stop()
+        loop.run()
     }
 }
