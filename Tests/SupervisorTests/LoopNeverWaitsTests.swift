@@ -2,6 +2,7 @@ import Boards
 import Dispatch
 import Foundation
 import Hardware
+import Media
 import ManualLoop
 import Motion
 import SimulatedHardware
@@ -123,4 +124,29 @@ private final class GatedStorage: Storage, @unchecked Sendable {
         type("set format 1", loop, supervisor, session)
         #expect(output.take().last?.hasPrefix("ok") == true)
     }
+}
+
+/// The gyro log (up to 30 s of samples) is rendered by the capture writer's queue: the loop only
+/// hands over the job (issue 19: the text was built on the loop).
+@Test func theGyroLogIsRenderedOnTheWritersQueue() throws {
+    let loop = ManualEventLoop()
+    let storage = SimulatedStorage()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("board").path
+    let sensor = try #require(try BoardCatalog(directories: [root]).sensor("imx708"))
+    let writer = FrameWriter(storage: storage, configuration: CaptureStore.Configuration(sensor: sensor), loop: loop)
+    let caller = pthread_self()
+    let renderedOnCaller = LockedValue<Bool?>(nil)
+    let done = LockedValue(false)
+    loop.perform {
+        writer.writeFile(rendering: {
+            renderedOnCaller.withLock { $0 = pthread_equal(caller, pthread_self()) != 0 }
+            return Array("t,gx,gy,gz\n".utf8)
+        }, to: "log.gcsv") { error in done.withLock { $0 = error == nil } }
+    }
+    writer.drain()
+    loop.run()
+    #expect(renderedOnCaller.current == false, "rendered off the loop's thread")
+    #expect(done.current)
+    #expect(storage.files["log.gcsv"] == Array("t,gx,gy,gz\n".utf8))
 }
