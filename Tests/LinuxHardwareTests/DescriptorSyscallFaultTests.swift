@@ -67,29 +67,24 @@ private final class FakeI2CNode: DescriptorSyscalls, @unchecked Sendable {
         #expect(try device.readByte(register: 0x75) == 0x68, "the next transaction goes through")
     }
 
+    /// The error opening `path` with `faults` queued, or nil when it opened.
+    private func openError(_ node: FakeI2CNode, _ path: String, faults: [String: [Int32]]) -> HardwareError? {
+        node.faults = faults
+        do { _ = try LinuxI2CDevice(path: path, address: 0x68, syscalls: node) } catch { return error as? HardwareError }
+        return nil
+    }
+
     @Test func anAddressOwnedByAKernelDriverIsBusyAndTheNodeIsClosed() throws {
         let node = FakeI2CNode()
-        node.faults = ["I2C_SLAVE": [EBUSY]]
-        do {
-            _ = try LinuxI2CDevice(path: "/dev/i2c-1", address: 0x68, syscalls: node)
-            Issue.record("EBUSY at I2C_SLAVE must throw")
-        } catch let error as HardwareError {
-            #expect(error.kind == .busy)
-            #expect(error.message.contains("I2C_SLAVE"))
-        }
+        let error = try #require(openError(node, "/dev/i2c-1", faults: ["I2C_SLAVE": [EBUSY]]))
+        #expect(error.kind == .busy && error.message.contains("I2C_SLAVE"), "\(error)")
         #expect(node.opened == 1 && node.closed == 1, "no descriptor leaks")
     }
 
     @Test func aMissingAdapterIsNotFound() throws {
         let node = FakeI2CNode()
-        node.faults = ["open": [ENOENT]]
-        do {
-            _ = try LinuxI2CDevice(path: "/dev/i2c-9", address: 0x68, syscalls: node)
-            Issue.record("ENOENT at open must throw")
-        } catch let error as HardwareError {
-            #expect(error.kind == .notFound)
-            #expect(error.message.contains("/dev/i2c-9"))
-        }
+        let error = try #require(openError(node, "/dev/i2c-9", faults: ["open": [ENOENT]]))
+        #expect(error.kind == .notFound && error.message.contains("/dev/i2c-9"), "\(error)")
         #expect(node.opened == 0 && node.closed == 0)
     }
 }
