@@ -59,6 +59,7 @@ extension Supervisor {
             throw StartupError("camera \(device.info.model): \(error)")
         }
         camera = controller
+        captureService?.camera = controller  // wiring: captures drive this camera
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
@@ -189,6 +190,7 @@ extension Supervisor {
         let bound = self.bound
         tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
         motion = tracker
+        captureService?.gyroLogs = GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log)
     }
 
     /// Saves a new gyro bias when it moved by more than 0.03 °/s from the saved one; the tracker

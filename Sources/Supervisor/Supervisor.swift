@@ -20,7 +20,10 @@ public final class Supervisor {
     public let log: Logger
     public private(set) var state: State = .created
     public internal(set) var settings: [String: String] = SettingsSchema.defaults {
-        didSet { typed = TypedSettings(settings) }
+        didSet {
+            typed = TypedSettings(settings)
+            captureService?.captureFormat = typed.captureFormat  // settings → capture, one way
+        }
     }
     /// The settings as typed values, parsed once per change: what acts on settings reads these.
     private(set) var typed = TypedSettings(SettingsSchema.defaults)
@@ -32,8 +35,8 @@ public final class Supervisor {
     var commands = CommandTable<CommandContext>()
     private var sessions: [Int: ConsoleSession] = [:]
     private var nextSessionID = 1
-    /// Reasons work is in progress (a running bracket); stop waits until this is empty.
-    private var workInProgress: [String: Int] = [:]
+    /// Work in progress (a running bracket, a state write); stop waits until there is none.
+    let work = WorkTracker()
     private var exitCode: Int32 = 0
     /// When the stop began: a button press from before it still captures.
     private(set) var stopRequestedAt: MonotonicTime?
@@ -67,6 +70,8 @@ public final class Supervisor {
         self.services = services
         self.log = log
         self.startedAt = loop.now()
+        let weakSelf = WeakSupervisor(self)
+        work.onIdle = { weakSelf.value?.finishStopIfIdle() }
         registerCoreCommands()
         registerCameraCommands()
         registerPersistenceCommands()
@@ -90,6 +95,7 @@ public final class Supervisor {
         restoreSavedSettings()
         try startDevices()
         state = .ready
+        captureService?.acceptsCaptures = true
         log.notice("ready: \(bannerLine())")
         notifyServiceManager([.ready, .status("ready: \(devices.board.name), camera \(camera?.device.info.model ?? "none")")])
         let log = self.log
@@ -110,6 +116,7 @@ public final class Supervisor {
         self.exitCode = exitCode
         stopRequestedAt = loop.now()
         state = .stopping
+        captureService?.acceptsCaptures = false
         log.notice("stopping: \(reason)")
         notifyServiceManager([.stopping, .status("stopping: \(reason)")])
         onStateChange?(.stopping, "stopping: \(reason)")
@@ -117,20 +124,17 @@ public final class Supervisor {
     }
 
     /// Marks work in progress (a bracket); a stop requested meanwhile waits for `endWork`.
-    func beginWork(_ reason: String) { workInProgress[reason, default: 0] += 1 }
+    func beginWork(_ reason: String) { work.begin(reason) }
 
-    func endWork(_ reason: String) {
-        if let n = workInProgress[reason] { workInProgress[reason] = n > 1 ? n - 1 : nil }
-        if state == .stopping { finishStopIfIdle() }
-    }
+    func endWork(_ reason: String) { work.end(reason) }
 
-    public var isBusy: Bool { !workInProgress.isEmpty }
+    public var isBusy: Bool { !work.isEmpty }
 
     /// True while work of this kind is in progress.
-    func isWorking(on reason: String) -> Bool { workInProgress[reason] != nil }
+    func isWorking(on reason: String) -> Bool { work.contains(reason) }
 
     private func finishStopIfIdle() {
-        guard state == .stopping, workInProgress.isEmpty else { return }
+        guard state == .stopping, work.isEmpty else { return }
         stopDevices()
         watchdogTicks?.cancel()
         state = .stopped
@@ -271,4 +275,10 @@ public struct SupervisorServices {
         self.watchdog = Watchdog(notifier: notifier)
         self.state = state
     }
+}
+
+/// The supervisor as its own work tracker's idle handler sees it (no retain cycle).
+private struct WeakSupervisor {
+    weak var value: Supervisor?
+    init(_ value: Supervisor) { self.value = value }
 }
