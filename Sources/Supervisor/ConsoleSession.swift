@@ -40,6 +40,8 @@ public final class ConsoleSession {
     /// arrive meanwhile wait in `heldLines`, so replies keep the order of the lines.
     var awaitingReply = false
     var heldLines: [String] = []
+    /// The client's input ended while a reply was awaited: the end is acted on after the held lines.
+    var inputEndedWhileAwaiting = false
 
     init(id: Int, name: String, kind: Kind, output: any ConsoleOutput, echoes: Bool) {
         self.id = id; self.name = name; self.kind = kind; self.output = output

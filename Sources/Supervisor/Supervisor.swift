@@ -169,6 +169,8 @@ public final class Supervisor {
     /// The end of a client's input: on stdio this stops the supervisor, like `quit`.
     public func endOfInput(from session: ConsoleSession) {
         loop.preconditionInEventLoop()
+        // Lines still waiting for a reply that comes later run first (`save` then end of input).
+        if session.awaitingReply { session.inputEndedWhileAwaiting = true; return }
         if session.kind == .stdio { requestStop(reason: "end of console input") }
         detach(session)
     }
@@ -198,6 +200,10 @@ public final class Supervisor {
         session.send(reply)
         while !session.awaitingReply, !session.isClosed, !session.heldLines.isEmpty {
             run(line: session.heldLines.removeFirst(), from: session)
+        }
+        if session.inputEndedWhileAwaiting, !session.awaitingReply, !session.isClosed {
+            session.inputEndedWhileAwaiting = false
+            endOfInput(from: session)
         }
     }
 

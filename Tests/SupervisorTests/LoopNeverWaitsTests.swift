@@ -91,6 +91,26 @@ private final class GatedStorage: Storage, @unchecked Sendable {
         #expect(state.inner.files[StateStore.File.settings] != nil && state.inner.files[StateStore.File.presets] != nil)
     }
 
+    /// Piped input (`printf 'save\nget ...\n' | tripod run`): the end of input comes while `save`
+    /// writes; the reply and the lines after it still run before the session ends.
+    @Test func theEndOfInputWaitsForTheLinesHeldBehindSave() throws {
+        let state = GatedStorage()
+        let (loop, supervisor, session, output) = try rig(state)
+        _ = output.take()
+        type("set exposure.bias +1", loop, supervisor, session)
+        type("save", loop, supervisor, session)
+        type("get exposure.bias", loop, supervisor, session)
+        loop.perform { supervisor.endOfInput(from: session) }
+        state.gate.signal()
+        supervisor.waitForStateWrites()
+        loop.run()
+        let replies = output.take().filter { $0.hasPrefix("ok") || $0.hasPrefix("err") }
+        #expect(replies.count == 3, "\(replies)")
+        #expect(replies.dropFirst().first == "ok saved=1")
+        #expect(replies.last?.contains("exposure.bias=+1") == true, "\(replies)")
+        #expect(session.isClosed, "then the input's end is acted on")
+    }
+
     @Test func theGyroBiasIsWrittenOffTheLoop() throws {
         let state = GatedStorage()
         let (loop, supervisor, _, _) = try rig(state)
