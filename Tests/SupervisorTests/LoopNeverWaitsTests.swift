@@ -62,13 +62,17 @@ private final class GatedStorage: Storage, @unchecked Sendable {
         loop.perform { supervisor.receive(bytes: Array((line + "\n").utf8), from: session) }
     }
 
-    @Test func saveAndPresetsWriteOffTheLoopAndRepliesKeepTheirOrder() throws {
+    /// A rig whose state writes wait, after `set exposure.bias +1`, `save` and `get exposure.bias`.
+    private func savingWithTheWriteHeld() throws -> (GatedStorage, ManualEventLoop, Supervisor, ConsoleSession, RecordingConsoleOutput) {
         let state = GatedStorage()
         let (loop, supervisor, session, output) = try rig(state)
         _ = output.take()
-        type("set exposure.bias +1", loop, supervisor, session)
-        type("save", loop, supervisor, session)
-        type("get exposure.bias", loop, supervisor, session)
+        for line in ["set exposure.bias +1", "save", "get exposure.bias"] { type(line, loop, supervisor, session) }
+        return (state, loop, supervisor, session, output)
+    }
+
+    @Test func saveAndPresetsWriteOffTheLoopAndRepliesKeepTheirOrder() throws {
+        let (state, loop, supervisor, session, output) = try savingWithTheWriteHeld()
         type("preset save hdr3 ev 3 1", loop, supervisor, session)
         type("preset list", loop, supervisor, session)
         // The loop went on while the writes wait; the lines after `save` wait for its reply.
@@ -94,12 +98,7 @@ private final class GatedStorage: Storage, @unchecked Sendable {
     /// Piped input (`printf 'save\nget ...\n' | tripod run`): the end of input comes while `save`
     /// writes; the reply and the lines after it still run before the session ends.
     @Test func theEndOfInputWaitsForTheLinesHeldBehindSave() throws {
-        let state = GatedStorage()
-        let (loop, supervisor, session, output) = try rig(state)
-        _ = output.take()
-        type("set exposure.bias +1", loop, supervisor, session)
-        type("save", loop, supervisor, session)
-        type("get exposure.bias", loop, supervisor, session)
+        let (state, loop, supervisor, session, output) = try savingWithTheWriteHeld()
         loop.perform { supervisor.endOfInput(from: session) }
         state.gate.signal()
         supervisor.waitForStateWrites()
