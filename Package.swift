@@ -22,10 +22,16 @@ let package = Package(
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
         systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: ["libsystemd-dev"]),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+        systemLibrary("CFFmpeg", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
+        // Tests only: the viewfinder's reference images (libpng's simplified png_image API).
+        systemLibrary("CPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
         // Typed, error-safe wrappers for what does not import into Swift (variadic TIFFSetField,
         // libjpeg's exit-on-error handler and macros).
         .target(name: "CTIFFShim", dependencies: ["CTIFF"]),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
+        // FFmpeg's AVERROR/AV_NOPTS_VALUE macros and AVFrame's array fields, as functions.
+        .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -44,10 +50,11 @@ let package = Package(
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
-        .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim"]),
+        .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim", "CCrypto"]),
         .target(name: "Console", dependencies: []),
         .target(name: "Viewfinder", dependencies: ["Hardware"]),
         .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion"]),
+        .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
         // Wires services; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization",
@@ -64,7 +71,7 @@ let package = Package(
         // Declares every module it imports.
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
-            "Motion", "SimulatedHardware", "Viewfinder",
+            "Motion", "SimulatedHardware", "Video", "Viewfinder",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -75,7 +82,8 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder"], exclude: ["Reference"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG"], exclude: ["Reference"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Startup", "Boards", "SimulatedHardware", "ManualLoop"],
                     exclude: ["Transcripts", "ConsolePTY"]),

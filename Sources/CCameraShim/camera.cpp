@@ -22,7 +22,12 @@ StreamRole roleOf(tc_role role) {
 
 void fillInfo(const ControlId *id, const ControlInfo *info, tc_control_info *out) {
     out->name = id->name().c_str();
-    out->type = static_cast<tc_value_type>(id->type());
+    out->type = tc::typeOf(id->type());
+    size_t fixedLength = 0;
+    bool isArray = false;
+    out->array_shape_known = tc::arrayShape(*id, &isArray, &fixedLength);
+    out->is_array = isArray;
+    out->array_length = fixedLength;
     out->min = tc::viewOf(info->min());
     out->max = tc::viewOf(info->max());
     out->def = tc::viewOf(info->def());
@@ -42,7 +47,8 @@ void writeBack(const StreamConfiguration &cfg, tc_stream_config *out) {
 /// become the buffer's data. Returns an empty string or what failed.
 std::string mapBuffer(FrameBuffer *frameBuffer, tc::Buffer *out) {
     out->frameBuffer = frameBuffer;
-    const std::vector<FrameBuffer::Plane> &planes = frameBuffer->planes();
+    // A std::vector before 0.6, a Span since: only size(), [] and iteration are used.
+    const auto &planes = frameBuffer->planes();
     std::map<int, size_t> lengthByFd;
     for (const FrameBuffer::Plane &plane : planes) {
         size_t end = size_t(plane.offset) + plane.length;
@@ -123,7 +129,8 @@ tc_status tc_camera_stream_formats(tc_camera *camera, tc_role role, size_t *form
         return TC_ERR_INVALID_ARGUMENT;
     camera->formats.clear();
     *format_count = 0;
-    std::unique_ptr<CameraConfiguration> config = camera->camera->generateConfiguration({roleOf(role)});
+    std::vector<StreamRole> roles{roleOf(role)};
+    std::unique_ptr<CameraConfiguration> config = camera->camera->generateConfiguration(roles);
     if (!config || config->empty()) {
         camera->lastError = "Camera::generateConfiguration: camera " + camera->camera->id() +
                             " cannot produce role " + std::to_string(int(role)) + " (unsupported)";
@@ -171,7 +178,8 @@ tc_status tc_camera_configure(tc_camera *camera, tc_stream_config *streams, size
             return TC_ERR_BUSY;
         }
     }
-    StreamRoles roles;
+    // StreamRoles (a vector) before 0.1; a Span of roles since, which a vector converts to.
+    std::vector<StreamRole> roles;
     for (size_t i = 0; i < count; i++)
         roles.push_back(roleOf(streams[i].role));
     std::unique_ptr<CameraConfiguration> config = camera->camera->generateConfiguration(roles);

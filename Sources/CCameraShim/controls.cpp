@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 using namespace libcamera;
@@ -12,27 +13,30 @@ static_assert(sizeof(tc_rect) == sizeof(Rectangle) && offsetof(tc_rect, height) 
               "tc_rect must match libcamera::Rectangle");
 static_assert(sizeof(tc_size) == sizeof(Size) && offsetof(tc_size, height) == offsetof(Size, height),
               "tc_size must match libcamera::Size");
+#if TC_LIBCAMERA_AT_LEAST(0, 4)
+static_assert(sizeof(tc_point) == sizeof(Point) && offsetof(tc_point, y) == offsetof(Point, y),
+              "tc_point must match libcamera::Point");
+#endif
 static_assert(sizeof(bool) == 1, "C bool and C++ bool are one byte");
-static_assert(int(TC_VALUE_SIZE) == int(ControlTypeSize) && int(TC_VALUE_RECTANGLE) == int(ControlTypeRectangle) &&
-              int(TC_VALUE_FLOAT) == int(ControlTypeFloat) && int(TC_VALUE_BOOL) == int(ControlTypeBool),
-              "tc_value_type mirrors libcamera::ControlType");
 
 namespace {
 
-/// ControlId in 0.0.3 does not say whether a control is an array; these are the array controls of
-/// 0.0.3's control_ids.h with their fixed length (0 = any length). Everything else is a scalar.
-int expectedArrayLength(const ControlId &id) {
-    static const std::map<std::string, int> lengths = {
-        {"ColourGains", 2}, {"SensorBlackLevels", 4}, {"ColourCorrectionMatrix", 9},
-        {"FrameDurationLimits", 2}, {"AfWindows", 0},
-    };
-    auto it = lengths.find(id.name());
-    return it == lengths.end() ? -1 : it->second;
-}
-
-const char *typeName(int type) {
-    static const char *names[] = {"none", "bool", "byte", "int32", "int64", "float", "string", "rectangle", "size"};
-    return type >= 0 && type <= int(TC_VALUE_SIZE) ? names[type] : "unknown";
+const char *typeName(tc_value_type type) {
+    switch (type) {
+    case TC_VALUE_NONE: return "none";
+    case TC_VALUE_BOOL: return "bool";
+    case TC_VALUE_BYTE: return "byte";
+    case TC_VALUE_INT32: return "int32";
+    case TC_VALUE_INT64: return "int64";
+    case TC_VALUE_FLOAT: return "float";
+    case TC_VALUE_STRING: return "string";
+    case TC_VALUE_RECTANGLE: return "rectangle";
+    case TC_VALUE_SIZE: return "size";
+    case TC_VALUE_UINT16: return "uint16";
+    case TC_VALUE_UINT32: return "uint32";
+    case TC_VALUE_POINT: return "point";
+    }
+    return "unknown";
 }
 
 template <typename T>
@@ -41,6 +45,20 @@ ControlValue build(const void *data, size_t count, bool array) {
     if (!array)
         return ControlValue(elements[0]);
     return ControlValue(Span<const T>(elements, count));
+}
+
+/// Builds an unsigned value of `Target` from signed `Source` elements; false when one does not fit.
+template <typename Target, typename Source>
+bool narrow(const void *data, size_t count, bool array, ControlValue *out) {
+    const Source *elements = static_cast<const Source *>(data);
+    std::vector<Target> converted;
+    for (size_t i = 0; i < count; i++) {
+        if (elements[i] < 0 || uint64_t(elements[i]) > uint64_t(std::numeric_limits<Target>::max()))
+            return false;
+        converted.push_back(Target(elements[i]));
+    }
+    *out = build<Target>(converted.data(), converted.size(), array);
+    return true;
 }
 
 std::string nameOf(const ControlList &list, unsigned int id) {
@@ -58,28 +76,89 @@ std::string nameOf(const ControlList &list, unsigned int id) {
 
 namespace tc {
 
+tc_value_type typeOf(ControlType type) {
+    switch (type) {
+    case ControlTypeNone: return TC_VALUE_NONE;
+    case ControlTypeBool: return TC_VALUE_BOOL;
+    case ControlTypeByte: return TC_VALUE_BYTE;
+    case ControlTypeInteger32: return TC_VALUE_INT32;
+    case ControlTypeInteger64: return TC_VALUE_INT64;
+    case ControlTypeFloat: return TC_VALUE_FLOAT;
+    case ControlTypeString: return TC_VALUE_STRING;
+    case ControlTypeRectangle: return TC_VALUE_RECTANGLE;
+    case ControlTypeSize: return TC_VALUE_SIZE;
+#if TC_LIBCAMERA_AT_LEAST(0, 4)
+    case ControlTypeUnsigned16: return TC_VALUE_UINT16;
+    case ControlTypeUnsigned32: return TC_VALUE_UINT32;
+    case ControlTypePoint: return TC_VALUE_POINT;
+#endif
+    }
+    return TC_VALUE_NONE;
+}
+
 tc_value viewOf(const ControlValue &value) {
     Span<const uint8_t> bytes = value.data();
-    return tc_value{static_cast<tc_value_type>(value.type()), value.isArray(), value.numElements(), bytes.data()};
+    return tc_value{typeOf(value.type()), value.isArray(), value.numElements(), bytes.data()};
+}
+
+bool arrayShape(const ControlId &id, bool *isArray, size_t *fixedLength) {
+#if TC_LIBCAMERA_AT_LEAST(0, 4)
+    *isArray = id.isArray();
+    *fixedLength = id.isArray() && id.size() != libcamera::dynamic_extent ? id.size() : 0;
+    return true;
+#else
+    // ControlId says nothing about shape before 0.4. 0.0.3 is a finished release: these are the
+    // array controls its control_ids.yaml declares, exactly; every other control is a scalar.
+    static const std::map<std::string, size_t> arrays = {
+        {"ColourGains", 2}, {"SensorBlackLevels", 4}, {"ColourCorrectionMatrix", 9},
+        {"FrameDurationLimits", 2}, {"AfWindows", 0},
+    };
+    auto it = arrays.find(id.name());
+    *isArray = it != arrays.end();
+    *fixedLength = *isArray ? it->second : 0;
+    return false;
+#endif
 }
 
 std::string makeValue(const ControlId &id, const tc_value &in, ControlValue *out) {
-    if (int(in.type) != int(id.type()))
-        return std::string(id.name()) + " takes " + typeName(id.type()) + ", not " + typeName(in.type);
+    const tc_value_type type = typeOf(id.type());
+    const bool widenedToSigned = (type == TC_VALUE_UINT16 || type == TC_VALUE_UINT32) &&
+                                 (in.type == TC_VALUE_INT32 || in.type == TC_VALUE_INT64);
+    if (in.type != type && !widenedToSigned)
+        return std::string(id.name()) + " takes " + typeName(type) + ", not " + typeName(in.type);
     if (in.count > 0 && in.data == nullptr)
         return std::string(id.name()) + ": value has no data";
     if (in.type == TC_VALUE_STRING) {
-        *out = ControlValue(std::string(static_cast<const char *>(in.data), in.count));
+        const char *text = static_cast<const char *>(in.data);
+#if TC_LIBCAMERA_AT_LEAST(0, 6)
+        // String controls hold a std::string_view since 0.6 (ControlValue copies the characters).
+        *out = ControlValue(std::string_view(text, in.count));
+#else
+        *out = ControlValue(std::string(text, in.count));
+#endif
         return "";
     }
-    int expected = expectedArrayLength(id);
-    bool array = expected >= 0;
+    bool array = false;
+    size_t expected = 0;
+    arrayShape(id, &array, &expected);
     if (!array && (in.is_array || in.count != 1))
-        return std::string(id.name()) + " takes a single " + typeName(id.type()) + ", not " +
+        return std::string(id.name()) + " takes a single " + typeName(type) + ", not " +
                std::to_string(in.count) + " values";
-    if (array && expected > 0 && in.count != size_t(expected))
+    if (array && expected > 0 && in.count != expected)
         return std::string(id.name()) + " takes " + std::to_string(expected) + " values, not " +
                std::to_string(in.count);
+    if (widenedToSigned) {
+        bool fits = false;
+#if TC_LIBCAMERA_AT_LEAST(0, 4)
+        if (type == TC_VALUE_UINT16)
+            fits = in.type == TC_VALUE_INT32 ? narrow<uint16_t, int32_t>(in.data, in.count, array, out)
+                                             : narrow<uint16_t, int64_t>(in.data, in.count, array, out);
+        else
+            fits = in.type == TC_VALUE_INT32 ? narrow<uint32_t, int32_t>(in.data, in.count, array, out)
+                                             : narrow<uint32_t, int64_t>(in.data, in.count, array, out);
+#endif
+        return fits ? "" : std::string(id.name()) + ": value out of range for " + typeName(type);
+    }
     switch (in.type) {
     case TC_VALUE_BOOL: *out = build<bool>(in.data, in.count, array); break;
     case TC_VALUE_BYTE: *out = build<uint8_t>(in.data, in.count, array); break;
@@ -88,6 +167,11 @@ std::string makeValue(const ControlId &id, const tc_value &in, ControlValue *out
     case TC_VALUE_FLOAT: *out = build<float>(in.data, in.count, array); break;
     case TC_VALUE_RECTANGLE: *out = build<Rectangle>(in.data, in.count, array); break;
     case TC_VALUE_SIZE: *out = build<Size>(in.data, in.count, array); break;
+#if TC_LIBCAMERA_AT_LEAST(0, 4)
+    case TC_VALUE_UINT16: *out = build<uint16_t>(in.data, in.count, array); break;
+    case TC_VALUE_UINT32: *out = build<uint32_t>(in.data, in.count, array); break;
+    case TC_VALUE_POINT: *out = build<Point>(in.data, in.count, array); break;
+#endif
     default: return std::string(id.name()) + ": cannot set a value of type " + typeName(in.type);
     }
     return "";
@@ -147,7 +231,7 @@ tc_status tc_controls_set(tc_controls *list, const char *name, const tc_value *v
         list->lastError = problem;
         return TC_ERR_INVALID_ARGUMENT;
     }
-    list->list->set(id->id(), converted);
+    list->owned.set(id->id(), converted);
     list->entries.clear();
     return TC_OK;
 }

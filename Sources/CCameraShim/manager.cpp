@@ -85,8 +85,9 @@ size_t tc_manager_camera_count(tc_manager *manager) {
     manager->snapshot = manager->manager->cameras();
     manager->snapshotStrings.clear();
     for (const auto &camera : manager->snapshot) {
-        std::optional<std::string> model = camera->properties().get(properties::Model);
-        manager->snapshotStrings.emplace_back(camera->id(), model.value_or(""));
+        // optional<std::string> before 0.6, optional<std::string_view> since.
+        auto model = camera->properties().get(properties::Model);
+        manager->snapshotStrings.emplace_back(camera->id(), model ? std::string(*model) : std::string());
     }
     return manager->snapshot.size();
 }

@@ -5,11 +5,18 @@
 
 #include <libcamera/libcamera.h>
 
+/// True when the libcamera headers being compiled against are version major.minor or newer
+/// (LIBCAMERA_VERSION_* from <libcamera/version.h>, present in every release). Each use names the
+/// API change it guards.
+#define TC_LIBCAMERA_AT_LEAST(major, minor) \
+    (LIBCAMERA_VERSION_MAJOR > (major) || (LIBCAMERA_VERSION_MAJOR == (major) && LIBCAMERA_VERSION_MINOR >= (minor)))
+
 #include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,8 +28,16 @@ tc_status statusFromErrno(int negativeErrno);
 /// Formats "call: strerror(-err)".
 std::string errnoMessage(const std::string &call, int negativeErrno);
 
+/// The shim's name for a libcamera ControlType (converted by name: libcamera renumbered the enum in
+/// 0.4). NONE for a type the shim does not carry.
+tc_value_type typeOf(libcamera::ControlType type);
+
 /// A read-only view of a libcamera value (points into `value`'s storage).
 tc_value viewOf(const libcamera::ControlValue &value);
+
+/// Whether `id` is an array control and its fixed length (0 = any length), from the ControlId itself
+/// where libcamera says (0.4 and later). Returns false when this libcamera cannot tell (0.0.3).
+bool arrayShape(const libcamera::ControlId &id, bool *isArray, size_t *fixedLength);
 
 /// Copies a C value into a libcamera value, checking it against `id` (type, array length).
 /// Returns an empty string on success, otherwise what is wrong.
@@ -67,9 +82,10 @@ struct tc_manager {
 struct tc_controls {
     /// Where names are looked up: this camera's ControlInfoMap, or (null) the global table.
     std::shared_ptr<libcamera::Camera> camera;
+    /// The list written by tc_controls_set (never a request's metadata).
     libcamera::ControlList owned{libcamera::controls::controls};
-    /// The list read and written: `owned`, or a completed request's metadata.
-    libcamera::ControlList *list = &owned;
+    /// The list read: `owned`, or a completed request's metadata (const since 0.7).
+    const libcamera::ControlList *list = &owned;
     bool readOnly = false;
     std::vector<std::pair<std::string, const libcamera::ControlValue *>> entries;
     std::string lastError;

@@ -9,6 +9,13 @@ extern "C" const char *tc_libcamera_version(void) {
     return version.c_str();
 }
 
+extern "C" const char *tc_libcamera_header_version(void) {
+    static const std::string version = std::to_string(LIBCAMERA_VERSION_MAJOR) + "." +
+                                       std::to_string(LIBCAMERA_VERSION_MINOR) + "." +
+                                       std::to_string(LIBCAMERA_VERSION_PATCH);
+    return version.c_str();
+}
+
 extern "C" void tc_log_set_level(const char *category, const char *level) {
     if (category && level)
         libcamera::logSetLevel(category, level);

@@ -193,6 +193,23 @@ extension CameraController {
 
     // MARK: Controls
 
+    /// True when the camera takes libcamera 0.5's ExposureTimeMode (and AnalogueGainMode): then
+    /// ExposureTime and AnalogueGain count only in manual mode, and auto needs no placeholder values.
+    var usesExposureModeControls: Bool { device.controlInfo[ControlName.exposureTimeMode] != nil }
+
+    /// The controls that hand exposure and gain to AE (`manual` false) or to the request's own
+    /// ExposureTime/AnalogueGain: AeEnable (every version) plus, where the camera has them,
+    /// ExposureTimeMode and AnalogueGainMode (0 auto, 1 manual), which take precedence over AeEnable.
+    /// Controls the camera lacks are dropped before queueing.
+    static func exposureSource(manual: Bool, usesModeControls: Bool) -> ControlList {
+        var c: ControlList = [ControlName.aeEnable: .bool(!manual)]
+        if usesModeControls {
+            c[ControlName.exposureTimeMode] = .int32(manual ? 1 : 0)
+            c[ControlName.analogueGainMode] = .int32(manual ? 1 : 0)
+        }
+        return c
+    }
+
     /// The ControlList the next request carries: the active frame duration limits and every current
     /// setting (the whole set each time, so any request alone fixes the state). A pending AF trigger
     /// is included once when `consumeTrigger` is true.
@@ -201,18 +218,20 @@ extension CameraController {
         var longest = activeFormat.maximumFrameDurationMicroseconds
         switch exposureMode {
         case .auto:
-            c[ControlName.aeEnable] = .bool(true)
-            c[ControlName.exposureTime] = .int32(0)   // 0 = AE chooses (Raspberry Pi IPA)
-            c[ControlName.analogueGain] = .float(0)
+            c.merge(Self.exposureSource(manual: false, usesModeControls: usesExposureModeControls)) { $1 }
+            if !usesExposureModeControls {
+                c[ControlName.exposureTime] = .int32(0)   // 0 = AE chooses (Raspberry Pi IPA before 0.5)
+                c[ControlName.analogueGain] = .float(0)
+            }
             c[ControlName.exposureValue] = .float(Float(exposureBiasEV))
         case .locked:
             let held = lockedExposure.map { heldExposure($0) } ?? (latest?.exposureDurationMicroseconds ?? 0, latest?.analogueGain ?? 0)
-            c[ControlName.aeEnable] = .bool(false)
+            c.merge(Self.exposureSource(manual: true, usesModeControls: usesExposureModeControls)) { $1 }
             c[ControlName.exposureTime] = .int32(Int32(clamping: held.0))
             c[ControlName.analogueGain] = .float(Float(held.1))
             longest = max(longest, Int64(held.0))
         case .custom(let duration, let iso):
-            c[ControlName.aeEnable] = .bool(false)
+            c.merge(Self.exposureSource(manual: true, usesModeControls: usesExposureModeControls)) { $1 }
             c[ControlName.exposureTime] = .int32(Int32(clamping: duration))
             c[ControlName.analogueGain] = .float(Float(iso / sensor.isoPerGain))
             // A custom duration longer than the frame lengthens the frame (as AVFoundation does).

@@ -58,7 +58,17 @@ public final class CameraController {
     public private(set) var isStreaming = false
 
     /// The latest completed frame's state (its metadata, decoded).
-    public private(set) var latest: FrameState?
+    public private(set) var latest: FrameState? {
+        didSet {
+            guard let old = oldValue, let new = latest, new.sequence > old.sequence else { return }
+            let elapsed = new.sensorTimestamp.nanoseconds - old.sensorTimestamp.nanoseconds
+            if elapsed > 0 { observedFrameIntervalMicroseconds = elapsed / 1_000 / Int64(new.sequence - old.sequence) }
+        }
+    }
+    /// The time between the last two frames the camera delivered, per sensor frame, µs (nil before
+    /// two frames). A camera can run slower than its format says (vimc under emulation, a loaded
+    /// host): waits sized in frames use the slower of the two.
+    public private(set) var observedFrameIntervalMicroseconds: Int64?
     /// The latest completed regular request, with its buffers.
     public private(set) var latestRequest: CompletedRequest?
     /// Called on the loop for every completed regular frame (after `latest` is updated).

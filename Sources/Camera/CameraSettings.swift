@@ -65,6 +65,12 @@ public struct FrameState: Hashable, Sendable {
     public var autofocusState: AutofocusState?
     public var frameDurationMicroseconds: Int64?
     public var lux: Double?
+    /// What auto exposure says of this frame: from AeState (libcamera 0.5+) or AeLocked (before);
+    /// nil when the camera reports neither.
+    public var autoExposureState: AutoExposureState?
+    /// The wall-clock time (CLOCK_REALTIME, ns since 1970) of the same instant as the sensor
+    /// timestamp, from FrameWallClock (libcamera 0.5+); nil when the camera does not report it.
+    public var wallClockNanoseconds: Int64?
 
     /// ExposureTime (µs) and AnalogueGain together, when the frame reports both.
     public var exposure: (durationMicroseconds: Int, gain: Double)? {
@@ -90,5 +96,33 @@ public struct FrameState: Hashable, Sendable {
         autofocusState = AutofocusState(control: m[ControlName.afState])
         frameDurationMicroseconds = m[ControlName.frameDuration]?.int64Value
         lux = m[ControlName.lux]?.doubleValue
+        autoExposureState = AutoExposureState(metadata: m)
+        wallClockNanoseconds = m[ControlName.frameWallClock]?.int64Value
+    }
+}
+
+/// Auto exposure's state for one frame, as the camera reports it.
+public enum AutoExposureState: String, Hashable, Sendable {
+    /// AE is not running (exposure and gain both manual): AeState Idle.
+    case idle
+    /// AE is still changing exposure: AeState Searching, or AeLocked false.
+    case searching
+    /// AE has settled: AeState Converged, or AeLocked true.
+    case converged
+
+    /// From AeState where the camera reports it, else from AeLocked (libcamera before 0.5).
+    init?(metadata: ControlList) {
+        if let state = metadata[ControlName.aeState]?.int64Value {
+            switch state {
+            case 0: self = .idle
+            case 1: self = .searching
+            case 2: self = .converged
+            default: return nil
+            }
+        } else if let locked = metadata[ControlName.aeLocked]?.boolValue {
+            self = locked ? .converged : .searching
+        } else {
+            return nil
+        }
     }
 }

@@ -79,8 +79,11 @@ public struct ControlInfo: Hashable, Sendable {
 
 /// The libcamera control names the firmware uses, written once.
 public enum ControlName {
-    public static let aeEnable = "AeEnable"
-    public static let aeLocked = "AeLocked"
+    public static let aeEnable = "AeEnable"                  // bool; since 0.5 it switches both modes below
+    public static let aeLocked = "AeLocked"                  // bool (metadata); gone in libcamera 0.5
+    public static let aeState = "AeState"                    // int32 (metadata): 0 idle, 1 searching, 2 converged; 0.5+
+    public static let exposureTimeMode = "ExposureTimeMode"  // int32: 0 auto, 1 manual; 0.5+
+    public static let analogueGainMode = "AnalogueGainMode"  // int32: 0 auto, 1 manual; 0.5+
     public static let exposureTime = "ExposureTime"          // int32, µs
     public static let analogueGain = "AnalogueGain"          // float, ×
     public static let digitalGain = "DigitalGain"            // float, ×
@@ -98,5 +101,7 @@ public enum ControlName {
     public static let frameDuration = "FrameDuration"        // int64 µs (metadata)
     public static let sensorTimestamp = "SensorTimestamp"    // int64 ns, CLOCK_MONOTONIC
     public static let lux = "Lux"                            // float (metadata)
-    public static let hdrMode = "HdrMode"                    // absent in libcamera 0.0.3
+    public static let hdrMode = "HdrMode"                    // int32; 0.2+ (absent in Debian's 0.0.3)
+    public static let hdrChannel = "HdrChannel"              // int32 (metadata); 0.2+
+    public static let frameWallClock = "FrameWallClock"      // int64 ns, CLOCK_REALTIME (metadata); 0.5+
 }

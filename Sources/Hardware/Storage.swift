@@ -26,3 +26,30 @@ public func validateStoragePath(_ path: String) throws {
         throw HardwareError(.invalidArgument, "path \"\(path)\" is outside the storage root or not allowed")
     }
 }
+
+/// A file written front to back while it grows (a video), with seeks back for a container's index.
+///
+/// Unlike `writeAtomically`, the bytes are visible under the final name as they are written, so a
+/// crash leaves what was written so far (a fragmented MP4 stays playable up to its last fragment).
+/// Used from one thread at a time.
+public protocol StorageStream: AnyObject {
+    /// Writes all of `bytes` at the current offset (short writes and EINTR retried).
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+    /// Moves the write offset to `offset` bytes from the start (lseek SEEK_SET).
+    func seek(to offset: Int64) throws
+    /// The current write offset.
+    var offset: Int64 { get }
+    /// The file's size: the furthest byte written.
+    var size: Int64 { get }
+    /// Makes what was written durable (fsync).
+    func sync() throws
+    /// Syncs and closes; the stream is unusable afterwards.
+    func close() throws
+}
+
+/// A `Storage` that can also grow files front to back.
+public protocol StreamingStorage: Storage {
+    /// Creates `path` (which must not exist) for writing front to back; its directory entry is
+    /// made durable at once.
+    func createStream(_ path: String) throws -> any StorageStream
+}

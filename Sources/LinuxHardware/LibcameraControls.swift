@@ -43,7 +43,8 @@ enum LibcameraControls {
         return read(list)
     }
 
-    /// A `ControlValue` for a shim value, or nil when it has no equivalent.
+    /// A `ControlValue` for a shim value, or nil when it has no equivalent (points, bool arrays,
+    /// several rectangles). Unsigned values widen to the next signed type.
     static func controlValue(_ value: tc_value) -> ControlValue? {
         let count = value.count
         guard let data = value.data else { return value.type == TC_VALUE_STRING ? .string("") : nil }
@@ -56,6 +57,12 @@ enum LibcameraControls {
         case TC_VALUE_BYTE:
             let widened = elements(UInt8.self).map(Int32.init)
             return value.is_array ? .int32Array(widened) : widened.first.map(ControlValue.int32)
+        case TC_VALUE_UINT16:  // libcamera 0.4+; widened
+            let widened = elements(UInt16.self).map(Int32.init)
+            return value.is_array ? .int32Array(widened) : widened.first.map(ControlValue.int32)
+        case TC_VALUE_UINT32:  // libcamera 0.4+; widened
+            let widened = elements(UInt32.self).map(Int64.init)
+            return value.is_array ? .int64Array(widened) : widened.first.map(ControlValue.int64)
         case TC_VALUE_INT32:
             let items = elements(Int32.self)
             return value.is_array ? .int32Array(items) : items.first.map(ControlValue.int32)

@@ -13,8 +13,18 @@ public final class LibcameraProvider: CameraProvider {
     /// A stopped provider.
     public init() {}
 
-    /// libcamera's version string (`CameraManager::version()`), e.g. "v0.0.3".
+    /// The version string of the libcamera this process runs with (`CameraManager::version()`),
+    /// e.g. "v0.0.3" or "v0.7.1+rpt20260429".
     public static var libcameraVersion: String { String(cString: tc_libcamera_version()) }
+
+    /// The libcamera headers the shim was compiled against (`LIBCAMERA_VERSION_*`), "0.7.1".
+    public static var libcameraHeaderVersion: String { String(cString: tc_libcamera_header_version()) }
+
+    /// True when the library this process runs with is the one the shim was compiled for (its
+    /// version string starts with "v" + the header version). False means a mismatched link.
+    public static var runsCompiledLibcamera: Bool {
+        libcameraVersion.hasPrefix("v" + libcameraHeaderVersion)
+    }
 
     /// True between `start()` and `stop()`.
     public var isStarted: Bool { manager != nil }

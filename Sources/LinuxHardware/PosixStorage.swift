@@ -11,7 +11,7 @@ public final class PosixStorage: Storage, Sendable {
     /// The root directory, as given (absolute, or relative to the working directory).
     public let root: String
     public var rootDescription: String { root }
-    private let sys: any StorageSyscalls
+    let sys: any StorageSyscalls
     private let tempCounter = LockedValue<UInt64>(0)
 
     /// Storage under `root`, created (with parents) when missing.
@@ -143,7 +143,7 @@ public final class PosixStorage: Storage, Sendable {
     }
 
     /// fsync of a directory, so a rename in it survives power loss.
-    private func syncDirectory(_ directory: String) throws {
+    func syncDirectory(_ directory: String) throws {
         let fd = try retryingEINTR("open \(directory)") { () throws(SyscallError) in
             try sys.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         }
@@ -151,15 +151,15 @@ public final class PosixStorage: Storage, Sendable {
         try retryingEINTR("fsync \(directory)") { () throws(SyscallError) in try sys.fsync(fd) }
     }
 
-    private func absolute(_ path: String) -> String { root + "/" + path }
+    func absolute(_ path: String) -> String { root + "/" + path }
 
-    private func split(_ path: String) -> (directory: String, name: String) {
+    func split(_ path: String) -> (directory: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         return (String(path[..<slash]), String(path[path.index(after: slash)...]))
     }
 
     /// Runs one call, again while it fails with EINTR; any other errno becomes a HardwareError.
-    private func retryingEINTR<R>(_ call: String, _ body: () throws(SyscallError) -> R) throws -> R {
+    func retryingEINTR<R>(_ call: String, _ body: () throws(SyscallError) -> R) throws -> R {
         while true {
             do { return try body() } catch {
                 if error.errno == EINTR { continue }
@@ -168,7 +168,7 @@ public final class PosixStorage: Storage, Sendable {
         }
     }
 
-    private func hardwareError(_ error: SyscallError, _ call: String) -> HardwareError {
+    func hardwareError(_ error: SyscallError, _ call: String) -> HardwareError {
         HardwareError(storageErrorKind(error.errno), "\(call): \(String(cString: strerror(error.errno)))", errno: error.errno)
     }
 }

@@ -16,6 +16,8 @@ protocol StorageSyscalls: Sendable {
     /// One read(2); 0 at end of file.
     func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int
     func fsync(_ fd: Int32) throws(SyscallError)
+    /// lseek(2) with SEEK_SET; the new offset.
+    func seek(_ fd: Int32, to offset: Int64) throws(SyscallError) -> Int64
     func close(_ fd: Int32) throws(SyscallError)
     func rename(_ from: String, _ to: String) throws(SyscallError)
     func unlink(_ path: String) throws(SyscallError)
@@ -54,6 +56,12 @@ struct SystemStorageSyscalls: StorageSyscalls {
     }
 
     func fsync(_ fd: Int32) throws(SyscallError) { try check(Glibc.fsync(fd)) }
+
+    func seek(_ fd: Int32, to offset: Int64) throws(SyscallError) -> Int64 {
+        let result = Glibc.lseek(fd, off_t(offset), SEEK_SET)
+        if result < 0 { throw SyscallError(errno: Glibc.errno) }
+        return Int64(result)
+    }
     func close(_ fd: Int32) throws(SyscallError) { try check(Glibc.close(fd)) }
     func rename(_ from: String, _ to: String) throws(SyscallError) { try check(Glibc.rename(from, to)) }
     func unlink(_ path: String) throws(SyscallError) { try check(Glibc.unlink(path)) }

@@ -61,6 +61,7 @@ public final class BracketRecorder {
                                  sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, sensorSequence: frame.sequence,
                                  files: written, stabilization: stabilization)
         if case .rectangle(let crop)? = frame.metadata[ControlName.scalerCrop] { record.scalerCrop = crop }
+        record.wallClockNanoseconds = frame.metadata[ControlName.frameWallClock]?.int64Value
         sidecar.frames.append(record)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start
@@ -98,14 +99,18 @@ public final class BracketRecorder {
     private func encode(_ frame: CompletedRequest, settings: FrameSettings?, frameIndex: Int,
                         stabilization: StabilizationRecord?) throws -> [(FileRecord, [UInt8])] {
         let naming = configuration.naming
+        // The camera's own wall clock for this frame where it reports one (FrameWallClock); else the
+        // trigger's wall-clock time moved by the frame's monotonic distance from the trigger.
         var captureDate = sidecar.startTime
-        if let start = sidecar.startMonotonicNanoseconds {
+        if let wallClock = frame.metadata[ControlName.frameWallClock]?.int64Value {
+            captureDate = Date(timeIntervalSince1970: Double(wallClock) / 1e9)
+        } else if let start = sidecar.startMonotonicNanoseconds {
             captureDate += Double(frame.sensorTimestamp.nanoseconds - start) / 1e9
         }
         var outputs: [(FileRecord, [UInt8])] = []
-        func add(_ kind: FileRecord.Kind, _ bytes: [UInt8]) {
+        func add(_ kind: FileRecord.Kind, _ bytes: [UInt8]) throws {
             let name = naming.frameFileName(bracketID: id, frameIndex: frameIndex, kind: kind)
-            outputs.append((FileRecord(name: name, kind: kind, bytes: bytes.count, sha256: SHA256.hexDigest(bytes)), bytes))
+            outputs.append((FileRecord(name: name, kind: kind, bytes: bytes.count, sha256: try SHA256.hexDigest(bytes)), bytes))
         }
         if let raw = frame.buffers[.raw] {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
@@ -114,13 +119,13 @@ public final class BracketRecorder {
             let layout = try BayerLayout(raw.pixelFormat)
             let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
                                              colour: colourCalibration(frame.metadata, settings: settings))
-            add(.dng, try DNGWriter.encode(raw, description: description))
+            try add(.dng, DNGWriter.encode(raw, description: description))
         }
         if let still = frame.buffers[.stillCapture] {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
                                    timeZone: naming.timeZone, size: still.size)
             exif.stabilization = stabilization
-            add(.jpeg, try JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality))
+            try add(.jpeg, JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality))
         }
         guard !outputs.isEmpty else {
             throw MediaError(.invalidFrame, "frame \(frame.sequence) of bracket \(id) has neither a raw nor a still buffer")

@@ -44,10 +44,11 @@ public enum DNGWriter {
         var writer = TagWriter(tiff: tiff)
         do {
             try writer.check(tripod_tiff_begin_exif(tiff), "TIFFCreateEXIFDirectory")
-            try writeExifTags(&writer, exif: description.exif)
+            try writeExifTags(&writer, exif: description.exif, in: .exif)
             var exifOffset: UInt64 = 0
             try writer.check(tripod_tiff_end_exif(tiff, &exifOffset), "TIFFWriteCustomDirectory (EXIF)")
             try writeMainTags(&writer, layout: layout, size: frame.size, description: description)
+            try writeExifTags(&writer, exif: description.exif, in: .primary)
             try writer.check(tripod_tiff_set_uint(tiff, Tag.exifIFD, UInt32(clamping: exifOffset)), "TIFFSetField ExifIFD")
             try frame.withUnsafeBytes { pixels in
                 guard let base = pixels.baseAddress else { throw MediaError(.invalidFrame, "raw frame has no bytes") }
@@ -77,14 +78,9 @@ public enum DNGWriter {
         try w.uint(Tag.bitsPerSample, layout.bytesPerSample * 8)
         try w.uint(Tag.compression, 1)
         try w.uint(Tag.photometric, 32803)  // CFA
-        try w.uint(Tag.orientation, 1)
         try w.uint(Tag.samplesPerPixel, 1)
         try w.uint(Tag.rowsPerStrip, max(1, min(size.height, (256 * 1024) / max(rowBytes, 1))))
         try w.uint(Tag.planarConfig, 1)
-        try w.string(Tag.make, exif.camera.make)
-        try w.string(Tag.model, exif.camera.model)
-        try w.string(Tag.software, "Tripod")
-        try w.string(Tag.dateTime, exif.exifDateString)
         try w.uint16s(Tag.cfaRepeatPatternDim, [2, 2])
         try w.bytes(Tag.cfaPattern, layout.cfaPattern)
         try w.bytes(Tag.dngVersion, [1, 4, 0, 0])
@@ -100,28 +96,19 @@ public enum DNGWriter {
         try w.reals(Tag.asShotNeutral, description.asShotNeutral)
     }
 
-    private static func writeExifTags(_ w: inout TagWriter, exif: CaptureExif) throws {
-        if let t = exif.exposureTimeRational { try w.real(Tag.exposureTime, Double(t.numerator) / Double(t.denominator)) }
-        if let iso = exif.isoSpeed { try w.uint16s(Tag.isoSpeedRatings, [iso]) }
-        try w.bytes(Tag.exifVersion, Array("0231".utf8))
-        try w.string(Tag.dateTimeOriginal, exif.exifDateString)
-        if let f = exif.camera.fNumber { try w.real(Tag.fNumber, f) }
-        if let f = exif.camera.focalLengthMillimetres { try w.real(Tag.focalLength, f) }
-        try w.bytes(Tag.userComment, exif.userComment)
-        if let d = exif.subjectDistanceRational { try w.real(Tag.subjectDistance, Double(d.numerator) / Double(d.denominator)) }
+    /// The tags of `directory` from `ExifTag.all` that a DNG carries (the list the JPEG writer uses too).
+    private static func writeExifTags(_ w: inout TagWriter, exif: CaptureExif, in directory: ExifTag.Directory) throws {
+        for (tag, value) in exif.exifFields(in: directory, for: .dng) { try w.exif(UInt32(tag.id), value) }
     }
 
-    /// TIFF/DNG/EXIF tag numbers (TIFF 6.0, DNG 1.4 and EXIF 2.31 specifications).
+    /// TIFF/DNG tag numbers (TIFF 6.0 and DNG 1.4 specifications); the EXIF tags are in `ExifTag.all`.
     enum Tag {
         static let newSubfileType: UInt32 = 254, imageWidth: UInt32 = 256, imageLength: UInt32 = 257
         static let bitsPerSample: UInt32 = 258, compression: UInt32 = 259, photometric: UInt32 = 262
-        static let userComment: UInt32 = 37510, make: UInt32 = 271, model: UInt32 = 272
-        static let orientation: UInt32 = 274, samplesPerPixel: UInt32 = 277, rowsPerStrip: UInt32 = 278
-        static let planarConfig: UInt32 = 284, software: UInt32 = 305, dateTime: UInt32 = 306
+        static let samplesPerPixel: UInt32 = 277, rowsPerStrip: UInt32 = 278
+        static let planarConfig: UInt32 = 284
         static let cfaRepeatPatternDim: UInt32 = 33421, cfaPattern: UInt32 = 33422
-        static let exposureTime: UInt32 = 33434, fNumber: UInt32 = 33437, exifIFD: UInt32 = 34665
-        static let isoSpeedRatings: UInt32 = 34855, exifVersion: UInt32 = 36864
-        static let dateTimeOriginal: UInt32 = 36867, subjectDistance: UInt32 = 37382, focalLength: UInt32 = 37386
+        static let exifIFD: UInt32 = 34665
         static let dngVersion: UInt32 = 50706, dngBackwardVersion: UInt32 = 50707
         static let uniqueCameraModel: UInt32 = 50708, blackLevel: UInt32 = 50714, whiteLevel: UInt32 = 50717
         static let colorMatrix1: UInt32 = 50721, asShotNeutral: UInt32 = 50728
@@ -155,6 +142,17 @@ public enum DNGWriter {
         }
         func reals(_ tag: UInt32, _ v: [Double]) throws {
             try check(tripod_tiff_set_real_array(tiff, tag, UInt32(v.count), v), "TIFFSetField tag \(tag)")
+        }
+        /// An EXIF value through the setter for its type (libtiff stores rationals from a real).
+        func exif(_ tag: UInt32, _ value: ExifValue) throws {
+            switch value {
+            case .ascii(let s): try string(tag, s)
+            case .short(let v): try uint(tag, Int(v))
+            case .shorts(let vs): try uint16s(tag, vs)
+            case .long(let v): try uint(tag, Int(v))
+            case .rational(let numerator, let denominator): try real(tag, Double(numerator) / Double(max(denominator, 1)))
+            case .undefined(let b): try bytes(tag, b)
+            }
         }
     }
 }

@@ -1,19 +1,32 @@
-/// SHA-256 (FIPS 180-4), for the checksums in sidecars. Incremental: `update` then `finalize`.
-public struct SHA256: Sendable {
-    private var state: [UInt32] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-    ]
-    private var pending: [UInt8] = []
-    private var totalBytes: UInt64 = 0
+import CCrypto
 
-    /// A fresh hash.
-    public init() { pending.reserveCapacity(64) }
+/// SHA-256 (FIPS 180-4) through OpenSSL's libcrypto, for the checksums in sidecars. Incremental:
+/// `update` as often as needed, then `finalize` once. Not copyable: it owns one libcrypto digest
+/// context (EVP_MD_CTX_new, EVP_DigestInit_ex with EVP_sha256), freed (EVP_MD_CTX_free) when the
+/// value goes away. A libcrypto failure is kept and thrown by `finalize`.
+public struct SHA256: ~Copyable {
+    private let context: OpaquePointer?
+    /// The first libcrypto call that failed, with OpenSSL's reason; nil while all is well.
+    private var failure: String?
 
-    /// The hex digest of `bytes`, lower case.
-    public static func hexDigest(_ bytes: [UInt8]) -> String {
-        var h = SHA256()
-        h.update(bytes)
-        return h.finalize().map { String($0, radix: 16).leftPadded(2) }.joined()
+    /// A fresh hash (EVP_MD_CTX_new, EVP_DigestInit_ex(EVP_sha256())).
+    public init() {
+        context = EVP_MD_CTX_new()
+        if context == nil {
+            failure = libcryptoFailure("EVP_MD_CTX_new")
+        } else if EVP_DigestInit_ex(context, EVP_sha256(), nil) != 1 {
+            failure = libcryptoFailure("EVP_DigestInit_ex(EVP_sha256)")
+        }
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// The hex digest of `bytes`, lower case. Throws `MediaError` (.encoding) when libcrypto fails.
+    public static func hexDigest(_ bytes: [UInt8]) throws -> String {
+        var hash = SHA256()
+        hash.update(bytes)
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: try hash.finalize().flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
     }
 
     /// Adds bytes to the hash.
@@ -21,93 +34,32 @@ public struct SHA256: Sendable {
         bytes.withUnsafeBufferPointer { update($0) }
     }
 
-    /// Adds bytes to the hash, without copying them.
+    /// Adds bytes to the hash, without copying them (EVP_DigestUpdate).
     public mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) {
-        totalBytes &+= UInt64(bytes.count)
-        var index = 0
-        if !pending.isEmpty {
-            let take = min(64 - pending.count, bytes.count)
-            pending += bytes[0..<take]
-            index = take
-            if pending.count == 64 {
-                pending.withUnsafeBufferPointer { compress(UnsafeRawBufferPointer($0)) }
-                pending.removeAll(keepingCapacity: true)
-            }
-        }
-        while bytes.count - index >= 64 {
-            compress(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[index..<(index + 64)])))
-            index += 64
-        }
-        if index < bytes.count { pending += bytes[index...] }
+        guard failure == nil, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        if EVP_DigestUpdate(context, base, bytes.count) != 1 { failure = libcryptoFailure("EVP_DigestUpdate") }
     }
 
-    /// The 32-byte digest. Padding: 0x80, zeros, then the bit length big-endian.
-    public mutating func finalize() -> [UInt8] {
-        let bitLength = totalBytes &* 8
-        var tail = pending + [0x80]
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        tail.withUnsafeBytes { raw in
-            for block in stride(from: 0, to: raw.count, by: 64) { compress(UnsafeRawBufferPointer(rebasing: raw[block..<(block + 64)])) }
+    /// The 32-byte digest (EVP_DigestFinal_ex). Throws `MediaError` (.encoding) naming the libcrypto
+    /// call that failed, here or in an earlier `init`/`update`.
+    public consuming func finalize() throws -> [UInt8] {
+        if let failure { throw MediaError(.encoding, failure) }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard EVP_DigestFinal_ex(context, &digest, &length) == 1, length == 32 else {
+            throw MediaError(.encoding, libcryptoFailure("EVP_DigestFinal_ex"))
         }
-        pending.removeAll()
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
-    }
-
-    private static let k: [UInt32] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    ]
-
-    /// One 64-byte block of the compression function.
-    private mutating func compress(_ block: UnsafeRawBufferPointer) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            SHA256.k.withUnsafeBufferPointer { k in
-                state.withUnsafeMutableBufferPointer { h in
-                    SHA256.compress(block, schedule: w, constants: k, state: h)
-                }
-            }
-        }
-    }
-
-    private static func compress(_ block: UnsafeRawBufferPointer, schedule w: UnsafeMutableBufferPointer<UInt32>,
-                                 constants k: UnsafeBufferPointer<UInt32>, state: UnsafeMutableBufferPointer<UInt32>) {
-        for i in 0..<16 {
-            w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))
-        }
-        for i in 16..<64 {
-            let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
-            let s1 = w[i - 2].rotatedRight(17) ^ w[i - 2].rotatedRight(19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var a = state[0], b = state[1], c = state[2], d = state[3]
-        var e = state[4], f = state[5], g = state[6], h = state[7]
-        for i in 0..<64 {
-            let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
-            let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            h = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-        }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+        return Array(digest.prefix(Int(length)))
     }
 }
 
-extension UInt32 {
-    fileprivate func rotatedRight(_ n: UInt32) -> UInt32 { (self >> n) | (self << (32 - n)) }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
+/// "SHA-256: libcrypto CALL failed: REASON", with the oldest queued OpenSSL error (ERR_get_error,
+/// ERR_error_string_n), which it takes off the thread's error queue.
+private func libcryptoFailure(_ call: String) -> String {
+    let code = ERR_get_error()
+    ERR_clear_error()
+    guard code != 0 else { return "SHA-256: libcrypto \(call) failed" }
+    var text = [CChar](repeating: 0, count: 256)
+    ERR_error_string_n(code, &text, text.count)
+    return "SHA-256: libcrypto \(call) failed: " + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

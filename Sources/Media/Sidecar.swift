@@ -89,6 +89,9 @@ public struct FrameRecord: Hashable, Sendable, Codable {
     public var mismatches: [String]
     /// Start of exposure of the first line, CLOCK_MONOTONIC nanoseconds.
     public var sensorTimestampNanoseconds: Int64
+    /// The same instant on the wall clock (CLOCK_REALTIME, ns since 1970), from the camera's
+    /// FrameWallClock metadata (libcamera 0.5+); absent when the camera does not report it.
+    public var wallClockNanoseconds: Int64?
     /// The camera's frame sequence number.
     public var sensorSequence: UInt64
     /// The DNG and/or JPEG of this frame.

@@ -1,3 +1,4 @@
+import Foundation
 import Hardware
 
 /// The simulated camera: implements `CameraDevice` on an event loop, with frames paced by the
@@ -25,6 +26,12 @@ public final class SimulatedCamera: CameraDevice {
     /// False leaves ExposureTime, AnalogueGain, DigitalGain and AeLocked out of the metadata while
     /// the controls stay (a fault: a camera that takes exposure settings but never reports them).
     public var reportsExposureMetadata = true
+    /// Which libcamera's controls and metadata it offers (default: Raspberry Pi's, as a Pi runs).
+    /// Set before streaming.
+    public var libcamera = SimulatedLibcamera.raspberryPi0_5
+    /// CLOCK_REALTIME minus the loop's monotonic clock, for FrameWallClock: fixed at creation, as a
+    /// Pi's realtime clock is the monotonic one plus an offset.
+    private let wallClockOffsetNanoseconds: Int64
     /// Buffers per stream at most (libcamera's vimc gives 4 whatever is asked). When set, a request
     /// for a stream whose buffers are all in queued or in-progress requests is refused busy, as the
     /// shim's "no free buffer" (buffers an application still holds after completion are not
@@ -68,19 +75,24 @@ public final class SimulatedCamera: CameraDevice {
          scene: SimulatedScene, seed: UInt64) {
         self.info = info; self.sensor = sensor; self.loop = loop; self.motion = motion
         self.scene = scene; self.seed = seed
+        wallClockOffsetNanoseconds = Int64(Date().timeIntervalSince1970 * 1e9) - loop.now().nanoseconds
     }
 
     /// Controls and limits from the sensor entry: no HdrMode, AF controls only with AF.
-    public var controlInfo: [String: ControlInfo] { withoutHiddenControls(SimulatedControlInfo.controls(sensor: sensor, mode: nil)) }
+    public var controlInfo: [String: ControlInfo] {
+        withoutHiddenControls(SimulatedControlInfo.controls(sensor: sensor, mode: nil, libcamera: libcamera))
+    }
 
     /// As `controlInfo`, with FrameDurationLimits and ScalerCrop for the configured mode.
     public var configuredControlInfo: [String: ControlInfo] {
-        withoutHiddenControls(SimulatedControlInfo.controls(sensor: sensor, mode: activeMode))
+        withoutHiddenControls(SimulatedControlInfo.controls(sensor: sensor, mode: activeMode, libcamera: libcamera))
     }
 
     /// Controls (and the metadata of the same names) a camera without exposure control lacks.
     static let exposureControlNames: Set<String> = [ControlName.aeEnable, ControlName.exposureTime, ControlName.analogueGain,
-                                                    ControlName.exposureValue, ControlName.digitalGain, ControlName.aeLocked]
+                                                    ControlName.exposureValue, ControlName.digitalGain, ControlName.aeLocked,
+                                                    ControlName.aeState, ControlName.exposureTimeMode,
+                                                    ControlName.analogueGainMode]
 
     /// `list` without the exposure names when `hidden` (default: when the camera lacks exposure control).
     private func withoutHiddenControls<V>(_ list: [String: V], hidden: Bool? = nil) -> [String: V] {
@@ -262,9 +274,18 @@ public final class SimulatedCamera: CameraDevice {
             ControlName.sensorTimestamp: .int64(start.nanoseconds),
             ControlName.lux: .float(Float(scene.lux)),
             ControlName.scalerCrop: .rectangle(model.scalerCrop),
-            ControlName.aeLocked: .bool(p.aeLocked),
             "FocusFoM": .int32(Int32(p.focusFigureOfMerit.rounded())),
         ]
+        switch libcamera {
+        case .debian0_0_3:
+            metadata[ControlName.aeLocked] = .bool(p.aeLocked)
+        case .raspberryPi0_5:
+            let manual = model.fixedExposureMicroseconds != nil && model.fixedGain != nil
+            metadata[ControlName.aeState] = .int32(manual ? 0 : p.aeLocked ? 2 : 1)
+            metadata[ControlName.exposureTimeMode] = .int32(model.fixedExposureMicroseconds != nil ? 1 : 0)
+            metadata[ControlName.analogueGainMode] = .int32(model.fixedGain != nil ? 1 : 0)
+            metadata[ControlName.frameWallClock] = .int64(start.nanoseconds + wallClockOffsetNanoseconds)
+        }
         if model.hasAutofocus {
             metadata[ControlName.lensPosition] = .float(Float(p.lensPositionDioptres))
             metadata[ControlName.afState] = .int32(p.afState)

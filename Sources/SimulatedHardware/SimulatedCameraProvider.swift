@@ -17,6 +17,8 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var scene: SimulatedScene
     /// Whether cameras it opens have exposure controls (`SimulatedCamera.exposureControl`).
     public var exposureControl = true
+    /// Which libcamera's controls cameras it opens offer (`SimulatedCamera.libcamera`).
+    public var libcamera = SimulatedLibcamera.raspberryPi0_5
     /// Buffers per stream at most for cameras it opens (`SimulatedCamera.maximumBufferCount`).
     public var maximumBufferCount: Int?
     /// Requests queued at once before the first frame (`SimulatedCamera.minimumQueuedToStart`).
@@ -66,6 +68,7 @@ public final class SimulatedCameraProvider: CameraProvider {
         }
         let camera = SimulatedCamera(info: info, sensor: sensor, loop: loop, motion: motion, scene: scene, seed: seed)
         camera.exposureControl = exposureControl
+        camera.libcamera = libcamera
         camera.maximumBufferCount = maximumBufferCount
         camera.minimumQueuedToStart = minimumQueuedToStart
         openedCamera = camera

@@ -1,14 +1,25 @@
 import Hardware
 
+/// Which libcamera's controls the simulated camera offers.
+public enum SimulatedLibcamera: String, Sendable, CaseIterable {
+    /// Debian's 0.0.3: AeEnable switches AE, ExposureTime 0 hands exposure back to it, AeLocked
+    /// metadata.
+    case debian0_0_3
+    /// Raspberry Pi's fork, 0.5 and later: ExposureTimeMode/AnalogueGainMode (which take precedence
+    /// over AeEnable; ExposureTime counts only in manual mode), AeState and FrameWallClock metadata.
+    case raspberryPi0_5
+}
+
 /// The simulated camera's ControlInfoMap, stream formats and configuration validation, derived
 /// from the sensor description the way libcamera's Raspberry Pi pipeline derives them from the
-/// sensor driver: no HdrMode (libcamera 0.0.3 has none), LensPosition/AfMode only with AF.
+/// sensor driver: no HdrMode (its HDR is not simulated yet), LensPosition/AfMode only with AF.
 enum SimulatedControlInfo {
     /// Processed sizes offered besides the sensor modes.
     static let standardSizes = [PixelSize(width: 1920, height: 1080), PixelSize(width: 1280, height: 720),
                                 PixelSize(width: 640, height: 480)]
 
-    static func controls(sensor: SensorDescription, mode: SensorDescription.Mode?) -> [String: ControlInfo] {
+    static func controls(sensor: SensorDescription, mode: SensorDescription.Mode?,
+                         libcamera: SimulatedLibcamera) -> [String: ControlInfo] {
         func info(_ name: String, _ lo: ControlValue?, _ hi: ControlValue?, _ def: ControlValue?) -> (String, ControlInfo) {
             (name, ControlInfo(name: name, minimum: lo, maximum: hi, defaultValue: def))
         }
@@ -32,6 +43,12 @@ enum SimulatedControlInfo {
                  .int64Array([minimumFrame, maximumFrame])),
             info(ControlName.scalerCrop, .rectangle(minimumCrop), .rectangle(crop), .rectangle(crop)),
         ]
+        if libcamera == .raspberryPi0_5 {
+            list += [
+                info(ControlName.exposureTimeMode, .int32(0), .int32(1), .int32(0)),
+                info(ControlName.analogueGainMode, .int32(0), .int32(1), .int32(0)),
+            ]
+        }
         if sensor.afSystem == "phase" || sensor.afSystem == "contrast" {
             let top = sensor.lensPositionMaximumDioptres ?? 0
             list += [

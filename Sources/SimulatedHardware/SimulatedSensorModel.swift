@@ -99,18 +99,25 @@ struct SimulatedSensorModel: Sendable {
         // earlier to cover its longer delay), so it uses the exposure delay.
         let vblankDelay = expDelay
         if let v = controls[ControlName.aeEnable]?.boolValue { aeEnabled = v }
+        // libcamera 0.5+: the modes take precedence over AeEnable; ExposureTime and AnalogueGain
+        // count only in manual mode, and auto hands the value back to AE.
+        let exposureMode = controls[ControlName.exposureTimeMode]?.int64Value
+        let gainMode = controls[ControlName.analogueGainMode]?.int64Value
+        if let e = exposureMode ?? gainMode { aeEnabled = (exposureMode ?? e) == 0 || (gainMode ?? e) == 0 }
+        if exposureMode == 0 { fixedExposureMicroseconds = nil }
+        if gainMode == 0 { fixedGain = nil }
         if let v = controls[ControlName.awbEnable]?.boolValue {
             awbEnabled = v
             // Turning AWB on without giving gains releases manual gains (as the Raspberry Pi IPA does).
             if v, controls[ControlName.colourGains] == nil { manualColourGains = nil }
         }
         if let v = controls[ControlName.exposureValue]?.doubleValue { exposureValueEV = v }
-        if let v = controls[ControlName.exposureTime]?.int64Value {
+        if exposureMode != 0, let v = controls[ControlName.exposureTime]?.int64Value {
             // 0 returns the exposure time to AE (Raspberry Pi IPA convention).
             fixedExposureMicroseconds = v > 0 ? Int(clamping: v) : nil
             if v > 0 { exposureLine.set(Int(clamping: v), from: frame + expDelay) }
         }
-        if let v = controls[ControlName.analogueGain]?.doubleValue {
+        if gainMode != 0, let v = controls[ControlName.analogueGain]?.doubleValue {
             fixedGain = v > 0 ? min(max(v, sensor.analogueGainMinimum), sensor.analogueGainMaximum) : nil
             if let g = fixedGain { gainLine.set(g, from: frame + gainDelay) }
         }

@@ -28,6 +28,11 @@ public enum TripodMain {
             return 0
         case .version:
             print("tripod \(version)")
+            print("libcamera \(LibcameraProvider.libcameraVersion) (compiled against \(LibcameraProvider.libcameraHeaderVersion))")
+            guard LibcameraProvider.runsCompiledLibcamera else {
+                printError("the libcamera loaded is not the one tripod was compiled against (rebuild, or fix the library path)")
+                return 1
+            }
             return 0
         case .run(let run):
             return runSupervisor(run)

@@ -10,6 +10,7 @@ let benchmarks: [any Benchmark.Type] = [
     SimulatedCameraBenchmark.self,
     ConsoleBenchmark.self,
     BracketBenchmark.self,
+    VideoBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

@@ -24,12 +24,14 @@ struct Rig {
 
     init(model: String = "imx708", scene: SimulatedScene = SimulatedScene(), seed: UInt64 = 7,
          motion: any MotionTruth = StillMotion(), exposureControl: Bool = true,
+         libcamera: SimulatedLibcamera = .raspberryPi0_5,
          edit: (inout SensorDescription) -> Void = { _ in }) throws {
         var description = try sensor(model)
         edit(&description)
         loop = ManualEventLoop()
         provider = SimulatedCameraProvider(loop: loop, sensor: description, motion: motion, scene: scene, seed: seed)
         provider.exposureControl = exposureControl
+        provider.libcamera = libcamera
         let device = try provider.open(id: provider.cameras()[0].id)
         guard let sim = device as? SimulatedCamera else { throw CameraError(.notReady, "not a simulated camera") }
         camera = sim

@@ -44,7 +44,7 @@ import Testing
         let sidecar = try BracketSidecar.decode(storage.read("2026-09-21/TRP_000001.json"))
         #expect(sidecar.result.status == .failed && sidecar.frames.count == 1)
         #expect(sidecar.frames[0].files.allSatisfy { file in
-            (try? storage.read("2026-09-21/" + file.name)).map { SHA256.hexDigest($0) } == file.sha256
+            (try? storage.read("2026-09-21/" + file.name)).flatMap { try? SHA256.hexDigest($0) } == file.sha256
         })
     }
 }

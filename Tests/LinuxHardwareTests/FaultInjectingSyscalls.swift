@@ -8,7 +8,7 @@ import Hardware
 /// after N calls (every later call is refused without touching the disk, as after `kill -9`),
 /// and every call is logged.
 final class FaultInjectingSyscalls: StorageSyscalls, @unchecked Sendable {
-    enum Operation: String, Sendable { case open, write, read, fsync, close, rename, unlink, mkdir, statvfs }
+    enum Operation: String, Sendable { case open, write, read, fsync, seek, close, rename, unlink, mkdir, statvfs }
 
     private let real = SystemStorageSyscalls()
     private let lock = NSLock()
@@ -70,6 +70,10 @@ final class FaultInjectingSyscalls: StorageSyscalls, @unchecked Sendable {
     func fsync(_ fd: Int32) throws(SyscallError) {
         try step(.fsync, "fsync \(name(fd))")
         try real.fsync(fd)
+    }
+    func seek(_ fd: Int32, to offset: Int64) throws(SyscallError) -> Int64 {
+        try step(.seek, "seek \(name(fd)) \(offset)")
+        return try real.seek(fd, to: offset)
     }
     func close(_ fd: Int32) throws(SyscallError) {
         let path = name(fd)

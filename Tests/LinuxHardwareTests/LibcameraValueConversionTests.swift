@@ -13,6 +13,27 @@ import Testing
         #expect(value == .int32Array([1, 200, 255]))
     }
 
+    @Test func unsignedValuesWidenToTheNextSignedType() {
+        let halfWords: [UInt16] = [65_535, 2]
+        let halfConverted = halfWords.withUnsafeBytes { raw in
+            LibcameraControls.controlValue(tc_value(type: TC_VALUE_UINT16, is_array: true, count: 2, data: raw.baseAddress))
+        }
+        #expect(halfConverted == .int32Array([65_535, 2]))
+        let word: UInt32 = 4_000_000_000
+        let wordConverted = withUnsafeBytes(of: word) { raw in
+            LibcameraControls.controlValue(tc_value(type: TC_VALUE_UINT32, is_array: false, count: 1, data: raw.baseAddress))
+        }
+        #expect(wordConverted == .int64(4_000_000_000))
+    }
+
+    @Test func pointsHaveNoEquivalent() {
+        let point = tc_point(x: 3, y: 4)
+        let converted = withUnsafeBytes(of: point) { raw in
+            LibcameraControls.controlValue(tc_value(type: TC_VALUE_POINT, is_array: false, count: 1, data: raw.baseAddress))
+        }
+        #expect(converted == nil)
+    }
+
     @Test func severalRectanglesHaveNoEquivalent() {
         let rects = [tc_rect(x: 0, y: 0, width: 1, height: 1), tc_rect(x: 2, y: 2, width: 3, height: 3)]
         let value = rects.withUnsafeBytes { raw in

@@ -60,12 +60,36 @@ private func begin(_ store: CaptureStore, frames: Int) throws -> BracketRecorder
         for frame in onDisk.frames {
             for file in frame.files {
                 let bytes = try storage.read("2026-09-21/" + file.name)
-                #expect(SHA256.hexDigest(bytes) == file.sha256 && bytes.count == file.bytes)
+                #expect(try SHA256.hexDigest(bytes) == file.sha256 && bytes.count == file.bytes)
             }
         }
         let json = String(decoding: try storage.read("2026-09-21/TRP_000001.json"), as: UTF8.self)
         #expect(json.contains("\"startTime\" : \"2026-09-21T14:13:20Z\""))
         #expect(json.contains("\"clampedSettings\" : true"))
+    }
+
+    @Test func framesRecordTheCamerasWallClockWhereItSendsOne() throws {
+        let storage = SimulatedStorage()
+        let store = try CaptureStore(storage: storage, configuration: configuration())
+        let bracket = try begin(store, frames: 2)
+        var withClock = completed(10, exposure: 10_000, gain: 2, timestampNanoseconds: 1_050_000_000)
+        // FrameWallClock (libcamera 0.5+): 2026-09-21 14:13:25.5 UTC, 5.45 s after the trigger's wall time.
+        withClock.metadata[ControlName.frameWallClock] = .int64(1_790_000_005_500_000_000)
+        try bracket.addFrame(withClock, requested: step(10_000, 2))
+        try bracket.addFrame(completed(11, exposure: 10_000, gain: 2, timestampNanoseconds: 1_083_000_000), requested: step(10_000, 2))
+        let sidecar = try bracket.finish()
+        #expect(sidecar.frames.map(\.wallClockNanoseconds) == [1_790_000_005_500_000_000, nil])
+        // EXIF: the camera's wall clock where it gave one; else the trigger's time plus the frame's distance.
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var dates: [String] = []
+        for frame in sidecar.frames {
+            let jpeg = try #require(frame.files.first { $0.kind == .jpeg })
+            let path = directory + "/" + jpeg.name
+            try Data(storage.read("2026-09-21/" + jpeg.name)).write(to: URL(fileURLWithPath: path))
+            dates.append(try exiftoolJSON(path)["EXIF:DateTimeOriginal"] as? String ?? "")
+        }
+        #expect(dates == ["2026:09:21 14:13:25", "2026:09:21 14:13:20"])
     }
 
     @Test func fullDiskBeforeTheBracketRefusesWithNeededAndFree() throws {

@@ -1,5 +1,6 @@
 /*
- * tripod_camera.h: a plain C API over libcamera (built against Debian's 0.0.3).
+ * tripod_camera.h: a plain C API over libcamera. One source builds against Debian's 0.0.3 and Raspberry
+ * Pi's fork (0.5.x and 0.7.x, tagged +rpt); what differs between versions stays inside the shim.
  *
  * Handles are opaque. Every call that can fail returns a tc_status; the handle it was called on then
  * holds a message naming the call (tc_*_last_error), valid until the next call on that handle.
@@ -35,7 +36,8 @@ typedef enum tc_status {
     TC_ERR_OTHER = 9
 } tc_status;
 
-/** libcamera's ControlType. */
+/** A control value's element type: libcamera's ControlType, in the shim's own numbering (libcamera
+ *  renumbered its enum in 0.4; the shim converts by name). UINT16, UINT32 and POINT exist from 0.4. */
 typedef enum tc_value_type {
     TC_VALUE_NONE = 0,
     TC_VALUE_BOOL = 1,      /* elements are C bool (1 byte) */
@@ -45,13 +47,18 @@ typedef enum tc_value_type {
     TC_VALUE_FLOAT = 5,     /* float */
     TC_VALUE_STRING = 6,    /* char, count = bytes, not NUL-terminated */
     TC_VALUE_RECTANGLE = 7, /* tc_rect */
-    TC_VALUE_SIZE = 8       /* tc_size */
+    TC_VALUE_SIZE = 8,      /* tc_size */
+    TC_VALUE_UINT16 = 9,    /* uint16_t */
+    TC_VALUE_UINT32 = 10,   /* uint32_t */
+    TC_VALUE_POINT = 11     /* tc_point */
 } tc_value_type;
 
 /** libcamera's Rectangle (same layout). */
 typedef struct tc_rect { int32_t x; int32_t y; uint32_t width; uint32_t height; } tc_rect;
 /** libcamera's Size (same layout). */
 typedef struct tc_size { uint32_t width; uint32_t height; } tc_size;
+/** libcamera's Point (same layout). */
+typedef struct tc_point { int32_t x; int32_t y; } tc_point;
 
 /**
  * One control value: `count` elements of `type` at `data`. Values returned by the shim point into
@@ -80,8 +87,12 @@ typedef struct tc_camera tc_camera;       /* an acquired Camera with its configu
 typedef struct tc_controls tc_controls;   /* a ControlList whose entries are set and read by name */
 typedef struct tc_completion tc_completion; /* a completed Request, lent to the event callback */
 
-/** libcamera's version string (libcamera::CameraManager::version()). */
+/** The version string of the libcamera this process runs with (libcamera::CameraManager::version()),
+ *  e.g. "v0.0.3" or "v0.7.1+rpt20260429". */
 const char *tc_libcamera_version(void);
+/** The version of the libcamera headers the shim was compiled against (LIBCAMERA_VERSION_*),
+ *  "major.minor.patch". A mismatch with tc_libcamera_version means the wrong library was linked. */
+const char *tc_libcamera_header_version(void);
 /** libcamera::logSetLevel(category, level), e.g. ("*", "ERROR"). */
 void tc_log_set_level(const char *category, const char *level);
 /** A fixed English name for a status ("busy", "unsupported", ...). */
@@ -127,6 +138,9 @@ const char *tc_camera_last_error(const tc_camera *camera);
 typedef struct tc_control_info {
     const char *name;       /* ControlId::name() */
     tc_value_type type;     /* ControlId::type() */
+    bool array_shape_known; /* from ControlId (0.4+); false: from 0.0.3's declared list in the shim */
+    bool is_array;          /* ControlId::isArray() */
+    size_t array_length;    /* ControlId::size() for a fixed-length array, 0 for any length */
     tc_value min, max, def; /* ControlInfo::min/max/def; type NONE when not given */
 } tc_control_info;
 
@@ -176,7 +190,10 @@ tc_controls *tc_controls_create_global(void);
 void tc_controls_destroy(tc_controls *list);
 const char *tc_controls_last_error(const tc_controls *list);
 /** Sets `name` to a copy of `value`. UNSUPPORTED when the name is not in the list's table;
- *  INVALID_ARGUMENT when the type (or array length) does not match the control's. */
+ *  INVALID_ARGUMENT when the type (or array length) does not match the control's. Array-ness and
+ *  length come from the ControlId (0.4+; 0.0.3's ControlId has neither, so the shim carries that
+ *  release's declared array controls). An INT32/INT64 value for an UINT16/UINT32 control is converted
+ *  when it fits. */
 tc_status tc_controls_set(tc_controls *list, const char *name, const tc_value *value);
 /** Snapshots the entries and returns their number; tc_controls_at reads them (valid until the list
  *  changes or is counted again). */

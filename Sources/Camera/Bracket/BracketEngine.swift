@@ -133,7 +133,8 @@ public final class BracketEngine {
     public func start() throws {
         let budgetFrames = steps.count + pipelineDelayFrames + controller.requestsInFlight + 4
         let longest = steps.map(\.exposureMicroseconds).max() ?? 0
-        let frameMicroseconds = max(Int64(longest), controller.activeFormat.minimumFrameDurationMicroseconds)
+        let frameMicroseconds = max(Int64(longest), controller.activeFormat.minimumFrameDurationMicroseconds,
+                                    controller.observedFrameIntervalMicroseconds ?? 0)
         let deadline = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
         let bound = LoopBound(self, loop: controller.loop)
         timeout = controller.loop.schedule(after: deadline) {
@@ -269,13 +270,13 @@ public final class BracketEngine {
         return cookie
     }
 
-    /// A step's own controls: AE off, its ExposureTime and AnalogueGain, frame durations that fit it.
+    /// A step's own controls: AE off (and both exposure modes manual where the camera has them), its
+    /// ExposureTime and AnalogueGain, frame durations that fit it.
     private func stepControls(_ step: ResolvedStep) -> ControlList {
-        var controls: ControlList = [
-            ControlName.aeEnable: .bool(false),
-            ControlName.exposureTime: .int32(Int32(clamping: step.exposureMicroseconds)),
-            ControlName.analogueGain: .float(Float(step.analogueGain)),
-        ]
+        var controls = CameraController.exposureSource(manual: true,
+                                                       usesModeControls: controller.usesExposureModeControls)
+        controls[ControlName.exposureTime] = .int32(Int32(clamping: step.exposureMicroseconds))
+        controls[ControlName.analogueGain] = .float(Float(step.analogueGain))
         let limits = controller.activeFormat
         controls[ControlName.frameDurationLimits] = .int64Array([limits.minimumFrameDurationMicroseconds,
                                                                  max(limits.maximumFrameDurationMicroseconds, Int64(step.exposureMicroseconds))])

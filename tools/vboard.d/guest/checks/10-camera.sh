@@ -1,6 +1,6 @@
 # timeout: 120
-# libcamera 0.0.3 finds vimc's "Sensor B", lists its formats and streams 3 frames to files (cam from
-# libcamera-tools).
+# libcamera (Debian's 0.0.3, or the fork tools/vboard --libcamera packed) finds vimc's "Sensor B",
+# lists its formats and streams 3 frames to files (cam from libcamera-tools, or the fork's cam).
 export LIBCAMERA_LOG_LEVELS='*:ERROR'
 cam -l | tee /tmp/cam-list
 grep -q "Sensor B" /tmp/cam-list || { echo "cam -l does not list vimc's Sensor B"; exit 1; }

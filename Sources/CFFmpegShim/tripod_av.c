@@ -1,0 +1,50 @@
+#include "tripod_av.h"
+#include <stdio.h>
+#include <errno.h>
+#include <libavutil/error.h>
+#include <libavutil/log.h>
+
+int tripod_av_error_again(void) { return AVERROR(EAGAIN); }
+int tripod_av_error_eof(void) { return AVERROR_EOF; }
+int tripod_av_error_from_errno(int code) { return AVERROR(code); }
+int64_t tripod_av_nopts(void) { return AV_NOPTS_VALUE; }
+
+void tripod_av_describe(int code, char *buffer, size_t capacity) {
+    if (capacity == 0) return;
+    if (av_strerror(code, buffer, capacity) < 0) {
+        snprintf(buffer, capacity, "FFmpeg error %d", code);
+    }
+    buffer[capacity - 1] = '\0';
+}
+
+uint8_t *tripod_av_frame_plane(AVFrame *frame, int plane) {
+    return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->data[plane] : NULL;
+}
+
+int tripod_av_frame_linesize(const AVFrame *frame, int plane) {
+    return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->linesize[plane] : 0;
+}
+
+void tripod_av_quiet(int level) { av_log_set_level(level); }
+
+int tripod_av_frame_wrap_i420(AVFrame *frame, uint8_t *base, size_t size, int width, int height,
+                              int stride, void (*release)(void *opaque, uint8_t *data), void *opaque) {
+    size_t chroma_stride = (size_t)stride / 2;
+    size_t luma = (size_t)stride * (size_t)height;
+    size_t chroma = chroma_stride * (size_t)((height + 1) / 2);
+    if (width <= 0 || height <= 0 || stride < width || luma + 2 * chroma > size) return AVERROR(EINVAL);
+    AVBufferRef *buffer = av_buffer_create(base, size, release, opaque, AV_BUFFER_FLAG_READONLY);
+    if (!buffer) return AVERROR(ENOMEM);
+    av_buffer_unref(&frame->buf[0]);
+    frame->buf[0] = buffer;
+    frame->format = AV_PIX_FMT_YUV420P;
+    frame->width = width;
+    frame->height = height;
+    frame->data[0] = base;
+    frame->data[1] = base + luma;
+    frame->data[2] = base + luma + chroma;
+    frame->linesize[0] = stride;
+    frame->linesize[1] = (int)chroma_stride;
+    frame->linesize[2] = (int)chroma_stride;
+    return 0;
+}

@@ -1,0 +1,30 @@
+import Hardware
+
+/// What the sidecar needs from a camera frame besides its pixels.
+public struct FrameExposure: Sendable, Equatable, Codable {
+    public var exposureTimeMicroseconds: Double?
+    public var analogueGain: Double?
+    public var colourTemperatureKelvin: Double?
+    public init(exposureTimeMicroseconds: Double? = nil, analogueGain: Double? = nil, colourTemperatureKelvin: Double? = nil) {
+        self.exposureTimeMicroseconds = exposureTimeMicroseconds; self.analogueGain = analogueGain
+        self.colourTemperatureKelvin = colourTemperatureKelvin
+    }
+}
+
+/// The camera facts of one frame, carried from `submit` to the file it lands in.
+struct FrameInfo: Sendable {
+    var sequence: UInt64
+    var sensorTimestamp: MonotonicTime
+    /// `FrameWallClock` (ns since 1970) when the camera reports it.
+    var wallClockNanoseconds: Int64?
+    var exposure: FrameExposure?
+}
+
+/// One compressed frame out of the encoder, with the camera frame it came from.
+struct EncodedPacket: Sendable {
+    var bytes: [UInt8]
+    var isKeyframe: Bool
+    var frame: FrameInfo
+    var sensorTimestamp: MonotonicTime { frame.sensorTimestamp }
+    var sequence: UInt64 { frame.sequence }
+}

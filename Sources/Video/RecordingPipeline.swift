@@ -1,0 +1,253 @@
+import Hardware
+
+/// The encoder side of `RecordingService`: encoder, pre-record ring, the open file, splits and
+/// faults. Every method runs on the service's serial queue; `status` is the only state it shares.
+final class RecordingPipeline {
+    private let storage: any StreamingStorage
+    private let status: LockedValue<RecordingStatus>
+    /// Delivers an event to the loop.
+    var emit: (RecordingEvent) -> Void = { _ in }
+    /// Tells the service a recording ended (its id), so `start` works again.
+    var ended: (String) -> Void = { _ in }
+
+    private var settings = VideoSettings()
+    private var encoder: VideoEncoder?
+    private var ring: PrerecordRing?
+    private var recording: Active?
+    private var lastSequence: UInt64?
+    /// Sequences the inbox dropped (already counted) that the gap check must not count again.
+    private var droppedBeforeEncoder: Set<UInt64> = []
+    /// Recent IMU samples, oldest first.
+    private var motion: [IMUSample] = []
+
+    private struct Active {
+        var request: RecordingRequest
+        var part = 1
+        var file: VideoFileWriter?
+        /// The frame whose forced keyframe starts the next part.
+        var splitAt: UInt64?
+        var keyframeWanted = true
+        var reserveBytes: Int64
+        var first: MonotonicTime?
+        var last: MonotonicTime?
+        var framesWritten = 0
+        var dropped = 0
+        var closedBytes: Int64 = 0
+        /// Drops seen before the first file opened (the encoder's lookahead delays it).
+        var pendingDropped: [DroppedFrame] = []
+    }
+
+    init(storage: any StreamingStorage, status: LockedValue<RecordingStatus>) {
+        self.storage = storage; self.status = status
+    }
+
+    func configure(_ settings: VideoSettings) {
+        self.settings = settings
+        encoder = nil
+        ring = settings.prerecordSeconds > 0 ? makeRing() : nil
+        publish()
+    }
+
+    private func makeRing() -> PrerecordRing {
+        // Room for the window plus two keyframe groups at twice the bit rate.
+        let seconds = settings.prerecordSeconds + 2 * settings.keyframeIntervalSeconds
+        return PrerecordRing(window: .nanoseconds(Int64(settings.prerecordSeconds * 1e9)),
+                             maximumBytes: Int(Double(settings.bitrateBitsPerSecond) / 8 * seconds * 2) + (1 << 20))
+    }
+
+    var isRecording: Bool { recording != nil }
+
+    func start(_ request: RecordingRequest, reserveBytes: Int64) {
+        recording = Active(request: request, reserveBytes: reserveBytes)
+        guard var ring else { publish(); return }
+        let held = ring.takeAll()
+        self.ring = ring
+        recording?.keyframeWanted = held.isEmpty
+        for packet in held where recording != nil { write(packet) }
+        publish()
+    }
+
+    func stop() {
+        guard recording != nil else { return }
+        if let encoder {
+            do { for packet in try encoder.flush() { route(packet) } } catch { fail(error); return }
+        }
+        encoder = nil  // flushed: the next frame opens a fresh one
+        end(error: nil)
+    }
+
+    /// New IMU samples: appended to the open file's Gyroflow log, and a few seconds kept for the
+    /// next file's margin (after a split, or the pre-record window).
+    func takeMotion(_ samples: [IMUSample]) {
+        motion += samples
+        if let file = recording?.file {
+            do { try file.appendMotion(motion) } catch { end(error: error); return }
+        }
+        // Before the first file opens, keep all; otherwise the ring's span (with the margin) or the
+        // last 3 s (the IMU runs ahead of the camera by its pipeline latency).
+        guard recording == nil || recording?.file != nil, let newest = motion.last?.timestamp else { return }
+        let keepFrom = min(newest - .seconds(3), (recording == nil ? ring?.packets.first?.sensorTimestamp : nil).map { $0 - GyroLogFile.margin } ?? newest)
+        if let cut = motion.firstIndex(where: { $0.timestamp >= keepFrom }), cut > 0 { motion.removeFirst(cut) }
+    }
+
+    func recordDropped(_ frames: [DroppedFrame]) {
+        for frame in frames where frame.cause == .queueFull { droppedBeforeEncoder.insert(frame.sequence) }
+        guard !frames.isEmpty, recording != nil else { return }
+        recording?.dropped += frames.count
+        if let file = recording?.file { file.recordDropped(frames) } else { recording?.pendingDropped += frames }
+        publish()
+    }
+
+    func process(_ frame: VideoFrame) {
+        if let last = lastSequence, frame.sequence > last + 1, recording != nil {
+            // A gap the inbox dropped is already recorded; the rest the camera never delivered.
+            // The first 1000 are listed, all counted (a wild jump costs no time).
+            let known = droppedBeforeEncoder.filter { $0 > last && $0 < frame.sequence }.count
+            let listed = ((last + 1)..<frame.sequence).lazy.filter { !self.droppedBeforeEncoder.contains($0) }.prefix(1000)
+            let entries = listed.map {
+                DroppedFrame(sequence: $0, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, cause: .sequenceGap)
+            }
+            recordDropped(Array(entries))
+            let unlisted = Int(clamping: frame.sequence - last - 1) - known - entries.count
+            if unlisted > 0 { recording?.dropped += unlisted }
+        }
+        droppedBeforeEncoder = droppedBeforeEncoder.filter { $0 > frame.sequence }
+        lastSequence = frame.sequence
+        guard recording != nil || ring != nil else { return }
+        let encoder: VideoEncoder
+        if let open = self.encoder { encoder = open } else {
+            do { encoder = try VideoEncoder(settings: settings, size: frame.size) } catch { fail(error); return }
+            self.encoder = encoder
+            if let note = encoder.fallbackNote { emit(.encoderFallback(note)) }
+            status.withLock { $0.encoder = encoder.encoderName }
+        }
+        var force = false
+        if var active = recording {
+            if active.keyframeWanted { force = true; active.keyframeWanted = false }
+            if settings.splitMinutes > 0, active.splitAt == nil, let start = active.file?.first?.sensorTimestamp,
+               frame.sensorTimestamp - start >= .nanoseconds(Int64(settings.splitMinutes * 60e9)) {
+                active.splitAt = frame.sequence
+                force = true
+            }
+            recording = active
+        }
+        let packets: [EncodedPacket]
+        do { packets = try encoder.encode(frame, forceKeyframe: force) } catch {
+            if error.kind == .invalidArgument {
+                recordDropped([DroppedFrame(sequence: frame.sequence, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, cause: .refused)])
+                return
+            }
+            fail(error)
+            return
+        }
+        for packet in packets { route(packet) }
+        publish()
+    }
+
+    private func route(_ packet: EncodedPacket) {
+        if recording != nil { write(packet) } else { ring?.append(packet) }
+    }
+
+    private func write(_ packet: EncodedPacket) {
+        guard var active = recording, let encoder else { return }
+        if active.splitAt == packet.sequence, packet.isKeyframe, let file = active.file {
+            active.splitAt = nil
+            active.closedBytes += file.bytesWritten
+            recording = active
+            let (sidecar, error) = file.close(error: nil)
+            emit(.fileClosed(sidecar))
+            if let error { recording?.file = nil; end(error: error, closed: true); return }
+            active.file = nil
+            active.part += 1
+        }
+        if active.file == nil {
+            guard packet.isKeyframe else { return }  // a file starts at a keyframe
+            do {
+                let file = try VideoFileWriter(request: active.request, part: active.part, settings: settings, encoder: encoder, storage: storage)
+                file.recordDropped(active.pendingDropped)
+                active.pendingDropped = []
+                active.file = file
+            } catch {
+                recording = active
+                end(error: error)
+                return
+            }
+        }
+        recording = active
+        guard let file = active.file else { return }
+        do {
+            let opening = file.first == nil
+            try file.write(packet)
+            if opening { try file.appendMotion(motion) }
+            if packet.isKeyframe { try checkRoom(active.reserveBytes) }
+        } catch {
+            end(error: error)
+            return
+        }
+        if active.first == nil { recording?.first = packet.sensorTimestamp }
+        recording?.last = packet.sensorTimestamp
+        recording?.framesWritten += 1
+    }
+
+    private func checkRoom(_ reserve: Int64) throws(VideoError) {
+        let free: Int64
+        do { free = try storage.freeBytes() } catch {
+            throw VideoError(.storage, "\(storage.rootDescription): free space: \(error)", storageError: error as? HardwareError)
+        }
+        if free < reserve { throw VideoError(.noRoom, "\(storage.rootDescription): only \(free) bytes left, stopped to keep \(reserve)") }
+    }
+
+    /// An encoder failure: ends a recording with it, or drops the pre-record encoder.
+    private func fail(_ error: VideoError) {
+        encoder = nil
+        if recording != nil { end(error: error) } else {
+            status.withLock { $0.lastError = error.message }
+        }
+    }
+
+    /// Closes the open file (finalised, or as written after `error`), reports, and goes idle.
+    private func end(error: VideoError?, closed: Bool = false) {
+        guard var active = recording else { return }
+        var failure = error
+        if !closed, let file = active.file {
+            let (sidecar, closeError) = file.close(error: error)
+            emit(.fileClosed(sidecar))
+            failure = failure ?? closeError
+            active.closedBytes += file.bytesWritten
+            active.file = nil
+        }
+        recording = active
+        publish()  // the final counts, trailer included
+        recording = nil
+        if error != nil { encoder = nil }
+        if settings.prerecordSeconds > 0 { ring = makeRing() }
+        status.withLock { s in
+            s.state = ring == nil ? .idle : .prerecording
+            s.lastError = failure?.message
+        }
+        publish()
+        ended(active.request.id)
+        emit(.stopped(id: active.request.id, error: failure))
+    }
+
+    private func publish() {
+        let active = recording
+        let ringBytes = ring?.byteCount ?? 0
+        status.withLock { s in
+            s.prerecordBytes = ringBytes
+            guard let active else {
+                if s.state == .recording { return }
+                s.state = ring == nil ? .idle : .prerecording
+                return
+            }
+            s.state = .recording
+            s.id = active.request.id
+            s.framesWritten = active.framesWritten
+            s.droppedFrames = active.dropped
+            s.bytesWritten = active.closedBytes + (active.file?.bytesWritten ?? 0)
+            if let first = active.first, let last = active.last {
+                s.durationSeconds = (last - first).secondsValue * settings.timeStretch
+            }
+        }
+    }
+}

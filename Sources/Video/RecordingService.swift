@@ -1,0 +1,197 @@
+import Dispatch
+import Hardware
+
+/// What a recording reports to the supervisor's loop.
+public enum RecordingEvent: Sendable {
+    /// A file of the recording is complete (or left as written after an error), sidecar written.
+    case fileClosed(VideoSidecar)
+    /// The recording ended: by `stop` (error nil), or by a storage or encoder error.
+    case stopped(id: String, error: VideoError?)
+    /// The preferred encoder could not be used; the note says why and which one is used.
+    case encoderFallback(String)
+}
+
+/// A snapshot for `status`.
+public struct RecordingStatus: Sendable, Equatable {
+    public enum State: String, Sendable { case idle, prerecording, recording }
+    public var state: State = .idle
+    public var id: String?
+    /// Sensor time from the recording's first frame to its newest, stretched in slow motion.
+    public var durationSeconds: Double = 0
+    public var framesWritten = 0
+    /// Frames lost since the recording started: queue full, camera sequence gaps, refused.
+    public var droppedFrames = 0
+    public var bytesWritten: Int64 = 0
+    /// Bytes of encoded video held in the pre-record ring.
+    public var prerecordBytes = 0
+    /// The FFmpeg encoder in use, once one is open.
+    public var encoder: String?
+    public var lastError: String?
+}
+
+/// Records YUV420 camera frames into MP4 or MKV files through libavcodec and libavformat.
+///
+/// Narrow API for the supervisor: `configure`, `start`, `submit`, `submitMotion`, `stop`, `status`.
+/// `submit` is called from the camera's thread or the loop and never blocks: it copies the frame
+/// (so a lent buffer goes back to the camera at once) into a bounded `FrameInbox`, or drops and
+/// records it when the encoder is behind. Encoding, muxing and file writes run on one serial
+/// queue (`RecordingPipeline`); events hop to the loop through `loop.execute`. All timing comes
+/// from SensorTimestamps (split, pre-record window, duration), never from a clock.
+public final class RecordingService: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "tripod.video.encoder", qos: .userInitiated)
+    private let storage: any StreamingStorage & Sendable
+    private let loop: any EventLoop
+    private let onEvent: @Sendable (RecordingEvent) -> Void
+    private let control = LockedValue(Control())
+    private let shared: LockedValue<RecordingStatus>
+    private let motionInbox = LockedValue<[IMUSample]>([])
+    /// Confined to `queue` (the reason for `@unchecked Sendable`).
+    private let pipeline: RecordingPipeline
+    private var inbox: FrameInbox { control.withLock { $0.inbox } }
+
+    private struct Control: Sendable {
+        var settings = VideoSettings()
+        var inbox = FrameInbox(capacity: VideoSettings().queueCapacityFrames)
+        var recordingID: String?
+    }
+
+    /// Free bytes needed to start: ten seconds at the bit rate, at least 64 MiB.
+    public static func requiredFreeBytes(_ settings: VideoSettings) -> Int64 {
+        max(64 << 20, Int64(settings.bitrateBitsPerSecond) / 8 * 10)
+    }
+
+    public init(storage: any StreamingStorage & Sendable, loop: any EventLoop,
+                onEvent: @escaping @Sendable (RecordingEvent) -> Void) {
+        self.storage = storage; self.loop = loop; self.onEvent = onEvent
+        let shared = LockedValue(RecordingStatus())
+        self.shared = shared
+        pipeline = RecordingPipeline(storage: storage, status: shared)
+        pipeline.emit = { [loop, onEvent] event in loop.execute { onEvent(event) } }
+        pipeline.ended = { [control] id in
+            control.withLock { c in
+                guard c.recordingID == id else { return }
+                c.recordingID = nil
+                c.inbox.accepting = c.settings.prerecordSeconds > 0
+            }
+        }
+    }
+
+    public var status: RecordingStatus { shared.withLock { $0 } }
+
+    /// Frames submitted and waiting for the encoder (at most `queueCapacityFrames`).
+    public var queuedFrames: Int { inbox.count }
+
+    /// Applies `settings` (validated) while not recording. With a pre-record time the encoder runs
+    /// from the next frame on and keeps that much video in memory.
+    public func configure(_ settings: VideoSettings) throws(VideoError) {
+        try settings.validate()
+        let inbox = FrameInbox(capacity: settings.queueCapacityFrames)
+        inbox.accepting = settings.prerecordSeconds > 0
+        let busy = control.withLock { c -> VideoError? in
+            if let id = c.recordingID { return VideoError(.state, "video settings cannot change while recording \(id)") }
+            c.inbox.accepting = false
+            c.settings = settings
+            c.inbox = inbox
+            return nil
+        }
+        if let busy { throw busy }
+        queue.async { self.pipeline.configure(settings) }
+    }
+
+    /// Starts a recording: checks the room, then (on the encoder queue) opens the first file and
+    /// writes the pre-record ring into it from its oldest keyframe.
+    public func start(_ request: RecordingRequest) throws(VideoError) {
+        let settings = control.withLock { $0.settings }
+        let free: Int64
+        do { free = try storage.freeBytes() } catch {
+            throw VideoError(.storage, "\(storage.rootDescription): free space: \(error)", storageError: error as? HardwareError)
+        }
+        let needed = Self.requiredFreeBytes(settings)
+        guard free >= needed else {
+            throw VideoError(.noRoom, "\(storage.rootDescription): \(free) bytes free, a recording needs \(needed)")
+        }
+        let busy = control.withLock { c -> VideoError? in
+            if let id = c.recordingID { return VideoError(.state, "already recording \(id)") }
+            c.recordingID = request.id
+            c.inbox.accepting = true
+            return nil
+        }
+        if let busy { throw busy }
+        shared.withLock { $0.state = .recording; $0.id = request.id; $0.lastError = nil }
+        queue.async { self.pipeline.start(request, reserveBytes: needed / 2) }
+    }
+
+    /// Hands one frame to the encoder; never blocks. Returns false when it was dropped or not wanted.
+    @discardableResult
+    public func submit(_ frame: VideoFrame) -> Bool {
+        let inbox = self.inbox
+        switch inbox.push(frame) {
+        case .queued(let needsHop):
+            if needsHop { queue.async { self.drainFrames(inbox) } }
+            return true
+        case .dropped, .idle:
+            return false
+        }
+    }
+
+    /// Copies a camera buffer (YUV420) and hands it over; the buffer can be released on return.
+    /// Without room in the queue nothing is copied and the frame is recorded as dropped.
+    @discardableResult
+    public func submit(_ buffer: FrameBuffer, sequence: UInt64, sensorTimestamp: MonotonicTime,
+                       wallClockNanoseconds: Int64? = nil, exposure: FrameExposure? = nil) throws(VideoError) -> Bool {
+        let inbox = self.inbox
+        guard inbox.accepting else { return false }
+        guard inbox.hasRoom else {
+            inbox.recordDropped(sequence: sequence, at: sensorTimestamp)
+            return false
+        }
+        var frame = try VideoFrame(copying: buffer, sequence: sequence, sensorTimestamp: sensorTimestamp)
+        frame.wallClockNanoseconds = wallClockNanoseconds
+        frame.exposure = exposure
+        return submit(frame)
+    }
+
+    /// A completed camera request: its `role` buffer (YUV420), sequence, SensorTimestamp, and from
+    /// its metadata ExposureTime, AnalogueGain, ColourTemperature and FrameWallClock (libcamera ≥ 0.3).
+    /// Returns false when the request has no such buffer, was dropped or is not wanted.
+    @discardableResult
+    public func submit(_ request: CompletedRequest, role: StreamRole = .videoRecording) throws(VideoError) -> Bool {
+        guard request.isComplete, let buffer = request.buffers[role] else { return false }
+        let m = request.metadata
+        let exposure = FrameExposure(exposureTimeMicroseconds: m[ControlName.exposureTime]?.doubleValue,
+                                     analogueGain: m[ControlName.analogueGain]?.doubleValue,
+                                     colourTemperatureKelvin: m[ControlName.colourTemperature]?.doubleValue)
+        return try submit(buffer, sequence: request.sequence, sensorTimestamp: request.sensorTimestamp,
+                          wallClockNanoseconds: m[ControlName.frameWallClock]?.int64Value, exposure: exposure)
+    }
+
+    /// IMU samples (camera frame, CLOCK_MONOTONIC) for the Gyroflow logs; never blocks.
+    public func submitMotion(_ samples: [IMUSample]) {
+        guard !samples.isEmpty else { return }
+        motionInbox.withLock { $0 += samples; if $0.count > 1 << 16 { $0.removeFirst($0.count - (1 << 16)) } }
+    }
+
+    /// Stops the recording: every frame queued so far is encoded, the file finalised.
+    public func stop() throws(VideoError) {
+        let inbox = control.withLock { c -> FrameInbox? in
+            guard c.recordingID != nil else { return nil }
+            c.inbox.accepting = c.settings.prerecordSeconds > 0
+            return c.inbox
+        }
+        guard let inbox else { throw VideoError(.state, "not recording") }
+        queue.async {
+            self.drainFrames(inbox)
+            self.pipeline.stop()
+        }
+    }
+
+    /// Waits until everything submitted so far is encoded and written (tests, shutdown; blocks).
+    public func drain() { queue.sync {} }
+
+    private func drainFrames(_ inbox: FrameInbox) {
+        let (frames, dropped) = inbox.drain()
+        pipeline.takeMotion(motionInbox.withLock { s in defer { s.removeAll() }; return s })
+        pipeline.recordDropped(dropped)
+        for frame in frames { pipeline.process(frame) }
+    }
+}

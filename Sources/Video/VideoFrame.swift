@@ -1,0 +1,74 @@
+import Hardware
+
+/// Bytes of one image that this process owns, freed when the last reference goes (the encoder holds
+/// one through an AVBufferRef while it reads the frame).
+final class FrameBytes: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(1, count), alignment: 64)
+    }
+
+    deinit { base.deallocate() }
+}
+
+/// One planar YUV 4:2:0 (I420) image to record: Y, then U and V at half size, chroma stride =
+/// `stride / 2` (libcamera's YUV420 layout), with its `SensorTimestamp` and sequence number.
+public struct VideoFrame: Sendable {
+    public let size: PixelSize
+    /// Luma bytes per line (≥ width, even).
+    public let stride: Int
+    public let sequence: UInt64
+    public let sensorTimestamp: MonotonicTime
+    /// `FrameWallClock`, ns since 1970, when the camera reports it (the sidecar's start time).
+    public var wallClockNanoseconds: Int64?
+    /// Exposure, gain and colour temperature from the frame's metadata (the sidecar's summary).
+    public var exposure: FrameExposure?
+    let bytes: FrameBytes
+
+    var info: FrameInfo {
+        FrameInfo(sequence: sequence, sensorTimestamp: sensorTimestamp, wallClockNanoseconds: wallClockNanoseconds, exposure: exposure)
+    }
+
+    /// Bytes of an I420 image of `size` with luma stride `stride`.
+    public static func byteCount(size: PixelSize, stride: Int) -> Int {
+        stride * size.height + 2 * (stride / 2) * ((size.height + 1) / 2)
+    }
+
+    /// A frame whose bytes `fill` writes (tests and benchmarks make synthetic frames this way).
+    public init(size: PixelSize, stride: Int, sequence: UInt64, sensorTimestamp: MonotonicTime,
+                fill: (UnsafeMutableRawBufferPointer) -> Void) throws(VideoError) {
+        try Self.check(size: size, stride: stride)
+        self.size = size; self.stride = stride; self.sequence = sequence; self.sensorTimestamp = sensorTimestamp
+        bytes = FrameBytes(count: Self.byteCount(size: size, stride: stride))
+        fill(UnsafeMutableRawBufferPointer(start: bytes.base, count: bytes.count))
+    }
+
+    /// A copy of a YUV420 camera buffer, so a lent buffer can go back to the camera at once.
+    public init(copying buffer: FrameBuffer, sequence: UInt64, sensorTimestamp: MonotonicTime) throws(VideoError) {
+        guard buffer.pixelFormat == .yuv420 else {
+            throw VideoError(.invalidArgument, "video needs a YUV420 stream, got \(buffer.pixelFormat)")
+        }
+        let needed = Self.byteCount(size: buffer.size, stride: buffer.stride)
+        guard buffer.byteCount >= needed else {
+            throw VideoError(.invalidArgument, "YUV420 buffer of \(buffer.size) stride \(buffer.stride) holds \(buffer.byteCount) bytes, needs \(needed)")
+        }
+        try self.init(size: buffer.size, stride: buffer.stride, sequence: sequence, sensorTimestamp: sensorTimestamp) { target in
+            buffer.withUnsafeBytes { source in
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<needed]))
+            }
+        }
+    }
+
+    private static func check(size: PixelSize, stride: Int) throws(VideoError) {
+        guard size.width >= 16, size.height >= 16, size.width <= 8192, size.height <= 8192,
+              size.width % 2 == 0, size.height % 2 == 0 else {
+            throw VideoError(.invalidArgument, "video frame size \(size) must be even and within 16…8192")
+        }
+        guard stride >= size.width, stride % 2 == 0 else {
+            throw VideoError(.invalidArgument, "video frame stride \(stride) must be even and ≥ width \(size.width)")
+        }
+    }
+}

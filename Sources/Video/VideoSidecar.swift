@@ -1,0 +1,79 @@
+import Hardware
+
+/// Camera state a recording states in its sidecar, as the supervisor names it.
+public struct VideoCaptureState: Sendable, Equatable, Codable {
+    /// The stabilization mode asked for, and the one applied ("off", "standard", "cinematic").
+    public var stabilizationPreferred: String
+    public var stabilizationActive: String
+    /// "off", or the HDR mode in use.
+    public var hdr: String
+    public init(stabilizationPreferred: String = "off", stabilizationActive: String = "off", hdr: String = "off") {
+        self.stabilizationPreferred = stabilizationPreferred; self.stabilizationActive = stabilizationActive; self.hdr = hdr
+    }
+}
+
+/// Minimum, maximum and mean of one value over a file's frames.
+public struct ValueRange: Sendable, Equatable, Codable {
+    public var minimum: Double
+    public var maximum: Double
+    public var mean: Double
+}
+
+/// The `<file>.json` beside each video file: what it is, how it was timed, what was lost.
+public struct VideoSidecar: Sendable, Equatable, Codable {
+    public struct Format: Sendable, Equatable, Codable {
+        public var container: String
+        public var codec: String
+        /// The FFmpeg encoder used, and why it is not the preferred one when it is not.
+        public var encoder: String
+        public var encoderNote: String?
+        public var bitrateBitsPerSecond: Int
+        public var width: Int
+        public var height: Int
+        public var captureFramesPerSecond: Double
+        /// PTS = (SensorTimestamp − first) × this (slow motion > 1).
+        public var timeStretch: Double
+        /// The container's PTS unit: 1/1000000 for MP4, 1/1000 for MKV (Matroska's default scale).
+        public var ptsTimeBase: String
+    }
+    public struct Exposure: Sendable, Equatable, Codable {
+        public var exposureTimeMicroseconds: ValueRange?
+        /// Analogue gain × 100.
+        public var iso: ValueRange?
+        public var colourTemperatureKelvin: ValueRange?
+    }
+
+    public var id: String
+    /// This file's name, its part number (1 unless split) and its neighbours' names.
+    public var file: String
+    public var part: Int
+    public var format: Format
+    /// `FrameWallClock` of the first frame, seconds since 1970, when the camera reports it.
+    public var startWallClockSeconds: Double?
+    /// SensorTimestamp (CLOCK_MONOTONIC ns) of the first and last frame: PTS 0 is the first.
+    public var firstSensorTimestampNanoseconds: Int64
+    public var lastSensorTimestampNanoseconds: Int64
+    public var durationSeconds: Double
+    public var framesWritten: Int
+    public var firstSequence: UInt64
+    public var lastSequence: UInt64
+    public var droppedFrames: [DroppedFrame]
+    public var capture: VideoCaptureState
+    public var exposure: Exposure
+    /// The mkvmerge timecode v2 file (one PTS in ms per frame) and the Gyroflow log beside it.
+    public var timecodesFile: String
+    public var gyroLogFile: String?
+    /// "complete", or "stopped" with `error` (storage full or failing, encoder error).
+    public var status: String
+    public var error: String?
+}
+
+/// Running min/max/mean of one value.
+struct RangeAccumulator {
+    private var minimum = Double.infinity, maximum = -Double.infinity, sum = 0.0, count = 0
+    mutating func add(_ value: Double?) {
+        guard let value, value.isFinite else { return }
+        minimum = min(minimum, value); maximum = max(maximum, value); sum += value; count += 1
+    }
+    var range: ValueRange? { count == 0 ? nil : ValueRange(minimum: minimum, maximum: maximum, mean: sum / Double(count)) }
+}
