@@ -39,8 +39,13 @@ let package = Package(
 
         // MARK: Swift modules, by role.
         .target(name: "Hardware"),
+        // The sensor database and board catalog: descriptions embedded in the binary, and the search
+        // for board/ files. Data only, no backend.
+        .target(name: "Boards", dependencies: ["Hardware"]),
+        // The manual clock tests and benchmarks run the simulated board on; the firmware never links it.
+        .target(name: "ManualLoop", dependencies: ["Hardware"]),
         // Optimised in debug builds too: it renders full-size frames in real time for tools/run and tests.
-        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion"],
+        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion", "Boards"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "LinuxHardware", dependencies: [
             "Hardware", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
@@ -52,28 +57,37 @@ let package = Package(
         .target(name: "Viewfinder", dependencies: ["Hardware"]),
         .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion"]),
         .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
+        // Wires services; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
-            "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Motion", "Media", "Console", "Viewfinder",
-            "Stabilization",
+            "Hardware", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization",
         ]),
-        .executableTarget(name: "tripod", dependencies: ["Supervisor"]),
+        // The composition root: command line, board catalog → device graph (choosing backends), the
+        // real loop, then the supervisor.
+        .target(name: "Startup", dependencies: [
+            "Supervisor", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+        ]),
+        .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
         // replays inputs (ConsoleFuzz FILE|DIR...).
-        .executableTarget(name: "ConsoleFuzz", dependencies: ["Supervisor", "SimulatedHardware", "Console", "Hardware"]),
-        .executableTarget(name: "tripod-bench", dependencies: ["Supervisor", "Viewfinder", "Media", "LinuxHardware", "Video"]),
+        .executableTarget(name: "ConsoleFuzz", dependencies: ["Startup", "Supervisor", "SimulatedHardware", "ManualLoop", "Console", "Hardware"]),
+        // Declares every module it imports.
+        .executableTarget(name: "tripod-bench", dependencies: [
+            "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
+            "Motion", "SimulatedHardware", "Video", "Viewfinder",
+        ]),
 
         // MARK: Tests, one target per module plus end-to-end.
-        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware"]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware"]),
-        .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware"]),
+        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware", "Boards"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware", "ManualLoop"]),
+        .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"], exclude: ["Chart"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG"], exclude: ["Reference"]),
-        .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion"]),
-        .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "SimulatedHardware"],
+        .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop"]),
+        .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Startup", "Boards", "SimulatedHardware", "ManualLoop"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

@@ -46,11 +46,12 @@ public final class CameraController {
         let processed = (allocatedBuffers[processedRole] ?? (requestsInFlight + bracketBuffersPerStream)) - regularRequestLimit
         return max(0, min(processed, allocatedBuffers[.raw] ?? processed))
     }
-    /// While true, completed regular requests are not replaced, so their buffers come free for a
-    /// bracket request that found none (`BracketEngine` sets it and clears it once queued).
-    public var holdsRegularRequests = false {
-        didSet { if oldValue && !holdsRegularRequests { refillRegularRequests() } }
-    }
+    /// While true, completed regular requests are not replaced, so their buffers come free for
+    /// bracket requests. The controller is the one scheduler of requests: it holds while any
+    /// `RegularRequestHold` taken on this streaming run is in force (see `holdRegularRequests`).
+    public var holdsRegularRequests: Bool { holds > 0 }
+    /// Holds in force on this streaming run.
+    private var holds = 0
     /// The processed stream role (viewfinder for preview, videoRecording for recording).
     public var processedRole: StreamRole = .viewfinder
     /// True between `startStreaming` and `stopStreaming` (or a disconnect).
@@ -139,11 +140,41 @@ public final class CameraController {
         if zoomFactor > 1, zoomFactor > (selection.format.maximumZoom ?? 1) + 1e-9 {
             throw CameraError(.outOfRange, "format \(selection.format.label): zoom \(FormatTable.number(zoomFactor, digits: 2))x is beyond its maximum \(FormatTable.number(selection.format.maximumZoom ?? 1, digits: 2))x; set zoom 1 first")
         }
-        let wasStreaming = isStreaming
+        let wasStreaming = isStreaming, previous = activeFormat
         if wasStreaming { stopStreaming() }
         activeFormat = selection
-        if wasStreaming { try startStreaming() }
+        guard wasStreaming else { return }
+        do {
+            try startStreaming()
+        } catch {
+            // All or nothing: configure was refused (busy while a viewer still holds a frame of the
+            // old configuration), so the previous format comes back and streams again.
+            activeFormat = previous
+            restartStreaming(attemptsLeft: Self.restartAttempts)
+            let kind: CameraError.Kind = (error as? HardwareError)?.kind == .busy ? .notReady : .unsupported
+            throw CameraError(kind, "format \(selection.format.label): the camera refused it (\(error)); the format stays \(previous.format.label)")
+        }
     }
+
+    /// Tries to restart streaming after a refused reconfiguration, every frame time while the camera
+    /// answers busy (a viewer has not yet given back its frame); gives up after `restartAttempts`
+    /// and reports through `onStreamingError`.
+    private func restartStreaming(attemptsLeft: Int) {
+        do {
+            try startStreaming()
+        } catch let error as HardwareError where error.kind == .busy && attemptsLeft > 1 {
+            let bound = LoopBound(self, loop: loop)
+            loop.schedule(after: .microseconds(activeFormat.minimumFrameDurationMicroseconds)) {
+                bound.value.restartStreaming(attemptsLeft: attemptsLeft - 1)
+            }
+        } catch {
+            lastError = error
+            onStreamingError?(error)
+        }
+    }
+
+    /// Frame times a refused restart is retried for.
+    static let restartAttempts = 100
 
     /// Configures the processed stream at the active format's size plus a raw stream at its sensor
     /// mode (which pins the mode, as rpicam-apps' --mode does), starts, and queues `requestsInFlight`.
@@ -166,6 +197,7 @@ public final class CameraController {
         try device.start(controls: supported(controlsForNextRequest()))
         isStreaming = true
         streamingGeneration += 1
+        holds = 0  // a hold taken before this run lapses with its generation
         for _ in 0..<regularRequestLimit { try queueRegularRequest() }
     }
 
@@ -180,12 +212,28 @@ public final class CameraController {
         device.stop()
         // The requests in flight complete cancelled; the next start begins afresh.
         regularInFlight = []
-        holdsRegularRequests = false
+        holds = 0  // holds of the old run lapse (their release is ignored: another generation)
         allocatedBuffers = [:]
         // Buffers still referenced block the next configure (libcamera refuses to reconfigure
         // while the caller holds frame buffers): let go of the last frame and tell the viewers.
         latestRequest = nil
         onStreamingStopped?()
+    }
+
+    /// Asks the controller to stop replacing regular requests until the returned hold is released
+    /// (a bracket that needs its requests back to back, or waits for a free buffer). Holds add up;
+    /// the controller refills regular requests when the last is released, and a restart of
+    /// streaming ends every hold.
+    public func holdRegularRequests() -> RegularRequestHold {
+        holds += 1
+        return RegularRequestHold(controller: self, generation: streamingGeneration)
+    }
+
+    /// Ends a hold taken with `holdRegularRequests` (once; on the run it was taken on).
+    fileprivate func release(_ hold: RegularRequestHold) {
+        guard hold.generation == streamingGeneration, holds > 0 else { return }
+        holds -= 1
+        if holds == 0 { refillRegularRequests() }
     }
 
     /// Called on the loop after streaming stops: whoever holds frames (the viewfinder) drops them.
@@ -281,5 +329,25 @@ public final class CameraController {
             onFrame?(completed, state)
             refillRegularRequests()
         }
+    }
+}
+
+/// A bracket's claim that regular requests wait (see `CameraController.holdRegularRequests`).
+/// Loop-confined like the controller.
+public final class RegularRequestHold {
+    private weak var controller: CameraController?
+    fileprivate let generation: Int
+    private var released = false
+
+    fileprivate init(controller: CameraController, generation: Int) {
+        self.controller = controller
+        self.generation = generation
+    }
+
+    /// Lets regular requests flow again, unless another hold is in force. Idempotent.
+    public func release() {
+        guard !released else { return }
+        released = true
+        controller?.release(self)
     }
 }

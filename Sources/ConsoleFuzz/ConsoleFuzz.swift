@@ -1,7 +1,10 @@
+import Boards
 import Console
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
+import Startup
 import Supervisor
 
 /// Fuzz target for the console: raw bytes go through the line editor, the tokenizer and the real

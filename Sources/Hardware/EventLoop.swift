@@ -1,7 +1,7 @@
 /// A serial executor with a monotonic clock and timers: the one place where supervisor state changes.
 ///
 /// Two implementations exist: a thread-backed loop on the real clock (LinuxHardware) and
-/// `ManualEventLoop` (SimulatedHardware), whose clock only moves when a test advances it, so that
+/// `ManualEventLoop` (ManualLoop), whose clock only moves when a test advances it, so that
 /// an hour of streaming runs in milliseconds and deterministically (the swift-nio EmbeddedEventLoop
 /// pattern). Hardware callbacks arriving on other threads hand their work over with `execute`,
 /// which never blocks.

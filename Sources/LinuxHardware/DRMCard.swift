@@ -28,18 +28,7 @@ final class DRMCard {
 
     /// Maps an errno to a `HardwareError` kind, with the call named in the message.
     static func error(_ code: Int32, _ what: String) -> HardwareError {
-        let kind: HardwareError.Kind
-        switch code {
-        case ENOENT, ENODEV, ENXIO: kind = .notFound
-        case EBUSY: kind = .busy
-        case EACCES, EPERM: kind = .permission
-        case EINVAL: kind = .invalidArgument
-        case ENOSPC, ENOMEM: kind = .noSpace
-        case EOPNOTSUPP: kind = .unsupported
-        case ETIMEDOUT: kind = .timeout
-        case EIO: kind = .io
-        default: kind = .other
-        }
+        let kind = HardwareError.Kind(errno: code)
         return HardwareError(kind, "\(what): \(String(cString: strerror(code)))", errno: code)
     }
 

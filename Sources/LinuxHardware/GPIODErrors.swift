@@ -5,18 +5,7 @@ import Hardware
 enum GPIODErrors {
     /// Maps `code` (an errno left by a libgpiod call) to a kind: ENOENT/ENODEV/ENXIO → notFound,
     /// EBUSY → busy, EACCES/EPERM → permission, EINVAL → invalidArgument, EOPNOTSUPP → unsupported.
-    static func kind(errno code: Int32) -> HardwareError.Kind {
-        switch code {
-        case ENOENT, ENODEV, ENXIO: return .notFound
-        case EBUSY: return .busy
-        case EACCES, EPERM: return .permission
-        case EINVAL: return .invalidArgument
-        case EOPNOTSUPP, ENOTTY: return .unsupported
-        case EIO: return .io
-        case ETIMEDOUT: return .timeout
-        default: return .other
-        }
-    }
+    static func kind(errno code: Int32) -> HardwareError.Kind { HardwareError.Kind(errno: code) }
 
     /// An error for `call` on `subject` ("GPIO chip \"gpiochip9\"", "GPIO line \"SHUTTER\"").
     static func error(_ subject: String, call: String, errno code: Int32, hint: String? = nil) -> HardwareError {

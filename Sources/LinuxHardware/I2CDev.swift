@@ -17,58 +17,67 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
     /// True when the adapter does SMBus I2C-block reads (`I2C_FUNC_SMBUS_READ_I2C_BLOCK`).
     public let supportsBlockRead: Bool
     private let fd: Int32
+    private let syscalls: any DescriptorSyscalls
 
     /// Opens `path` ("/dev/i2c-1") and selects `address` (7-bit).
-    public init(path: String, address: UInt8) throws {
+    public convenience init(path: String, address: UInt8) throws {
+        try self.init(path: path, address: address, syscalls: SystemDescriptorSyscalls())
+    }
+
+    /// The same through `syscalls` (tests inject faults there).
+    init(path: String, address: UInt8, syscalls: any DescriptorSyscalls) throws {
         self.path = path
         self.address = address
+        self.syscalls = syscalls
         let label = "\(path.split(separator: "/").last.map(String.init) ?? path)@0x\(String(address, radix: 16))"
         self.name = label
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw I2CErrno.error(errno, "\(label): open \(path)") }
+        let fd: Int32
+        do { fd = try I2CErrno.retrying { () throws(SyscallError) in try syscalls.open(path, O_RDWR | O_CLOEXEC) } }
+        catch { throw I2CErrno.error(error.errno, "\(label): open \(path)") }
         var functions: UInt = 0
-        let selected = I2CErrno.retrying { ioctl(fd, UInt(I2C_SLAVE), CInt(address)) }
-        if selected < 0 {
-            let e = errno
-            Glibc.close(fd)
-            throw I2CErrno.error(e, "\(label): ioctl I2C_SLAVE")
+        do {
+            try I2CErrno.retrying { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_SLAVE), value: CInt(address)) }
+        } catch {
+            syscalls.close(fd)
+            throw I2CErrno.error(error.errno, "\(label): ioctl I2C_SLAVE")
         }
-        if I2CErrno.retrying({ ioctl(fd, UInt(I2C_FUNCS), &functions) }) < 0 {
-            let e = errno
-            Glibc.close(fd)
-            throw I2CErrno.error(e, "\(label): ioctl I2C_FUNCS")
+        do {
+            try withUnsafeMutablePointer(to: &functions) { p throws(SyscallError) in
+                try I2CErrno.retrying { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_FUNCS), pointer: p) }
+            }
+        } catch {
+            syscalls.close(fd)
+            throw I2CErrno.error(error.errno, "\(label): ioctl I2C_FUNCS")
         }
         self.fd = fd
         supportsPlainTransfer = functions & UInt(I2C_FUNC_I2C) != 0
         supportsBlockRead = functions & UInt(I2C_FUNC_SMBUS_READ_I2C_BLOCK) != 0
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { syscalls.close(fd) }
 
     private func hex(_ r: UInt8) -> String { "0x" + String(r, radix: 16) }
 
-    /// Runs an `i2c_smbus_*` call, which returns −errno on failure.
-    private func smbus(_ call: @autoclosure () -> String, _ body: () -> Int32) throws -> Int32 {
-        var result = body()
-        while result == -EINTR { result = body() }
-        if result < 0 { throw I2CErrno.error(-result, "\(name): \(call())") }
-        return result
+    /// Runs one SMBus transaction, retrying EINTR.
+    private func smbus(_ what: @autoclosure () -> String, _ call: SMBusCall) throws -> Int32 {
+        do { return try I2CErrno.retrying { () throws(SyscallError) in try syscalls.smbus(fd, call) } }
+        catch { throw I2CErrno.error(error.errno, "\(name): \(what())") }
     }
 
     public func readByte(register: UInt8) throws -> UInt8 {
-        UInt8(truncatingIfNeeded: try smbus("I2C_SMBUS read byte \(hex(register))") { i2c_smbus_read_byte_data(fd, register) })
+        UInt8(truncatingIfNeeded: try smbus("I2C_SMBUS read byte \(hex(register))", .readByte(register: register)))
     }
 
     public func writeByte(register: UInt8, value: UInt8) throws {
-        _ = try smbus("I2C_SMBUS write byte \(hex(register))") { i2c_smbus_write_byte_data(fd, register, value) }
+        _ = try smbus("I2C_SMBUS write byte \(hex(register))", .writeByte(register: register, value: value))
     }
 
     public func readWord(register: UInt8) throws -> UInt16 {
-        UInt16(truncatingIfNeeded: try smbus("I2C_SMBUS read word \(hex(register))") { i2c_smbus_read_word_data(fd, register) })
+        UInt16(truncatingIfNeeded: try smbus("I2C_SMBUS read word \(hex(register))", .readWord(register: register)))
     }
 
     public func writeWord(register: UInt8, value: UInt16) throws {
-        _ = try smbus("I2C_SMBUS write word \(hex(register))") { i2c_smbus_write_word_data(fd, register, value) }
+        _ = try smbus("I2C_SMBUS write word \(hex(register))", .writeWord(register: register, value: value))
     }
 
     /// `i2c_smbus_read_i2c_block_data`: may return fewer bytes than asked (the caller checks).
@@ -77,10 +86,10 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
             throw HardwareError(.invalidArgument, "\(name): I2C block read of \(count) bytes (1…32)", errno: EINVAL)
         }
         var buffer = [UInt8](repeating: 0, count: count)
-        let got = try buffer.withUnsafeMutableBufferPointer { p in
-            try smbus("I2C_SMBUS read I2C block \(hex(register)) ×\(count)") {
-                i2c_smbus_read_i2c_block_data(fd, register, UInt8(count), p.baseAddress)
-            }
+        let got = try buffer.withUnsafeMutableBufferPointer { p -> Int32 in
+            guard let base = p.baseAddress else { return 0 }
+            return try smbus("I2C_SMBUS read I2C block \(hex(register)) ×\(count)",
+                             .readBlock(register: register, count: UInt8(count), into: base))
         }
         return Array(buffer.prefix(Int(got)))
     }
@@ -90,9 +99,7 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
             throw HardwareError(.invalidArgument, "\(name): I2C block write of \(bytes.count) bytes (1…32)", errno: EINVAL)
         }
         _ = try bytes.withUnsafeBufferPointer { p in
-            try smbus("I2C_SMBUS write I2C block \(hex(register)) ×\(bytes.count)") {
-                i2c_smbus_write_i2c_block_data(fd, register, UInt8(bytes.count), p.baseAddress)
-            }
+            try smbus("I2C_SMBUS write I2C block \(hex(register)) ×\(bytes.count)", .writeBlock(register: register, bytes: p))
         }
     }
 
@@ -115,11 +122,16 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
         var msgs = (0..<messages.count).map { i in
             i2c_msg(addr: UInt16(address), flags: reads[i] ? UInt16(I2C_M_RD) : 0, len: UInt16(buffers[i].count), buf: pointers[i])
         }
-        let result = msgs.withUnsafeMutableBufferPointer { m -> Int32 in
-            var data = i2c_rdwr_ioctl_data(msgs: m.baseAddress, nmsgs: UInt32(m.count))
-            return I2CErrno.retrying { ioctl(fd, UInt(I2C_RDWR), &data) }
+        do {
+            try msgs.withUnsafeMutableBufferPointer { m throws(SyscallError) in
+                var data = i2c_rdwr_ioctl_data(msgs: m.baseAddress, nmsgs: UInt32(m.count))
+                try withUnsafeMutablePointer(to: &data) { p throws(SyscallError) in
+                    try I2CErrno.retrying { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_RDWR), pointer: p) }
+                }
+            }
+        } catch {
+            throw I2CErrno.error(error.errno, "\(name): ioctl I2C_RDWR (\(messages.count) messages)")
         }
-        if result < 0 { throw I2CErrno.error(errno, "\(name): ioctl I2C_RDWR (\(messages.count) messages)") }
         for i in buffers.indices where reads[i] {
             buffers[i] = Array(UnsafeBufferPointer(start: pointers[i], count: buffers[i].count))
         }
@@ -129,27 +141,16 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
 
 /// errno → `HardwareError` for i2c-dev calls.
 enum I2CErrno {
-    static func kind(_ e: Int32) -> HardwareError.Kind {
-        switch e {
-        case ENXIO, ENODEV, ENOENT: .notFound
-        case EBUSY: .busy
-        case EIO, EREMOTEIO: .io
-        case ETIMEDOUT: .timeout
-        case EACCES, EPERM: .permission
-        case EOPNOTSUPP, ENOTTY: .unsupported
-        case EINVAL: .invalidArgument
-        default: .other
-        }
-    }
+    static func kind(_ e: Int32) -> HardwareError.Kind { HardwareError.Kind(errno: e) }
 
     static func error(_ e: Int32, _ what: String) -> HardwareError {
         HardwareError(kind(e), "\(what): \(String(cString: strerror(e))) (errno \(e))", errno: e)
     }
 
-    /// Repeats a −1-returning call while it fails with EINTR.
-    static func retrying(_ body: () -> Int32) -> Int32 {
-        var r = body()
-        while r < 0 && errno == EINTR { r = body() }
-        return r
+    /// Repeats a call while it fails with EINTR.
+    static func retrying<T>(_ body: () throws(SyscallError) -> T) throws(SyscallError) -> T {
+        while true {
+            do { return try body() } catch where error.errno == EINTR { continue }
+        }
     }
 }

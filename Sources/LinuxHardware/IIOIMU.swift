@@ -60,6 +60,7 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     // Loop-confined:
     private var handler: (@Sendable (IMUEvent) -> Void)?
     private var fd: Int32 = -1
+    private let syscalls: any DescriptorSyscalls
     private var layout = IIOScanLayout(channels: [])
     private var scale = (gyro: [1.0, 1, 1], accel: [1.0, 1, 1])
     private var offset = (gyro: [0.0, 0, 0], accel: [0.0, 0, 0])
@@ -70,8 +71,16 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     private var pollingRaw = false
     private var retryDelay: Duration = .milliseconds(100)
 
-    public init(found: Found, loop: any EventLoop, axisMapping: AxisMapping = .identity,
-                rateHertz: Double = 500, pollInterval: Duration = .milliseconds(10)) {
+    public convenience init(found: Found, loop: any EventLoop, axisMapping: AxisMapping = .identity,
+                            rateHertz: Double = 500, pollInterval: Duration = .milliseconds(10)) {
+        self.init(found: found, loop: loop, axisMapping: axisMapping, rateHertz: rateHertz, pollInterval: pollInterval,
+                  syscalls: SystemDescriptorSyscalls())
+    }
+
+    /// The same through `syscalls` (tests inject faults there).
+    init(found: Found, loop: any EventLoop, axisMapping: AxisMapping, rateHertz: Double, pollInterval: Duration,
+         syscalls: any DescriptorSyscalls) {
+        self.syscalls = syscalls
         self.found = found; self.loop = loop; self.axisMapping = axisMapping
         self.requestedRateHertz = rateHertz; self.pollInterval = pollInterval
         shared = LockedValue(rateHertz)
@@ -170,8 +179,8 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
             try writeAttribute("buffer/length", "1024")
             try writeAttribute("buffer/enable", "1")
             closeBuffer()
-            fd = Glibc.open(found.devicePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { throw I2CErrno.error(errno, "\(found.devicePath): open") }
+            do { fd = try syscalls.open(found.devicePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+            catch { throw I2CErrno.error(error.errno, "\(found.devicePath): open") }
             pending.removeAll()
             running = true
             retryDelay = .milliseconds(100)
@@ -216,7 +225,7 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     }
 
     private func closeBuffer() {
-        if fd >= 0 { Glibc.close(fd); fd = -1 }
+        if fd >= 0 { syscalls.close(fd); fd = -1 }
         running = false
     }
 
@@ -237,17 +246,32 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
         timer = loop.schedule(after: delay) { let s = me.value; if !s.stopped { body(s) } }
     }
 
+    /// One read(2) of the buffer into `chunk`.
+    private func readChunk(_ chunk: inout [UInt8]) throws(SyscallError) -> Int {
+        let fd = self.fd, syscalls = self.syscalls
+        var result: Result<Int, SyscallError> = .success(0)
+        chunk.withUnsafeMutableBytes { b in result = Result { () throws(SyscallError) in try syscalls.read(fd, b) } }
+        return try result.get()
+    }
+
     /// Reads every whole record available now.
     func drain() {
         guard running else { return }
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n: Int
+            do {
+                n = try readChunk(&chunk)
+            } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+                break
+            } catch where error.errno == EINTR {
+                continue
+            } catch {
+                fault(I2CErrno.error(error.errno, "\(found.devicePath): read"))
+                return
+            }
             if n > 0 { pending += chunk.prefix(n); continue }
-            if n == 0 || errno == EAGAIN || errno == EWOULDBLOCK { break }
-            if errno == EINTR { continue }
-            fault(I2CErrno.error(errno, "\(found.devicePath): read"))
-            return
+            break
         }
         let size = layout.recordBytes
         let records = size > 0 ? pending.count / size : 0

@@ -97,15 +97,5 @@ struct SystemStorageSyscalls: StorageSyscalls {
     }
 }
 
-/// HardwareError kind for an errno from a storage call.
-func storageErrorKind(_ code: Int32) -> HardwareError.Kind {
-    switch code {
-    case ENOSPC, EDQUOT: .noSpace
-    case EIO: .io
-    case ENOENT, ENOTDIR: .notFound
-    case EACCES, EPERM, EROFS: .permission
-    case EINVAL, ENAMETOOLONG, EEXIST, EISDIR: .invalidArgument
-    case EBUSY: .busy
-    default: .other
-    }
-}
+/// HardwareError kind for an errno from a storage call (the one mapping, `HardwareError.Kind(errno:)`).
+func storageErrorKind(_ code: Int32) -> HardwareError.Kind { HardwareError.Kind(errno: code) }

@@ -37,6 +37,10 @@ public final class SimulatedCamera: CameraDevice {
     /// shim's "no free buffer" (buffers an application still holds after completion are not
     /// modelled). nil (the default): what is asked, and no buffer accounting.
     public var maximumBufferCount: Int?
+    /// Buffers of the last configuration the application still holds (a viewfinder converting a
+    /// frame). While above 0, `configure` is refused busy, as the shim refuses it while buffers are
+    /// lent (libcamera cannot reconfigure while the caller holds frame buffers).
+    public var buffersHeldByApplication = 0
     /// Requests that must be queued at once before the first frame (videobuf2's
     /// `min_buffers_needed`; vimc's capture node needs 2). Until then the sensor waits.
     public var minimumQueuedToStart = 1
@@ -104,6 +108,9 @@ public final class SimulatedCamera: CameraDevice {
     public func configure(_ requested: [StreamConfiguration]) throws -> (status: ConfigurationStatus, streams: [StreamConfiguration]) {
         try checkConnected("configure")
         guard !streaming else { throw HardwareError(.busy, "simulated camera \(info.id): configure while streaming") }
+        guard buffersHeldByApplication == 0 else {
+            throw HardwareError(.busy, "simulated camera \(info.id): configure while \(buffersHeldByApplication) buffer(s) are still held")
+        }
         guard !requested.isEmpty else {
             throw HardwareError(.invalidArgument, "simulated camera \(info.id): configure with no streams")
         }

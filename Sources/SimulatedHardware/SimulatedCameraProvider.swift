@@ -1,3 +1,4 @@
+import Boards
 import Hardware
 
 /// The simulated board's camera manager: one simulated camera built from a sensor description.

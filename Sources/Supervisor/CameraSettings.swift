@@ -19,7 +19,7 @@ extension Supervisor {
     ]
 
     /// Validates, applies and stores one setting (plus the mode it implies); returns what changed.
-    func change(key: String, value: String) throws(ConsoleError) -> [(String, String)] {
+    public func change(key: String, value: String) throws(ConsoleError) -> [(String, String)] {
         let canonical = try SettingsSchema.validate(key: key, value: value)
         var proposed = settings
         proposed[key] = canonical
@@ -35,12 +35,26 @@ extension Supervisor {
         return changed
     }
 
-    /// Pushes the settings that changed to the camera; nothing is stored if the camera refuses.
+    /// Pushes the settings that changed to the camera as one transaction: all of the change or
+    /// none of it. When the camera refuses a part, what went through before it is put back (the
+    /// settings in force, applied again for the same keys) and nothing is stored.
     func applyToCamera(changedKeys: Set<String>, settings s: [String: String]) throws(ConsoleError) {
+        let proposed = TypedSettings(s)  // parsed once for the whole change
+        do throws(ConsoleError) {
+            try apply(changedKeys, proposed, stabilizationValues: s)
+        } catch {
+            if s != settings { try? apply(changedKeys, typed, stabilizationValues: settings, rollingBack: true) }
+            throw error
+        }
+    }
+
+    /// Applies the keys; `rollingBack` leaves a format already in force alone (no restart).
+    private func apply(_ changedKeys: Set<String>, _ s: TypedSettings, stabilizationValues: [String: String],
+                       rollingBack: Bool = false) throws(ConsoleError) {
         guard let camera else { return }
         if let stabilization {
             for key in Stabilization.settingKeys where changedKeys.contains(key) {
-                do throws(StabilizationError) { try stabilization.apply(key: key, value: s[key] ?? "") }
+                do throws(StabilizationError) { try stabilization.apply(key: key, value: stabilizationValues[key] ?? "") }
                 catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, error.message) }
             }
         }
@@ -50,12 +64,13 @@ extension Supervisor {
         do {
             // A format checks the zoom in force: a lower zoom goes first (`reset` from a zoom the new
             // format cannot take), a higher one after the format (its maximum is the new format's).
-            let newZoom = changedKeys.contains("zoom") ? Double(s["zoom"] ?? "1") ?? 1 : nil
+            let newZoom = changedKeys.contains("zoom") ? s.zoomFactor : nil
             let previousZoom = camera.zoomFactor
             let zoomFirst = newZoom.map { $0 < previousZoom } ?? false
             if zoomFirst, let zoom = newZoom { try camera.setZoom(zoom) }
-            if changedKeys.contains("format"), let format = s["format"] {
-                do { try camera.selectFormat(format) } catch {
+            let formatInForce = rollingBack && (try? FormatTable.select(s.format, from: camera.formats)) == camera.activeFormat
+            if changedKeys.contains("format"), !formatInForce {
+                do { try camera.selectFormat(s.format) } catch {
                     if zoomFirst { try? camera.setZoom(previousZoom) }  // nothing changes when refused
                     throw error
                 }
@@ -64,13 +79,13 @@ extension Supervisor {
             }
             if !zoomFirst, let zoom = newZoom { try camera.setZoom(zoom) }
             if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
-                try camera.setExposure(try exposureMode(s))
+                try camera.setExposure(exposureMode(s))
             }
-            if changedKeys.contains("exposure.bias"), let bias = s["exposure.bias"] {
-                try camera.setExposureBias(ev: try ValueParser.ev(bias))
+            if changedKeys.contains("exposure.bias") {
+                try camera.setExposureBias(ev: s.exposureBiasEV)
             }
             if !changedKeys.isDisjoint(with: ["focus.mode", "focus.lens"]) {
-                try camera.setFocus(try focusMode(s))
+                try camera.setFocus(focusMode(s))
             }
             if !changedKeys.isDisjoint(with: ["wb.mode", "wb.gains", "wb.temperature", "wb.tint"]) {
                 try applyWhiteBalance(s, to: camera)
@@ -84,35 +99,30 @@ extension Supervisor {
         }
     }
 
-    private func exposureMode(_ s: [String: String]) throws -> ExposureMode {
-        switch s["exposure.mode"] {
-        case "locked": return .locked
-        case "custom":
-            let duration = try ValueParser.duration(s["exposure.duration"] ?? "1/60")
-            return .custom(durationMicroseconds: Int(duration.microseconds), iso: try ValueParser.iso(s["exposure.iso"] ?? "100"))
-        default: return .auto
+    private func exposureMode(_ s: TypedSettings) -> ExposureMode {
+        switch s.exposureMode {
+        case .locked: return .locked
+        case .custom: return .custom(durationMicroseconds: s.exposureDurationMicroseconds, iso: s.exposureISO)
+        case .auto: return .auto
         }
     }
 
-    private func focusMode(_ s: [String: String]) throws -> FocusMode {
-        switch s["focus.mode"] {
-        case "locked": return .locked(lensPositionDioptres: try ValueParser.dioptres(s["focus.lens"] ?? "0"))
-        case "auto": return .auto
-        default: return .continuous
+    private func focusMode(_ s: TypedSettings) -> FocusMode {
+        switch s.focusMode {
+        case .locked: return .locked(lensPositionDioptres: s.lensPositionDioptres)
+        case .auto: return .auto
+        case .continuous: return .continuous
         }
     }
 
-    private func applyWhiteBalance(_ s: [String: String], to camera: CameraController) throws {
-        switch s["wb.mode"] {
-        case "locked": try camera.setWhiteBalance(.locked)
-        case "gains":
-            let g = try ValueParser.gains(s["wb.gains"] ?? "1,1")
-            try camera.setWhiteBalance(.lockedGains(WhiteBalanceGains(red: g.red, blue: g.blue)))
-        case "temperature":
-            let kelvin = try ValueParser.kelvin(s["wb.temperature"] ?? "5500K")
-            let tint = Double(s["wb.tint"] ?? "0") ?? 0
-            try camera.setWhiteBalance(TemperatureAndTint(temperatureKelvin: kelvin, tint: tint))
-        default: try camera.setWhiteBalance(.auto)
+    private func applyWhiteBalance(_ s: TypedSettings, to camera: CameraController) throws {
+        switch s.whiteBalanceMode {
+        case .locked: try camera.setWhiteBalance(.locked)
+        case .gains:
+            try camera.setWhiteBalance(.lockedGains(WhiteBalanceGains(red: s.whiteBalanceGains.red, blue: s.whiteBalanceGains.blue)))
+        case .temperature:
+            try camera.setWhiteBalance(TemperatureAndTint(temperatureKelvin: s.whiteBalanceKelvin, tint: s.whiteBalanceTint))
+        case .auto: try camera.setWhiteBalance(.auto)
         }
     }
 

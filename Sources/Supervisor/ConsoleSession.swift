@@ -36,6 +36,12 @@ public final class ConsoleSession {
     public var assembler: LineAssembler
     let output: any ConsoleOutput
     public internal(set) var isClosed = false
+    /// True while a command of this session answers later (a write off the loop); lines that
+    /// arrive meanwhile wait in `heldLines`, so replies keep the order of the lines.
+    var awaitingReply = false
+    var heldLines: [String] = []
+    /// The client's input ended while a reply was awaited: the end is acted on after the held lines.
+    var inputEndedWhileAwaiting = false
 
     init(id: Int, name: String, kind: Kind, output: any ConsoleOutput, echoes: Bool) {
         self.id = id; self.name = name; self.kind = kind; self.output = output

@@ -10,6 +10,8 @@ struct DeviceRuntime {
     var imuSamples: Int = 0
     /// The gyro bias last written to the state directory, to skip rewrites that change nothing.
     var savedGyroBias: Vector3?
+    /// Every device's saved calibration (imu-calibration.json), read at start and kept up to date.
+    var savedCalibrations: [String: GyroCalibration] = [:]
 }
 
 extension Supervisor {
@@ -57,6 +59,7 @@ extension Supervisor {
             throw StartupError("camera \(device.info.model): \(error)")
         }
         camera = controller
+        captureService?.camera = controller  // wiring: captures drive this camera
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
@@ -183,24 +186,25 @@ extension Supervisor {
         // 30 s of history: blur predictions need 4 s, gyro logs need the whole bracket.
         let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName], historyDuration: .seconds(30))
         runtime.savedGyroBias = saved[deviceName]?.bias
+        runtime.savedCalibrations = saved
         let bound = self.bound
         tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
         motion = tracker
+        captureService?.gyroLogs = GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log)
     }
 
     /// Saves a new gyro bias when it moved by more than 0.03 °/s from the saved one; the tracker
     /// recalibrates every time the rig is still, and most of those change nothing worth a write.
+    /// The file is written off the loop (two fsyncs), after the writes asked for before it.
     func saveCalibration(_ calibration: GyroCalibration) {
-        guard let store = services.state else { return }
+        guard let writer = stateWriter else { return }
         if let saved = runtime.savedGyroBias, ((calibration.bias - saved) * (calibration.bias - saved)).sum().squareRoot() < 0.0005 { return }
         runtime.savedGyroBias = calibration.bias
-        do {
-            var all = try store.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:]
-            all[calibration.deviceName] = calibration
-            try store.save(all, as: StateStore.File.imuCalibration)
-            log.info("IMU gyro bias calibrated for \(calibration.deviceName)")
-        } catch {
-            log.warning("IMU calibration not saved: \(error)")
+        runtime.savedCalibrations[calibration.deviceName] = calibration
+        let log = self.log, device = calibration.deviceName
+        writer.save(runtime.savedCalibrations, as: StateStore.File.imuCalibration) { error in
+            if let error { log.warning("IMU calibration not saved: \(error)") }
+            else { log.info("IMU gyro bias calibrated for \(device)") }
         }
     }
 

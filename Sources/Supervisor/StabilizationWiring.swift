@@ -20,6 +20,8 @@ extension Supervisor {
             if case .videoActive = event { s.restartVideoStabilization() }
         }
         stabilization = service
+        // Wiring: each capture asks stabilization for its gate (lens for brackets, still for single frames).
+        captureService?.makeFrameGate = { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
         restartVideoStabilization()
     }
 
@@ -47,12 +49,5 @@ extension Supervisor {
               let rect = stabilization.scalerCrop(for: crop) else { return }
         // Zoom crops within the stabilized field about its centre, keeping the shift whole.
         camera?.streamingControls[ControlName.scalerCrop] = .rectangle(camera?.zoomed(rect) ?? rect)
-    }
-
-    /// The gate a capture runs its frames through: lens stabilization for brackets, automatic still
-    /// stabilization for single frames; the null gate when there is no camera yet.
-    func makeFrameGate(bracket: Bool) -> any BracketFrameGate {
-        guard let stabilization else { return UngatedFrames() }
-        return stabilization.makeGate(kind: bracket ? .bracket : .single)
     }
 }

@@ -19,7 +19,14 @@ public final class Supervisor {
     public let services: SupervisorServices
     public let log: Logger
     public private(set) var state: State = .created
-    public internal(set) var settings: [String: String] = SettingsSchema.defaults
+    public internal(set) var settings: [String: String] = SettingsSchema.defaults {
+        didSet {
+            typed = TypedSettings(settings)
+            captureService?.captureFormat = typed.captureFormat  // settings → capture, one way
+        }
+    }
+    /// The settings as typed values, parsed once per change: what acts on settings reads these.
+    private(set) var typed = TypedSettings(SettingsSchema.defaults)
     /// What the saved settings (`save`) replaced at start: their config-file or default values.
     var settingsBeforeRestore: [String: String] = [:]
     /// Something at start that did not go as configured, shown by `status` until the next start.
@@ -28,8 +35,8 @@ public final class Supervisor {
     var commands = CommandTable<CommandContext>()
     private var sessions: [Int: ConsoleSession] = [:]
     private var nextSessionID = 1
-    /// Reasons work is in progress (a running bracket); stop waits until this is empty.
-    private var workInProgress: [String: Int] = [:]
+    /// Work in progress (a running bracket, a state write); stop waits until there is none.
+    let work = WorkTracker()
     private var exitCode: Int32 = 0
     /// When the stop began: a button press from before it still captures.
     private(set) var stopRequestedAt: MonotonicTime?
@@ -50,6 +57,7 @@ public final class Supervisor {
     var viewfinder: ViewfinderService?
     /// Captures (console and shutter button); see Capture/.
     var captureService: CaptureService?
+    private var madeStateWriter: StateWriter?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
@@ -62,6 +70,8 @@ public final class Supervisor {
         self.services = services
         self.log = log
         self.startedAt = loop.now()
+        let weakSelf = WeakSupervisor(self)
+        work.onIdle = { weakSelf.value?.finishStopIfIdle() }
         registerCoreCommands()
         registerCameraCommands()
         registerPersistenceCommands()
@@ -85,6 +95,7 @@ public final class Supervisor {
         restoreSavedSettings()
         try startDevices()
         state = .ready
+        captureService?.acceptsCaptures = true
         log.notice("ready: \(bannerLine())")
         notifyServiceManager([.ready, .status("ready: \(devices.board.name), camera \(camera?.device.info.model ?? "none")")])
         let log = self.log
@@ -105,6 +116,7 @@ public final class Supervisor {
         self.exitCode = exitCode
         stopRequestedAt = loop.now()
         state = .stopping
+        captureService?.acceptsCaptures = false
         log.notice("stopping: \(reason)")
         notifyServiceManager([.stopping, .status("stopping: \(reason)")])
         onStateChange?(.stopping, "stopping: \(reason)")
@@ -112,20 +124,17 @@ public final class Supervisor {
     }
 
     /// Marks work in progress (a bracket); a stop requested meanwhile waits for `endWork`.
-    func beginWork(_ reason: String) { workInProgress[reason, default: 0] += 1 }
+    func beginWork(_ reason: String) { work.begin(reason) }
 
-    func endWork(_ reason: String) {
-        if let n = workInProgress[reason] { workInProgress[reason] = n > 1 ? n - 1 : nil }
-        if state == .stopping { finishStopIfIdle() }
-    }
+    func endWork(_ reason: String) { work.end(reason) }
 
-    public var isBusy: Bool { !workInProgress.isEmpty }
+    public var isBusy: Bool { !work.isEmpty }
 
     /// True while work of this kind is in progress.
-    func isWorking(on reason: String) -> Bool { workInProgress[reason] != nil }
+    func isWorking(on reason: String) -> Bool { work.contains(reason) }
 
     private func finishStopIfIdle() {
-        guard state == .stopping, workInProgress.isEmpty else { return }
+        guard state == .stopping, work.isEmpty else { return }
         stopDevices()
         watchdogTicks?.cancel()
         state = .stopped
@@ -160,16 +169,54 @@ public final class Supervisor {
     /// The end of a client's input: on stdio this stops the supervisor, like `quit`.
     public func endOfInput(from session: ConsoleSession) {
         loop.preconditionInEventLoop()
+        // Lines still waiting for a reply that comes later run first (`save` then end of input).
+        if session.awaitingReply { session.inputEndedWhileAwaiting = true; return }
         if session.kind == .stdio { requestStop(reason: "end of console input") }
         detach(session)
     }
 
-    /// Runs one console line for a session and sends the reply.
+    /// Runs one console line for a session and sends the reply. While the session waits for a
+    /// reply that comes later (`CommandContext.answerLater`), the line waits its turn.
     public func run(line: String, from session: ConsoleSession) {
+        if session.awaitingReply {
+            guard session.heldLines.count < ConsoleInputLimits.linesPerRead else {
+                session.send(.err(.flood, "dropped a line sent while the previous one was still running (wait for each reply)"))
+                return
+            }
+            session.heldLines.append(line)
+            return
+        }
         var context = CommandContext(supervisor: self, session: session)
+        let reply = commands.dispatch(line, context: &context)
+        if context.answersLater { session.awaitingReply = true; return }
         // A command that closed its session (quit) has already answered.
-        if let reply = commands.dispatch(line, context: &context), !session.isClosed { session.send(reply) }
+        if let reply, !session.isClosed { session.send(reply) }
     }
+
+    /// Sends a reply that came later, then runs the lines that waited for it.
+    func answer(_ reply: Reply, to session: ConsoleSession) {
+        session.awaitingReply = false
+        guard !session.isClosed else { return }
+        session.send(reply)
+        while !session.awaitingReply, !session.isClosed, !session.heldLines.isEmpty {
+            run(line: session.heldLines.removeFirst(), from: session)
+        }
+        if session.inputEndedWhileAwaiting, !session.awaitingReply, !session.isClosed {
+            session.inputEndedWhileAwaiting = false
+            endOfInput(from: session)
+        }
+    }
+
+    /// Writes persisted state off the loop; nil when no state directory is usable.
+    var stateWriter: StateWriter? {
+        if let madeStateWriter { return madeStateWriter }
+        let made = services.state.map { StateWriter(store: $0, loop: loop) }
+        madeStateWriter = made
+        return made
+    }
+
+    /// Blocks until every state write asked for so far has run (tests; the results still hop to the loop).
+    func waitForStateWrites() { madeStateWriter?.drain() }
 
     /// Sends an event to every console, each in its own mode, on its own line.
     /// Events are rare (brackets, button, device state) and are also what a headless user reads in
@@ -195,6 +242,31 @@ public final class Supervisor {
 public struct CommandContext {
     public let supervisor: Supervisor
     public let session: ConsoleSession
+    /// True once the handler said it answers later; what it returns is then ignored.
+    private(set) var answersLater = false
+
+    init(supervisor: Supervisor, session: ConsoleSession) {
+        self.supervisor = supervisor
+        self.session = session
+    }
+
+    /// For a command whose work runs off the loop: the session's next lines wait until `send` on
+    /// the handle gives the reply (on the loop).
+    mutating func answerLater() -> DeferredReply {
+        answersLater = true
+        return DeferredReply(target: LoopBound((supervisor, session), loop: supervisor.loop))
+    }
+}
+
+/// The reply of a command that answers later (see `CommandContext.answerLater`).
+struct DeferredReply: Sendable {
+    let target: LoopBound<(Supervisor, ConsoleSession)>
+
+    /// Sends the reply; call on the loop.
+    func send(_ reply: Reply) {
+        let (supervisor, session) = target.value
+        supervisor.answer(reply, to: session)
+    }
 }
 
 /// The services around the supervisor: the service manager (sd_notify + watchdog) and persisted state.
@@ -209,4 +281,10 @@ public struct SupervisorServices {
         self.watchdog = Watchdog(notifier: notifier)
         self.state = state
     }
+}
+
+/// The supervisor as its own work tracker's idle handler sees it (no retain cycle).
+private struct WeakSupervisor {
+    weak var value: Supervisor?
+    init(_ value: Supervisor) { self.value = value }
 }

@@ -70,8 +70,8 @@ extension Supervisor {
     func applyViewfinderOptions() {
         guard let viewfinder else { return }
         var options = viewfinder.presenter.options
-        options.zebra = settings["display.zebra"] == "on"
-        options.focusPeaking = settings["display.peaking"] == "on"
+        options.zebra = typed.displayZebra
+        options.focusPeaking = typed.displayPeaking
         viewfinder.presenter.options = options
     }
 
@@ -81,13 +81,17 @@ extension Supervisor {
         status.exposureDurationMicroseconds = frame.exposureDurationMicroseconds
         status.iso = frame.iso.map { Int($0.rounded()) }
         status.exposureBiasEV = camera?.exposureBiasEV
-        status.autoExposure = settings["exposure.mode"] == "auto"
-        if settings["wb.mode"] == "temperature", let k = camera?.temperatureAndTint?.temperatureKelvin {
+        status.autoExposure = typed.exposureMode == .auto
+        if typed.whiteBalanceMode == .temperature, let k = camera?.temperatureAndTint?.temperatureKelvin {
             status.whiteBalance = .kelvin(Int(k.rounded()))
-        } else if settings["wb.mode"] != "auto" {
-            status.whiteBalance = .preset(settings["wb.mode"] ?? "")
+        } else if typed.whiteBalanceMode != .auto {
+            status.whiteBalance = .preset(typed.whiteBalanceMode.rawValue)
         }
-        status.focusMode = settings["focus.mode"] == "locked" ? "MF" : (settings["focus.mode"] == "auto" ? "AF-S" : "AF-C")
+        switch typed.focusMode {
+        case .locked: status.focusMode = "MF"
+        case .auto: status.focusMode = "AF-S"
+        case .continuous: status.focusMode = "AF-C"
+        }
         status.lensPositionDioptres = frame.lensPositionDioptres
         status.format = camera?.activeFormat.format.label ?? ""
         status.zoomFactor = camera?.zoomFactor

@@ -1,6 +1,8 @@
+import Boards
 import Camera
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 
 /// Brackets of 3, 5 and 9 frames on one simulated IMX708 (exposure and gain delay 2, 4 requests

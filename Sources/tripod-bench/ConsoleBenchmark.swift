@@ -1,6 +1,8 @@
+import Boards
 import Foundation
 import Hardware
 import LinuxHardware
+import Startup
 import Supervisor
 
 /// Round-trip latency of `get exposure.iso` over a pseudo-terminal (the serial console path, raw at

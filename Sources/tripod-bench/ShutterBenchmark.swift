@@ -3,6 +3,7 @@ import Foundation
 import Hardware
 import LinuxHardware
 import SimulatedHardware
+import Startup
 import Supervisor
 
 /// Shutter lag through the real path, on the simulated board with the real clock: a supervisor

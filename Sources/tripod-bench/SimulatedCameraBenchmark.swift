@@ -1,6 +1,8 @@
+import Boards
 import Camera
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 
 /// The simulated IMX708 rendering full-size frames of its test chart on one core, against the

@@ -1,6 +1,8 @@
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
+import Startup
 import Supervisor
 
 /// Supervisor start to ready on the simulated board, two ways, against the cost of starting the

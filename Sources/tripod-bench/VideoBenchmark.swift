@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Hardware
 import LinuxHardware
+import ManualLoop
 import SimulatedHardware
 import Video
 

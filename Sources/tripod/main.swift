@@ -1,5 +1,5 @@
 import Foundation
-import Supervisor
+import Startup
 
 let status = TripodMain.main(Array(CommandLine.arguments.dropFirst()))
 // Leave without running C++ static destructors: the supervisor has already stopped its devices

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 @testable import Camera
 

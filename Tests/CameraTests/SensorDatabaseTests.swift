@@ -1,5 +1,7 @@
+import Boards
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Camera

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Camera

@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import LinuxHardware
+import ManualLoop
 import Motion
 import SimulatedHardware
 import Testing

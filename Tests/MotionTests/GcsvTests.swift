@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import ManualLoop
 import Motion
 import SimulatedHardware
 import Testing

@@ -1,5 +1,7 @@
+import Boards
 import Foundation
 import Hardware
+import ManualLoop
 import Testing
 @testable import SimulatedHardware
 
@@ -20,7 +22,7 @@ private func jsonFiles(_ folder: String) throws -> [String: String] {
 }
 
 @Suite struct EmbeddedDescriptionsTests {
-    /// Sources/SimulatedHardware/EmbeddedDescriptions.swift is up to date with board/: every sensor
+    /// Sources/Boards/EmbeddedDescriptions.swift is up to date with board/: every sensor
     /// file embedded with its exact text, and the sim board. (Regenerate: tools/embed-descriptions.)
     @Test func theGeneratedFileMatchesBoardDirectory() throws {
         let sensors = try jsonFiles("sensors")

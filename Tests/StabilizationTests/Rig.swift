@@ -1,5 +1,7 @@
+import Boards
 import Camera
 import Hardware
+import ManualLoop
 import Motion
 import SimulatedHardware
 @testable import Stabilization

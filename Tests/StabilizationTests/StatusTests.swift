@@ -1,6 +1,8 @@
+import Boards
 import Camera
 import Foundation
 import Hardware
+import ManualLoop
 import Motion
 import SimulatedHardware
 import Testing

@@ -1,4 +1,5 @@
 import Hardware
+import ManualLoop
 import SimulatedHardware
 @testable import Supervisor
 

@@ -1,5 +1,7 @@
+import Boards
 import Foundation
 import Hardware
+import ManualLoop
 import Media
 import SimulatedHardware
 @testable import Supervisor
@@ -53,6 +55,8 @@ final class CaptureRig {
     func send(_ line: String) -> [String] {
         let bound = LoopBound((supervisor, session), loop: loop)
         loop.execute { bound.value.0.run(line: line, from: bound.value.1) }
+        loop.run()
+        supervisor.waitForStateWrites()  // `save` and presets answer once written, off the loop
         loop.run()
         sinceLastSend = console.take()
         return sinceLastSend

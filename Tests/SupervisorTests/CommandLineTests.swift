@@ -1,4 +1,5 @@
 import Testing
+@testable import Startup
 @testable import Supervisor
 
 @Suite struct CommandLineTests {

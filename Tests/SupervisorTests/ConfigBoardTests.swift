@@ -1,6 +1,8 @@
+import Boards
 import Foundation
 import Hardware
 import Testing
+@testable import Startup
 @testable import Supervisor
 
 /// The repository's `board/` directory, found from this file's path.

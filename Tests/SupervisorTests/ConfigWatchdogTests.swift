@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import LinuxHardware
+import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Supervisor

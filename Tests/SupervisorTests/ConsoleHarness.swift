@@ -1,8 +1,11 @@
+import Boards
 import Console
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 import Testing
+@testable import Startup
 @testable import Supervisor
 
 /// A supervisor on the simulated board, on a ManualEventLoop, with captures in a fresh temporary

@@ -1,4 +1,5 @@
 import Hardware
+import ManualLoop
 import SimulatedHardware
 @testable import Supervisor
 
@@ -19,6 +20,7 @@ extension ManualEventLoop {
             advance(to: min(end, now() + step))
             let service = perform { supervisor.captureService }
             service?.drainWrites()
+            supervisor.waitForStateWrites()
             run()
         }
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
+@testable import Startup
 @testable import Supervisor
 
 /// A supervisor on the simulated board with the manual clock, and a console to talk to it.
@@ -47,6 +49,8 @@ final class SimulatedBoardHarness {
     func send(_ line: String) -> [String] {
         _ = output.take()
         loop.perform { supervisor.receive(bytes: Array((line + "\n").utf8), from: session) }
+        supervisor.waitForStateWrites()  // `save` and presets answer once written, off the loop
+        loop.run()
         return output.take()
     }
 

@@ -1,5 +1,7 @@
 import Foundation
+import Hardware
 import Testing
+@testable import Startup
 @testable import Supervisor
 
 /// Every way `tripod run` can fail to start says so in one line.

@@ -1,7 +1,10 @@
+import Boards
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 import Testing
+@testable import Startup
 @testable import Supervisor
 
 /// A display that records what it is shown.

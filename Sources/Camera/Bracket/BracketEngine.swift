@@ -66,7 +66,8 @@ public final class BracketEngine {
     private var timeout: ScheduledWork?
     private var resumeWork: ScheduledWork?
     private var bufferRetry: ScheduledWork?
-    private var holdingRegularRequests = false
+    /// The controller's hold on regular requests while this bracket needs it; nil otherwise.
+    private var regularRequestHold: RegularRequestHold?
     /// True when the window is smaller than a burst: regular requests are held for the whole
     /// bracket, so its requests reach the sensor back to back and each step's settings land on a
     /// bracket frame, not on a regular one between them.
@@ -233,14 +234,12 @@ public final class BracketEngine {
     }
 
     private func holdRegularRequests() {
-        holdingRegularRequests = true
-        controller.holdsRegularRequests = true
+        if regularRequestHold == nil { regularRequestHold = controller.holdRegularRequests() }
     }
 
     private func releaseRegularRequests() {
-        guard holdingRegularRequests else { return }
-        holdingRegularRequests = false
-        controller.holdsRegularRequests = false
+        regularRequestHold?.release()
+        regularRequestHold = nil
     }
 
     private func resume(_ indices: [Int]) {

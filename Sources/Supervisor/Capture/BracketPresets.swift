@@ -14,11 +14,11 @@ extension Supervisor {
                                       "list: one line per preset; delete hdr5: forgets it",
                                       "kept in presets.json in the state directory, written on every change"],
                              arguments: 1...66) { context, args in
-            context.supervisor.presetCommand(args)
+            context.supervisor.presetCommand(args, context: &context)
         })
     }
 
-    private func presetCommand(_ args: [String]) -> Reply {
+    private func presetCommand(_ args: [String], context: inout CommandContext) -> Reply {
         guard let service = captureService else { return .err(.unsupported, "no capture service") }
         let usage = "usage: preset save <name> <bracket arguments> | preset list | preset delete <name>"
         switch args[0].lowercased() {
@@ -35,17 +35,16 @@ extension Supervisor {
                 let plan = try BracketCommandParser.parse(bracket)
                 var updated = service.presets
                 updated[name] = bracket
-                try storePresets(updated)
-                return .ok([("preset", name), ("bracket", bracket.joined(separator: " ")), ("plan", plan.summary),
-                            ("stored", services.state == nil ? "memory" : "state")])
+                return storePresets(updated, context: &context, reply: .ok([
+                    ("preset", name), ("bracket", bracket.joined(separator: " ")), ("plan", plan.summary),
+                    ("stored", services.state == nil ? "memory" : "state")]))
             } catch { return .error(error) }
         case "delete":
             guard args.count == 2 else { return .err(.usage, usage) }
             guard service.presets[args[1]] != nil else { return .error(Self.missingPreset(args[1])) }
             var updated = service.presets
             updated[args[1]] = nil
-            do throws(ConsoleError) { try storePresets(updated) } catch { return .error(error) }
-            return .ok([("deleted", args[1])])
+            return storePresets(updated, context: &context, reply: .ok([("deleted", args[1])]))
         default:
             return .err(.usage, usage)
         }
@@ -68,14 +67,26 @@ extension Supervisor {
         ConsoleError(.badValue, "no bracket preset \"\(name)\"; `preset list` shows the saved ones")
     }
 
-    /// Writes `presets` to the state directory (when there is one), then keeps them; nothing
-    /// changes when the write fails.
-    private func storePresets(_ presets: [String: [String]]) throws(ConsoleError) {
-        if let store = services.state {
-            do { try store.save(presets, as: StateStore.File.presets) }
-            catch { throw ConsoleError(.device, "presets not saved: \(error)") }
+    /// Writes `presets` to the state directory (when there is one) off the loop, then keeps them
+    /// and answers `reply`; nothing changes when the write fails.
+    private func storePresets(_ presets: [String: [String]], context: inout CommandContext, reply: Reply) -> Reply {
+        guard let writer = stateWriter else {
+            captureService?.presets = presets
+            return reply
         }
-        captureService?.presets = presets
+        let later = context.answerLater()
+        beginWork("save")
+        writer.save(presets, as: StateStore.File.presets) { error in
+            let supervisor = later.target.value.0
+            if let error {
+                later.send(.err(.device, "presets not saved: \(error)"))
+            } else {
+                supervisor.captureService?.presets = presets
+                later.send(reply)
+            }
+            supervisor.endWork("save")
+        }
+        return reply
     }
 
     /// Loads the presets kept in the state directory (at start). Bad entries are logged and skipped.

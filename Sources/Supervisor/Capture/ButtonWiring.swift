@@ -14,15 +14,12 @@ extension Supervisor {
                 bound.value.log.warning("status LED: \(error.message); continuing without it")
             }
             service.led = player
-            service.onPattern = { pattern in bound.value.showPattern(pattern) }
         }
         service.buttonConfiguration = ButtonSettings.configuration(from: settings)
         guard let shutter = devices.shutter else { service.led?.show(.ready); return }
         let button = ButtonController(configuration: service.buttonConfiguration, loop: loop, shutter: shutter,
                                       halfPress: devices.halfPress) { output in bound.value.handle(buttonOutput: output) }
         service.button = button
-        service.onBracketEnded = { bound.value.captureService?.button?.captureDidFinish() }
-        service.onBracketStarted = { _ in bound.value.captureService?.button?.captureDidStart() }
         button.start()
         do throws(ConsoleError) { _ = try service.prepare() } catch {
             log.warning("capture: prepare at start failed: \(error.message); the first press will set up the still stream")
@@ -53,17 +50,6 @@ extension Supervisor {
     func stopCaptureButton() {
         captureService?.button?.stop()
         captureService?.led?.stop()
-    }
-
-    private func showPattern(_ pattern: StatusLEDPattern) {
-        guard let service = captureService, let led = service.led else { return }
-        led.show(pattern)
-        guard pattern == .error else { return }
-        let bound = self.bound
-        _ = loop.schedule(after: .seconds(3)) {
-            let s = bound.value
-            if s.captureService?.running == nil, s.captureService?.led?.pattern == .error { s.captureService?.led?.show(.ready) }
-        }
     }
 
     /// What the button logic decided: captures go to the capture service's one entry point.
@@ -137,7 +123,7 @@ extension Supervisor {
     private func buttonCaptureFailed(_ command: ButtonCommand, _ reason: String) {
         broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"), ("trigger", "button")]))
         captureService?.button?.captureDidFinish()
-        showPattern(.error)
+        captureService?.showPattern(.error)
     }
 }
 

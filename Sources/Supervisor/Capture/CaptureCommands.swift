@@ -2,18 +2,14 @@ import Camera
 import Console
 import Hardware
 
-extension Supervisor: CaptureHost {
-    var acceptsCaptures: Bool { state == .ready }
-}
-
 extension Supervisor {
     /// Creates the capture service and adds `capture`, `bracket` and `prepare`. Called once from
     /// `init`. (The simulated board's `button` command is in SimulationCommands.swift.)
     func registerCaptureCommands() {
-        let service = CaptureService(loop: loop, storage: devices.storage)
-        service.host = self
+        let service = CaptureService(loop: loop, storage: devices.storage, work: work)
         let bound = self.bound
-        service.makeFrameGate = { bracket in bound.value.makeFrameGate(bracket: bracket) }
+        service.emit = { event in bound.value.broadcast(event) }  // events flow out to the consoles
+        service.captureFormat = typed.captureFormat
         captureService = service
         registerPresetCommands()
         commands.add(Command("capture", summary: "take one frame with the current settings (a one-frame bracket)",

@@ -4,20 +4,6 @@ import Foundation
 import Hardware
 import Media
 
-/// What the capture service needs from the supervisor that owns it.
-protocol CaptureHost: AnyObject {
-    var camera: CameraController? { get }
-    var settings: [String: String] { get }
-    /// False while stopping: no new bracket starts.
-    var acceptsCaptures: Bool { get }
-    func change(key: String, value: String) throws(ConsoleError) -> [(String, String)]
-    func broadcast(_ event: ConsoleEvent)
-    func beginWork(_ reason: String)
-    func endWork(_ reason: String)
-    /// The bracket's gyro log, to be written beside its sidecar (nil without IMU samples).
-    func gyroLog(for sidecar: BracketSidecar) -> (path: String, bytes: [UInt8])?
-}
-
 /// Who asked for a bracket.
 enum CaptureTrigger: Equatable {
     /// A console command (`capture`, `bracket ...`).
@@ -30,10 +16,25 @@ enum CaptureTrigger: Equatable {
 /// The one entry point for captures (console `capture`/`bracket` and the shutter button): runs a
 /// `BracketEngine` on the camera and saves its frames through a `FrameWriter` (the store on its
 /// own queue). One bracket at a time. Loop-confined.
+///
+/// It owns its state and never calls back into the supervisor: the supervisor pushes what it
+/// needs (the camera, `capture.format`, whether captures are accepted), and what happens flows
+/// out as events (`emit`) and as work marks (`work`), which a stop waits for.
 final class CaptureService {
     let loop: any EventLoop
-    weak var host: (any CaptureHost)?
     let storage: any Storage
+    /// The camera, once it is open (wired by the supervisor at start).
+    var camera: CameraController?
+    /// Files written per frame (`capture.format`), pushed on every settings change.
+    var captureFormat: TypedSettings.CaptureFormat = .both
+    /// False before start and once a stop began: no new bracket starts.
+    var acceptsCaptures = false
+    /// Work in progress: a running bracket is marked here, and a stop waits for it.
+    let work: WorkTracker
+    /// Where events go (the consoles and the journal).
+    var emit: (ConsoleEvent) -> Void = { _ in }
+    /// Makes each saved bracket's gyro log; nil without an IMU.
+    var gyroLogs: GyroLogMaker?
     private var openedWriter: FrameWriter?
     /// The shutter button and status LED, when the board has them (see ButtonWiring.swift).
     var button: ButtonController?
@@ -52,12 +53,6 @@ final class CaptureService {
     var bracketBuffersPerStream = 8
     /// Memory for frames awaiting write, bytes (a quarter of physical memory by default).
     var memoryBudgetBytes = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 4)
-    /// Called on the loop when a bracket has ended (saved or failed): the button's gate listens.
-    var onBracketEnded: (() -> Void)?
-    /// Called when a bracket starts from elsewhere than the button.
-    var onBracketStarted: ((CaptureTrigger) -> Void)?
-    /// Called with the LED pattern to show (ready, busy, error).
-    var onPattern: ((StatusLEDPattern) -> Void)?
     /// Recent shutter lags (trigger → first bracket request queued).
     private(set) var lags = ShutterLagStatistics()
     private(set) var isPrepared = false
@@ -84,9 +79,10 @@ final class CaptureService {
         init(plan: BracketPlan, trigger: CaptureTrigger) { self.plan = plan; self.trigger = trigger }
     }
 
-    init(loop: any EventLoop, storage: any Storage) {
+    init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
         self.loop = loop
         self.storage = storage
+        self.work = work
     }
 
     /// The writer, made on first use with the camera's sensor (identity, black level, ISO convention).
@@ -106,7 +102,7 @@ final class CaptureService {
     /// store, and reports the maximum bracket. Restarting the stream is the only set-up cost; after
     /// this, a press only queues requests.
     func prepare() throws(ConsoleError) -> [(String, String)] {
-        guard let camera = host?.camera else { throw ConsoleError(.unsupported, "no camera") }
+        guard let camera else { throw ConsoleError(.unsupported, "no camera") }
         let clock = ContinuousClock()
         let began = clock.now
         if camera.processedRole != .stillCapture || camera.bracketBuffersPerStream != bracketBuffersPerStream {
@@ -122,7 +118,7 @@ final class CaptureService {
         if !isPrepared {
             let bound = LoopBound(self, loop: loop)
             writer(for: camera).open { error in
-                if let error { bound.value.host?.broadcast(ConsoleEvent("capture.error", [("reason", "\(error)")])) }
+                if let error { bound.value.emit(ConsoleEvent("capture.error", [("reason", "\(error)")])) }
             }
         }
         isPrepared = true
@@ -144,9 +140,9 @@ final class CaptureService {
 
     /// Which files each frame writes, from `capture.format` and the streams the format has.
     private func outputs(_ camera: CameraController) -> (raw: Bool, still: Bool) {
-        let wanted = host?.settings["capture.format"] ?? "both"
+        let wanted = captureFormat
         let hasRaw = camera.activeFormat.format.rawPixelFormat != nil
-        return (wanted != "jpeg" && hasRaw, wanted != "dng")
+        return (wanted != .jpeg && hasRaw, wanted != .dng)
     }
 
     // MARK: Start
@@ -166,8 +162,8 @@ final class CaptureService {
             }
             throw ConsoleError(.busy, "a bracket is running (\(running?.id ?? running?.plan.summary ?? "")); wait for bracket.done")
         }
-        guard let host, let camera = host.camera else { throw ConsoleError(.unsupported, "no camera") }
-        guard host.acceptsCaptures || admitted else { throw ConsoleError(.busy, "stopping: no new brackets") }
+        guard let camera else { throw ConsoleError(.unsupported, "no camera") }
+        guard acceptsCaptures || admitted else { throw ConsoleError(.busy, "stopping: no new brackets") }
         guard camera.isStreaming else { throw ConsoleError(.device, "the camera is not streaming (disconnected?)") }
         if waitingForFirstFrame != nil {
             throw ConsoleError(.busy, "a capture is waiting for the camera's first frame; wait for bracket.started")
@@ -178,13 +174,13 @@ final class CaptureService {
             let limit = firstFrameWait
             let timeout = loop.schedule(after: limit) { bound.value.firstFrameNeverCame(after: limit) }
             waitingForFirstFrame = (plan, trigger, loop.now(), timeout)
-            host.beginWork("bracket")
+            work.begin("bracket")
             return [("bracket", "waiting"), ("for", "first frame")]
         }
         let triggerTime: MonotonicTime
         if case .button(let edge, _) = trigger { triggerTime = edge } else { triggerTime = triggeredAt ?? loop.now() }
         let (raw, still) = outputs(camera)
-        if host.settings["capture.format"] == "dng" && !raw {
+        if captureFormat == .dng && !raw {
             throw ConsoleError(.unsupported, "capture.format dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
         }
         if !isPrepared { _ = try prepare() }  // first capture without `prepare`: pays the set-up here
@@ -220,9 +216,9 @@ final class CaptureService {
         }
         // nil while the first request waits for a buffer: the sidecar then counts to the first frame.
         let lagText = current.lag.map { String(format: "%.3f", Double($0.nanoseconds) / 1e6) } ?? "pending"
-        host.beginWork("bracket")
-        onPattern?(.busy)
-        if case .console = trigger { onBracketStarted?(trigger) }
+        work.begin("bracket")
+        showPattern(.busy)
+        if case .console = trigger { button?.captureDidStart() }
         let frames = plan.autoRange.map { plan.steps.count + 2 * $0.maximumExtraSteps } ?? plan.steps.count
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
         let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
@@ -232,7 +228,7 @@ final class CaptureService {
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
         let fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
                                           ("lag.ms", lagText)]
-        host.broadcast(ConsoleEvent("bracket.started", fields.dropFirst().map { $0 } + [("trigger", triggerName(trigger))]))
+        emit(ConsoleEvent("bracket.started", fields.dropFirst().map { $0 } + [("trigger", triggerName(trigger))]))
         return fields
     }
 
@@ -241,11 +237,11 @@ final class CaptureService {
         guard let (plan, trigger, askedAt, timeout) = waitingForFirstFrame else { return }
         timeout.cancel()
         waitingForFirstFrame = nil
-        defer { host?.endWork("bracket") }
+        defer { work.end("bracket") }
         do { try start(plan, trigger: trigger, admitted: true, triggeredAt: askedAt) } catch {
-            host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0"),
+            emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0"),
                                                             ("trigger", triggerName(trigger))]))
-            onPattern?(.error)
+            showPattern(.error)
         }
     }
 
@@ -253,10 +249,10 @@ final class CaptureService {
         guard let (_, trigger, _, _) = waitingForFirstFrame else { return }
         waitingForFirstFrame = nil
         bracketsFailed += 1
-        host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", "no frame from the camera within \(limit) of the trigger"),
+        emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", "no frame from the camera within \(limit) of the trigger"),
                                                         ("kept", "0"), ("trigger", triggerName(trigger))]))
-        onPattern?(.error)
-        host?.endWork("bracket")
+        showPattern(.error)
+        work.end("bracket")
     }
 
     private func triggerName(_ trigger: CaptureTrigger) -> String {
@@ -276,7 +272,7 @@ final class CaptureService {
     }
 
     private func matched(_ frame: BracketEngine.MatchedFrame, in current: Running) {
-        guard current.storageFailure == nil, let camera = host?.camera else { return }
+        guard current.storageFailure == nil, let camera else { return }
         let requested = FrameSettings(exposureTimeMicroseconds: frame.requested.exposureMicroseconds, analogueGain: frame.requested.analogueGain,
                                       isoPerGain: camera.sensor.isoPerGain, evBiasEV: frame.requested.evBias)
         let verdict = frame.verdict
@@ -294,7 +290,7 @@ final class CaptureService {
         switch result {
         case .success(let record?):
             current.framesSaved += 1
-            host?.broadcast(ConsoleEvent("bracket.frame", [
+            emit(ConsoleEvent("bracket.frame", [
                 ("id", current.id ?? "?"), ("frame", "\(index + 1)/\(max(total, index + 1))"),
                 ("exposure", record.actual.map { ValueParser.formatShutter(.microseconds($0.exposureTimeMicroseconds)) } ?? "unreported"),
                 ("iso", record.actual.map { String($0.iso) } ?? "unreported"), ("clamped", record.clampedSettings ? "yes" : "no"),
@@ -334,8 +330,8 @@ final class CaptureService {
         if let failure {
             bracketsFailed += 1
             fields += [("reason", failure), ("kept", String(current.framesSaved))]
-            host?.broadcast(ConsoleEvent("bracket.failed", fields))
-            onPattern?(.error)
+            emit(ConsoleEvent("bracket.failed", fields))
+            showPattern(.error)
         } else {
             bracketsSaved += 1
             fields += [("frames", String(current.framesSaved)), ("sensor.frames", String(stats.sensorFramesUsed)),
@@ -343,27 +339,40 @@ final class CaptureService {
                        ("lag.ms", String(format: "%.3f", Double((current.lag ?? .zero).nanoseconds) / 1e6))]
             if let s = sidecar {
                 fields.append(("sidecar", s.folder + "/" + s.id + ".json"))
-                if let (path, bytes) = host?.gyroLog(for: s), let writer = openedWriter {
-                    let host = LoopBound(self, loop: loop)
-                    writer.writeFile(bytes, to: path) { error in
-                        if let error { host.value.host?.broadcast(ConsoleEvent("gyrolog.failed", [("path", path), ("reason", "\(error)")])) }
+                if let (path, render) = gyroLogs?.make(for: s, camera: camera), let writer = openedWriter {
+                    let me = LoopBound(self, loop: loop)
+                    writer.writeFile(rendering: render, to: path) { error in
+                        if let error { me.value.emit(ConsoleEvent("gyrolog.failed", [("path", path), ("reason", "\(error)")])) }
                     }
                 }
             }
-            host?.broadcast(ConsoleEvent("bracket.done", fields))
-            onPattern?(.ready)
+            emit(ConsoleEvent("bracket.done", fields))
+            showPattern(.ready)
         }
         current.engine = nil  // breaks the engine ↔ callbacks cycle
         running = nil
-        host?.endWork("bracket")
+        work.end("bracket")
         if let (plan, trigger) = waitingButton {
             waitingButton = nil
             do { try start(plan, trigger: trigger) } catch {
-                host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0")]))
+                emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0")]))
             }
             if running != nil { return }
         }
-        onBracketEnded?()
+        button?.captureDidFinish()
+    }
+
+    /// Shows a pattern on the status LED (when there is one); an error shows for 3 s, then ready
+    /// unless a bracket runs again.
+    func showPattern(_ pattern: StatusLEDPattern) {
+        guard let led else { return }
+        led.show(pattern)
+        guard pattern == .error else { return }
+        let me = LoopBound(self, loop: loop)
+        _ = loop.schedule(after: .seconds(3)) {
+            let service = me.value
+            if service.running == nil, service.led?.pattern == .error { service.led?.show(.ready) }
+        }
     }
 
     // MARK: Status
@@ -372,7 +381,7 @@ final class CaptureService {
     func statusFields() -> [(String, String)] {
         var fields: [(String, String)] = [("capture", running.map { "running \($0.id ?? $0.plan.summary)" } ?? "idle"),
                                           ("brackets", "\(bracketsSaved) saved, \(bracketsFailed) failed")]
-        if let camera = host?.camera { fields.append(("bracket.max", String(capacity(camera).maximumFrames))) }
+        if let camera { fields.append(("bracket.max", String(capacity(camera).maximumFrames))) }
         if let last = lags.last {
             fields.append(("shutter.lag.last", String(format: "%.3fms", last.milliseconds)))
             if let p50 = lags.percentileMilliseconds(50) { fields.append(("shutter.lag.p50", String(format: "%.3fms", p50))) }

@@ -107,11 +107,13 @@ final class FrameWriter: @unchecked Sendable {
         }
     }
 
-    /// Writes one more file of the bracket (its gyro log) atomically, after the frames before it.
-    func writeFile(_ bytes: [UInt8], to path: String, then done: @escaping @Sendable ((any Error)?) -> Void) {
+    /// Writes one more file of the bracket (its gyro log) atomically, after the frames before it;
+    /// `render` makes its bytes on the writer's queue, never on the loop.
+    func writeFile(rendering render: @escaping @Sendable () -> [UInt8], to path: String,
+                   then done: @escaping @Sendable ((any Error)?) -> Void) {
         submit {
             let error: (any Error)?
-            do { try self.storage.writeAtomically(bytes, to: path); error = nil } catch let e { error = e }
+            do { try self.storage.writeAtomically(render(), to: path); error = nil } catch let e { error = e }
             self.loop.execute { done(error) }
         }
     }

@@ -1,3 +1,4 @@
+import Camera
 import Foundation
 import Hardware
 import Media
@@ -7,12 +8,20 @@ import Motion
 /// (`<folder>/<id>.gcsv`): the IMU samples from half a second before the first frame's exposure to
 /// the end of the bracket (the samples that exist when it is saved), with t = 0
 /// at the first frame's SensorTimestamp, the board's axis mapping and the active mode's readout time.
-extension Supervisor {
+struct GyroLogMaker {
     /// Margin of samples kept around the bracket's frames.
     static let gyroLogMargin = Duration.milliseconds(500)  // before the first frame
 
-    func gyroLog(for sidecar: BracketSidecar) -> (path: String, bytes: [UInt8])? {
-        guard let motion, let first = sidecar.frames.map(\.sensorTimestampNanoseconds).min(),
+    /// The tracker whose history holds the samples.
+    let motion: MotionTracker
+    /// The board's IMU axis mapping ("XYZ" when the description gives none).
+    let orientation: String?
+    let log: Logger
+
+    /// The log's path and a job that renders it: the samples are copied here, on the loop, and the
+    /// text (up to 30 s of samples) is built by whoever runs the job (the capture writer's queue).
+    func make(for sidecar: BracketSidecar, camera: CameraController?) -> (path: String, render: @Sendable () -> [UInt8])? {
+        guard let first = sidecar.frames.map(\.sensorTimestampNanoseconds).min(),
               // An unreported exposure counts as 0: the margin after the last frame still covers it.
               let last = sidecar.frames.map({ $0.sensorTimestampNanoseconds + Int64($0.actual?.exposureTimeMicroseconds ?? 0) * 1000 }).max()
         else { return nil }
@@ -24,16 +33,17 @@ extension Supervisor {
             return nil
         }
         let mapping: AxisMapping
-        do { mapping = try AxisMapping(devices.board.imu.orientation ?? "XYZ") }
+        do { mapping = try AxisMapping(orientation ?? "XYZ") }
         catch { log.warning("gyro log \(sidecar.id): board IMU orientation: \(error)"); return nil }
-        var writer = GcsvWriter(axisMapping: mapping, origin: origin, frameReadoutMilliseconds: activeReadoutMilliseconds)
-        writer.firmwareVersion = "tripod \(TripodMain.version)"
+        var writer = GcsvWriter(axisMapping: mapping, origin: origin, frameReadoutMilliseconds: Self.readoutMilliseconds(camera))
+        writer.firmwareVersion = "tripod \(Supervisor.firmwareVersion)"
         writer.videoFilename = sidecar.id
-        return ("\(sidecar.folder)/\(sidecar.id).gcsv", Array(writer.document(samples).utf8))
+        let document = writer
+        return ("\(sidecar.folder)/\(sidecar.id).gcsv", { Array(document.document(samples).utf8) })
     }
 
     /// Full-frame readout time of the active sensor mode, ms, when the sensor database knows it.
-    var activeReadoutMilliseconds: Double? {
+    static func readoutMilliseconds(_ camera: CameraController?) -> Double? {
         guard let camera else { return nil }
         let size = camera.activeFormat.format.sensorModeSize
         return camera.sensor.modes.first { $0.width == size.width && $0.height == size.height }?.readoutMilliseconds

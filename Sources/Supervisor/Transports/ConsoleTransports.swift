@@ -1,3 +1,4 @@
+import Foundation
 import Hardware
 
 /// The console transports as the supervisor's owner starts them (TripodMain, benchmarks).
@@ -21,5 +22,50 @@ public enum ConsoleTransports {
     /// every `retry` while it is missing. Call on the loop, after `start()`.
     public static func serveSerial(path: String, baud: Int = 115200, supervisor: Supervisor, retry: Duration = .seconds(1)) {
         SerialConsole(path: path, baud: baud, supervisor: LoopBound(supervisor, loop: supervisor.loop)).connect(retry: retry)
+    }
+
+    /// The consoles of `tripod run`, made before the supervisor starts: `attach` serves them (call
+    /// on the loop after `start()`), `flush` sends what is queued and closes the control socket.
+    public struct PreparedConsoles {
+        public var attach: (Supervisor) -> Void
+        public var flush: () -> Void
+    }
+
+    /// Binds the control socket at `socket` (a failure is logged: `tripod ctl` will not reach this
+    /// supervisor) and prepares the console: "stdio" or a serial device path.
+    public static func prepare(console: String, socket: String, loop: any EventLoop, log: Logger) -> PreparedConsoles {
+        var control: ControlSocketServer? = nil
+        do throws(StartupError) { control = try ControlSocketServer(path: socket) }
+        catch { log.warning("\(error.message); tripod ctl will not reach this supervisor") }
+        var writers: [DescriptorWriter] = []
+        let stdout = DescriptorWriter(descriptor: STDOUT_FILENO)
+        writers.append(stdout)
+        let attach: (Supervisor) -> Void = { supervisor in
+            control?.serve(supervisor: LoopBound(supervisor, loop: loop))
+            guard console == "stdio" else {
+                SerialConsole(path: console, baud: supervisor.devices.board.console?.baud ?? 115200,
+                              supervisor: LoopBound(supervisor, loop: loop)).connect()
+                return
+            }
+            let session = supervisor.attach(name: "stdio", kind: .stdio, output: stdout)
+            stdout.write(lines: supervisor.bannerLines())
+            let bound = LoopBound((supervisor, session), loop: loop)
+            _ = DescriptorReader(descriptor: STDIN_FILENO, loop: loop, onBytes: { bytes in
+                let (s, c) = bound.value
+                s.receive(bytes: bytes, from: c)
+            }, onEnd: { _ in
+                let (s, c) = bound.value
+                s.endOfInput(from: c)
+            })
+        }
+        return PreparedConsoles(attach: attach, flush: {
+            control?.shutdown()
+            writers.forEach { $0.flush() }
+        })
+    }
+
+    /// `tripod ctl`: sends one line to the control socket and prints the reply; returns the exit status.
+    public static func sendControlLine(_ line: String, socketPath: String) -> Int32 {
+        ControlClient.send(line: line, socketPath: socketPath)
     }
 }

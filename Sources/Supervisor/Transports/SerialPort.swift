@@ -30,13 +30,7 @@ enum SerialPort {
 
     static func errnoError(_ path: String, _ call: String) -> HardwareError {
         let code = errno
-        let kind: HardwareError.Kind
-        switch code {
-        case ENOENT, ENODEV, ENXIO: kind = .notFound
-        case EACCES, EPERM: kind = .permission
-        case EBUSY: kind = .busy
-        default: kind = .io
-        }
+        let kind = HardwareError.Kind(errno: code)
         return HardwareError(kind, "\(path): \(call): \(String(cString: strerror(code)))", errno: code)
     }
 }
@@ -89,7 +83,7 @@ final class SerialConsole: @unchecked Sendable {
         shared.retain()
         let writer = DescriptorWriter(shared: shared, limitBytes: Self.outputLimitBytes)
         let session = s.attach(name: path, kind: .serial, output: writer, echoes: true)
-        writer.write(lines: TripodMain.banner(s))
+        writer.write(lines: s.bannerLines())
         return session
     }
 

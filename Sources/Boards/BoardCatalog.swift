@@ -1,6 +1,5 @@
 import Foundation
 import Hardware
-import SimulatedHardware
 
 /// Finds board and sensor descriptions: files named on the command line, the board directory
 /// (`board/` in a checkout, `/usr/share/tripod/board` when installed, or `$TRIPOD_BOARD_DIR`), and
@@ -111,11 +110,4 @@ func describe(_ error: any Error) -> String {
     case .dataCorrupted(let ctx): return ctx.codingPath.isEmpty ? "not JSON" : "bad value at \(path(ctx.codingPath))"
     @unknown default: return "\(error)"
     }
-}
-
-/// A reason `tripod run` cannot start, said in one line; the process exits non-zero.
-public struct StartupError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }

@@ -1,11 +1,13 @@
 import Console
 import Foundation
+import Boards
 import Hardware
 import LinuxHardware
+import Supervisor
 
 /// The `tripod` executable's body: parses arguments, runs a subcommand, returns the exit status.
 public enum TripodMain {
-    public static let version = "0.1.0"
+    public static let version = Supervisor.firmwareVersion
 
     public static func main(_ arguments: [String]) -> Int32 {
         let invocation: TripodInvocation
@@ -37,7 +39,7 @@ public enum TripodMain {
         case .formats(let board, let json):
             return printFormats(board: board, json: json)
         case .ctl(let socket, let line):
-            return ControlClient.send(line: line, socketPath: socket)
+            return ConsoleTransports.sendControlLine(line, socketPath: socket)
         case .checkConfig(let path):
             let result = ConfigFile.check(path: path, schema: settingsSchema)
             print(result.report)
@@ -140,34 +142,8 @@ public enum TripodMain {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
         }
-        var control: ControlSocketServer? = nil
-        do throws(StartupError) { control = try ControlSocketServer(path: arguments.socket) }
-        catch { log.warning("\(error.message); tripod ctl will not reach this supervisor") }
-        var writers: [DescriptorWriter] = []
-        let stdout = DescriptorWriter(descriptor: STDOUT_FILENO)
-        writers.append(stdout)
-        let attach: (Supervisor) -> Void = { supervisor in
-            control?.serve(supervisor: LoopBound(supervisor, loop: loop))
-            guard console == "stdio" else {
-                SerialConsole(path: console, baud: supervisor.devices.board.console?.baud ?? 115200,
-                              supervisor: LoopBound(supervisor, loop: loop)).connect()
-                return
-            }
-            let session = supervisor.attach(name: "stdio", kind: .stdio, output: stdout)
-            stdout.write(lines: banner(supervisor))
-            let bound = LoopBound((supervisor, session), loop: loop)
-            _ = DescriptorReader(descriptor: STDIN_FILENO, loop: loop, onBytes: { bytes in
-                let (s, c) = bound.value
-                s.receive(bytes: bytes, from: c)
-            }, onEnd: { _ in
-                let (s, c) = bound.value
-                s.endOfInput(from: c)
-            })
-        }
-        return PreparedRun(supervisor: supervisor, attachConsoles: attach, flush: {
-            control?.shutdown()
-            writers.forEach { $0.flush() }
-        })
+        let consoles = ConsoleTransports.prepare(console: console, socket: arguments.socket, loop: loop, log: log)
+        return PreparedRun(supervisor: supervisor, attachConsoles: consoles.attach, flush: consoles.flush)
     }
 
     static let defaultConfigPath = "/etc/tripod/tripod.conf"
@@ -190,13 +166,7 @@ public enum TripodMain {
     }
 
     /// The lines a person sees first on the console.
-    static func banner(_ supervisor: Supervisor) -> [String] {
-        var lines = ["# tripod \(version) on board \(supervisor.devices.board.name): \(supervisor.devices.board.summary)"]
-        for (name, state) in supervisor.deviceSummary() { lines.append("#   \(name): \(state)") }
-        lines.append("# captures: \(supervisor.devices.storage.rootDescription)")
-        lines.append("# type help for commands, status for the state, quit to stop")
-        return lines
-    }
+    static func banner(_ supervisor: Supervisor) -> [String] { supervisor.bannerLines() }
 
     /// SIGINT and SIGTERM stop the supervisor cleanly, after work in progress.
     static func installSignalHandlers(loop: PosixEventLoop, supervisor: LoopBound<Supervisor>) -> [any DispatchSourceSignal] {

@@ -9,25 +9,27 @@ extension Supervisor {
     func registerPersistenceCommands() {
         commands.add(Command("save", summary: "keep the current settings across restarts",
                              detail: ["Writes settings.json in the state directory atomically."]) { context, _ in
-            context.supervisor.saveSettings()
+            context.supervisor.saveSettings(&context)
         })
         commands.add(Command("reset", summary: "back to the defaults and the config file; forget saved settings") { context, _ in
-            context.supervisor.resetSettings()
+            context.supervisor.resetSettings(&context)
         })
     }
 
-    func saveSettings() -> Reply {
-        guard let store = services.state else { return .err(.unsupported, "no state directory; start with --state DIR") }
+    /// Writes the settings that differ from defaults + config file, off the loop; answers once written.
+    func saveSettings(_ context: inout CommandContext) -> Reply {
+        guard let writer = stateWriter else { return .err(.unsupported, "no state directory; start with --state DIR") }
         let changed = settings.filter { baseSettings[$0.key] != $0.value }
-        do {
-            try store.save(changed, as: StateStore.File.settings)
-            return .ok([("saved", String(changed.count))])
-        } catch {
-            return .err(.device, "save: \(error)")
+        let reply = context.answerLater()
+        beginWork("save")
+        writer.save(changed, as: StateStore.File.settings) { error in
+            reply.send(error.map { .err(.device, "save: \($0)") } ?? .ok([("saved", String(changed.count))]))
+            reply.target.value.0.endWork("save")
         }
+        return .ok([])
     }
 
-    func resetSettings() -> Reply {
+    func resetSettings(_ context: inout CommandContext) -> Reply {
         let proposed = baseSettings
         let changedKeys = Set(settings.filter { proposed[$0.key] != $0.value }.map(\.key))
         do throws(ConsoleError) {
@@ -37,10 +39,15 @@ extension Supervisor {
         }
         settings = proposed
         applyButtonSettings()
-        if let store = services.state {
-            do { try store.reset(StateStore.File.settings) } catch { return .err(.device, "reset: \(error)") }
+        let done: Reply = .ok([("reset", String(changedKeys.count))])
+        guard let writer = stateWriter else { return done }
+        let reply = context.answerLater()
+        beginWork("save")
+        writer.reset(StateStore.File.settings) { error in
+            reply.send(error.map { .err(.device, "reset: \($0)") } ?? done)
+            reply.target.value.0.endWork("save")
         }
-        return .ok([("reset", String(changedKeys.count))])
+        return done
     }
 
     /// Loads what `save` stored (at start, before the camera opens), and the bracket presets.

@@ -1,13 +1,27 @@
 import Camera
 import Foundation
+import Boards
 import Hardware
+import LinuxHardware
 import SimulatedHardware
+import Supervisor
 
 extension TripodMain {
-    /// `tripod formats [--board NAME|FILE] [--json]`: opens the board's camera and prints its table.
+    /// `tripod formats [--board NAME|FILE] [--json]`: opens the board's camera and prints its table,
+    /// on the real loop (`PosixEventLoop`) as `tripod run` does, which stops once it is printed.
     static func printFormats(board boardName: String?, json: Bool) -> Int32 {
+        let loop = PosixEventLoop()
+        let status = LockedValue<Int32>(1)
+        loop.execute {
+            status.withLock { $0 = printFormats(board: boardName, json: json, loop: loop) }
+            loop.stop()
+        }
+        loop.run()
+        return status.current
+    }
+
+    private static func printFormats(board boardName: String?, json: Bool, loop: any EventLoop) -> Int32 {
         let catalog = BoardCatalog.standard()
-        let loop = ManualEventLoop()
         do throws(StartupError) {
             let board = try catalog.board(boardName ?? "sim")
             let sensors = BoardFactory.loadSensors(catalog: catalog)

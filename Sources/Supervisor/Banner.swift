@@ -1,0 +1,15 @@
+import Hardware
+
+extension Supervisor {
+    /// The firmware's version, in the banner, `tripod --version` and gyro logs.
+    public static let firmwareVersion = "0.1.0"
+
+    /// The lines a person sees first on a console: board, devices, captures, how to go on.
+    public func bannerLines() -> [String] {
+        var lines = ["# tripod \(Self.firmwareVersion) on board \(devices.board.name): \(devices.board.summary)"]
+        for (name, state) in deviceSummary() { lines.append("#   \(name): \(state)") }
+        lines.append("# captures: \(devices.storage.rootDescription)")
+        lines.append("# type help for commands, status for the state, quit to stop")
+        return lines
+    }
+}

@@ -1,0 +1,69 @@
+import Console
+
+/// The settings as typed values with their units, parsed once per change from the canonical text
+/// the schema produced at the edge (console `set`, the config file, saved JSON). Code that acts on
+/// settings (the camera, the viewfinder's per-frame status, captures) reads these, never strings.
+/// The text stays the settings' wire form: what `get` shows and `save` writes.
+struct TypedSettings: Equatable {
+    enum ExposureMode: String { case auto, locked, custom }
+    enum FocusMode: String { case locked, auto, continuous }
+    enum WhiteBalanceMode: String { case auto, locked, gains, temperature }
+    enum CaptureFormat: String { case dng, jpeg, both }
+
+    /// `format`: a format index or WxH@fps, resolved against the camera's table when applied.
+    var format: String
+    var zoomFactor: Double
+    var exposureMode: ExposureMode
+    var exposureDurationMicroseconds: Int
+    var exposureISO: Double
+    var exposureBiasEV: Double
+    var focusMode: FocusMode
+    var lensPositionDioptres: Double
+    var whiteBalanceMode: WhiteBalanceMode
+    var whiteBalanceGains: (red: Double, blue: Double)
+    var whiteBalanceKelvin: Double
+    var whiteBalanceTint: Double
+    var captureFormat: CaptureFormat
+    var displayZebra: Bool
+    var displayPeaking: Bool
+
+    /// Parses canonical settings (the schema has checked each value); a value that does not parse
+    /// (never expected) takes the key's default.
+    init(_ settings: [String: String]) {
+        func text(_ key: String) -> String { settings[key] ?? SettingsSchema.definition(key)?.defaultValue ?? "" }
+        func parsed<T>(_ key: String, _ parse: (String) throws(ConsoleError) -> T, _ fallback: T) -> T {
+            do { return try parse(text(key)) } catch {
+                do { return try parse(SettingsSchema.definition(key)?.defaultValue ?? "") } catch { return fallback }
+            }
+        }
+        format = text("format")
+        zoomFactor = parsed("zoom", { t throws(ConsoleError) in try Self.number(t) }, 1)
+        exposureMode = ExposureMode(rawValue: text("exposure.mode")) ?? .auto
+        exposureDurationMicroseconds = parsed("exposure.duration", { t throws(ConsoleError) in Int(try ValueParser.duration(t).microseconds) }, 16_667)
+        exposureISO = parsed("exposure.iso", ValueParser.iso, 100)
+        exposureBiasEV = parsed("exposure.bias", ValueParser.ev, 0)
+        focusMode = FocusMode(rawValue: text("focus.mode")) ?? .continuous
+        lensPositionDioptres = parsed("focus.lens", ValueParser.dioptres, 0)
+        whiteBalanceMode = WhiteBalanceMode(rawValue: text("wb.mode")) ?? .auto
+        whiteBalanceGains = parsed("wb.gains", ValueParser.gains, (1, 1))
+        whiteBalanceKelvin = parsed("wb.temperature", ValueParser.kelvin, 5500)
+        whiteBalanceTint = parsed("wb.tint", { t throws(ConsoleError) in try Self.number(t) }, 0)
+        captureFormat = CaptureFormat(rawValue: text("capture.format")) ?? .both
+        displayZebra = text("display.zebra") == "on"
+        displayPeaking = text("display.peaking") == "on"
+    }
+
+    private static func number(_ text: String) throws(ConsoleError) -> Double {
+        guard let v = Double(text), v.isFinite else { throw ConsoleError(.badValue, "\"\(text)\" is not a number") }
+        return v
+    }
+
+    static func == (a: TypedSettings, b: TypedSettings) -> Bool {
+        a.format == b.format && a.zoomFactor == b.zoomFactor && a.exposureMode == b.exposureMode
+            && a.exposureDurationMicroseconds == b.exposureDurationMicroseconds && a.exposureISO == b.exposureISO
+            && a.exposureBiasEV == b.exposureBiasEV && a.focusMode == b.focusMode && a.lensPositionDioptres == b.lensPositionDioptres
+            && a.whiteBalanceMode == b.whiteBalanceMode && a.whiteBalanceGains == b.whiteBalanceGains
+            && a.whiteBalanceKelvin == b.whiteBalanceKelvin && a.whiteBalanceTint == b.whiteBalanceTint
+            && a.captureFormat == b.captureFormat && a.displayZebra == b.displayZebra && a.displayPeaking == b.displayPeaking
+    }
+}

@@ -1,0 +1,47 @@
+import Boards
+import Camera
+import Console
+import Foundation
+import Hardware
+import ManualLoop
+import SimulatedHardware
+import Testing
+@testable import Supervisor
+
+/// The capture service runs without a supervisor (issue 20: it called back into it through
+/// `CaptureHost` and four callbacks): given a camera, a store and a work tracker, a capture marks
+/// its work, emits its events and saves its files.
+@Test func aCaptureRunsOnTheServiceAloneAndItsResultsFlowOut() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("board").path
+    let sensor = try #require(try BoardCatalog(directories: [root]).sensor("imx708"))
+    let loop = ManualEventLoop()
+    let provider = SimulatedCameraProvider(loop: loop, sensor: sensor)
+    let camera = try CameraController(device: try provider.open(id: provider.cameras()[0].id), sensor: sensor, loop: loop)
+    let storage = SimulatedStorage()
+    let work = WorkTracker()
+    var idle = 0
+    work.onIdle = { idle += 1 }
+    let service = CaptureService(loop: loop, storage: storage, work: work)
+    var events: [ConsoleEvent] = []
+    service.emit = { events.append($0) }
+    service.camera = camera
+    service.acceptsCaptures = true
+    service.captureFormat = .jpeg
+    try camera.startStreaming()
+    loop.advance(by: .milliseconds(200))
+    let reply = try loop.perform { () throws(ConsoleError) in try service.start(.single, trigger: .console) }
+    #expect(reply.first?.1 == "started", "\(reply)")
+    #expect(work.contains("bracket"))
+    for _ in 0..<50 where events.last?.name != "bracket.done" {
+        loop.advance(by: .milliseconds(20))
+        service.drainWrites()
+        loop.run()
+    }
+    #expect(events.map(\.name) == ["bracket.started", "bracket.frame", "bracket.done"], "\(events.map(\.name))")
+    #expect(!work.contains("bracket") && idle == 1, "the work mark ends with the bracket")
+    #expect(storage.files.keys.contains { $0.hasSuffix(".jpg") }, "capture.format jpeg: \(storage.files.keys.sorted())")
+    #expect(!storage.files.keys.contains { $0.hasSuffix(".dng") })
+    service.acceptsCaptures = false
+    #expect(throws: ConsoleError.self) { try loop.perform { () throws(ConsoleError) in try service.start(.single, trigger: .console) } }
+}
