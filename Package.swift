@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware"], exclude: ["Chart"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware", "ManualLoop"], exclude: ["Chart"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG"], exclude: ["Reference"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import ManualLoop
 import Testing
 @testable import SimulatedHardware
 

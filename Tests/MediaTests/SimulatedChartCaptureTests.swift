@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 import Testing
 @testable import Media
+import ManualLoop
 @testable import SimulatedHardware
 
 /// A full-size capture of the simulated chart (12 MP raw + 12 MP still), written as DNG and JPEG
