@@ -238,7 +238,10 @@ extension Supervisor {
         } else {
             out.append(("imu", "none"))
         }
-        out.append(("shutter", devices.shutter.map { "\($0.address)" } ?? "none"))
+        let shutterState = devices.shutter.map { line in
+            captureService?.button?.failure.map { "\(line.address) stopped: \($0)" } ?? "\(line.address)"
+        }
+        out.append(("shutter", shutterState ?? "none"))
         out.append(("led", devices.led.map { "\($0.address)" } ?? "none"))
         out.append(("display", devices.display.name))
         return out

@@ -106,7 +106,7 @@ enum ControlClient {
     }
 
     private static func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("tripod ctl: \(message)\n".utf8))
+        Logger.writeIgnoringErrors(STDERR_FILENO, "tripod ctl: \(message)\n")
         return 2
     }
 }
