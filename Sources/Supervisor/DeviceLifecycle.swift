@@ -243,7 +243,8 @@ extension Supervisor {
         }
         out.append(("shutter", shutterState ?? "none"))
         out.append(("led", devices.led.map { "\($0.address)" } ?? "none"))
-        out.append(("display", devices.display.name))
+        // Once the viewfinder runs, only its thread touches the display.
+        out.append(("display", viewfinder?.displayName ?? devices.display.name))
         return out
     }
 }
