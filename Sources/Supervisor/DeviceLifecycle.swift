@@ -128,6 +128,8 @@ extension Supervisor {
     func cameraDisconnected() {
         log.error("camera disconnected")
         broadcast(ConsoleEvent("camera.state", [("state", "disconnected")]))
+        // Requests in flight may never complete: a running bracket ends now, not at its timeout.
+        captureService?.cameraDisconnected()
     }
 
     private func startIMU() {

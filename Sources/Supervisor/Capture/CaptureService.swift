@@ -249,6 +249,21 @@ final class CaptureService {
         }
     }
 
+    /// The camera went away: a running bracket fails now (its frames already kept stay), and a
+    /// capture waiting for the first frame fails too.
+    func cameraDisconnected() {
+        running?.engine?.cancel(reason: "camera disconnected mid-bracket")
+        if let (_, trigger, _, timeout) = waitingForFirstFrame {
+            timeout.cancel()
+            waitingForFirstFrame = nil
+            bracketsFailed += 1
+            host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", "camera disconnected before its first frame"),
+                                                            ("kept", "0"), ("trigger", triggerName(trigger))]))
+            onPattern?(.error)
+            host?.endWork("bracket")
+        }
+    }
+
     private func firstFrameNeverCame(after limit: Duration) {
         guard let (_, trigger, _, _) = waitingForFirstFrame else { return }
         waitingForFirstFrame = nil
