@@ -188,12 +188,13 @@ public enum TripodMain {
     }
 
     /// The lines a person sees first on the console.
+    /// Each line fits an 80-column serial terminal (longer ones wrap, indented).
     static func banner(_ supervisor: Supervisor) -> [String] {
-        var lines = ["# tripod \(version) on board \(supervisor.devices.board.name): \(supervisor.devices.board.summary)"]
-        for (name, state) in supervisor.deviceSummary() { lines.append("#   \(name): \(state)") }
-        lines.append("# captures: \(supervisor.devices.storage.rootDescription)")
-        lines.append("# type help for commands, status for the state, quit to stop")
-        return lines
+        var lines = ["tripod \(version) on board \(supervisor.devices.board.name): \(supervisor.devices.board.summary)"]
+        for (name, state) in supervisor.deviceSummary() { lines.append("  \(name): \(state)") }
+        lines.append("captures: \(supervisor.devices.storage.rootDescription)")
+        lines.append("type help for commands, status for the state, quit to stop")
+        return lines.flatMap { TerminalWidth.wrap($0, indent: "    ") }.map { "# " + $0 }
     }
 
     /// SIGINT and SIGTERM stop the supervisor cleanly, after work in progress.

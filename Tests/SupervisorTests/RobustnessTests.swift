@@ -50,4 +50,23 @@ import Testing
         #expect(shutter?.contains("stopped: gpiochip0") == true, "\(shutter ?? "nil")")
         #expect(board.reply("capture").hasPrefix("ok"), "the console still captures")
     }
+
+    /// `help` padded its lines to 166 columns and the banner ran to 109: both wrapped on an
+    /// 80-column serial terminal. Every information line now fits.
+    @Test func informationLinesFitAnEightyColumnTerminal() throws {
+        let board = try SimulatedBoardHarness()
+        var lines = TripodMain.banner(board.supervisor)
+        lines += board.send("help")
+        for command in board.supervisor.commands.commands { lines += board.send("help \(command.name)") }
+        lines += board.send("formats")
+        let info = lines.filter { $0.hasPrefix("#") }
+        #expect(info.count > 60)
+        for line in info { #expect(line.count <= 80, "\(line.count) columns: \(line)") }
+        // The narrow format table still shows every format and every column.
+        let table = board.send("formats").filter { $0.hasPrefix("# ") }
+        for header in ["size", "fps", "exposure(us)", "stabilization", "still"] {
+            #expect(table.contains { $0.contains(header) }, "\(header)")
+        }
+        #expect(table.filter { $0.hasPrefix("# 5 ") }.count >= 2, "format 5 in each part")
+    }
 }
