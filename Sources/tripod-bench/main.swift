@@ -10,6 +10,7 @@ let benchmarks: [any Benchmark.Type] = [
     SimulatedCameraBenchmark.self,
     ConsoleBenchmark.self,
     BracketBenchmark.self,
+    SoakBenchmark.self,
 ]
 
 @MainActor func usage() -> String {
