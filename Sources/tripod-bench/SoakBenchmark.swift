@@ -81,21 +81,13 @@ final class CountingDisplay: DisplayDevice, @unchecked Sendable {
     func present(xrgb8888 pixels: [UInt32], size: PixelSize) throws { frames.withLock { $0 += 1 } }
 }
 
-/// Lines a console receives, kept until taken.
-final class CollectingOutput: ConsoleOutput, @unchecked Sendable {
-    private let lines = LockedValue<[String]>([])
-    func write(lines new: [String]) { lines.withLock { $0 += new } }
-    func close() {}
-    func take() -> [String] { lines.withLock { l in defer { l = [] }; return l } }
-}
-
 /// The simulated board's supervisor with a console, on the manual clock.
 final class SoakRun {
     let loop = ManualEventLoop()
     let directory: URL
     let supervisor: Supervisor
     let session: ConsoleSession
-    let output = CollectingOutput()
+    let output = RecordingConsoleOutput()
     let display = CountingDisplay()
     private let began: MonotonicTime
 
