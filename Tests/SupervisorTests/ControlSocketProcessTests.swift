@@ -5,13 +5,16 @@ import Testing
 /// The control socket against a real `tripod run` process: clients that hang up, and too many clients.
 @Suite(.serialized) struct ControlSocketProcessTests {
     /// A `tripod run` on the simulated board with its stdin held open (end of input would stop it).
-    final class RunningTripod {
+    final class RunningTripod: @unchecked Sendable {
         let process = Process()
         let stdin = Pipe()
         let work: String
         var socket: String { work + "/ctl.sock" }
+        var captures: String { work + "/captures" }
+        private let keepsWork: Bool
 
-        init() throws {
+        /// `work`: an existing directory to run in again (kept afterwards); `environment` is added.
+        init(work existing: String? = nil, environment: [String: String] = [:]) throws {
             let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             let binDirectory = Bundle.main.bundleURL.deletingLastPathComponent()
             let candidates = [binDirectory.appendingPathComponent("tripod").path,
@@ -19,8 +22,10 @@ import Testing
             guard let tripod = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
                 throw StartupError("no tripod executable at \(candidates); swift build --build-tests builds it")
             }
-            work = NSTemporaryDirectory() + "tripod-ctl-\(UUID().uuidString)"
+            keepsWork = existing != nil
+            work = existing ?? NSTemporaryDirectory() + "tripod-ctl-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.executableURL = URL(fileURLWithPath: tripod)
             process.arguments = ["run", "--board", "sim", "--captures", work + "/captures", "--state", work + "/state",
                                  "--socket", socket]
@@ -36,7 +41,7 @@ import Testing
 
         deinit {
             if process.isRunning { process.terminate(); process.waitUntilExit() }
-            try? FileManager.default.removeItem(atPath: work)
+            if !keepsWork { try? FileManager.default.removeItem(atPath: work) }
         }
 
         /// A connected AF_UNIX socket, or nil.
