@@ -169,4 +169,27 @@ import Testing
             #expect(imuState.contains("unavailable") == false, "the IMU came back: \(imuState)")
         }
     }
+
+    /// A GPIO line that cannot be had (busy with another consumer, or no such chip here) is a
+    /// start-up condition: the supervisor starts without the button and says why. On this machine
+    /// there is no GPIO chip, so the request fails with "not found"; a busy line takes the same path
+    /// with a message naming its holder (GPIODTests.busyMessageNamesTheLineAndItsConsumer).
+    @Test func aShutterLineThatCannotBeHadLeavesTheConsoleWorking() throws {
+        let boardFile = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-gpio-\(UUID().uuidString).json")
+        try """
+        {"name":"sim-gpiod","summary":"simulated camera, a gpiod shutter line that cannot be had",
+         "camera":{"backend":"sim","sensor":"imx708"},"imu":{"backend":"none"},
+         "gpio":{"backend":"gpiod","shutter":{"chip":"/dev/gpiochip-tripod-test","offset":17}},"display":{"backend":"none"}}
+        """.write(to: boardFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: boardFile) }
+        let board = try SimulatedBoardHarness(board: boardFile.path)
+        board.advance(.milliseconds(300))
+        let said = board.logLines.filter { $0.contains("shutter button") }
+        let status = board.reply("status")
+        #expect(SimulatedBoardHarness.field("shutter", in: status) == "none")
+        #expect(said.contains { $0.contains("the console still works") }, "\(board.logLines)")
+        #expect(board.reply("capture").hasPrefix("ok"))
+        print("FAULT-CELL gpio-unavailable | start-up | said: \(said.joined(separator: " / ")) | recovered: n/a (console works, "
+              + "status shutter=none; the line is not retried) | disk: -")
+    }
 }
