@@ -253,23 +253,21 @@ final class CaptureService {
     /// capture waiting for the first frame fails too.
     func cameraDisconnected() {
         running?.engine?.cancel(reason: "camera disconnected mid-bracket")
-        if let (_, trigger, _, timeout) = waitingForFirstFrame {
-            timeout.cancel()
-            waitingForFirstFrame = nil
-            bracketsFailed += 1
-            host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", "camera disconnected before its first frame"),
-                                                            ("kept", "0"), ("trigger", triggerName(trigger))]))
-            onPattern?(.error)
-            host?.endWork("bracket")
-        }
+        failWaitingForFirstFrame("camera disconnected before its first frame")
     }
 
     private func firstFrameNeverCame(after limit: Duration) {
-        guard let (_, trigger, _, _) = waitingForFirstFrame else { return }
+        failWaitingForFirstFrame("no frame from the camera within \(limit) of the trigger")
+    }
+
+    /// Ends a capture that waited for the camera's first frame, saying why (nothing was kept).
+    private func failWaitingForFirstFrame(_ reason: String) {
+        guard let (_, trigger, _, timeout) = waitingForFirstFrame else { return }
+        timeout.cancel()
         waitingForFirstFrame = nil
         bracketsFailed += 1
-        host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", "no frame from the camera within \(limit) of the trigger"),
-                                                        ("kept", "0"), ("trigger", triggerName(trigger))]))
+        host?.broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"),
+                                                        ("trigger", triggerName(trigger))]))
         onPattern?(.error)
         host?.endWork("bracket")
     }
