@@ -47,7 +47,7 @@ extension Supervisor {
     }
 
     /// Wraps the device in a controller, applies the settings (config file included) and streams.
-    private func startCamera(_ device: any CameraDevice) throws(StartupError) {
+    func startCamera(_ device: any CameraDevice) throws(StartupError) {
         let sensor = devices.sensors[device.info.model.lowercased()]
             ?? SensorDatabase(Array(devices.sensors.values)).describe(device)
         let controller: CameraController
@@ -130,6 +130,7 @@ extension Supervisor {
         broadcast(ConsoleEvent("camera.state", [("state", "disconnected")]))
         // Requests in flight may never complete: a running bracket ends now, not at its timeout.
         captureService?.cameraDisconnected()
+        watchForCameraReturn()
     }
 
     private func startIMU() {

@@ -30,7 +30,7 @@ import Testing
         let session: ConsoleSession
         let logged = LockedValue<[String]>([])
         var imu: SimulatedIMU? { supervisor.devices.imu as? SimulatedIMU }
-        var camera: SimulatedCamera? { supervisor.camera?.device as? SimulatedCamera }
+        var provider: SimulatedCameraProvider? { supervisor.devices.cameraProvider as? SimulatedCameraProvider }
 
         init() throws {
             let catalog = BoardCatalog.standard(executablePath: #filePath)
@@ -111,7 +111,7 @@ import Testing
             switch cell.fault {
             case .imuNack: if let imu = rig.imu { imu.bus.inject(.nack, at: imu.address, count: 5) }
             case .imuVanish: if let imu = rig.imu { imu.bus.unplugged.insert(imu.address) }
-            case .cameraDisconnect: rig.camera?.simulateDisconnect()
+            case .cameraDisconnect: rig.provider?.simulateUnplug()
             case .enospc: rig.storage.capacityBytes = rig.storage.usedBytes + 1000
             case .eio: rig.storage.failWrite(1, with: .io, andAfter: true)
             }
@@ -120,7 +120,7 @@ import Testing
             switch cell.fault {
             case .imuNack: break  // transient: the driver's retries use the 5 NACKs up
             case .imuVanish: if let imu = rig.imu { imu.bus.unplugged.remove(imu.address) }
-            case .cameraDisconnect: break  // not replugged: the simulated camera has no reconnect
+            case .cameraDisconnect: rig.provider?.simulateReplug()
             case .enospc: rig.storage.capacityBytes = nil
             case .eio: rig.storage.clearFaults()
             }
@@ -159,15 +159,34 @@ import Testing
         if cell.phase != .idle {
             #expect(heard.first.map(Rig.ended) == true, "the bracket ended and said so: \(heard)")
         }
-        if cell.fault == .cameraDisconnect {
-            // No reconnect machinery: the supervisor says why brackets cannot run.
-            #expect(next.contains("not streaming") || next.contains("disconnected"), "\(next)")
-        } else {
-            #expect(recovered, "recovered by itself: \(next)")
-        }
+        #expect(recovered, "recovered by itself: \(next)")
         if cell.fault == .imuVanish || cell.fault == .imuNack {
             #expect(imuState.contains("unavailable") == false, "the IMU came back: \(imuState)")
         }
+    }
+
+    /// The camera unplugged and plugged back: brackets are refused, saying why, while it is gone;
+    /// the supervisor picks it up again when the camera manager lists it, with the same settings.
+    @Test func anUnpluggedCameraIsPickedUpAgainWhenItReturns() throws {
+        let rig = try Rig()
+        #expect(rig.send("set exposure.duration 1/100") == "ok exposure.duration=1/100 exposure.mode=custom")
+        let provider = try #require(rig.provider)
+        provider.simulateUnplug(completingPending: false)
+        rig.settle(.seconds(3))
+        #expect(rig.output.lines.contains("event camera.state state=disconnected"))
+        #expect(rig.send("capture").hasPrefix("err device the camera is not streaming"))
+        #expect(SimulatedBoardHarness.field("camera", in: rig.send("status"))?.contains("stopped") == true
+                || SimulatedBoardHarness.field("camera", in: rig.send("status"))?.contains("idle") == true)
+        provider.simulateReplug()
+        let back = rig.settle(until: { $0.hasPrefix("event camera.state state=streaming") }, limit: .seconds(3))
+        #expect(back != nil, "\(rig.output.lines.suffix(5))")
+        #expect(rig.logged.current.contains { $0.contains("reconnected") })
+        rig.settle(.milliseconds(300))
+        #expect(rig.supervisor.camera?.isStreaming == true)
+        #expect(rig.send("get exposure.duration").hasPrefix("ok exposure.duration=1/100"), "settings kept")
+        _ = rig.output.take()
+        _ = rig.send("capture")
+        #expect(rig.settle(until: Rig.ended)?.hasPrefix("event bracket.done") == true)
     }
 
     /// A GPIO line that cannot be had (busy with another consumer, or no such chip here) is a
