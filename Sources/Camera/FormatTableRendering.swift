@@ -3,8 +3,10 @@ import Hardware
 
 extension FormatTable {
     /// The table as aligned text, one format per line under a header: what `tripod formats` and
-    /// the console's `formats` print.
-    public static func renderText(_ formats: [CameraFormat]) -> String {
+    /// the console's `formats` print. With `maximumWidth` (a serial terminal), a table wider than
+    /// that is printed as several narrower ones, one after the other, each starting with the `#`
+    /// column.
+    public static func renderText(_ formats: [CameraFormat], maximumWidth: Int? = nil) -> String {
         let header = ["#", "size", "format", "fps", "fov(deg)", "binned", "zoom(max/upscale)", "af", "iso",
                       "exposure(us)", "hdr", "stabilization", "still"]
         var rows = [header]
@@ -25,11 +27,23 @@ extension FormatTable {
         }
         var widths = [Int](repeating: 0, count: header.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        return rows.map { row in
-            row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
+        // Column groups: all columns, or as many as fit `maximumWidth` after the `#` column.
+        var groups: [[Int]] = [Array(header.indices)]
+        if let maximumWidth, widths.reduce(0, +) + 2 * (widths.count - 1) > maximumWidth {
+            groups = [[0]]
+            for i in header.indices.dropFirst() {
+                let used = groups[groups.count - 1].map { widths[$0] + 2 }.reduce(0, +)
+                if used + widths[i] > maximumWidth && groups[groups.count - 1].count > 1 { groups.append([0]) }
+                groups[groups.count - 1].append(i)
+            }
+        }
+        return groups.map { columns in
+            rows.map { row in
+                columns.enumerated().map { position, i in
+                    position == columns.count - 1 ? row[i] : row[i].padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                }.joined(separator: "  ")
+            }.joined(separator: "\n") + "\n"
+        }.joined()
     }
 
     /// The table as JSON: an array of `CameraFormat` objects, keys sorted.

@@ -60,10 +60,11 @@ public struct CommandTable<Context>: Sendable {
     /// `help` lists every command; `help <command>` describes one.
     public func help(_ arguments: [String]) -> Reply {
         if arguments.isEmpty {
+            // Fits an 80-column terminal: the summary starts at a fixed column, under a usage too
+            // long for it, and wraps there.
             let all = [("help", "[command]", "list commands, or describe one")] + commands.map { ($0.name, $0.synopsis, $0.summary) }
-            let width = all.map { ($0.0 + " " + $0.1).count }.max() ?? 0
-            let body = all.map { name, synopsis, summary in
-                (name + " " + synopsis).padding(toLength: width, withPad: " ", startingAt: 0) + "  " + summary
+            let body = all.flatMap { name, synopsis, summary in
+                TerminalWidth.twoColumns(name + " " + synopsis, summary, column: TerminalWidth.helpColumn)
             }
             return .ok([("commands", String(all.count))], body: body)
         }
@@ -72,7 +73,8 @@ public struct CommandTable<Context>: Sendable {
         guard let command = command(named: arguments[0].lowercased()) else {
             return .err(.unknownCommand, "unknown command \"\(truncated(arguments[0]))\"; type help for the list")
         }
-        return .ok([("command", command.name)], body: [command.usage, command.summary] + command.detail)
+        let lines = [command.usage, command.summary] + command.detail
+        return .ok([("command", command.name)], body: lines.flatMap { TerminalWidth.wrap($0) })
     }
 
     private func truncated(_ s: String) -> String { s.count > 32 ? String(s.prefix(32)) + "…" : s }

@@ -43,8 +43,16 @@ public protocol GPIOInputLine: AnyObject {
     func read() throws -> Bool
     /// Edges are delivered on any thread, in kernel order; the handler must not block.
     func setEdgeHandler(_ handler: @escaping @Sendable (GPIOEdge) -> Void)
+    /// Called once, on any thread, when the line stops delivering edges (its reader failed, e.g.
+    /// ENODEV when the chip went away). Lines that cannot fail ignore it.
+    func setFailureHandler(_ handler: @escaping @Sendable (HardwareError) -> Void)
     /// Releases the line (`gpiod_line_release`).
     func close()
+}
+
+extension GPIOInputLine {
+    /// A line that cannot fail after it was opened never calls the handler.
+    public func setFailureHandler(_ handler: @escaping @Sendable (HardwareError) -> Void) {}
 }
 
 /// An output line (an LED). Values are logical.

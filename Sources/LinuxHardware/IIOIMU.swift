@@ -13,6 +13,10 @@ import Motion
 /// (raw + offset) × scale (IIO units are already rad/s and m/s²), mapped by `axisMapping`;
 /// timestamps come from the kernel's timestamp channel (ns). Errors emit `.health(.unavailable)`
 /// and restart with doubling backoff.
+///
+/// Under the shipped systemd unit /sys is read-only (ProtectKernelTunables), so the buffer cannot
+/// be set up: the first write failing with EROFS, EACCES or EPERM switches to polling the raw
+/// attributes (reads only, one sample per `pollInterval`), and `name` says so.
 public final class IIOIMU: IMUDevice, @unchecked Sendable {
     /// A device found under the IIO sysfs root.
     public struct Found: Hashable, Sendable {
@@ -57,6 +61,9 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     private let requestedRateHertz: Double
     private let pollInterval: Duration
     private let shared: LockedValue<Double>
+    private let writeSysfs: @Sendable (_ path: String, _ value: String) -> Int32
+    /// Set once a sysfs write was refused as read-only; read from any thread (`name`).
+    private let readOnly = LockedValue(false)
     // Loop-confined:
     private var handler: (@Sendable (IMUEvent) -> Void)?
     private var fd: Int32 = -1
@@ -71,22 +78,38 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     private var pollingRaw = false
     private var retryDelay: Duration = .milliseconds(100)
 
+    /// `writeSysfs` writes one attribute and returns 0 or the errno (tests inject a read-only /sys).
     public convenience init(found: Found, loop: any EventLoop, axisMapping: AxisMapping = .identity,
-                            rateHertz: Double = 500, pollInterval: Duration = .milliseconds(10)) {
+                            rateHertz: Double = 500, pollInterval: Duration = .milliseconds(10),
+                            writeSysfs: @escaping @Sendable (_ path: String, _ value: String) -> Int32 = IIOIMU.writeAttributeFile) {
         self.init(found: found, loop: loop, axisMapping: axisMapping, rateHertz: rateHertz, pollInterval: pollInterval,
-                  syscalls: SystemDescriptorSyscalls())
+                  writeSysfs: writeSysfs, syscalls: SystemDescriptorSyscalls())
     }
 
-    /// The same through `syscalls` (tests inject faults there).
+    /// The same with the buffer's open/read/close through `syscalls` (tests inject faults there).
     init(found: Found, loop: any EventLoop, axisMapping: AxisMapping, rateHertz: Double, pollInterval: Duration,
+         writeSysfs: @escaping @Sendable (_ path: String, _ value: String) -> Int32 = IIOIMU.writeAttributeFile,
          syscalls: any DescriptorSyscalls) {
         self.syscalls = syscalls
         self.found = found; self.loop = loop; self.axisMapping = axisMapping
         self.requestedRateHertz = rateHertz; self.pollInterval = pollInterval
+        self.writeSysfs = writeSysfs
         shared = LockedValue(rateHertz)
     }
 
-    public var name: String { "\(found.name) via IIO \(found.devicePath)" }
+    public var name: String {
+        "\(found.name) via IIO \(found.devicePath)" + (readOnly.current ? " (read-only /sys: raw attributes polled)" : "")
+    }
+
+    /// `open`/`write`/`close` of a sysfs attribute; 0 or the errno.
+    public static func writeAttributeFile(_ path: String, _ value: String) -> Int32 {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)  // as Data.write did: tests use plain files
+        guard fd >= 0 else { return errno }
+        defer { Glibc.close(fd) }
+        let bytes = Array((value + "\n").utf8)
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        return n == bytes.count ? 0 : (n < 0 ? errno : EIO)
+    }
     public var sampleRateHertz: Double { shared.current }
 
     public func start(handler: @escaping @Sendable (IMUEvent) -> Void) throws {
@@ -113,10 +136,14 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
 
     private func path(_ attribute: String) -> String { found.sysfsDirectory + "/" + attribute }
     private func writeAttribute(_ attribute: String, _ value: String) throws {
-        do { try Data((value + "\n").utf8).write(to: URL(fileURLWithPath: path(attribute))) } catch {
-            throw HardwareError(.io, "\(found.sysfsDirectory): write \(attribute)=\(value): \(error.localizedDescription)")
-        }
+        let code = writeSysfs(path(attribute), value)
+        guard code != 0 else { return }
+        if code == EROFS || code == EACCES || code == EPERM { throw ReadOnlySysfs() }
+        throw HardwareError(.io, "\(found.sysfsDirectory): write \(attribute)=\(value): \(String(cString: strerror(code)))")
     }
+
+    /// A sysfs write refused because /sys is read-only here (or not ours to write).
+    private struct ReadOnlySysfs: Error {}
     private func number(_ attribute: String) throws -> Double {
         let text = try iioReadText(path(attribute))
         guard let v = Double(text) else { throw HardwareError(.invalidArgument, "\(path(attribute)): \"\(text)\" is not a number") }
@@ -156,7 +183,7 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     private func bringUp() {
         // A driver without a trigger has no buffer (inv_mpu6050 when the chip's interrupt is not
         // wired): read the raw attributes on a timer instead.
-        if !FileManager.default.fileExists(atPath: path("buffer")) {
+        if !FileManager.default.fileExists(atPath: path("buffer")) || readOnly.current {
             startRawPolling()
             return
         }
@@ -187,6 +214,9 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
             handler?(.health(.running))
             unavailable = false
             schedule(after: pollInterval) { $0.drain() }
+        } catch is ReadOnlySysfs {
+            readOnly.withLock { $0 = true }
+            startRawPolling()
         } catch {
             fault(error)
         }

@@ -28,7 +28,11 @@ public func makeLinuxIMU(section: BoardDescription.IMUSection, loop: any EventLo
         let bus = section.bus ?? "/dev/i2c-1"
         let device: any I2CDevice
         if let address = section.address {
-            device = try LinuxI2CDevice(path: bus, address: UInt8(address))
+            // 7-bit addresses only; a board file's 300 or -1 is an error, not a trap.
+            guard let address7 = UInt8(exactly: address), address7 <= 0x7F else {
+                throw HardwareError(.invalidArgument, "IMU address \(address) is not a 7-bit I2C address (0x00...0x7f)")
+            }
+            device = try LinuxI2CDevice(path: bus, address: address7)
         } else if let found = try? IMUChipModel.detect(open: { try LinuxI2CDevice(path: bus, address: $0) }) {
             device = found.device
         } else {

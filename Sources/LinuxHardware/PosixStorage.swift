@@ -125,6 +125,19 @@ public final class PosixStorage: Storage, Sendable {
         return stale.count
     }
 
+    /// Removes temp files a crash left in the root and in every folder directly under it (the
+    /// dated capture folders); returns how many. Call at start, before any write.
+    @discardableResult
+    public func removeStaleTemporaryFilesInFolders() throws -> Int {
+        var removed = try removeStaleTemporaryFiles(in: "")
+        for name in try listAll("") where !name.hasPrefix(".") {
+            // Only folders: a file there is not listable (ENOTDIR), and is skipped.
+            do { _ = try sys.listDirectory(root + "/" + name) } catch { continue }
+            removed += try removeStaleTemporaryFiles(in: name)
+        }
+        return removed
+    }
+
     // MARK: - Helpers
 
     private func listAll(_ directory: String) throws -> [String] {

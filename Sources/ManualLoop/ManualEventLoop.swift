@@ -111,6 +111,11 @@ public final class ManualEventLoop: EventLoop, @unchecked Sendable {
         advance(to: now() + limit)
     }
 
+    /// Work waiting to run (timers and handed-over work), cancelled timers not counted.
+    public var pendingWorkCount: Int {
+        lock.withLock { s in s.entries.filter { $0.entry.handle?.isCancelled != true }.count }
+    }
+
     /// The deadline of the earliest pending work, if any.
     public var nextDeadline: MonotonicTime? {
         lock.withLock { s in s.entries.map(\.entry.deadline).min() }

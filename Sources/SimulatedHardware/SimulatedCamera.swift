@@ -181,10 +181,18 @@ public final class SimulatedCamera: CameraDevice {
 
     // MARK: Fault hooks
 
-    /// Unplugs the camera: streaming stops (pending requests complete as cancelled), a `.disconnected`
-    /// event follows, and every later call throws `HardwareError(.disconnected)`.
-    public func simulateDisconnect() {
-        stop()
+    /// Unplugs the camera: streaming stops (pending requests complete as cancelled, or, with
+    /// `completingPending` false, never complete, as when libcamera loses the device), a
+    /// `.disconnected` event follows, and every later call throws `HardwareError(.disconnected)`.
+    public func simulateDisconnect(completingPending: Bool = true) {
+        if completingPending {
+            stop()
+        } else {
+            streaming = false
+            nextFrame?.cancel(); nextFrame = nil
+            for item in inProgress { item.work.cancel() }
+            inProgress = []; waiting = []
+        }
         disconnected = true
         handler?(.disconnected)
     }

@@ -27,6 +27,8 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var maximumRenderSize: PixelSize?
     /// The camera most recently opened, for tests and fault injection.
     public private(set) var openedCamera: SimulatedCamera?
+    /// False while the camera is unplugged: the manager lists no camera and `open` fails.
+    public private(set) var isPluggedIn = true
 
     /// A provider for `sensor` on `loop`; frames are blurred by `motion` and reproducible for `seed`.
     public init(loop: any EventLoop, sensor: SensorDescription, motion: any MotionTruth = StillMotion(),
@@ -57,7 +59,17 @@ public final class SimulatedCameraProvider: CameraProvider {
         maximumRenderSize = board.camera.maximumRenderSize
     }
 
-    public func cameras() -> [CameraInfo] { [info] }
+    public func cameras() -> [CameraInfo] { isPluggedIn ? [info] : [] }
+
+    /// Fault hook: the camera is unplugged (the opened one disconnects, requests in flight complete
+    /// as cancelled unless `completingPending` is false) and stays gone until `simulateReplug()`.
+    public func simulateUnplug(completingPending: Bool = true) {
+        isPluggedIn = false
+        openedCamera?.simulateDisconnect(completingPending: completingPending)
+    }
+
+    /// Fault hook: the camera is back; the manager lists it and it can be opened again.
+    public func simulateReplug() { isPluggedIn = true }
 
     var info: CameraInfo {
         let cell = sensor.pixelSizeMicrometres.map { Int(($0 * 1000).rounded()) }
@@ -66,7 +78,7 @@ public final class SimulatedCameraProvider: CameraProvider {
     }
 
     public func open(id: String) throws -> any CameraDevice {
-        guard id == cameraID else {
+        guard id == cameraID, isPluggedIn else {
             throw HardwareError(.notFound, "simulated camera manager: open '\(id)': no such camera (have \(cameraID))")
         }
         let camera = SimulatedCamera(info: info, sensor: sensor, loop: loop, motion: motion, scene: scene, seed: seed)

@@ -8,6 +8,8 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
     private struct State: Sendable {
         var level: Bool
         var handler: (@Sendable (GPIOEdge) -> Void)?
+        var failureHandler: (@Sendable (HardwareError) -> Void)?
+        var failed = false
         var closed = false
         var edgesDelivered = 0
     }
@@ -29,7 +31,23 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
         state.withLock { $0.handler = handler }
     }
 
-    public func close() { state.withLock { $0.closed = true; $0.handler = nil } }
+    public func setFailureHandler(_ handler: @escaping @Sendable (HardwareError) -> Void) {
+        state.withLock { $0.failureHandler = handler }
+    }
+
+    public func close() { state.withLock { $0.closed = true; $0.handler = nil; $0.failureHandler = nil } }
+
+    /// Fault hook: the line's reader fails as gpiod's would (the chip went away). No edge is
+    /// delivered after it; the failure handler runs once, on the calling thread.
+    public func simulateFailure(_ error: HardwareError) {
+        let handler = state.withLock { s -> (@Sendable (HardwareError) -> Void)? in
+            guard !s.failed, !s.closed else { return nil }
+            s.failed = true
+            defer { s.failureHandler = nil }
+            return s.failureHandler
+        }
+        handler?(error)
+    }
 
     /// The current level (for console output and tests).
     public var isActive: Bool { state.withLock { $0.level } }
@@ -41,7 +59,7 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
         let handler = state.withLock { s -> (@Sendable (GPIOEdge) -> Void)? in
             guard s.level != active else { return nil }
             s.level = active
-            guard !s.closed else { return nil }
+            guard !s.closed, !s.failed else { return nil }
             s.edgesDelivered += 1
             return s.handler
         }

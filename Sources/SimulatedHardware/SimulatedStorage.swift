@@ -27,6 +27,12 @@ public final class SimulatedStorage: Storage {
         if andAfter { persistentFault = (writeCount + n, kind) } else { faults[writeCount + n] = kind }
     }
 
+    /// Ends every injected write failure (the medium was replaced or repaired).
+    public func clearFaults() {
+        faults = [:]
+        persistentFault = nil
+    }
+
     public var usedBytes: Int64 { files.values.reduce(0) { $0 + Int64($1.count) } }
 
     public func writeAtomically(_ bytes: [UInt8], to path: String) throws {

@@ -14,12 +14,13 @@ import Supervisor
 public enum BoardFactory {
     public static func build(board: BoardDescription, catalog: BoardCatalog, loop: any EventLoop,
                              capturesDirectory: String, log: Logger) throws(StartupError) -> BoardDevices {
-        var notes: [String] = []
-        let sensors = loadSensors(catalog: catalog)
+        let loaded = loadSensorsReporting(catalog: catalog)
+        let sensors = loaded.sensors
+        var notes = loaded.notes
         let storage: any Storage
         do {
             let posix = try PosixStorage(root: capturesDirectory)
-            let stale = try posix.removeStaleTemporaryFiles(in: "")
+            let stale = try posix.removeStaleTemporaryFilesInFolders()
             if stale > 0 { notes.append("captures: removed \(stale) unfinished temporary files") }
             storage = posix
         } catch {
@@ -117,15 +118,22 @@ public enum BoardFactory {
 
     /// Every sensor description the catalog can find, by lower-case model.
     static func loadSensors(catalog: BoardCatalog) -> [String: SensorDescription] {
+        loadSensorsReporting(catalog: catalog).sensors
+    }
+
+    /// Every sensor description the catalog can find, and a note for each file that does not
+    /// decode (its sensor is then described from the camera's own controls, as an unknown one).
+    static func loadSensorsReporting(catalog: BoardCatalog) -> (sensors: [String: SensorDescription], notes: [String]) {
         var sensors: [String: SensorDescription] = [:]
+        var notes: [String] = []
         for model in catalog.sensorModels() {
             do throws(StartupError) {
                 if let s = try catalog.sensor(model) { sensors[model] = s }
             } catch {
-                continue
+                notes.append("\(error.message); that sensor is treated as unknown")
             }
         }
-        return sensors
+        return (sensors, notes)
     }
 
     /// A real-clock loop on its own thread, for devices whose transfers block (an I2C IMU drain).

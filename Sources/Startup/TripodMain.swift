@@ -48,11 +48,14 @@ public enum TripodMain {
     }
 
     static func printError(_ message: String, prefix: Bool = true) {
-        FileHandle.standardError.write(Data(((prefix ? "tripod: error: " : "") + message + "\n").utf8))
+        Logger.writeIgnoringErrors(STDERR_FILENO, (prefix ? "tripod: error: " : "") + message + "\n")
     }
 
     /// Starts the supervisor on this thread's loop and serves the console until it stops.
     static func runSupervisor(_ arguments: RunArguments) -> Int32 {
+        // A console or control client that hangs up turns the next write into EPIPE (handled by its
+        // writer), not into a signal that kills the supervisor (exit status 141).
+        signal(SIGPIPE, SIG_IGN)
         let log = Logger.standardError()
         let loop = PosixEventLoop()
         let prepared: PreparedRun

@@ -1,3 +1,4 @@
+import Console
 import Hardware
 
 extension Supervisor {
@@ -6,10 +7,11 @@ extension Supervisor {
 
     /// The lines a person sees first on a console: board, devices, captures, how to go on.
     public func bannerLines() -> [String] {
-        var lines = ["# tripod \(Self.firmwareVersion) on board \(devices.board.name): \(devices.board.summary)"]
-        for (name, state) in deviceSummary() { lines.append("#   \(name): \(state)") }
-        lines.append("# captures: \(devices.storage.rootDescription)")
-        lines.append("# type help for commands, status for the state, quit to stop")
-        return lines
+        var lines = ["tripod \(Self.firmwareVersion) on board \(devices.board.name): \(devices.board.summary)"]
+        for (name, state) in deviceSummary() { lines.append("  \(name): \(state)") }
+        lines.append("captures: \(devices.storage.rootDescription)")
+        lines.append("type help for commands, status for the state, quit to stop")
+        // Each line fits an 80-column serial terminal (longer ones wrap, indented).
+        return lines.flatMap { TerminalWidth.wrap($0, indent: "    ") }.map { "# " + $0 }
     }
 }

@@ -9,7 +9,7 @@ extension Supervisor {
                              detail: ["columns: index, size, pixel format, fps range, FOV, binned, zoom, AF, ISO and exposure ranges,",
                                       "video HDR, stabilization modes, high-resolution still size"]) { context, _ in
             guard let camera = context.supervisor.camera else { return .err(.unsupported, "no camera") }
-            let lines = FormatTable.renderText(camera.formats).split(separator: "\n").map(String.init)
+            let lines = FormatTable.renderText(camera.formats, maximumWidth: TerminalWidth.bodyColumns).split(separator: "\n").map(String.init)
             return .ok([("formats", String(camera.formats.count)), ("active", camera.activeFormat.format.label)], body: lines)
         })
         commands.add(Command("format", synopsis: "<index|WxH@fps>", summary: "select the active format (same as set format)",

@@ -49,7 +49,7 @@ extension Supervisor {
     }
 
     /// Wraps the device in a controller, applies the settings (config file included) and streams.
-    private func startCamera(_ device: any CameraDevice) throws(StartupError) {
+    func startCamera(_ device: any CameraDevice) throws(StartupError) {
         let sensor = devices.sensors[device.info.model.lowercased()]
             ?? SensorDatabase(Array(devices.sensors.values)).describe(device)
         let controller: CameraController
@@ -131,6 +131,9 @@ extension Supervisor {
     func cameraDisconnected() {
         log.error("camera disconnected")
         broadcast(ConsoleEvent("camera.state", [("state", "disconnected")]))
+        // Requests in flight may never complete: a running bracket ends now, not at its timeout.
+        captureService?.cameraDisconnected()
+        watchForCameraReturn()
     }
 
     private func startIMU() {
@@ -242,9 +245,13 @@ extension Supervisor {
         } else {
             out.append(("imu", "none"))
         }
-        out.append(("shutter", devices.shutter.map { "\($0.address)" } ?? "none"))
+        let shutterState = devices.shutter.map { line in
+            captureService?.button?.failure.map { "\(line.address) stopped: \($0)" } ?? "\(line.address)"
+        }
+        out.append(("shutter", shutterState ?? "none"))
         out.append(("led", devices.led.map { "\($0.address)" } ?? "none"))
-        out.append(("display", devices.display.name))
+        // Once the viewfinder runs, only its thread touches the display.
+        out.append(("display", viewfinder?.displayName ?? devices.display.name))
         return out
     }
 }

@@ -21,9 +21,31 @@ public struct Logger: Sendable {
 
     /// Logs to stderr, with priority prefixes when `JOURNAL_STREAM` is set.
     public static func standardError(environment: [String: String] = ProcessInfo.processInfo.environment) -> Logger {
-        Logger(withPriorityPrefix: environment["JOURNAL_STREAM"] != nil) { line in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+        descriptor(STDERR_FILENO, withPriorityPrefix: environment["JOURNAL_STREAM"] != nil)
+    }
+
+    /// Logs to a file descriptor with `write(2)`. A line that cannot be written (EPIPE when the
+    /// reader is gone, EIO on a hung-up terminal, EBADF) is lost, never fatal: the supervisor keeps
+    /// running without its log rather than trapping in `FileHandle.write`.
+    public static func descriptor(_ fd: Int32, withPriorityPrefix: Bool) -> Logger {
+        Logger(withPriorityPrefix: withPriorityPrefix) { line in writeIgnoringErrors(fd, line + "\n") }
+    }
+
+    /// `write(2)` of all of `text`, retrying EINTR and short writes; returns false on any other
+    /// error (the text is dropped).
+    @discardableResult
+    public static func writeIgnoringErrors(_ fd: Int32, _ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += n
         }
+        return true
     }
 
     /// Discards everything (tests that do not look at logs).

@@ -1,16 +1,28 @@
 import Console
+import Foundation
 import Hardware
 
 /// Commands that only the simulated board has: moving the rig and pressing the button.
 extension Supervisor {
+    /// `sim hang <s>`: blocks the loop, as a stuck handler would (simulated board only).
+    static func hang(_ text: String) -> Reply {
+        guard let seconds = Double(text), seconds > 0, seconds <= 60 else {
+            return .err(.badValue, "hang \"\(text)\": seconds from 0 to 60")
+        }
+        usleep(UInt32(seconds * 1_000_000))
+        return .ok([("hung", ValueParser.formatNumber(seconds) + "s")])
+    }
+
     func registerSimulationCommands() {
         guard let hooks = devices.simulation else { return }
         if hooks.setMotion != nil {
-            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s]",
-                                 summary: "simulated board: change the rig's motion",
-                                 detail: ["example: sim motion handheld 3", "The IMU and the simulated frames' blur follow the same motion."],
+            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | hang <s>",
+                                 summary: "simulated board: change the rig's motion, or hang the loop (watchdog test)",
+                                 detail: ["example: sim motion handheld 3", "The IMU and the simulated frames' blur follow the same motion.",
+                                          "sim hang 3 blocks the supervisor's loop for 3 s (at most 60): the watchdog pings stop."],
                                  arguments: 2...3) { context, args in
-                guard args[0] == "motion" else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude]") }
+                if args[0] == "hang", args.count == 2 { return Self.hang(args[1]) }
+                guard args[0] == "motion" else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude] | hang <s>") }
                 var amplitude: Double? = nil
                 if args.count == 3 {
                     guard let a = Double(args[2]), a >= 0, a.isFinite else {

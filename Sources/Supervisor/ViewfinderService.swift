@@ -11,18 +11,29 @@ final class ViewfinderService: @unchecked Sendable {
     let presenter: ViewfinderPresenter
     private let running = LockedValue(true)
     private let failures = LockedValue<String?>(nil)
+    /// The display's name as the display thread last read it (a hot-plug changes it). `DRMDisplay`
+    /// is single-threaded, so the loop reads this copy, never the display.
+    private let shownName: LockedValue<String>
+
+    /// The display's name for `status` (any thread).
+    var displayName: String { shownName.current }
 
     /// Takes DRM master and starts the display thread. The display is used on that thread only.
     init(display: any DisplayDevice, log: Logger) throws {
         presenter = ViewfinderPresenter(display: display)
+        shownName = LockedValue(display.name)  // before the display thread starts: still ours
         try display.startShowing()
         let box = DisplayBox(display: display)
-        let thread = Thread { [presenter, running, failures] in
+        let thread = Thread { [presenter, running, failures, shownName] in
             var idle = 0
             while running.current {
                 do {
                     if try presenter.presentLatest() { idle = 0 } else { idle += 1; usleep(5_000) }
-                    if idle % 200 == 199 { _ = try box.display.checkConnection() }  // about once a second when idle
+                    if idle % 200 == 199 {  // about once a second when idle
+                        _ = try box.display.checkConnection()
+                        let name = box.display.name
+                        shownName.withLock { $0 = name }
+                    }
                 } catch {
                     let message = "\(error)"
                     if failures.current != message { log.warning("display: \(message)") }

@@ -11,6 +11,7 @@ let benchmarks: [any Benchmark.Type] = [
     ConsoleBenchmark.self,
     BracketBenchmark.self,
     VideoBenchmark.self,
+    SoakBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

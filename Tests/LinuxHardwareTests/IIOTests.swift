@@ -157,6 +157,29 @@ struct IIOTests {
         loop.run()
     }
 
+    @Test("read-only /sys (the hardened unit): the buffer cannot be set up, so the raw attributes are polled")
+    func readOnlySysfsFallsBackToRawPolling() throws {
+        let fake = try FakeIIO()
+        let loop = ManualEventLoop()
+        let writes = LockedValue(0)
+        let imu = IIOIMU(found: try #require(IIOIMU.find(sysfsRoot: fake.sysfs, devRoot: fake.dev).first), loop: loop,
+                         pollInterval: .milliseconds(10), writeSysfs: { _, _ in writes.withLock { $0 += 1 }; return EROFS })
+        let events = LockedValue<[IMUEvent]>([])
+        try imu.start { e in events.withLock { $0.append(e) } }
+        loop.advance(by: .milliseconds(105))
+        let health = events.current.compactMap { if case .health(let h) = $0 { h } else { nil } }
+        let samples = events.current.flatMap { if case .samples(let s) = $0 { s } else { [IMUSample]() } }
+        #expect(health == [.running], "running, never unavailable")
+        #expect(samples.count >= 9)
+        #expect(abs((samples.first?.gyro.x ?? 0) - 100 * 0.001064724) < 1e-9)
+        #expect(imu.name.contains("read-only /sys"))
+        #expect(fake.read("buffer/enable") == nil && fake.read("current_timestamp_clock") == "realtime", "nothing written")
+        imu.stop()
+        loop.run()
+        let afterStop = writes.current
+        #expect(afterStop <= 2, "no write retried on every poll: \(afterStop)")
+    }
+
     @Test("a missing buffer node: unavailable, then recovery when it appears")
     func recovery() throws {
         let fake = try FakeIIO()
@@ -193,6 +216,12 @@ struct IIOTests {
         }
         #expect(throws: HardwareError.self) {
             try makeLinuxIMU(section: section(#"{"backend": "sim"}"#), loop: loop)
+        }
+        // A board file's address beyond 7 bits is an error, not a trap in UInt8(_:).
+        for address in [300, -1, 128] {
+            #expect {
+                try makeLinuxIMU(section: section(#"{"backend": "i2c", "bus": "/dev/i2c-99", "address": \#(address)}"#), loop: loop)
+            } throws: { ($0 as? HardwareError)?.kind == .invalidArgument && "\($0)".contains("7-bit") }
         }
     }
 

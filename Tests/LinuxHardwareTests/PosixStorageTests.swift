@@ -119,4 +119,20 @@ import Testing
         #expect(try storage.removeStaleTemporaryFiles(in: "") == 1)
         #expect(try allNames(dir) == ["b.dng"])
     }
+
+    /// A crash mid-bracket leaves its temp file in the dated folder, not in the root.
+    @Test func staleTempFilesInDatedFoldersAreRemovedToo() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let storage = try PosixStorage(root: dir)
+        try storage.createDirectory("2026-12-01")
+        _ = FileManager.default.createFile(atPath: dir + "/2026-12-01/.TRP_000001_01.dng.tmp-1-1", contents: Data([1, 2]))
+        _ = FileManager.default.createFile(atPath: dir + "/.sequence.tmp-2-2", contents: Data([1]))
+        try storage.writeAtomically([3], to: "2026-12-01/TRP_000001.json")
+        try storage.writeAtomically([4], to: "counter")
+        #expect(try storage.removeStaleTemporaryFilesInFolders() == 2)
+        #expect(try storage.list("2026-12-01") == ["TRP_000001.json"])
+        #expect(try allNames(dir + "/2026-12-01") == ["TRP_000001.json"])
+        #expect(try storage.removeStaleTemporaryFilesInFolders() == 0)
+    }
 }

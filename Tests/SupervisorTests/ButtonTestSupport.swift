@@ -103,6 +103,7 @@ final class ButtonRig {
                 return SeenGesture(gesture: c.gesture, edge: c.edgeTimestamp, decidedAt: s.at)
             case .lockFocusAndExposure(let t): return SeenGesture(gesture: .halfPress, edge: t, decidedAt: s.at)
             case .unlockFocusAndExposure(let t): return SeenGesture(gesture: .halfRelease, edge: t, decidedAt: s.at)
+            case .lineFailed: return nil
             }
         }
     }

@@ -107,6 +107,24 @@ import Testing
     #expect(rig.supervisor.state == .ready)
 }
 
+/// libcamera may never complete the requests of a camera that went away: the bracket ended only
+/// at its timeout. It ends at the disconnect now.
+@Test func aDisconnectWhoseRequestsNeverCompleteFailsTheBracketAtOnce() throws {
+    let rig = try CaptureRig()
+    rig.send("bracket manual 1/4@100 1/2@100 1@100")
+    let first = rig.settle(until: { $0.contains { $0.hasPrefix("event bracket.frame") } })
+    #expect(first.contains { $0.hasPrefix("event bracket.frame") })
+    let at = rig.loop.now()
+    rig.provider.openedCamera?.simulateDisconnect(completingPending: false)
+    let lines = rig.settle(until: { $0.event("bracket.failed") != nil }, limit: .seconds(20))
+    let failed = try #require(lines.event("bracket.failed"), "\(lines)")
+    #expect(failed.contains("camera disconnected mid-bracket"), "\(failed)")
+    #expect(rig.loop.now() - at < .milliseconds(100), "at the disconnect, not at the timeout")
+    let sidecar = try #require(try rig.sidecars().first)
+    #expect(sidecar.result.status == .failed && sidecar.frames.count == 1)
+    #expect(rig.supervisor.state == .ready)
+}
+
 @Test func captureFormatDecidesTheFiles() throws {
     let rig = try CaptureRig()
     rig.send("set capture.format jpeg")

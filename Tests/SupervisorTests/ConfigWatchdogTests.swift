@@ -11,7 +11,7 @@ import Glibc
 #endif
 
 /// A fake service manager: a Unix datagram socket bound in a temp dir, named by NOTIFY_SOCKET.
-private final class FakeNotifySocket {
+final class FakeNotifySocket {
     let directory: String
     let path: String
     private let fd: Int32

@@ -11,7 +11,12 @@ import Testing
 private final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
     let frames = LockedValue(0)
     let showing = LockedValue(false)
-    var name: String { "recording 320x240" }
+    /// Threads that read `name` while the display was showing (DRMDisplay is single-threaded).
+    let nameReaders = LockedValue<Set<String>>([])
+    var name: String {
+        if showing.current { nameReaders.withLock { _ = $0.insert(Thread.current.name ?? "?") } }
+        return "recording 320x240"
+    }
     var size: PixelSize? { PixelSize(width: 320, height: 240) }
     func startShowing() throws { showing.withLock { $0 = true } }
     func stopShowing() { showing.withLock { $0 = false } }
@@ -51,6 +56,14 @@ private final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
             return out.lines
         }
         #expect(reply == ["ok display.zebra=on"])
+        // `status` names the display without touching it from the loop (the display thread owns it).
+        let status = loop.perform { () -> [String] in
+            let out = RecordingConsoleOutput()
+            supervisor.run(line: "status", from: supervisor.attach(name: "s", kind: .local, output: out))
+            return out.lines
+        }
+        #expect(status.last?.contains("display=\"recording 320x240\"") == true, "\(status)")
+        #expect(display.nameReaders.current.isSubset(of: ["tripod-viewfinder"]), "\(display.nameReaders.current)")
         #expect(supervisor.viewfinder?.presenter.options.zebra == true)
         loop.perform { supervisor.requestStop(reason: "test") }
         for _ in 0..<100 where display.showing.current { usleep(10_000) }

@@ -63,6 +63,14 @@ public final class BracketEngine {
     private var queueing = false
     private var planned: [Planned] = []
     private var lastQueued: ResolvedStep?
+    /// True once padding holding `lastQueued` has been planned while the gate waits: one wait's
+    /// padding is enough, however many times the gate is asked again.
+    private var paddedForWait = false
+    /// Requests granted beyond the base budget: retakes the gate asked for and padding while it
+    /// waited. Neither means "never matched", so neither may spend the budget that detects it.
+    private var extraRequestBudget = 0
+    /// When the bracket times out; moved later by the time the gate waits and by retakes.
+    private var deadline: MonotonicTime?
     private var timeout: ScheduledWork?
     private var resumeWork: ScheduledWork?
     private var bufferRetry: ScheduledWork?
@@ -135,11 +143,8 @@ public final class BracketEngine {
         let longest = steps.map(\.exposureMicroseconds).max() ?? 0
         let frameMicroseconds = max(Int64(longest), controller.activeFormat.minimumFrameDurationMicroseconds,
                                     controller.observedFrameIntervalMicroseconds ?? 0)
-        let deadline = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
-        let bound = LoopBound(self, loop: controller.loop)
-        timeout = controller.loop.schedule(after: deadline) {
-            bound.value.fail("timeout: the bracket did not complete within \(deadline) (\(bound.value.matched.filter { !$0 }.count) step(s) missing)")
-        }
+        let allowed = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
+        armTimeout(at: controller.loop.now() + allowed)
         if confirmsSettings, maximumRequestsInFlight < steps.count + pipelineDelayFrames {
             holdsForWholeBracket = true
             holdRegularRequests()
@@ -156,12 +161,31 @@ public final class BracketEngine {
         }
     }
 
+    /// (Re)arms the time limit at `time`.
+    private func armTimeout(at time: MonotonicTime) {
+        timeout?.cancel()
+        deadline = time
+        let bound = LoopBound(self, loop: controller.loop)
+        let started = statistics.firstRequestQueuedAt ?? controller.loop.now()
+        timeout = controller.loop.schedule(at: time) {
+            let engine = bound.value
+            let missing = engine.matched.filter { !$0 }.count
+            engine.fail("timeout: the bracket did not complete within \(time - started) (\(missing) step(s) missing)")
+        }
+    }
+
+    /// Moves the time limit later by `extra` (time the gate made the bracket wait, or a retake's frames).
+    private func extendTimeout(by extra: Duration) {
+        guard let deadline, !isFinished else { return }
+        armTimeout(at: deadline + extra)
+    }
+
     /// Ends the bracket now (e.g. storage refused it); frames still in flight are ignored.
     public func cancel(reason: String) { fail(reason) }
 
     // MARK: Queueing
 
-    private var requestBudget: Int { limits.requestBudgetFactor * (steps.count + pipelineDelayFrames) + 8 }
+    private var requestBudget: Int { limits.requestBudgetFactor * (steps.count + pipelineDelayFrames) + 8 + extraRequestBudget }
 
     /// A request waiting for room in the window: a step, or padding holding a step's values.
     private enum Planned { case step(Int), pad(ResolvedStep) }
@@ -189,10 +213,17 @@ public final class BracketEngine {
                 let step = steps[index]
                 if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: controller.loop.now()) {
                     let rest = planned.compactMap { item -> Int? in if case .step(let i) = item { i } else { nil } }
-                    planned = lastQueued.map { Array(repeating: .pad($0), count: pipelineDelayFrames) } ?? []
+                    planned = []
+                    if let last = lastQueued, !paddedForWait {
+                        // The step queued last still needs its padding to reach the sensor.
+                        paddedForWait = true
+                        planned = Array(repeating: .pad(last), count: pipelineDelayFrames)
+                        extraRequestBudget += pipelineDelayFrames
+                    }
                     let bound = LoopBound(self, loop: controller.loop)
                     let resumeAt = [index] + rest
                     resumeWork = controller.loop.schedule(after: delay) { bound.value.resume(resumeAt) }
+                    extendTimeout(by: delay)
                     continue
                 }
                 guard statistics.requestsQueued < requestBudget else {
@@ -203,6 +234,7 @@ public final class BracketEngine {
                 queuedCookie[index] = cookie
                 attempts[index] += 1
                 lastQueued = step
+                paddedForWait = false
             }
         }
         // Released once all is queued, or while the gate makes the bracket wait (the viewfinder
@@ -334,6 +366,9 @@ public final class BracketEngine {
         if verdict.retake && attempts[index] < limits.maximumAttempts {
             statistics.retakes += 1
             queuedCookie[index] = nil
+            // A retake is the gate's choice: it gets its own requests and frame time.
+            extraRequestBudget += 1 + pipelineDelayFrames
+            extendTimeout(by: .microseconds(frameMicroseconds * Int64(1 + pipelineDelayFrames + controller.requestsInFlight)))
             return
         }
         matched[index] = true

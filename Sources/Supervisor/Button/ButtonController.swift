@@ -24,6 +24,8 @@ public enum ButtonOutput: Hashable, Sendable {
     case queued(ButtonCommand)
     /// A capture press refused while busy.
     case rejected(ButtonCommand, reason: String)
+    /// A line stopped delivering edges (its reader failed): the button no longer works.
+    case lineFailed(line: String, reason: String)
 }
 
 /// Counters for `status`.
@@ -83,12 +85,20 @@ public final class ButtonController {
         shutter.setEdgeHandler { edge in
             if inbox.push(.shutter, edge) { loop.execute { bound.value.drainInbox() } }
         }
+        let shutterName = "\(shutter.address)"
+        shutter.setFailureHandler { error in
+            loop.execute { bound.value.lineFailed(shutterName, error) }
+        }
         if let halfPress {
             let initialHalf = (try? halfPress.read()) ?? false
             halfDebouncer = Debouncer(window: configuration.debounceWindow, mode: configuration.debounceMode,
                                       initiallyActive: initialHalf)
             halfPress.setEdgeHandler { edge in
                 if inbox.push(.halfPress, edge) { loop.execute { bound.value.drainInbox() } }
+            }
+            let halfName = "\(halfPress.address)"
+            halfPress.setFailureHandler { error in
+                loop.execute { bound.value.lineFailed(halfName, error) }
             }
         }
     }
@@ -145,6 +155,16 @@ public final class ButtonController {
 
     /// True while a button capture runs or waits.
     public var isCaptureBusy: Bool { gate.isBusy }
+
+    /// Why the button stopped working (a line's reader failed); nil while it works.
+    public private(set) var failure: String?
+
+    private func lineFailed(_ line: String, _ error: HardwareError) {
+        guard started else { return }
+        let reason = error.message
+        if failure == nil { failure = line == "\(shutter.address)" ? reason : "\(line): \(reason)" }
+        output(.lineFailed(line: line, reason: reason))
+    }
 
     private func drainInbox() {
         for (line, edge) in inbox.drain() {

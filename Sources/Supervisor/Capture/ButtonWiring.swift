@@ -89,6 +89,9 @@ extension Supervisor {
             broadcast(ConsoleEvent("button.queued", [("action", command.action.description)]))
         case .rejected(let command, let reason):
             broadcast(ConsoleEvent("button.rejected", [("action", command.action.description), ("reason", reason)]))
+        case .lineFailed(let line, let reason):
+            log.error("shutter button \(line) stopped: \(reason); use the console")
+            broadcast(ConsoleEvent("button.failed", [("line", line), ("reason", reason)]))
         case .lockFocusAndExposure:
             lockForHalfPress(service)
         case .unlockFocusAndExposure:

@@ -245,12 +245,25 @@ final class CaptureService {
         }
     }
 
+    /// The camera went away: a running bracket fails now (its frames already kept stay), and a
+    /// capture waiting for the first frame fails too.
+    func cameraDisconnected() {
+        running?.engine?.cancel(reason: "camera disconnected mid-bracket")
+        failWaitingForFirstFrame("camera disconnected before its first frame")
+    }
+
     private func firstFrameNeverCame(after limit: Duration) {
-        guard let (_, trigger, _, _) = waitingForFirstFrame else { return }
+        failWaitingForFirstFrame("no frame from the camera within \(limit) of the trigger")
+    }
+
+    /// Ends a capture that waited for the camera's first frame, saying why (nothing was kept).
+    private func failWaitingForFirstFrame(_ reason: String) {
+        guard let (_, trigger, _, timeout) = waitingForFirstFrame else { return }
+        timeout.cancel()
         waitingForFirstFrame = nil
         bracketsFailed += 1
-        emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", "no frame from the camera within \(limit) of the trigger"),
-                                                        ("kept", "0"), ("trigger", triggerName(trigger))]))
+        emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"),
+                                             ("trigger", triggerName(trigger))]))
         showPattern(.error)
         work.end("bracket")
     }

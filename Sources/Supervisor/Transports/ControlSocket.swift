@@ -8,10 +8,18 @@ final class ControlSocketServer: @unchecked Sendable {
     private let listener: Int32
     /// Output queued per client before lines are dropped (a client that never reads loses output).
     static let outputLimitBytes = 256 << 10
+    /// Clients connected at once at most (each costs a reader and a writer thread); one more is
+    /// told so and closed.
+    let maximumClients: Int
+    /// Clients connected now (their descriptor not yet closed).
+    private let connected = LockedValue(0)
+    /// Clients refused because `maximumClients` were connected.
+    private let refused = LockedValue(0)
 
     /// Binds and listens at `path` (`socket`, `bind`, `listen`), replacing a stale socket file.
-    init(path: String) throws(StartupError) {
+    init(path: String, maximumClients: Int = 8) throws(StartupError) {
         self.path = path
+        self.maximumClients = max(1, maximumClients)
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -34,6 +42,7 @@ final class ControlSocketServer: @unchecked Sendable {
     func serve(supervisor: LoopBound<Supervisor>) {
         let listener = self.listener
         let loop = supervisor.loop
+        let connected = self.connected, refused = self.refused, maximum = maximumClients
         let thread = Thread {
             while true {
                 let client = accept(listener, nil, nil)
@@ -42,7 +51,19 @@ final class ControlSocketServer: @unchecked Sendable {
                     return  // listener closed
                 }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                let shared = SharedDescriptor(client, users: 2)
+                let admitted = connected.withLock { count -> Bool in
+                    guard count < maximum else { return false }
+                    count += 1
+                    return true
+                }
+                guard admitted else {
+                    refused.withLock { $0 += 1 }
+                    let line = Array("err busy \(maximum) control clients are connected, the most allowed; close one and try again\n".utf8)
+                    _ = line.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                    close(client)
+                    continue
+                }
+                let shared = SharedDescriptor(client, users: 2, onClosed: { connected.withLock { $0 -= 1 } })
                 loop.execute {
                     let s = supervisor.value
                     let writer = DescriptorWriter(shared: shared, limitBytes: ControlSocketServer.outputLimitBytes)
@@ -61,6 +82,9 @@ final class ControlSocketServer: @unchecked Sendable {
         thread.name = "tripod-control-accept"
         thread.start()
     }
+
+    /// Clients connected now, and those refused so far (for tests and `status`).
+    var clientCounts: (connected: Int, refused: Int) { (connected.current, refused.current) }
 
     /// Stops accepting and removes the socket file.
     func shutdown() {
@@ -106,7 +130,7 @@ enum ControlClient {
     }
 
     private static func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("tripod ctl: \(message)\n".utf8))
+        Logger.writeIgnoringErrors(STDERR_FILENO, "tripod ctl: \(message)\n")
         return 2
     }
 }

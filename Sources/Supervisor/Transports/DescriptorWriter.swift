@@ -6,6 +6,9 @@ import Hardware
 /// told how many lines were lost once it catches up.
 final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private let descriptor: Int32
+    /// True for a socket: written with `send(MSG_NOSIGNAL)`, so a client that hung up is EPIPE
+    /// here even where SIGPIPE is not ignored.
+    private let isSocket: Bool
     private let limitBytes: Int
     private let condition = NSCondition()
     // Guarded by `condition`.
@@ -29,6 +32,8 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
 
     private init(descriptor: Int32, shared: SharedDescriptor?, limitBytes: Int) {
         self.descriptor = descriptor
+        var info = stat()
+        isSocket = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
         self.shared = shared
         self.limitBytes = limitBytes
         let thread = Thread { [self] in self.drain() }
@@ -117,7 +122,10 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private func writeAll(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            let n = bytes.withUnsafeBytes { raw in
+                isSocket ? send(descriptor, raw.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                    : Glibc.write(descriptor, raw.baseAddress! + offset, bytes.count - offset)
+            }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { if errno == EAGAIN { usleep(1000) }; continue }
                 return false

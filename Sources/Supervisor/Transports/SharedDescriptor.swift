@@ -7,11 +7,14 @@ import Hardware
 final class SharedDescriptor: Sendable {
     let descriptor: Int32
     private let users: LockedValue<Int>
+    private let onClosed: (@Sendable () -> Void)?
 
-    /// `users`: how many threads will call `release()` (reader and writer: 2).
-    init(_ descriptor: Int32, users: Int) {
+    /// `users`: how many threads will call `release()` (reader and writer: 2). `onClosed` runs
+    /// once, on the last user's thread, after the descriptor is closed.
+    init(_ descriptor: Int32, users: Int, onClosed: (@Sendable () -> Void)? = nil) {
         self.descriptor = descriptor
         self.users = LockedValue(users)
+        self.onClosed = onClosed
     }
 
     /// Wakes the other user: `shutdown(2)` on a socket makes a blocked `read` return end of input
@@ -27,9 +30,11 @@ final class SharedDescriptor: Sendable {
 
     /// One user is done; the last one closes the descriptor.
     func release() {
-        users.withLock { remaining in
+        let closed = users.withLock { remaining -> Bool in
             remaining -= 1
             if remaining == 0 { Glibc.close(descriptor) }
+            return remaining == 0
         }
+        if closed { onClosed?() }
     }
 }

@@ -1,0 +1,36 @@
+import Console
+import Hardware
+
+extension Supervisor {
+    /// How often a disconnected camera is looked for.
+    static let cameraRetryInterval: Duration = .seconds(1)
+
+    /// After a disconnect: asks the camera manager every `cameraRetryInterval` whether the camera
+    /// is listed again (`CameraProvider.cameras()`; libcamera's list follows hot-plug), and when it
+    /// is, opens it and streams with the current settings, as at start. Stops when the supervisor
+    /// stops. Loop-confined.
+    func watchForCameraReturn() {
+        let bound = self.bound
+        loop.schedule(after: Self.cameraRetryInterval) { bound.value.lookForCamera() }
+    }
+
+    private func lookForCamera() {
+        guard state == .ready, camera?.isStreaming != true else { return }
+        let previous = camera?.device.info.id
+        let listed = devices.cameraProvider.cameras()
+        guard let info = listed.first(where: { $0.id == previous }) ?? listed.first else {
+            watchForCameraReturn()
+            return
+        }
+        do {
+            let device = try devices.cameraProvider.open(id: info.id)
+            try startCamera(device)
+        } catch {
+            log.warning("camera \(info.model) is back but cannot be started: \(error); trying again")
+            watchForCameraReturn()
+            return
+        }
+        log.notice("camera \(info.model) reconnected")
+        broadcast(ConsoleEvent("camera.state", [("state", "streaming"), ("format", camera?.activeFormat.format.label ?? "")]))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Hardware
+import Media
+import Testing
+@testable import Supervisor
+
+/// The process-level cells of the fault matrix: `kill -9` in each phase (then a restart on the same
+/// captures), and a stuck loop seen by the watchdog on a notify socket. Each prints a FAULT-CELL line.
+@Suite(.serialized) struct ProcessFaultTests {
+    /// Visible files under the dated folders, hidden temp files, and image files no sidecar names
+    /// (or whose size differs from the sidecar's record).
+    static func disk(_ captures: String) -> (images: Int, temps: Int, sidecars: [String], mismatched: [String]) {
+        let fm = FileManager.default
+        var images = 0, temps = 0, statuses: [String] = [], mismatched: [String] = []
+        var named: [String: Int] = [:]
+        var onDisk: [String: Int] = [:]
+        for folder in (try? fm.contentsOfDirectory(atPath: captures)) ?? [] {
+            let path = captures + "/" + folder
+            for name in (try? fm.contentsOfDirectory(atPath: path)) ?? [] {
+                if name.hasPrefix(".") && name.contains(".tmp-") { temps += 1; continue }
+                let full = path + "/" + name
+                let size = (try? fm.attributesOfItem(atPath: full)[.size] as? Int) ?? nil
+                if name.hasSuffix(".json"), let data = fm.contents(atPath: full), let s = try? BracketSidecar.decode(Array(data)) {
+                    statuses.append(s.result.status.rawValue)
+                    for frame in s.frames { for file in frame.files { named[folder + "/" + file.name] = file.bytes } }
+                }
+                if name.hasSuffix(".dng") || name.hasSuffix(".jpg") { images += 1; onDisk[folder + "/" + name] = size ?? -1 }
+            }
+            if folder.hasPrefix(".") && folder.contains(".tmp-") { temps += 1 }
+        }
+        for (file, size) in onDisk where named[file] != nil && named[file] != size { mismatched.append(file) }
+        for (file, _) in named where onDisk[file] == nil { mismatched.append("missing " + file) }
+        return (images, temps, statuses, mismatched)
+    }
+
+    @Test(arguments: ["idle", "bracket", "writing"])
+    func killNineThenRestart(phase: String) throws {
+        let first = try ControlSocketProcessTests.RunningTripod()
+        let work = first.work
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        #expect(first.ask("set capture.format both")?.hasPrefix("ok") == true)
+        usleep(300_000)  // the camera's first frames
+        if phase != "idle" {
+            #expect(first.ask("bracket ev 31 0.2")?.hasPrefix("ok bracket=") == true)
+            if phase == "writing" {
+                // Until the first file (or its temp file) is on disk: frames are being encoded and written.
+                for _ in 0..<3000 {
+                    let d = Self.disk(first.captures)
+                    if d.images + d.temps > 0 { break }
+                    usleep(2_000)
+                }
+            }
+        }
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        let killed = Self.disk(first.captures)
+        let second = try ControlSocketProcessTests.RunningTripod(work: work)
+        let status = second.ask("status") ?? "none"
+        let after = Self.disk(second.captures)
+        let next = second.ask("capture") ?? "none"
+        var done = false
+        for _ in 0..<300 where !done {
+            usleep(20_000)
+            done = Self.disk(second.captures).sidecars.filter { $0 == "complete" }.count > killed.sidecars.filter { $0 == "complete" }.count
+        }
+        print("FAULT-CELL kill-9 | \(phase) | said: (killed: nothing) | restart: \(status.prefix(24))… "
+              + "| recovered: \(done ? "yes" : "no: " + next) | disk after kill: \(killed.images) image(s), \(killed.temps) temp file(s), "
+              + "sidecars \(killed.sidecars); after restart: \(after.temps) temp file(s), mismatched \(after.mismatched)")
+        #expect(status.hasPrefix("ok state=ready"))
+        #expect(after.temps == 0, "the restart removes the temp files a kill left, in the dated folders too")
+        #expect(after.mismatched.isEmpty, "every file a sidecar names is complete: \(after.mismatched)")
+        #expect(done, "a capture after the restart completes")
+    }
+
+    @Test func aStuckLoopStopsTheWatchdogPingsOnTheNotifySocket() throws {
+        let manager = try FakeNotifySocket()
+        let tripod = try ControlSocketProcessTests.RunningTripod(environment: ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "1000000"])
+        var pings: [Double] = []
+        let start = Date()
+        func collect(for seconds: Double) {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                for message in manager.drain() where message.contains("WATCHDOG=1") { pings.append(Date().timeIntervalSince(start)) }
+                usleep(10_000)
+            }
+        }
+        collect(for: 1.5)
+        let before = pings.count
+        let hung = LockedValue<String?>(nil)
+        let asker = Thread { hung.withLock { $0 = tripod.ask("sim hang 3") } }
+        let hangAt = Date().timeIntervalSince(start)
+        asker.start()
+        collect(for: 4.5)
+        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+        let longest = gaps.max() ?? 0
+        let resumed = pings.filter { $0 > hangAt + 3.2 }.count
+        print("FAULT-CELL stuck-loop | idle | said: \(hung.current ?? "nothing yet") | pings before \(before), longest gap "
+              + String(format: "%.2f s", longest) + " (WATCHDOG_USEC 1 s: systemd would restart the service) | resumed after: \(resumed) ping(s)")
+        #expect(before >= 2, "pings every half timeout while the loop runs")
+        #expect(longest >= 2.5, "no ping while the loop is stuck: gaps \(gaps)")
+        #expect(resumed >= 1, "pings resume when the loop runs again")
+    }
+}
