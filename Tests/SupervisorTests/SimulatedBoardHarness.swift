@@ -57,8 +57,11 @@ final class SimulatedBoardHarness {
     /// The last line of the reply to `line` (the ok/err line).
     func reply(_ line: String) -> String { send(line).last ?? "" }
 
-    /// Runs the simulated world forward.
-    func advance(_ duration: Duration) { loop.advance(by: duration) }
+    /// Runs the simulated world forward in 10 ms steps, letting the capture and state writers (real
+    /// queues) finish what each step gave them, so events land at the same simulated time on every run.
+    func advance(_ duration: Duration) {
+        loop.advance(by: duration, inStepsOf: .milliseconds(10), draining: supervisor)
+    }
 
     /// The value of `key=` in an `ok` line.
     static func field(_ key: String, in line: String) -> String? {
