@@ -69,6 +69,9 @@ public final class CameraController {
     /// two frames). A camera can run slower than its format says (vimc under emulation, a loaded
     /// host): waits sized in frames use the slower of the two.
     public private(set) var observedFrameIntervalMicroseconds: Int64?
+    /// The latest regular frame's state: what AE (or the current settings) chose, never a bracket
+    /// step's own exposure. Brackets meter from it, so back-to-back brackets do not compound.
+    public private(set) var latestRegular: FrameState?
     /// The latest completed regular request, with its buffers.
     public private(set) var latestRequest: CompletedRequest?
     /// Called on the loop for every completed regular frame (after `latest` is updated).
@@ -325,6 +328,7 @@ public final class CameraController {
             guard completed.isComplete else { return }
             let state = FrameState(completed, isoPerGain: sensor.isoPerGain)
             latest = state
+            latestRegular = state
             latestRequest = completed
             onFrame?(completed, state)
             refillRegularRequests()

@@ -180,3 +180,32 @@ final class ScriptedGate: BracketFrameGate {
     #expect(error?.kind == .outOfRange && error?.message.contains("more than \(BracketPlan.maximumSteps)") == true)
     #expect(try BracketPlan.evPreset(count: BracketPlan.maximumSteps, stepEV: 0.5).steps.count == BracketPlan.maximumSteps)
 }
+
+/// A bracket started the moment another ends (before any regular frame) meters from the regular
+/// frames, not from the last bracket's +1 EV step: back-to-back brackets do not compound (the soak
+/// found exposures doubling bracket after bracket until one took seconds per frame).
+@Test func backToBackBracketsMeterFromRegularFramesNotTheLastStep() throws {
+    let rig = try streamingRig()
+    let plan = try BracketPlan.evList([0, 1])  // the +1 EV step is queued last
+    let first = BracketLog(), second = BracketLog()
+    final class Engines: @unchecked Sendable { var next: BracketEngine? }
+    let engines = Engines()
+    let controller = rig.controller
+    let a = try BracketEngine(controller: controller, plan: plan, gate: UngatedFrames(),
+                              onFrame: { first.frames.append($0) }, onFinish: { outcome in
+        first.outcome = outcome
+        // Straight on, as the soak's next `bracket` does: `latest` is still the last step's frame.
+        engines.next = try? BracketEngine(controller: controller, plan: plan, gate: UngatedFrames(),
+                                          onFrame: { second.frames.append($0) }, onFinish: { second.outcome = $0 })
+        try? engines.next?.start()
+    })
+    try a.start()
+    rig.loop.advance(by: .seconds(4))
+    let bases = [first, second].compactMap { log in
+        log.frames.first(where: { $0.requested.evBias == 0 }).map { Double($0.requested.exposureMicroseconds) * $0.requested.analogueGain }
+    }
+    #expect(engines.next != nil)
+    try #require(bases.count == 2, "both brackets kept their EV 0 frame")
+    let ratio = bases[1] / bases[0]
+    #expect(abs(log2(ratio)) < 0.25, "the second bracket's EV 0 is \(ratio)× the first's")
+}

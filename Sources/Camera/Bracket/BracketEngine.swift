@@ -121,11 +121,12 @@ public final class BracketEngine {
     }
 
     /// The base exposure EV steps are relative to: the settings themselves in custom and locked
-    /// modes (so a capture right after `set` uses the new values), the latest frame in auto.
+    /// modes (so a capture right after `set` uses the new values), the latest regular frame in auto.
     private static func meteredExposure(_ controller: CameraController) throws -> (microseconds: Int, gain: Double) {
         if case .custom(let duration, let iso) = controller.exposureMode { return (duration, iso / controller.sensor.isoPerGain) }
         if case .locked = controller.exposureMode, let held = controller.lockedExposure { return (held.durationMicroseconds, held.gain) }
-        if let latest = controller.latest?.exposure { return (latest.durationMicroseconds, latest.gain) }
+        // A regular frame's exposure: the latest frame may be a previous bracket's +N EV step.
+        if let latest = (controller.latestRegular ?? controller.latest)?.exposure { return (latest.durationMicroseconds, latest.gain) }
         if controller.latest != nil {
             throw CameraError(.notReady, "bracket: no frame has reported its ExposureTime/AnalogueGain yet, so there is no metered exposure to bracket around")
         }
