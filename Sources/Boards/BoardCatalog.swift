@@ -30,14 +30,7 @@ public struct BoardCatalog: Sendable {
     }
 
     /// The names of every board found (files and embedded), sorted.
-    public func boardNames() -> [String] {
-        var names = Set(EmbeddedDescriptions.boards.keys)
-        for dir in directories {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/boards")) ?? []
-            for f in files where f.hasSuffix(".json") { names.insert(String(f.dropLast(5))) }
-        }
-        return names.sorted()
-    }
+    public func boardNames() -> [String] { names(in: "boards", embedded: EmbeddedDescriptions.boards.keys) }
 
     /// Every board found (files and embedded), loaded as `board(_:)` loads each name, sorted by
     /// name. Throws the first description that does not decode, naming its file and field.
@@ -48,13 +41,16 @@ public struct BoardCatalog: Sendable {
     }
 
     /// The models of every sensor description found (files and embedded).
-    public func sensorModels() -> [String] {
-        var models = Set(EmbeddedDescriptions.sensors.keys)
+    public func sensorModels() -> [String] { names(in: "sensors", embedded: EmbeddedDescriptions.sensors.keys) }
+
+    /// The embedded names plus every `<name>.json` in `subdirectory` of each directory, sorted.
+    private func names(in subdirectory: String, embedded: some Sequence<String>) -> [String] {
+        var names = Set(embedded)
         for dir in directories {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/sensors")) ?? []
-            for f in files where f.hasSuffix(".json") { models.insert(String(f.dropLast(5))) }
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/" + subdirectory)) ?? []
+            for f in files where f.hasSuffix(".json") { names.insert(String(f.dropLast(5))) }
         }
-        return models.sorted()
+        return names.sorted()
     }
 
     /// Loads a board by name ("sim", "rpi5") or by path (anything with a "/" or ending in .json).
