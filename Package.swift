@@ -23,7 +23,7 @@ let package = Package(
         systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: ["libsystemd-dev"]),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
-        systemLibrary("CFFmpeg", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
+        systemLibrary("CFFmpeg", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"]),
         // Tests only: the viewfinder's reference images (libpng's simplified png_image API).
         systemLibrary("CPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
         // Typed, error-safe wrappers for what does not import into Swift (variadic TIFFSetField,
@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
         // Wires services; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
-            "Hardware", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization",
+            "Hardware", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.

@@ -6,3 +6,4 @@
 #include <libavutil/opt.h>
 #include <libavutil/dict.h>
 #include <libavutil/log.h>
+#include <libswscale/swscale.h>

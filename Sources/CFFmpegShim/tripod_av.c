@@ -1,3 +1,4 @@
+#include <libswscale/swscale.h>
 #include "tripod_av.h"
 #include <stdio.h>
 #include <errno.h>
@@ -48,3 +49,32 @@ int tripod_av_frame_wrap_i420(AVFrame *frame, uint8_t *base, size_t size, int wi
     frame->linesize[2] = (int)chroma_stride;
     return 0;
 }
+
+int tripod_sws_rgb_to_i420(struct SwsContext **context, const uint8_t *source, int source_stride, int layout,
+                           int width, int height, uint8_t *destination, int destination_stride) {
+    enum AVPixelFormat format;
+    switch (layout) {
+    case TRIPOD_RGB_RGB24: format = AV_PIX_FMT_RGB24; break;
+    case TRIPOD_RGB_BGR24: format = AV_PIX_FMT_BGR24; break;
+    case TRIPOD_RGB_BGRX32: format = AV_PIX_FMT_BGR0; break;
+    default: return AVERROR(EINVAL);
+    }
+    if (width <= 0 || height <= 0 || destination_stride < width) return AVERROR(EINVAL);
+    struct SwsContext *made = sws_getCachedContext(*context, width, height, format, width, height,
+                                                   AV_PIX_FMT_YUV420P, SWS_BILINEAR, NULL, NULL, NULL);
+    if (!made) return AVERROR(ENOMEM);
+    *context = made;
+    // RGB in at full range; Y'CbCr out with Rec. 709 coefficients at limited (MPEG) range.
+    const int *rec709 = sws_getCoefficients(SWS_CS_ITU709);
+    if (sws_setColorspaceDetails(made, rec709, 1, rec709, 0, 0, 1 << 16, 1 << 16) < 0) return AVERROR(EINVAL);
+    int chroma_stride = destination_stride / 2;
+    uint8_t *planes[4] = {destination, destination + (size_t)destination_stride * height, NULL, NULL};
+    planes[2] = planes[1] + (size_t)chroma_stride * ((height + 1) / 2);
+    int strides[4] = {destination_stride, chroma_stride, chroma_stride, 0};
+    const uint8_t *in[4] = {source, NULL, NULL, NULL};
+    int in_strides[4] = {source_stride, 0, 0, 0};
+    int rows = sws_scale(made, in, in_strides, 0, height, planes, strides);
+    return rows == height ? 0 : AVERROR(EINVAL);
+}
+
+void tripod_sws_free(struct SwsContext *context) { sws_freeContext(context); }

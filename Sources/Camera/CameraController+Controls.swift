@@ -222,7 +222,8 @@ extension CameraController {
     /// is included once when `consumeTrigger` is true.
     public func controlsForNextRequest(consumeTrigger: Bool = true) -> ControlList {
         var c: ControlList = [:]
-        var longest = activeFormat.maximumFrameDurationMicroseconds
+        let frameDurations = frameDurationRangeMicroseconds
+        var longest = frameDurations.maximum
         switch exposureMode {
         case .auto:
             c.merge(Self.exposureSource(manual: false, usesModeControls: usesExposureModeControls)) { $1 }
@@ -244,7 +245,7 @@ extension CameraController {
             // A custom duration longer than the frame lengthens the frame (as AVFoundation does).
             longest = max(longest, Int64(duration))
         }
-        c[ControlName.frameDurationLimits] = .int64Array([activeFormat.minimumFrameDurationMicroseconds, longest])
+        c[ControlName.frameDurationLimits] = .int64Array([frameDurations.minimum, longest])
         if let zoom = zoomControl { c[ControlName.scalerCrop] = zoom }
         if let gains = lockedGains {
             c[ControlName.awbEnable] = .bool(false)

@@ -56,6 +56,13 @@ public final class CameraController {
     public var processedRole: StreamRole = .viewfinder
     /// True between `startStreaming` and `stopStreaming` (or a disconnect).
     public private(set) var isStreaming = false
+    /// The recording's stream, asked for with `requestVideoStream` (CameraController+Video.swift).
+    public internal(set) var videoStreamRequest: VideoStreamRequest?
+    /// The video stream the camera configured at the last `startStreaming` (YUV420), or nil.
+    public private(set) var videoStream: StreamConfiguration?
+    /// Why a video stream that was asked for is not there (the camera refused a second processed
+    /// stream, or offered no YUV420), or nil.
+    public private(set) var videoStreamNote: String?
 
     /// The latest completed frame's state (its metadata, decoded).
     public private(set) var latest: FrameState? {
@@ -190,7 +197,7 @@ public final class CameraController {
             streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize,
                                                bufferCount: max(4, bracketBuffersPerStream)))
         }
-        let (status, configured) = try device.configure(streams)
+        let (status, configured) = try configure(streams, video: videoStreamConfiguration(for: format))
         if status == .invalid {
             throw CameraError(.unsupported, "camera \(device.info.id): configuration \(format.label) is invalid")
         }
@@ -202,6 +209,31 @@ public final class CameraController {
         streamingGeneration += 1
         holds = 0  // a hold taken before this run lapses with its generation
         for _ in 0..<regularRequestLimit { try queueRegularRequest() }
+    }
+
+    /// Configures `streams` plus the video stream when one is wanted. A camera that refuses the
+    /// video stream, or adjusts it away from YUV420, is configured without it (and `videoStreamNote`
+    /// says why): recording then takes the processed stream.
+    private func configure(_ streams: [StreamConfiguration], video: StreamConfiguration?)
+        throws -> (status: ConfigurationStatus, streams: [StreamConfiguration]) {
+        videoStream = nil
+        videoStreamNote = nil
+        guard let video else { return try device.configure(streams) }
+        let refusal: String
+        do {
+            let (status, configured) = try device.configure(streams + [video])
+            if status != .invalid, configured.count == streams.count + 1, let given = configured.last,
+               given.role == .videoRecording, given.pixelFormat == .yuv420 {
+                videoStream = given
+                return (status, Array(configured.dropLast()))
+            }
+            refusal = status == .invalid ? "the configuration was invalid" : "it offered \(configured.last?.pixelFormat.rawValue ?? "nothing") instead of YUV420"
+        } catch {
+            refusal = "\(error)"
+        }
+        let result = try device.configure(streams)
+        videoStreamNote = "no separate video stream (\(refusal)); recording converts the \(processedRole) stream"
+        return result
     }
 
     /// Counts `startStreaming`s: a bracket started on one generation must not go on in the next
@@ -217,6 +249,7 @@ public final class CameraController {
         regularInFlight = []
         holds = 0  // holds of the old run lapse (their release is ignored: another generation)
         allocatedBuffers = [:]
+        videoStream = nil
         // Buffers still referenced block the next configure (libcamera refuses to reconfigure
         // while the caller holds frame buffers): let go of the last frame and tell the viewers.
         latestRequest = nil
@@ -307,7 +340,8 @@ public final class CameraController {
         let cookie = takeCookie()
         var controls = controlsForNextRequest()
         for (name, value) in streamingControls { controls[name] = value }
-        try device.queueRequest(CaptureRequest(cookie: cookie, controls: supported(controls), roles: [processedRole]))
+        let roles = videoStream == nil ? [processedRole] : [processedRole, .videoRecording]
+        try device.queueRequest(CaptureRequest(cookie: cookie, controls: supported(controls), roles: roles))
         regularInFlight.insert(cookie)
     }
 

@@ -11,6 +11,15 @@ public struct BoardDescription: Hashable, Sendable, Codable {
     public var gpio: GPIOSection
     public var display: DisplaySection
     public var console: ConsoleSection?
+    /// Video encoding on this board; nil = software encoders only.
+    public var video: VideoSection?
+
+    /// The board's video encoder: "h264_v4l2m2m" where the SoC has the V4L2 memory-to-memory H.264
+    /// encoder (Pi 4, Zero 2 W); recording falls back to libx264 when it does not open.
+    public struct VideoSection: Hashable, Sendable, Codable {
+        public var encoder: String?
+        public init(encoder: String? = nil) { self.encoder = encoder }
+    }
 
     public struct CameraSection: Hashable, Sendable, Codable {
         /// "sim" or "libcamera".

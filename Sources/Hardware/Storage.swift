@@ -48,7 +48,7 @@ public protocol StorageStream: AnyObject {
 }
 
 /// A `Storage` that can also grow files front to back.
-public protocol StreamingStorage: Storage {
+public protocol StreamingStorage: Storage, Sendable {
     /// Creates `path` (which must not exist) for writing front to back; its directory entry is
     /// made durable at once.
     func createStream(_ path: String) throws -> any StorageStream

@@ -44,6 +44,10 @@ public final class SimulatedCamera: CameraDevice {
     /// Requests that must be queued at once before the first frame (videobuf2's
     /// `min_buffers_needed`; vimc's capture node needs 2). Until then the sensor waits.
     public var minimumQueuedToStart = 1
+    /// Processed (non-raw) streams one configuration may have, nil for any number. vimc's pipeline
+    /// has one: `configure` with more is refused, as libcamera's `generateConfiguration` refuses roles
+    /// the pipeline cannot produce together.
+    public var processedStreamLimit: Int?
     private var sensorRunning = false
     /// What the camera looks at; tests may change it while streaming.
     public var scene: SimulatedScene
@@ -113,6 +117,9 @@ public final class SimulatedCamera: CameraDevice {
         }
         guard !requested.isEmpty else {
             throw HardwareError(.invalidArgument, "simulated camera \(info.id): configure with no streams")
+        }
+        if let limit = processedStreamLimit, requested.filter({ $0.role != .raw }).count > limit {
+            throw HardwareError(.unsupported, "simulated camera \(info.id): cannot produce these \(requested.count) roles together")
         }
         var (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor)
         if let most = maximumBufferCount {

@@ -28,8 +28,14 @@ extension Supervisor {
             proposed[implied.key] = implied.value
             changed.append((implied.key, implied.value))
         }
+        if key == "format", let id = recorder?.recordingID {
+            throw ConsoleError(.busy, "recording \(id): change the format after record stop")
+        }
+        if key.hasPrefix("video.") { try applyVideoSettings(TypedSettings(proposed).video) }
         try applyToCamera(changedKeys: Set(changed.map(\.0)), settings: proposed)
         settings = proposed
+        // The recording's rate is capped by the format's: a new format re-arms a pre-record.
+        if key == "format" { try? applyVideoSettings(typed.video) }
         if key.hasPrefix("display.") { applyViewfinderOptions() }
         if key.hasPrefix("button.") { applyButtonSettings() }
         return changed

@@ -68,6 +68,7 @@ extension Supervisor {
         fields += deviceSummary()
         fields += cameraStatusFields()
         fields += captureStatusFields()
+        fields += recordingStatusFields()
         fields.append(("imu.samples", String(runtime.imuSamples)))
         if let motion {
             fields.append(("imu.still", motion.isStill ? "yes" : "no"))

@@ -60,6 +60,7 @@ extension Supervisor {
         }
         camera = controller
         captureService?.camera = controller  // wiring: captures drive this camera
+        recorder?.camera = controller        // and recording takes its frames
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
@@ -108,6 +109,10 @@ extension Supervisor {
         } catch {
             throw StartupError("camera \(device.info.model): cannot start streaming: \(error)")
         }
+        // Video settings (a pre-record buffer starts now); a refusal is logged, never fatal.
+        do throws(ConsoleError) { try applyVideoSettings(typed.video) } catch {
+            log.warning("video settings: \(error.message)")
+        }
     }
 
     /// The settings applied at start: all but stabilization's, and without focus on a fixed-focus
@@ -124,6 +129,7 @@ extension Supervisor {
     /// Every streaming frame: video stabilization follows it, the viewfinder shows it.
     func streamingFrameCompleted(_ completed: CompletedRequest, _ frame: FrameState) {
         captureService?.frameArrived()
+        recorder?.frameArrived(completed)
         stabilizeVideo(frameTime: frame.sensorTimestamp)
         showOnViewfinder(completed, frame)
     }
@@ -158,7 +164,7 @@ extension Supervisor {
         switch imuEvent {
         case .samples(let batch):
             runtime.imuSamples += batch.count
-            _ = motion?.ingest(batch)
+            if let corrected = motion?.ingest(batch) { recorder?.motionArrived(corrected) }
         case .health(let health):
             guard health != runtime.imuHealth else { return }
             runtime.imuHealth = health

@@ -21,6 +21,10 @@ public struct SettingDefinition: Sendable {
         case buttonAction
         /// A zoom factor ("2", "2x", "1.5"), at least 1; the format's maximum is checked when applied.
         case zoom
+        /// A bit rate in bits per second: "10M", "2500k" or "8000000"; canonical "10M", "2.5M", "800k".
+        case bitrate
+        /// A number within the range, with an optional unit suffix ("30", "2.5s", "10min"); canonical without it.
+        case number(ClosedRange<Double>, unit: String)
     }
 
     public var key: String
@@ -70,7 +74,37 @@ public struct SettingDefinition: Sendable {
             guard let v = Double(t), v.isFinite else { throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a zoom factor; e.g. 2 or 1.5x") }
             guard v >= 1, v <= 64 else { throw ConsoleError(.outOfRange, "\(key) \(text) must be from 1 (the whole field) up to the format's maximum (see formats)") }
             return ValueParser.formatNumber(v)
+        case .bitrate:
+            let bits = try Self.bitrate(text, key: key)
+            if bits % 1_000_000 == 0 || bits >= 1_000_000 { return ValueParser.formatNumber(Double(bits) / 1e6) + "M" }
+            return ValueParser.formatNumber(Double(bits) / 1e3) + "k"
+        case .number(let range, let unit):
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if !unit.isEmpty, t.hasSuffix(unit) { t.removeLast(unit.count) }
+            guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a number; e.g. \(defaultValue)")
+            }
+            guard range.contains(v) else {
+                throw ConsoleError(.outOfRange, "\(key) \(text) must be from \(ValueParser.formatNumber(range.lowerBound)) to \(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)")
+            }
+            return ValueParser.formatNumber(v)
         }
+    }
+
+    /// Bits per second from "10M", "2500k", "8000000" (100k…200M).
+    static func bitrate(_ text: String, key: String) throws(ConsoleError) -> Int {
+        var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var scale = 1.0
+        if t.hasSuffix("bps") { t.removeLast(3) }
+        if t.hasSuffix("m") { scale = 1e6; t.removeLast() } else if t.hasSuffix("k") { scale = 1e3; t.removeLast() }
+        guard let v = Double(t), v.isFinite else {
+            throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a bit rate; e.g. 10M, 2500k or 8000000")
+        }
+        let bits = (v * scale).rounded()
+        guard bits >= 100_000, bits <= 200_000_000 else {
+            throw ConsoleError(.outOfRange, "\(key) \(text) must be from 100k to 200M bits per second")
+        }
+        return Int(bits)
     }
 
     /// Accepted forms, for help and errors.
@@ -89,6 +123,9 @@ public struct SettingDefinition: Sendable {
         case .milliseconds(let range): return "\(range.lowerBound)…\(range.upperBound) ms"
         case .buttonAction: return ButtonSettings.actionForms
         case .zoom: return "1 (whole field) … the format's maximum, e.g. 2 or 1.5x"
+        case .bitrate: return "bits per second: 10M, 2500k, 8000000 (100k…200M)"
+        case .number(let range, let unit):
+            return "\(ValueParser.formatNumber(range.lowerBound))…\(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
         }
     }
 }
@@ -122,6 +159,14 @@ public enum SettingsSchema {
         .init(key: "button.long-press", kind: .buttonAction, summary: "action of a long press", defaultValue: "none"),
         .init(key: "button.busy", kind: .choice(["queue-one", "reject"]), summary: "capture presses while a bracket runs", defaultValue: "queue-one"),
         .init(key: "button.required", kind: .onOff, summary: "fail start-up when the board has no shutter button line", defaultValue: "off"),
+        .init(key: "video.codec", kind: .choice(["h264", "mjpeg"]), summary: "video codec (H.264: the board's hardware encoder where it has one, else libx264)", defaultValue: "h264"),
+        .init(key: "video.container", kind: .choice(["mp4", "mkv"]), summary: "video container (MP4 written as fragments while recording)", defaultValue: "mp4"),
+        .init(key: "video.bitrate", kind: .bitrate, summary: "video bit rate", defaultValue: "10M"),
+        .init(key: "video.fps", kind: .number(1...240, unit: "fps"), summary: "recording frame rate (the format's maximum when that is lower)", defaultValue: "30"),
+        .init(key: "video.prerecord", kind: .number(0...60, unit: "s"), summary: "seconds of video kept before record start", defaultValue: "0"),
+        .init(key: "video.split", kind: .number(0...1440, unit: "min"), summary: "minutes per file, 0 = one file", defaultValue: "0"),
+        .init(key: "video.slowmotion", kind: .onOff, summary: "high-frame-rate video plays back at video.playback-fps", defaultValue: "off"),
+        .init(key: "video.playback-fps", kind: .number(1...240, unit: "fps"), summary: "playback rate of slow motion", defaultValue: "30"),
     ]
 
     public static func definition(_ key: String) -> SettingDefinition? { all.first { $0.key == key } }

@@ -57,6 +57,8 @@ public final class Supervisor {
     var viewfinder: ViewfinderService?
     /// Captures (console and shutter button); see Capture/.
     var captureService: CaptureService?
+    /// Video recording (see Recording/).
+    var recorder: VideoRecorder?
     private var madeStateWriter: StateWriter?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
@@ -78,6 +80,7 @@ public final class Supervisor {
         registerSimulationCommands()
         registerCaptureCommands()
         registerIMUCommands()
+        registerRecordingCommands()
     }
 
     /// A handle for callbacks from other threads.
@@ -117,6 +120,8 @@ public final class Supervisor {
         stopRequestedAt = loop.now()
         state = .stopping
         captureService?.acceptsCaptures = false
+        // A recording is finalised first: its work mark holds the stop until record.stopped.
+        if recorder?.isRecording == true { _ = try? recorder?.stop() }
         log.notice("stopping: \(reason)")
         notifyServiceManager([.stopping, .status("stopping: \(reason)")])
         onStateChange?(.stopping, "stopping: \(reason)")

@@ -1,4 +1,5 @@
 import Console
+import Video
 
 /// The settings as typed values with their units, parsed once per change from the canonical text
 /// the schema produced at the edge (console `set`, the config file, saved JSON). Code that acts on
@@ -26,6 +27,8 @@ struct TypedSettings: Equatable {
     var captureFormat: CaptureFormat
     var displayZebra: Bool
     var displayPeaking: Bool
+    /// The `video.*` settings, except the encoder (the board's) and the rate cap (the format's).
+    var video: VideoSettings
 
     /// Parses canonical settings (the schema has checked each value); a value that does not parse
     /// (never expected) takes the key's default.
@@ -51,6 +54,16 @@ struct TypedSettings: Equatable {
         captureFormat = CaptureFormat(rawValue: text("capture.format")) ?? .both
         displayZebra = text("display.zebra") == "on"
         displayPeaking = text("display.peaking") == "on"
+        var video = VideoSettings()
+        video.codec = VideoSettings.Codec(rawValue: text("video.codec")) ?? .h264
+        video.container = VideoSettings.Container(rawValue: text("video.container")) ?? .mp4
+        video.bitrateBitsPerSecond = parsed("video.bitrate", { t throws(ConsoleError) in try SettingDefinition.bitrate(t, key: "video.bitrate") }, 10_000_000)
+        video.captureFramesPerSecond = parsed("video.fps", { t throws(ConsoleError) in try Self.number(t) }, 30)
+        video.prerecordSeconds = parsed("video.prerecord", { t throws(ConsoleError) in try Self.number(t) }, 0)
+        video.splitMinutes = parsed("video.split", { t throws(ConsoleError) in try Self.number(t) }, 0)
+        video.slowMotion = text("video.slowmotion") == "on"
+        video.playbackFramesPerSecond = parsed("video.playback-fps", { t throws(ConsoleError) in try Self.number(t) }, 30)
+        self.video = video
     }
 
     private static func number(_ text: String) throws(ConsoleError) -> Double {
@@ -65,5 +78,6 @@ struct TypedSettings: Equatable {
             && a.whiteBalanceMode == b.whiteBalanceMode && a.whiteBalanceGains == b.whiteBalanceGains
             && a.whiteBalanceKelvin == b.whiteBalanceKelvin && a.whiteBalanceTint == b.whiteBalanceTint
             && a.captureFormat == b.captureFormat && a.displayZebra == b.displayZebra && a.displayPeaking == b.displayPeaking
+            && a.video == b.video
     }
 }

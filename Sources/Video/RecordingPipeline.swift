@@ -12,6 +12,8 @@ final class RecordingPipeline {
 
     private var settings = VideoSettings()
     private var encoder: VideoEncoder?
+    /// Packed RGB frames (a camera with no video stream) become I420 here.
+    private let converter = RGBToI420()
     private var ring: PrerecordRing?
     private var recording: Active?
     private var lastSequence: UInt64?
@@ -98,7 +100,8 @@ final class RecordingPipeline {
         publish()
     }
 
-    func process(_ frame: VideoFrame) {
+    func process(_ input: VideoFrame) {
+        var frame = input
         if let last = lastSequence, frame.sequence > last + 1, recording != nil {
             // A gap the inbox dropped is already recorded; the rest the camera never delivered.
             // The first 1000 are listed, all counted (a wild jump costs no time).
@@ -114,6 +117,11 @@ final class RecordingPipeline {
         droppedBeforeEncoder = droppedBeforeEncoder.filter { $0 > frame.sequence }
         lastSequence = frame.sequence
         guard recording != nil || ring != nil else { return }
+        do { frame = try converter.convert(frame) } catch {
+            recordDropped([DroppedFrame(sequence: frame.sequence, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, cause: .refused)])
+            status.withLock { $0.lastError = error.message }
+            return
+        }
         let encoder: VideoEncoder
         if let open = self.encoder { encoder = open } else {
             do { encoder = try VideoEncoder(settings: settings, size: frame.size) } catch { fail(error); return }

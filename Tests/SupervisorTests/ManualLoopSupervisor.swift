@@ -20,6 +20,7 @@ extension ManualEventLoop {
             advance(to: min(end, now() + step))
             let service = perform { supervisor.captureService }
             service?.drainWrites()
+            perform { supervisor.recorder }?.drainEncoder()
             supervisor.waitForStateWrites()
             run()
         }

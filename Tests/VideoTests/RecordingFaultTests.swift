@@ -68,7 +68,8 @@ import Testing
         #expect(try harness.service.submit(CompletedRequest(cookie: 2, sequence: 6, sensorTimestamp: MonotonicTime(nanoseconds: 5_300_000_000),
                                                             metadata: [:], buffers: [.viewfinder: lent()])) == false)
         #expect(released.withLock { $0 } == 8)
-        let wrong = FrameBuffer(pixelFormat: .bgr888, size: size, stride: 64 * 3, bytes: [UInt8](repeating: 0, count: 64 * 3 * 48))
+        // A raw Bayer buffer is no image the encoder can take (packed RGB would be converted).
+        let wrong = FrameBuffer(pixelFormat: .srggb12, size: size, stride: 64 * 2, bytes: [UInt8](repeating: 0, count: 64 * 2 * 48))
         #expect(throws: VideoError.self) { try harness.service.submit(wrong, sequence: 9, sensorTimestamp: MonotonicTime(nanoseconds: 6_000_000_000)) }
         try harness.service.stop()
         #expect(try probe(harness.path("d/LENT.mp4")).framePTS.count == 6)

@@ -74,7 +74,11 @@ extension Supervisor {
                 }
                 return
             case .toggleRecording:
-                broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", "not yet: video recording is not built")]))
+                do throws(ConsoleError) {
+                    if recorder?.isRecording == true { _ = try recorder?.stop() } else { _ = try startRecording() }
+                } catch {
+                    broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", error.message)]))
+                }
                 return
             }
             do throws(ConsoleError) {

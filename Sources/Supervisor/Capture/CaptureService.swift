@@ -39,6 +39,11 @@ final class CaptureService {
     /// The shutter button and status LED, when the board has them (see ButtonWiring.swift).
     var button: ButtonController?
     var led: StatusLEDPlayer?
+    /// The LED pattern between brackets: ready, or recording while a video records (pushed by the
+    /// supervisor's recording wiring).
+    var restingPattern: StatusLEDPattern = .ready {
+        didSet { if running == nil, led?.pattern != .error { led?.show(restingPattern) } }
+    }
     /// Debounce, gestures and busy policy of the button, from the `button.*` settings (ButtonWiring.swift).
     var buttonConfiguration = ButtonConfiguration()
     /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
@@ -360,7 +365,7 @@ final class CaptureService {
                 }
             }
             emit(ConsoleEvent("bracket.done", fields))
-            showPattern(.ready)
+            showPattern(restingPattern)
         }
         current.engine = nil  // breaks the engine ↔ callbacks cycle
         running = nil
@@ -384,7 +389,7 @@ final class CaptureService {
         let me = LoopBound(self, loop: loop)
         _ = loop.schedule(after: .seconds(3)) {
             let service = me.value
-            if service.running == nil, service.led?.pattern == .error { service.led?.show(.ready) }
+            if service.running == nil, service.led?.pattern == .error { service.led?.show(service.restingPattern) }
         }
     }
 

@@ -1,0 +1,57 @@
+import Hardware
+
+/// What recording asks of the camera: a YUV420 stream (role VideoRecording) beside the processed
+/// one, and a fixed frame rate while it records.
+public struct VideoStreamRequest: Equatable, Sendable {
+    /// The largest video size: the active format's output is fitted inside it (aspect kept, even
+    /// sides). 1920×1080 by default, the Pi 4's H.264 encoder limit.
+    public var maximumSize: PixelSize
+    /// The rate to record at (FrameDurationLimits min = max), capped by the format's fastest; nil
+    /// keeps the format's own range.
+    public var framesPerSecond: Double?
+
+    public init(maximumSize: PixelSize = PixelSize(width: 1920, height: 1080), framesPerSecond: Double? = nil) {
+        self.maximumSize = maximumSize; self.framesPerSecond = framesPerSecond
+    }
+}
+
+extension CameraController {
+    /// Asks for (or, with nil, gives up) the video stream. A change of streams restarts streaming
+    /// when it is on (stop, configure, start: a few frames are lost, as on any reconfiguration);
+    /// a change of rate alone does not. Read `videoStream` afterwards: a camera that cannot
+    /// produce a second processed stream (vimc) streams without it, and recording then converts the
+    /// processed stream (`videoStreamNote` says so).
+    public func requestVideoStream(_ request: VideoStreamRequest?) throws {
+        let streamsChange = (request == nil) != (videoStreamRequest == nil)
+            || request?.maximumSize != videoStreamRequest?.maximumSize
+        videoStreamRequest = request
+        guard streamsChange, isStreaming else { return }
+        stopStreaming()
+        try startStreaming()
+    }
+
+    /// The video stream's size for an output of `size`: fitted inside `maximum`, both sides even.
+    static func videoSize(for size: PixelSize, within maximum: PixelSize) -> PixelSize {
+        guard size.width > maximum.width || size.height > maximum.height else { return size }
+        let scale = min(Double(maximum.width) / Double(size.width), Double(maximum.height) / Double(size.height))
+        return PixelSize(width: Int(Double(size.width) * scale) & ~1, height: Int(Double(size.height) * scale) & ~1)
+    }
+
+    /// The minimum and maximum frame durations to send, µs: the recording's fixed rate while one is
+    /// asked for (never faster than the format allows), else the active format's range.
+    var frameDurationRangeMicroseconds: (minimum: Int64, maximum: Int64) {
+        guard let fps = videoStreamRequest?.framesPerSecond, fps > 0 else {
+            return (activeFormat.minimumFrameDurationMicroseconds, activeFormat.maximumFrameDurationMicroseconds)
+        }
+        let duration = max(Int64((1e6 / fps).rounded()), activeFormat.format.minimumFrameDurationMicroseconds)
+        return (duration, duration)
+    }
+
+    /// The recording stream's configuration to ask for, when a video stream is wanted.
+    func videoStreamConfiguration(for format: CameraFormat) -> StreamConfiguration? {
+        guard let request = videoStreamRequest else { return nil }
+        return StreamConfiguration(role: .videoRecording, pixelFormat: .yuv420,
+                                   size: Self.videoSize(for: format.size, within: request.maximumSize),
+                                   bufferCount: max(4, requestsInFlight))
+    }
+}

@@ -1,0 +1,66 @@
+import Camera
+import Console
+import Hardware
+import Motion
+import Video
+
+extension Supervisor {
+    /// Creates the recorder and adds `record start|stop`. Called once from `init`.
+    func registerRecordingCommands() {
+        let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work)
+        recorder.boardEncoder = devices.board.video?.encoder
+        let bound = self.bound
+        recorder.emit = { event in bound.value.broadcast(event) }
+        recorder.onRecordingChange = { recording in
+            bound.value.captureService?.restingPattern = recording ? .recording : .ready
+        }
+        self.recorder = recorder
+        commands.add(Command("record", synopsis: "start|stop",
+                             summary: "record video (video.* settings) until record stop",
+                             detail: ["start: H.264 (or MJPEG) in MP4 or MKV, PTS from each frame's SensorTimestamp,",
+                                      "with a sidecar JSON, timecodes and a Gyroflow .gcsv beside it; with video.prerecord",
+                                      "the file begins that many seconds before the command.",
+                                      "stop: finalises the file; events record.file and record.stopped (or record.failed).",
+                                      "quit and SIGTERM finalise a recording too."],
+                             arguments: 1...1) { context, args in
+            let s = context.supervisor
+            do throws(ConsoleError) {
+                switch args[0].lowercased() {
+                case "start": return .ok(try s.startRecording())
+                case "stop": return .ok(try s.recorderOrThrow().stop())
+                default: throw ConsoleError(.usage, "record start|stop")
+                }
+            } catch { return .error(error) }
+        })
+    }
+
+    private func recorderOrThrow() throws(ConsoleError) -> VideoRecorder {
+        guard let recorder else { throw ConsoleError(.unsupported, "no recorder") }
+        return recorder
+    }
+
+    /// Starts a recording (console and button), labelled with the stabilization state in force.
+    func startRecording() throws(ConsoleError) -> [(String, String)] {
+        guard state == .ready else { throw ConsoleError(.busy, "tripod is \(state.rawValue)") }
+        let recorder = try recorderOrThrow()
+        if let running = captureService?.running {
+            throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); record after bracket.done")
+        }
+        let capture = VideoCaptureState(stabilizationPreferred: settings["stabilization.video"] ?? "off",
+                                        stabilizationActive: stabilization?.video.active.rawValue ?? "off",
+                                        hdr: "off")
+        let mapping = try? AxisMapping(devices.board.imu.orientation ?? "XYZ")
+        return try recorder.start(capture: capture, axisMapping: devices.imu == nil ? nil : mapping,
+                                  readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera))
+    }
+
+    /// Pushes the `video.*` settings to the recorder (start, and every change of them).
+    func applyVideoSettings(_ video: VideoSettings) throws(ConsoleError) {
+        try recorder?.apply(video)
+    }
+
+    /// Recording fields for `status`.
+    func recordingStatusFields() -> [(String, String)] {
+        recorder?.statusFields() ?? []
+    }
+}

@@ -1,0 +1,223 @@
+import Camera
+import Console
+import Foundation
+import Hardware
+import Media
+import Motion
+import Video
+
+/// Recording as a service beside `CaptureService`: it owns the `RecordingService` (encoder queue,
+/// files) and what recording asks of the camera (the video stream and its rate), and it is fed
+/// the same frames. Loop-confined.
+///
+/// Like the capture service it never calls back into the supervisor: the supervisor pushes the
+/// camera, the `video.*` settings and the capture state to label files with; what happens flows out
+/// as events (`emit`), a work mark while a recording runs (a stop waits for its file to be
+/// finalised), and the LED's resting pattern (`onRecordingChange`).
+final class VideoRecorder {
+    let loop: any EventLoop
+    /// Where videos go; nil when the captures storage cannot stream (then `record` says so).
+    let storage: (any StreamingStorage)?
+    let work: WorkTracker
+    /// The camera, once open.
+    var camera: CameraController?
+    /// The board's hardware H.264 encoder ("h264_v4l2m2m"), tried first for `video.codec h264`.
+    var boardEncoder: String?
+    /// Where events go (the consoles and the journal).
+    var emit: (ConsoleEvent) -> Void = { _ in }
+    /// Called with true when a recording starts and false when it has ended.
+    var onRecordingChange: (Bool) -> Void = { _ in }
+    /// The `video.*` settings in force (pushed on every change).
+    private(set) var settings = VideoSettings()
+    private var service: RecordingService?
+    /// What the service was last configured with.
+    private var configuredSettings: VideoSettings?
+    /// The recording in progress (its id), from `start` until its `stopped` event.
+    private(set) var recordingID: String?
+    /// Frames `submit` refused (a buffer the encoder cannot take), reported once per recording.
+    private var submitFailureReported = false
+    private let naming = CaptureNaming(prefix: "VID")
+    /// The work mark a recording holds.
+    static let workReason = "recording"
+
+    init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
+        self.loop = loop
+        self.storage = storage as? any StreamingStorage
+        self.work = work
+    }
+
+    var isRecording: Bool { recordingID != nil }
+
+    /// Blocks until the encoder queue has done what it was given (tests; events still hop to the loop).
+    func drainEncoder() { service?.drain() }
+
+    /// The recording's snapshot for `status`, or nil before anything was configured.
+    var status: RecordingStatus? { service?.status }
+
+    /// New `video.*` settings (already validated by the schema). Refused while recording. With a
+    /// pre-record time the video stream and encoder start now, so a later `record start` has
+    /// the seconds before it.
+    func apply(_ typed: VideoSettings) throws(ConsoleError) {
+        if let recordingID { throw ConsoleError(.busy, "recording \(recordingID): video settings change after record stop") }
+        var next = typed
+        next.encoderName = typed.codec == .h264 ? boardEncoder : nil
+        settings = next
+        if next.prerecordSeconds > 0 { try arm() } else {
+            if service != nil { try configureService() }
+            disarm()
+        }
+    }
+
+    /// The settings the encoder gets: `video.fps` capped by the active format's fastest rate.
+    private func effectiveSettings() -> VideoSettings {
+        var s = settings
+        if let camera { s.captureFramesPerSecond = min(s.captureFramesPerSecond, camera.activeFormat.format.maximumFps) }
+        return s
+    }
+
+    /// Configures the encoder and asks the camera for the video stream at the recording's rate.
+    private func arm() throws(ConsoleError) {
+        guard let storage else {
+            throw ConsoleError(.unsupported, "captures storage cannot stream video files")
+        }
+        guard let camera else { throw ConsoleError(.busy, "the camera is not open") }
+        if service == nil {
+            let me = WeakRecorder(self)
+            service = RecordingService(storage: storage, loop: loop) { event in me.value?.handle(event) }
+        }
+        try configureService()
+        let effective = effectiveSettings()
+        do {
+            try camera.requestVideoStream(VideoStreamRequest(framesPerSecond: effective.captureFramesPerSecond))
+        } catch {
+            throw ConsoleError(.device, "camera: cannot stream for video: \(error)")
+        }
+    }
+
+    /// Gives the service the effective settings when they changed (configuring restarts its
+    /// encoder and empties the pre-record ring, so an unchanged configuration is left alone).
+    private func configureService() throws(ConsoleError) {
+        guard let service else { return }
+        let effective = effectiveSettings()
+        guard effective != configuredSettings else { return }
+        do throws(VideoError) { try service.configure(effective) } catch { throw ConsoleError(.badValue, error.message) }
+        configuredSettings = effective
+    }
+
+    /// Gives the video stream back when nothing needs it (no recording, no pre-record).
+    private func disarm() {
+        guard recordingID == nil, settings.prerecordSeconds == 0, let camera, camera.videoStreamRequest != nil else { return }
+        do { try camera.requestVideoStream(nil) } catch {
+            emit(ConsoleEvent("record.error", [("reason", "camera: cannot restart streaming without the video stream: \(error)")]))
+        }
+    }
+
+    /// `record start`: arms the camera, names the file and starts writing. Returns the reply fields.
+    func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?) throws(ConsoleError) -> [(String, String)] {
+        if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
+        guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
+        try arm()
+        guard let service, let storage else { throw ConsoleError(.unsupported, "captures storage cannot stream video files") }
+        let folder = naming.folder(for: Date())
+        let id = nextID(in: folder, storage: storage)
+        let request = RecordingRequest(id: id, folder: folder, capture: capture, axisMapping: axisMapping,
+                                       frameReadoutMilliseconds: readoutMilliseconds,
+                                       firmwareVersion: "tripod \(Supervisor.firmwareVersion)")
+        do throws(VideoError) { try service.start(request) } catch {
+            disarm()
+            throw ConsoleError(error.kind == .state ? .busy : .device, error.message)
+        }
+        recordingID = id
+        submitFailureReported = false
+        work.begin(Self.workReason)
+        onRecordingChange(true)
+        var fields: [(String, String)] = [("recording", id), ("file", "\(folder)/\(id).\(settings.container.fileExtension)"),
+                                          ("size", (camera.videoStream?.size ?? camera.activeFormat.format.size).description),
+                                          ("fps", ValueParser.formatNumber(effectiveSettings().captureFramesPerSecond))]
+        if let note = camera.videoStreamNote { fields.append(("note", note)) }
+        emit(ConsoleEvent("record.started", fields))
+        return fields
+    }
+
+    /// `record stop` (and a supervisor stop): the queued frames are encoded and the file finalised;
+    /// `record.stopped` follows when it is.
+    func stop() throws(ConsoleError) -> [(String, String)] {
+        guard let recordingID, let service else { throw ConsoleError(.usage, "not recording; record start first") }
+        do throws(VideoError) { try service.stop() } catch { throw ConsoleError(.device, error.message) }
+        return [("stopping", recordingID)]
+    }
+
+    /// A completed streaming request: its video stream (YUV420), or the processed stream when the
+    /// camera has no video stream (converted on the encoder queue). Never blocks.
+    func frameArrived(_ completed: CompletedRequest) {
+        guard let service, let camera else { return }
+        let role: StreamRole = camera.videoStream != nil ? .videoRecording : camera.processedRole
+        do throws(VideoError) { try service.submit(completed, role: role) } catch {
+            guard isRecording, !submitFailureReported else { return }
+            submitFailureReported = true
+            emit(ConsoleEvent("record.error", [("id", recordingID ?? "none"), ("reason", error.message)]))
+        }
+    }
+
+    /// IMU samples (bias-corrected) for the video's Gyroflow log.
+    func motionArrived(_ samples: [IMUSample]) {
+        service?.submitMotion(samples)
+    }
+
+    private func handle(_ event: RecordingEvent) {
+        switch event {
+        case .fileClosed(let sidecar):
+            var fields: [(String, String)] = [("id", sidecar.id), ("file", sidecar.file), ("frames", String(sidecar.framesWritten)),
+                                              ("dropped", String(sidecar.droppedFrames.count))]
+            if let error = sidecar.error { fields.append(("error", error)) }
+            emit(ConsoleEvent("record.file", fields))
+        case .stopped(let id, let error):
+            guard id == recordingID else { return }
+            recordingID = nil
+            let status = service?.status
+            var fields: [(String, String)] = [("id", id), ("frames", String(status?.framesWritten ?? 0)),
+                                              ("dropped", String(status?.droppedFrames ?? 0)),
+                                              ("bytes", String(status?.bytesWritten ?? 0))]
+            if let error { fields.append(("reason", error.message)) }
+            emit(ConsoleEvent(error == nil ? "record.stopped" : "record.failed", fields))
+            disarm()
+            onRecordingChange(false)
+            work.end(Self.workReason)
+        case .encoderFallback(let note):
+            emit(ConsoleEvent("record.encoder", [("note", note)]))
+        }
+    }
+
+    /// The next free `VID_NNNNNN` in the date folder (numbers continue after the highest there).
+    private func nextID(in folder: String, storage: any Storage) -> String {
+        let names = (try? storage.list(folder)) ?? []
+        let highest = names.compactMap { naming.sequence(inFileName: $0) }.max() ?? 0
+        return naming.bracketID(highest + 1)
+    }
+
+    /// Fields for `status`.
+    func statusFields() -> [(String, String)] {
+        guard let status = service?.status else { return [("recording", storage == nil ? "unavailable" : "off")] }
+        var fields: [(String, String)] = []
+        if let id = recordingID {
+            fields.append(("recording", id))
+            fields.append(("recording.duration", ValueParser.formatNumber((status.durationSeconds * 10).rounded() / 10) + "s"))
+            fields.append(("recording.frames", String(status.framesWritten)))
+            fields.append(("recording.dropped", String(status.droppedFrames)))
+            fields.append(("recording.bytes", String(status.bytesWritten)))
+        } else {
+            fields.append(("recording", "off"))
+        }
+        if settings.prerecordSeconds > 0 { fields.append(("prerecord.bytes", String(status.prerecordBytes))) }
+        if let encoder = status.encoder { fields.append(("video.encoder", encoder)) }
+        if let error = status.lastError { fields.append(("recording.error", error)) }
+        return fields
+    }
+}
+
+/// The recorder as its service's events see them: weak (the recorder owns the service), and read
+/// only on the loop, where the events are delivered (`loop.execute`).
+private struct WeakRecorder: @unchecked Sendable {
+    weak var value: VideoRecorder?
+    init(_ value: VideoRecorder) { self.value = value }
+}

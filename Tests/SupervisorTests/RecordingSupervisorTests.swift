@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import SimulatedHardware
+@testable import Supervisor
+
+/// `record start|stop` on the simulated board, end to end: the camera's YUV420 video stream, the
+/// encoder, the files, the events and `status`, checked with ffprobe.
+@Suite(.serialized) struct RecordingSupervisorTests {
+    /// Every decoded frame's PTS (µs time base in MP4) and the stream's codec and size.
+    struct Probe { var codec: String; var width: Int; var height: Int; var framePTS: [Int64] }
+
+    static func probe(_ file: String) throws -> Probe {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        process.arguments = ["-v", "error", "-select_streams", "v:0",
+                             "-show_entries", "stream=codec_name,width,height:frame=pts", "-of", "json", file]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let stream = (json?["streams"] as? [[String: Any]])?.first ?? [:]
+        let frames = (json?["frames"] as? [[String: Any]]) ?? []
+        return Probe(codec: stream["codec_name"] as? String ?? "", width: stream["width"] as? Int ?? 0,
+                     height: stream["height"] as? Int ?? 0,
+                     framePTS: frames.compactMap { ($0["pts"] as? NSNumber)?.int64Value })
+    }
+
+    /// The recording's files: captures/<date>/<id>.<ext>.
+    static func file(_ harness: SimulatedBoardHarness, _ relative: String) -> String {
+        harness.directory.appendingPathComponent("captures").appendingPathComponent(relative).path
+    }
+
+    @Test func recordsTheVideoStreamWithSensorTimestampsAndStatus() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set video.bitrate 2500k") == "ok video.bitrate=2.5M")
+        let started = h.reply("record start")
+        #expect(started.hasPrefix("ok recording=VID_000001"), "\(started)")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started))
+        #expect(SimulatedBoardHarness.field("fps", in: started) == "30")
+        #expect(h.reply("record start").hasPrefix("err busy already recording VID_000001"))
+        #expect(h.reply("set video.codec mjpeg").hasPrefix("err busy recording VID_000001"))
+        #expect(h.reply("format 1").hasPrefix("err busy recording VID_000001"))
+        h.advance(.seconds(2))
+        let status = h.reply("status")
+        #expect(SimulatedBoardHarness.field("recording", in: status) == "VID_000001")
+        let framesSoFar = Int(SimulatedBoardHarness.field("recording.frames", in: status) ?? "") ?? 0
+        #expect(framesSoFar >= 40, "2 s at 30 fps, less the encoder's lookahead (libx264 holds about 10): \(status)")
+        #expect(SimulatedBoardHarness.field("recording.dropped", in: status) == "0")
+        #expect(Int(SimulatedBoardHarness.field("recording.bytes", in: status) ?? "") ?? 0 > 0)
+
+        #expect(h.reply("record stop") == "ok stopping=VID_000001")
+        h.advance(.milliseconds(100))
+        let events = h.output.take()
+        let stopped = try #require(events.first { $0.hasPrefix("event record.stopped") }, "\(events)")
+        let frames = try #require(Int(SimulatedBoardHarness.field("frames", in: stopped) ?? ""))
+        #expect(SimulatedBoardHarness.field("dropped", in: stopped) == "0")
+        #expect(h.reply("status").contains("recording=off"))
+
+        // The file: H.264 at the video stream's size, every frame there, PTS = SensorTimestamp − the first.
+        let video = try Self.probe(Self.file(h, file))
+        #expect(video.codec == "h264")
+        #expect(video.width == 1280 && video.height == 720)
+        #expect(video.framePTS.count == frames)
+        let sidecarURL = URL(fileURLWithPath: Self.file(h, file)).deletingPathExtension().appendingPathExtension("json")
+        let sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: sidecarURL)) as? [String: Any]
+        #expect(sidecar?["framesWritten"] as? Int == frames)
+        let deltas = zip(video.framePTS.dropFirst(), video.framePTS).map { $0 - $1 }
+        #expect(deltas.allSatisfy { $0 > 0 }, "PTS strictly increasing")
+        // The camera ran at video.fps (30): frame intervals of 1/30 s, as the sensor timestamped them.
+        #expect(deltas.allSatisfy { abs($0 - 33_333) <= 1_000 }, "\(deltas.prefix(5))")
+        // The video stream is given back after the stop.
+        #expect(h.supervisor.camera?.videoStreamRequest == nil)
+    }
+
+    @Test func quitFinalisesTheRecordingBeforeStopping() throws {
+        let h = try SimulatedBoardHarness()
+        let started = h.reply("record start")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started))
+        h.advance(.seconds(1))
+        h.send("quit")
+        h.advance(.milliseconds(200))
+        #expect(h.stoppedWith == 0)
+        let events = h.output.take()
+        #expect(events.contains { $0.hasPrefix("event record.stopped id=VID_000001") }, "\(events)")
+        let video = try Self.probe(Self.file(h, file))
+        #expect(video.framePTS.count >= 25)
+    }
+
+    @Test func videoSettingsAreCheckedAndNamedAsWritten() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set video.bitrate 12000000") == "ok video.bitrate=12M")
+        #expect(h.reply("set video.bitrate 800k") == "ok video.bitrate=800k")
+        #expect(h.reply("set video.bitrate fast").hasPrefix("err bad-value"))
+        #expect(h.reply("set video.bitrate 500M").hasPrefix("err out-of-range"))
+        #expect(h.reply("set video.fps 24") == "ok video.fps=24")
+        #expect(h.reply("set video.fps 0").hasPrefix("err out-of-range"))
+        #expect(h.reply("set video.container mkv") == "ok video.container=mkv")
+        #expect(h.reply("set video.split 10min") == "ok video.split=10")
+        #expect(h.reply("set video.slowmotion on") == "ok video.slowmotion=on")
+        #expect(h.reply("record stop").hasPrefix("err usage not recording"))
+        #expect(h.reply("record pause").hasPrefix("err usage"))
+    }
+}
+
+/// Recording without a separate video stream, pre-record, and the button.
+@Suite(.serialized) struct RecordingSupervisorPathTests {
+    @Test func aCameraWithOneStreamRecordsItsProcessedStreamConverted() throws {
+        let h = try SimulatedBoardHarness()
+        let camera = try #require(h.supervisor.camera?.device as? SimulatedCamera)
+        camera.processedStreamLimit = 1  // as vimc
+        let started = h.reply("record start")
+        #expect(started.hasPrefix("ok recording=VID_000001"), "\(started)")
+        #expect(started.contains("note=\"no separate video stream"), "\(started)")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started))
+        h.advance(.seconds(1))
+        #expect(h.reply("record stop").hasPrefix("ok stopping="))
+        h.advance(.milliseconds(100))
+        let stopped = try #require(h.output.take().first { $0.hasPrefix("event record.stopped") })
+        let frames = try #require(Int(SimulatedBoardHarness.field("frames", in: stopped) ?? ""))
+        #expect(frames >= 25)
+        let video = try RecordingSupervisorTests.probe(RecordingSupervisorTests.file(h, file))
+        #expect(video.codec == "h264" && video.width == 1280 && video.height == 720)
+        #expect(video.framePTS.count == frames)
+    }
+
+    @Test func prerecordPutsTheSecondsBeforeStartInTheFile() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set video.prerecord 2s") == "ok video.prerecord=2")
+        #expect(h.supervisor.camera?.videoStream != nil, "armed at once")
+        h.advance(.seconds(3))
+        let ring = Int(SimulatedBoardHarness.field("prerecord.bytes", in: h.reply("status")) ?? "") ?? 0
+        #expect(ring > 0)
+        let started = h.reply("record start")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started))
+        h.advance(.seconds(1))
+        #expect(h.reply("record stop").hasPrefix("ok stopping="))
+        h.advance(.milliseconds(100))
+        let video = try RecordingSupervisorTests.probe(RecordingSupervisorTests.file(h, file))
+        // At least the 2 s window (from a keyframe at or before it) plus the second recorded.
+        let span = Double((video.framePTS.last ?? 0) - (video.framePTS.first ?? 0)) / 1e6
+        #expect(span >= 2.9, "span \(span) s over \(video.framePTS.count) frames")
+        // Still armed for the next trigger.
+        #expect(h.supervisor.camera?.videoStream != nil)
+        #expect(h.reply("set video.prerecord 0") == "ok video.prerecord=0")
+        #expect(h.supervisor.camera?.videoStream == nil)
+    }
+
+    @Test func theButtonStartsAndStopsARecordingWithItsLEDPattern() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set button.press record") == "ok button.press=record")
+        h.send("button press")
+        h.advance(.milliseconds(500))
+        #expect(h.supervisor.recorder?.isRecording == true)
+        #expect(h.supervisor.captureService?.led?.pattern == .recording)
+        h.advance(.seconds(1))
+        h.send("button press")
+        h.advance(.milliseconds(500))
+        let events = h.output.take()
+        #expect(events.contains { $0.hasPrefix("event record.stopped id=VID_000001") }, "\(events)")
+        #expect(h.supervisor.recorder?.isRecording == false)
+        #expect(h.supervisor.captureService?.led?.pattern == .ready)
+    }
+}
