@@ -18,16 +18,22 @@ public struct VideoStreamRequest: Equatable, Sendable {
 extension CameraController {
     /// Asks for (or, with nil, gives up) the video stream. A change of streams restarts streaming
     /// when it is on (stop, configure, start: a few frames are lost, as on any reconfiguration);
-    /// a change of rate alone does not. Read `videoStream` afterwards: a camera that cannot
-    /// produce a second processed stream (vimc) streams without it, and recording then converts the
-    /// processed stream (`videoStreamNote` says so).
+    /// a change of rate alone does not. While a viewer still holds a frame of the old configuration
+    /// the camera refuses to reconfigure: streaming then comes back as soon as it lets go (tried
+    /// every frame time, as after a refused format). Read `videoStream` once frames flow: a camera
+    /// that cannot produce a second processed stream (vimc) streams without it, and recording then
+    /// converts the processed stream (`videoStreamNote` says so).
     public func requestVideoStream(_ request: VideoStreamRequest?) throws {
         let streamsChange = (request == nil) != (videoStreamRequest == nil)
             || request?.maximumSize != videoStreamRequest?.maximumSize
         videoStreamRequest = request
         guard streamsChange, isStreaming else { return }
         stopStreaming()
-        try startStreaming()
+        do {
+            try startStreaming()
+        } catch let error as HardwareError where error.kind == .busy {
+            restartStreaming(attemptsLeft: Self.restartAttempts)
+        }
     }
 
     /// The video stream's size for an output of `size`: fitted inside `maximum`, both sides even.

@@ -169,7 +169,7 @@ public final class CameraController {
     /// Tries to restart streaming after a refused reconfiguration, every frame time while the camera
     /// answers busy (a viewer has not yet given back its frame); gives up after `restartAttempts`
     /// and reports through `onStreamingError`.
-    private func restartStreaming(attemptsLeft: Int) {
+    func restartStreaming(attemptsLeft: Int) {
         do {
             try startStreaming()
         } catch let error as HardwareError where error.kind == .busy && attemptsLeft > 1 {
@@ -228,6 +228,8 @@ public final class CameraController {
                 return (status, Array(configured.dropLast()))
             }
             refusal = status == .invalid ? "the configuration was invalid" : "it offered \(configured.last?.pixelFormat.rawValue ?? "nothing") instead of YUV420"
+        } catch let error as HardwareError where error.kind == .busy {
+            throw error  // not a refusal of the stream: a viewer still holds a frame (retried by the caller)
         } catch {
             refusal = "\(error)"
         }

@@ -126,6 +126,26 @@ import SimulatedHardware
         #expect(video.framePTS.count == frames)
     }
 
+    /// libcamera refuses to reconfigure while a viewer holds a frame (found on the virtual board):
+    /// the recording starts, and streaming comes back with the video stream once the frame is given back.
+    @Test func aHeldViewerFrameDelaysTheVideoStreamWithoutFailingTheStart() throws {
+        let h = try SimulatedBoardHarness()
+        let camera = try #require(h.supervisor.camera?.device as? SimulatedCamera)
+        camera.buffersHeldByApplication = 1
+        let started = h.reply("record start")
+        #expect(started.hasPrefix("ok recording=VID_000001"), "\(started)")
+        h.advance(.milliseconds(200))
+        #expect(h.supervisor.camera?.isStreaming == false, "configure refused while the frame is held")
+        camera.buffersHeldByApplication = 0
+        h.advance(.seconds(1))
+        #expect(h.supervisor.camera?.isStreaming == true)
+        #expect(h.supervisor.camera?.videoStream != nil)
+        #expect(h.reply("record stop").hasPrefix("ok stopping="))
+        h.advance(.milliseconds(100))
+        let stopped = try #require(h.output.take().first { $0.hasPrefix("event record.stopped") })
+        #expect(Int(SimulatedBoardHarness.field("frames", in: stopped) ?? "") ?? 0 >= 20, "\(stopped)")
+    }
+
     @Test func prerecordPutsTheSecondsBeforeStartInTheFile() throws {
         let h = try SimulatedBoardHarness()
         #expect(h.reply("set video.prerecord 2s") == "ok video.prerecord=2")

@@ -105,7 +105,9 @@ def main():
     parser.add_argument("--initrd", required=True)
     parser.add_argument("--log", required=True)
     parser.add_argument("--timeout", type=float, default=600)
-    parser.add_argument("--memory", default="1G")
+    # 2 GiB: the initramfs (~310 MB with FFmpeg's libraries and ffprobe) lives in RAM, and vimc's
+    # still-stream buffers at 4096x2160 take ~27 MB each; with 1 GiB a bracket's buffers ran out.
+    parser.add_argument("--memory", default="2G")
     parser.add_argument("--verbose", action="store_true", help="echo the guest console live")
     parser.add_argument("--kernel-args", default="", help="appended to the kernel command line")
     args = parser.parse_args()

@@ -19,8 +19,14 @@ TRIPOD_SOCKET=/run/tripod.sock
 # on ttyS1, captures in /tmp/captures, log in /tmp/tripod-run.log, and waits until `tripod ctl status`
 # answers. A start-up failure that says "not yet" is a skip, any other a fail (the log is shown).
 start_tripod() {
+  # The root file system (the initramfs, in RAM) has little room left; captures and videos need
+  # tens of MB free to start: they get a tmpfs of their own.
   mkdir -p /tmp/captures
+  grep -q " /tmp/captures " /proc/mounts || mount -t tmpfs -o size=256m tmpfs /tmp/captures
   rm -f "$TRIPOD_SOCKET"   # a tripod killed by an earlier check leaves its socket behind
+  # A crash prints a backtrace into the log (Swift's backtracer, when the initramfs has it).
+  [ -x /usr/libexec/swift-backtrace-static ] && \
+    export SWIFT_BACKTRACE="enable=yes,interactive=no,color=no,swift-backtrace=/usr/libexec/swift-backtrace-static"
   LIBCAMERA_LOG_LEVELS='*:ERROR' tripod run --board "${1:-vboard}" --console /dev/ttyS1 --captures /tmp/captures \
     --socket "$TRIPOD_SOCKET" > /tmp/tripod-run.log 2>&1 &
   TRIPOD_PID=$!

@@ -7,16 +7,16 @@
 need_tripod
 command -v ffprobe >/dev/null || { echo "ffprobe is not in the initramfs"; exit 1; }
 start_tripod vboard
-# A small format keeps the emulated encoder near the camera's rate; the default one works too.
-tripod_ctl set format 640x480@30 || true
 tripod_ctl set video.bitrate 2M
-reply="$(tripod_ctl record start)"
-echo "$reply"
+# tripod ctl prints the events that came before the reply too (record.started): the reply is last.
+out="$(tripod_ctl record start)" || true
+echo "$out"
+reply="$(echo "$out" | tail -n1)"
 case "$reply" in ok*) ;; *) stop_tripod; echo "record start was refused: $reply"; exit 1 ;; esac
 file="$(echo "$reply" | sed -n 's/.* file=\([^ ]*\).*/\1/p')"
 sleep 5
 tripod_ctl status | tr ' ' '\n' | grep '^recording' || true
-tripod_ctl record stop
+tripod_ctl record stop || true
 i=0
 while [ $i -lt 120 ] && ! tripod_ctl status | grep -q "recording=off"; do sleep 0.5; i=$((i + 1)); done
 stop_tripod
