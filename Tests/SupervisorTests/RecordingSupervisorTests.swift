@@ -1,33 +1,12 @@
 import Foundation
 import Testing
 import SimulatedHardware
+import TestSupport
 @testable import Supervisor
 
 /// `record start|stop` on the simulated board, end to end: the camera's YUV420 video stream, the
 /// encoder, the files, the events and `status`, checked with ffprobe.
 @Suite(.serialized) struct RecordingSupervisorTests {
-    /// Every decoded frame's PTS (µs time base in MP4) and the stream's codec and size.
-    struct Probe { var codec: String; var width: Int; var height: Int; var framePTS: [Int64] }
-
-    static func probe(_ file: String) throws -> Probe {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-select_streams", "v:0",
-                             "-show_entries", "stream=codec_name,width,height:frame=pts", "-of", "json", file]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        let stream = (json?["streams"] as? [[String: Any]])?.first ?? [:]
-        let frames = (json?["frames"] as? [[String: Any]]) ?? []
-        return Probe(codec: stream["codec_name"] as? String ?? "", width: stream["width"] as? Int ?? 0,
-                     height: stream["height"] as? Int ?? 0,
-                     framePTS: frames.compactMap { ($0["pts"] as? NSNumber)?.int64Value })
-    }
-
     /// The recording's files: captures/<date>/<id>.<ext>.
     static func file(_ harness: SimulatedBoardHarness, _ relative: String) -> String {
         harness.directory.appendingPathComponent("captures").appendingPathComponent(relative).path
@@ -60,7 +39,7 @@ import SimulatedHardware
         #expect(h.reply("status").contains("recording=off"))
 
         // The file: H.264 at the video stream's size, every frame there, PTS = SensorTimestamp − the first.
-        let video = try Self.probe(Self.file(h, file))
+        let video = try probe(Self.file(h, file))
         #expect(video.codec == "h264")
         #expect(video.width == 1280 && video.height == 720)
         #expect(video.framePTS.count == frames)
@@ -85,7 +64,7 @@ import SimulatedHardware
         #expect(h.stoppedWith == 0)
         let events = h.output.take()
         #expect(events.contains { $0.hasPrefix("event record.stopped id=VID_000001") }, "\(events)")
-        let video = try Self.probe(Self.file(h, file))
+        let video = try probe(Self.file(h, file))
         #expect(video.framePTS.count >= 25)
     }
 
@@ -121,7 +100,7 @@ import SimulatedHardware
         let stopped = try #require(h.output.take().first { $0.hasPrefix("event record.stopped") })
         let frames = try #require(Int(SimulatedBoardHarness.field("frames", in: stopped) ?? ""))
         #expect(frames >= 25)
-        let video = try RecordingSupervisorTests.probe(RecordingSupervisorTests.file(h, file))
+        let video = try probe(RecordingSupervisorTests.file(h, file))
         #expect(video.codec == "h264" && video.width == 1280 && video.height == 720)
         #expect(video.framePTS.count == frames)
     }
@@ -158,7 +137,7 @@ import SimulatedHardware
         h.advance(.seconds(1))
         #expect(h.reply("record stop").hasPrefix("ok stopping="))
         h.advance(.milliseconds(100))
-        let video = try RecordingSupervisorTests.probe(RecordingSupervisorTests.file(h, file))
+        let video = try probe(RecordingSupervisorTests.file(h, file))
         // At least the 2 s window (from a keyframe at or before it) plus the second recorded.
         let span = Double((video.framePTS.last ?? 0) - (video.framePTS.first ?? 0)) / 1e6
         #expect(span >= 2.9, "span \(span) s over \(video.framePTS.count) frames")

@@ -6,20 +6,6 @@ import Testing
 /// Packed RGB frames (a camera with one stream, as vimc) are converted to I420 with libswscale:
 /// the decoded video has the colour's Rec. 709 limited-range Y'CbCr.
 @Suite struct RGBConversionTests {
-    /// The first decoded frame as planar YUV 4:2:0 bytes (ffmpeg, installed by tools/setup).
-    static func firstFrameYUV(_ file: String) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-v", "error", "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return [UInt8](data)
-    }
-
     /// R, G, B (0…255) → limited-range Rec. 709 Y', Cb, Cr.
     static func rec709(_ r: Double, _ g: Double, _ b: Double) -> (y: Double, cb: Double, cr: Double) {
         let (kr, kb) = (0.2126, 0.0722)
@@ -45,7 +31,7 @@ import Testing
         }
         try harness.service.stop()
         #expect(harness.stops.first?.error == nil)
-        let yuv = try Self.firstFrameYUV(harness.path("d/RGB.mp4"))
+        let yuv = try firstFrameYUV420(harness.path("d/RGB.mp4"))
         let lumaBytes = size.width * size.height
         try #require(yuv.count == lumaBytes * 3 / 2)
         let expected = Self.rec709(230, 120, 40)

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A tool a test needs is missing or failed.
+public struct ToolError: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
+}
+
+/// What ffprobe reads from a video file (decoding every frame).
+public struct Probe {
+    public var codec: String
+    public var width: Int
+    public var height: Int
+    public var timeBase: String
+    /// Every decoded frame's PTS, in the stream's time base, in presentation order.
+    public var framePTS: [Int64]
+}
+
+/// Runs a tool installed by tools/setup and returns its standard output; a missing tool or a
+/// failure is an error (never a skip).
+public func runTool(_ executable: String, _ arguments: [String]) throws -> Data {
+    guard FileManager.default.isExecutableFile(atPath: executable) else {
+        throw ToolError(description: "\(executable) is not installed: run tools/setup")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ToolError(description: "\((executable as NSString).lastPathComponent) \(arguments.joined(separator: " ")): status \(process.terminationStatus)")
+    }
+    return data
+}
+
+/// Runs ffprobe (package ffmpeg) on a video, decoding every frame.
+public func probe(_ file: String) throws -> Probe {
+    let data = try runTool("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0",
+                                                "-show_entries", "stream=codec_name,width,height,time_base:frame=pts", "-of", "json", file])
+    guard let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+          let stream = (json["streams"] as? [[String: Any]])?.first else {
+        throw ToolError(description: "ffprobe could not read \(file)")
+    }
+    let frames = (json["frames"] as? [[String: Any]]) ?? []
+    return Probe(codec: stream["codec_name"] as? String ?? "", width: stream["width"] as? Int ?? 0,
+                 height: stream["height"] as? Int ?? 0, timeBase: stream["time_base"] as? String ?? "",
+                 framePTS: frames.compactMap { ($0["pts"] as? NSNumber)?.int64Value })
+}
+
+/// The first decoded frame of a video as planar YUV 4:2:0 bytes (ffmpeg).
+public func firstFrameYUV420(_ file: String) throws -> [UInt8] {
+    [UInt8](try runTool("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
+}
