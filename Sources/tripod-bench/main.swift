@@ -12,6 +12,7 @@ let benchmarks: [any Benchmark.Type] = [
     BracketBenchmark.self,
     VideoBenchmark.self,
     SoakBenchmark.self,
+    RecordingSoakBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

@@ -59,6 +59,10 @@ extension Supervisor {
         try recorder?.apply(video)
     }
 
+    /// Blocks until the recorder's encoder queue has done what it was given (benchmarks and tests
+    /// that drive the manual clock faster than real time; the events still hop to the loop).
+    public func waitForRecorder() { recorder?.drainEncoder() }
+
     /// Recording fields for `status`.
     func recordingStatusFields() -> [(String, String)] {
         recorder?.statusFields() ?? []
