@@ -80,6 +80,30 @@ struct ScenePlanes {
 
     /// Rolling-shutter skew: row j takes the content of row j + vertical(j), moved right by
     /// horizontal(j) pixels (rounded to whole samples of its colour; edges repeated).
+    /// Moves the image by whole steps (`dx` right, `dy` down, output pixels, rounded), wrapping
+    /// around: what leaves one edge comes in at the other, so a pan never runs off the chart.
+    mutating func translate(dx: Double, dy: Double) {
+        let w = size.width, h = size.height, s = step, planes = planeCount
+        let shiftX = Int((dx / Double(s)).rounded()) * s, shiftY = Int((dy / Double(s)).rounded()) * s
+        guard shiftX != 0 || shiftY != 0, w > 0, h > 0 else { return }
+        let source = values
+        values.withUnsafeMutableBufferPointer { out in
+            source.withUnsafeBufferPointer { src in
+                for plane in 0..<planes {
+                    let origin = plane * w * h
+                    for j in 0..<h {
+                        let from = ((j - shiftY) % h + h) % h
+                        let x0 = ((-shiftX) % w + w) % w  // source column of output column 0
+                        let dst = origin + j * w, row = origin + from * w
+                        // Two runs: columns x0..<w, then 0..<x0.
+                        for i in 0..<(w - x0) { out[dst + i] = src[row + x0 + i] }
+                        for i in 0..<x0 { out[dst + w - x0 + i] = src[row + i] }
+                    }
+                }
+            }
+        }
+    }
+
     mutating func skew(horizontal: (Int) -> Double, vertical: (Int) -> Double) {
         let w = size.width, h = size.height, s = step, planes = planeCount
         let source = values

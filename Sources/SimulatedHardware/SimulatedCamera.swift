@@ -68,6 +68,8 @@ public final class SimulatedCamera: CameraDevice {
     private var disconnected = false
     private var stalledUntil: MonotonicTime?
     private var startedManual = false
+    /// The camera's rotation since streaming started (rad about x and y), and up to when.
+    private var pointing: (angle: Vector3, at: MonotonicTime?) = (.zero, nil)
     /// Draws the frames; caches the chart per crop, size and focus.
     private let renderer: SimulatedFrameRenderer
     /// Largest rendered frame; when set, streams are scaled down by a whole factor to fit and
@@ -150,6 +152,7 @@ public final class SimulatedCamera: CameraDevice {
         streaming = true
         sensorRunning = false
         framesProduced = 0
+        pointing = (.zero, nil)
         scheduleFrame(at: loop.now())
     }
 
@@ -313,8 +316,11 @@ public final class SimulatedCamera: CameraDevice {
         metadata["ColourCorrectionMatrix"] = .floatArray(SimulatedColourResponse.colourCorrectionMatrix.map(Float.init))
         var buffers: [StreamRole: FrameBuffer] = [:]
         let readout = (model.mode.readoutMilliseconds ?? 1e3 / max(model.mode.maximumFps, 1)) * 1000
+        let turned = pointing.at.map { angularMotion(from: $0, microseconds: Double((start - $0).nanoseconds) / 1000) } ?? (x: 0, y: 0)
+        pointing = (pointing.angle + Vector3(turned.x, turned.y, 0), start)
         let motion = SimulatedFrameRenderer.Motion(exposure: angularMotion(from: start, microseconds: Double(p.exposureMicroseconds)),
-                                                   readout: angularMotion(from: start, microseconds: readout))
+                                                   readout: angularMotion(from: start, microseconds: readout),
+                                                   pointing: (pointing.angle.x, pointing.angle.y))
         let defocus = model.defocusBlurPixels(lens: p.lensPositionDioptres, scene: scene)
         for role in request.roles {
             guard let stream = streams.first(where: { $0.role == role }) else { continue }

@@ -66,6 +66,9 @@ final class SimulatedFrameRenderer {
         var exposure: (x: Double, y: Double) = (0, 0)
         /// Rotation during the readout from the first row to the last (rolling-shutter skew).
         var readout: (x: Double, y: Double) = (0, 0)
+        /// Where the camera points at the frame's start, relative to where it pointed when
+        /// streaming started: the scene moves across the sensor by the focal length times this.
+        var pointing: (x: Double, y: Double) = (0, 0)
     }
 
     /// One frame of one stream.
@@ -176,6 +179,8 @@ final class SimulatedFrameRenderer {
     private func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double) {
         let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
         let skewX = -m.readout.y * f, skewY = m.readout.x * f
+        // Turning right (yaw) moves the scene left; tilting (pitch) moves it as the skew does.
+        planes.translate(dx: -m.pointing.y * f, dy: -m.pointing.x * f)
         if blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels {
             planes.blur(horizontalPixels: blurX, verticalPixels: blurY)
         }

@@ -13,6 +13,7 @@ let benchmarks: [any Benchmark.Type] = [
     VideoBenchmark.self,
     SoakBenchmark.self,
     RecordingSoakBenchmark.self,
+    VideoStabilizationBenchmark.self,
 ]
 
 @MainActor func usage() -> String {
