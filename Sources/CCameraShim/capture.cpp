@@ -1,15 +1,30 @@
 // Streaming: start/stop, requests with their own controls, completions, lent buffers, events.
 #include "shim_internal.hpp"
 
+#include <cstddef>
+#include <iterator>
+
 using namespace libcamera;
 
 namespace {
-/// Deletes completed requests; called on the caller's thread only.
-void dropSpent(tc_camera *camera) {
-    std::vector<std::unique_ptr<Request>> spent;
+/// Completed requests kept alive after their completion: a pipeline handler may still read a
+/// request on libcamera's thread just after completing it (vimc's bufferReady() calls
+/// request->sequence() after completeRequest(), in 0.0.3), so deleting it at the next queueRequest
+/// on the caller's thread was a use-after-free (seen on the virtual board as a crash in
+/// Request::sequence()). By the time this many later requests have completed, it is long done.
+constexpr size_t keptSpentRequests = 8;
+
+/// Deletes completed requests but the newest `keep`; called on the caller's thread only. After
+/// Camera::stop() nothing is running, and everything can go.
+void dropSpent(tc_camera *camera, size_t keep = keptSpentRequests) {
+    std::vector<std::unique_ptr<Request>> old;
     {
         std::lock_guard<std::mutex> lock(camera->inflightMutex);
-        spent.swap(camera->spent);
+        if (camera->spent.size() <= keep)
+            return;
+        auto end = camera->spent.end() - static_cast<std::ptrdiff_t>(keep);
+        old.assign(std::make_move_iterator(camera->spent.begin()), std::make_move_iterator(end));
+        camera->spent.erase(camera->spent.begin(), end);
     }
 }
 } // namespace
@@ -119,7 +134,7 @@ tc_status tc_camera_stop(tc_camera *camera) {
             camera->spent.push_back(std::move(owned));
         camera->inflight.clear();
     }
-    dropSpent(camera);
+    dropSpent(camera, 0);
     if (ret < 0) {
         camera->lastError = tc::errnoMessage("Camera::stop(" + camera->camera->id() + ")", ret);
         return tc::statusFromErrno(ret);
