@@ -160,7 +160,10 @@ final class VideoRecorder {
     }
 
     /// IMU samples (bias-corrected) for the video's Gyroflow log.
+    /// Only while frames are taken (a recording or a pre-record ring): otherwise nothing drains the
+    /// service's motion inbox, and every IMU batch would trim a full 65,536-sample buffer.
     func motionArrived(_ samples: [IMUSample]) {
+        guard isRecording || settings.prerecordSeconds > 0 else { return }
         service?.submitMotion(samples)
     }
 
