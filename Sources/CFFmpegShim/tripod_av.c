@@ -50,30 +50,49 @@ int tripod_av_frame_wrap_i420(AVFrame *frame, uint8_t *base, size_t size, int wi
     return 0;
 }
 
-int tripod_sws_rgb_to_i420(struct SwsContext **context, const uint8_t *source, int source_stride, int layout,
-                           int width, int height, uint8_t *destination, int destination_stride) {
+int tripod_sws_to_i420(struct SwsContext **context, const uint8_t *source, int source_stride, int layout,
+                       int source_height, int crop_x, int crop_y, int crop_width, int crop_height,
+                       uint8_t *destination, int destination_stride, int width, int height) {
     enum AVPixelFormat format;
+    int bytes_per_pixel = 0;
     switch (layout) {
-    case TRIPOD_RGB_RGB24: format = AV_PIX_FMT_RGB24; break;
-    case TRIPOD_RGB_BGR24: format = AV_PIX_FMT_BGR24; break;
-    case TRIPOD_RGB_BGRX32: format = AV_PIX_FMT_BGR0; break;
+    case TRIPOD_RGB_RGB24: format = AV_PIX_FMT_RGB24; bytes_per_pixel = 3; break;
+    case TRIPOD_RGB_BGR24: format = AV_PIX_FMT_BGR24; bytes_per_pixel = 3; break;
+    case TRIPOD_RGB_BGRX32: format = AV_PIX_FMT_BGR0; bytes_per_pixel = 4; break;
+    case TRIPOD_I420: format = AV_PIX_FMT_YUV420P; break;
     default: return AVERROR(EINVAL);
     }
-    if (width <= 0 || height <= 0 || destination_stride < width) return AVERROR(EINVAL);
-    struct SwsContext *made = sws_getCachedContext(*context, width, height, format, width, height,
+    if (width <= 0 || height <= 0 || destination_stride < width || crop_width <= 0 || crop_height <= 0 ||
+        crop_x < 0 || crop_y < 0 || crop_y + crop_height > source_height) return AVERROR(EINVAL);
+    if (layout == TRIPOD_I420 && ((crop_x | crop_y) & 1)) return AVERROR(EINVAL);
+    struct SwsContext *made = sws_getCachedContext(*context, crop_width, crop_height, format, width, height,
                                                    AV_PIX_FMT_YUV420P, SWS_BILINEAR, NULL, NULL, NULL);
     if (!made) return AVERROR(ENOMEM);
     *context = made;
-    // RGB in at full range; Y'CbCr out with Rec. 709 coefficients at limited (MPEG) range.
+    // Y'CbCr out with Rec. 709 coefficients at limited (MPEG) range; RGB in at full range, I420 in
+    // as libcamera's video streams are (Rec. 709, limited).
     const int *rec709 = sws_getCoefficients(SWS_CS_ITU709);
-    if (sws_setColorspaceDetails(made, rec709, 1, rec709, 0, 0, 1 << 16, 1 << 16) < 0) return AVERROR(EINVAL);
+    int source_full_range = layout == TRIPOD_I420 ? 0 : 1;
+    if (sws_setColorspaceDetails(made, rec709, source_full_range, rec709, 0, 0, 1 << 16, 1 << 16) < 0) return AVERROR(EINVAL);
+    const uint8_t *in[4] = {NULL, NULL, NULL, NULL};
+    int in_strides[4] = {source_stride, 0, 0, 0};
+    if (layout == TRIPOD_I420) {
+        int chroma_stride = source_stride / 2;
+        const uint8_t *u = source + (size_t)source_stride * source_height;
+        const uint8_t *v = u + (size_t)chroma_stride * ((source_height + 1) / 2);
+        in[0] = source + (size_t)crop_y * source_stride + crop_x;
+        in[1] = u + (size_t)(crop_y / 2) * chroma_stride + crop_x / 2;
+        in[2] = v + (size_t)(crop_y / 2) * chroma_stride + crop_x / 2;
+        in_strides[1] = chroma_stride;
+        in_strides[2] = chroma_stride;
+    } else {
+        in[0] = source + (size_t)crop_y * source_stride + (size_t)crop_x * bytes_per_pixel;
+    }
     int chroma_stride = destination_stride / 2;
     uint8_t *planes[4] = {destination, destination + (size_t)destination_stride * height, NULL, NULL};
     planes[2] = planes[1] + (size_t)chroma_stride * ((height + 1) / 2);
     int strides[4] = {destination_stride, chroma_stride, chroma_stride, 0};
-    const uint8_t *in[4] = {source, NULL, NULL, NULL};
-    int in_strides[4] = {source_stride, 0, 0, 0};
-    int rows = sws_scale(made, in, in_strides, 0, height, planes, strides);
+    int rows = sws_scale(made, in, in_strides, 0, crop_height, planes, strides);
     return rows == height ? 0 : AVERROR(EINVAL);
 }
 

@@ -82,6 +82,22 @@ public final class MotionTracker {
     /// The estimated orientation (camera to a world frame with +z up; yaw is relative).
     public var orientation: Quaternion { filter.orientation }
 
+    /// The orientation at `time` (not after the newest sample): the current one with the rotation
+    /// since `time`, integrated from the gyro history, taken back. Frames arrive after the IMU's
+    /// samples of their exposure, so video stabilization asks for the exposure's middle.
+    public func orientation(at time: MonotonicTime) -> Quaternion {
+        guard let newest = history.newest, time < newest.timestamp else { return orientation }
+        var since = Quaternion.identity
+        var previous = time
+        for sample in history.samples(from: time, to: newest.timestamp) where sample.timestamp > previous {
+            let dt = (sample.timestamp - previous).secondsValue
+            previous = sample.timestamp
+            let rate = length(sample.gyro)
+            if rate > 0 { since = since * Quaternion(axis: sample.gyro / rate, angle: rate * dt) }
+        }
+        return (orientation * since.conjugate).normalized
+    }
+
     /// Predicted blur in pixels for an exposure from `start` lasting `exposure`, or nil when the
     /// history does not cover it. See `predictedBlurPixels(samples:...)`.
     public func predictedBlurPixels(start: MonotonicTime, exposure: Duration, focalLengthPixels: Double) -> Double? {

@@ -179,15 +179,16 @@ final class SimulatedFrameRenderer {
     private func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double) {
         let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
         let skewX = -m.readout.y * f, skewY = m.readout.x * f
-        // Turning right (yaw) moves the scene left; tilting (pitch) moves it as the skew does.
-        planes.translate(dx: -m.pointing.y * f, dy: -m.pointing.x * f)
+        // Camera frame x right, y down, z forward (docs/imu.md): turning right (+yaw about y) moves
+        // the scene left; tilting up (+pitch about x turns the optical axis toward −y) moves it down.
+        planes.translate(dx: -m.pointing.y * f, dy: m.pointing.x * f)
         if blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels {
             planes.blur(horizontalPixels: blurX, verticalPixels: blurY)
         }
         if abs(skewX) >= 0.5 || abs(skewY) >= 0.5 {
             let rows = Double(max(planes.size.height - 1, 1))
             planes.skew(horizontal: { j in skewX * (Double(j) / rows - 0.5) },
-                        vertical: { j in -skewY * (Double(j) / rows - 0.5) })
+                        vertical: { j in skewY * (Double(j) / rows - 0.5) })
         }
     }
 }

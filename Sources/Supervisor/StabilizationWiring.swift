@@ -31,6 +31,8 @@ extension Supervisor {
         videoCropPlanner = nil
         camera?.streamingControls[ControlName.scalerCrop] = nil
         guard let stabilization, stabilization.video.active != .off else { return }
+        // A recording crops its own frames (Recording/RecordingStabilizer.swift): not twice.
+        if recorder?.stabilizesInSoftware == true { return }
         guard camera?.device.controlInfo[ControlName.scalerCrop] != nil else {
             log.warning("video stabilization: the camera has no ScalerCrop control; frames stay uncropped")
             return

@@ -12,8 +12,8 @@ final class RecordingPipeline {
 
     private var settings = VideoSettings()
     private var encoder: VideoEncoder?
-    /// Packed RGB frames (a camera with no video stream) become I420 here.
-    private let converter = RGBToI420()
+    /// Packed RGB frames (a camera with no video stream) become I420 here, and stabilization crops are cut.
+    private let converter = FrameConverter()
     private var ring: PrerecordRing?
     private var recording: Active?
     private var lastSequence: UInt64?

@@ -157,12 +157,28 @@ public final class RecordingService: @unchecked Sendable {
     @discardableResult
     public func submit(_ request: CompletedRequest, role: StreamRole = .videoRecording) throws(VideoError) -> Bool {
         guard request.isComplete, let buffer = request.buffers[role] else { return false }
-        let m = request.metadata
-        let exposure = FrameExposure(exposureTimeMicroseconds: m[ControlName.exposureTime]?.doubleValue,
-                                     analogueGain: m[ControlName.analogueGain]?.doubleValue,
-                                     colourTemperatureKelvin: m[ControlName.colourTemperature]?.doubleValue)
+        let (wallClock, exposure) = Self.metadata(of: request)
         return try submit(buffer, sequence: request.sequence, sensorTimestamp: request.sensorTimestamp,
-                          wallClockNanoseconds: m[ControlName.frameWallClock]?.int64Value, exposure: exposure)
+                          wallClockNanoseconds: wallClock, exposure: exposure)
+    }
+
+    /// A copy of a completed request's `role` buffer with its sequence, SensorTimestamp and
+    /// metadata, for a caller that holds frames before submitting them (video stabilization's
+    /// look-ahead); nil when the request has no such buffer.
+    public static func frame(of request: CompletedRequest, role: StreamRole) throws(VideoError) -> VideoFrame? {
+        guard request.isComplete, let buffer = request.buffers[role] else { return nil }
+        var frame = try VideoFrame(copying: buffer, sequence: request.sequence, sensorTimestamp: request.sensorTimestamp)
+        (frame.wallClockNanoseconds, frame.exposure) = metadata(of: request)
+        return frame
+    }
+
+    /// FrameWallClock, and ExposureTime, AnalogueGain and ColourTemperature, from a request's metadata.
+    private static func metadata(of request: CompletedRequest) -> (wallClock: Int64?, exposure: FrameExposure) {
+        let m = request.metadata
+        return (m[ControlName.frameWallClock]?.int64Value,
+                FrameExposure(exposureTimeMicroseconds: m[ControlName.exposureTime]?.doubleValue,
+                              analogueGain: m[ControlName.analogueGain]?.doubleValue,
+                              colourTemperatureKelvin: m[ControlName.colourTemperature]?.doubleValue))
     }
 
     /// IMU samples (camera frame, CLOCK_MONOTONIC) for the Gyroflow logs; never blocks.

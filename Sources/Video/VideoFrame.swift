@@ -17,7 +17,7 @@ final class FrameBytes: @unchecked Sendable {
 /// One image to record with its `SensorTimestamp` and sequence number: planar YUV 4:2:0 (I420: Y,
 /// then U and V at half size, chroma stride = `stride / 2`, libcamera's YUV420 layout), or, from a
 /// camera without a video stream, packed RGB (BGR888, RGB888, XRGB8888) that the encoder queue
-/// converts (`RGBToI420`).
+/// converts (`FrameConverter`).
 public struct VideoFrame: Sendable {
     public let size: PixelSize
     /// YUV420, or a packed RGB format still to convert.
@@ -30,6 +30,9 @@ public struct VideoFrame: Sendable {
     public var wallClockNanoseconds: Int64?
     /// Exposure, gain and colour temperature from the frame's metadata (the sidecar's summary).
     public var exposure: FrameExposure?
+    /// The part of the frame to record (video stabilization's crop, frame pixels), scaled back to
+    /// the frame's size on the encoder queue; nil records the whole frame.
+    public var crop: PixelRect?
     let bytes: FrameBytes
 
     var info: FrameInfo {

@@ -32,15 +32,18 @@ int tripod_av_frame_linesize(const AVFrame *frame, int plane);
 /// AVERROR (then `release` is never called).
 int tripod_av_frame_wrap_i420(AVFrame *frame, uint8_t *base, size_t size, int width, int height,
                               int stride, void (*release)(void *opaque, uint8_t *data), void *opaque);
-/// Packed RGB layouts `tripod_sws_rgb_to_i420` reads, by memory byte order.
-enum tripod_packed_rgb { TRIPOD_RGB_RGB24 = 0, TRIPOD_RGB_BGR24 = 1, TRIPOD_RGB_BGRX32 = 2 };
-/// Converts a packed RGB image (full range) into an I420 image laid out as in
-/// `tripod_av_frame_wrap_i420` (chroma stride = `destination_stride / 2`), Rec. 709 limited range
-/// like libcamera's video streams, with libswscale (sws_getCachedContext, sws_setColorspaceDetails,
-/// sws_scale). `*context` is created on first use and reused; free it with
-/// `tripod_sws_free`. Returns 0, or a negative AVERROR.
-int tripod_sws_rgb_to_i420(struct SwsContext **context, const uint8_t *source, int source_stride, int layout,
-                           int width, int height, uint8_t *destination, int destination_stride);
+/// Source layouts `tripod_sws_to_i420` reads: packed RGB by memory byte order, or I420.
+enum tripod_packed_rgb { TRIPOD_RGB_RGB24 = 0, TRIPOD_RGB_BGR24 = 1, TRIPOD_RGB_BGRX32 = 2, TRIPOD_I420 = 3 };
+/// Cuts the rectangle (`crop_x`, `crop_y`, `crop_width`, `crop_height`; even for I420) out of a
+/// source image of `source_height` lines (packed RGB at full range, or I420 laid out as in
+/// `tripod_av_frame_wrap_i420`) and scales it to a `width` × `height` I420 image at `destination`
+/// (chroma stride = `destination_stride / 2`), Rec. 709 limited range like libcamera's video
+/// streams, with libswscale (sws_getCachedContext, sws_setColorspaceDetails, sws_scale).
+/// `*context` is created on first use and reused; free it with `tripod_sws_free`. Returns 0, or a
+/// negative AVERROR.
+int tripod_sws_to_i420(struct SwsContext **context, const uint8_t *source, int source_stride, int layout,
+                       int source_height, int crop_x, int crop_y, int crop_width, int crop_height,
+                       uint8_t *destination, int destination_stride, int width, int height);
 /// sws_freeContext.
 void tripod_sws_free(struct SwsContext *context);
 /// Routes FFmpeg's log to nothing below `level` (av_log_set_level).

@@ -2,6 +2,7 @@ import Camera
 import Console
 import Hardware
 import Motion
+import Stabilization
 import Video
 
 extension Supervisor {
@@ -12,8 +13,11 @@ extension Supervisor {
         let bound = self.bound
         recorder.emit = { event in bound.value.broadcast(event) }
         recorder.onRecordingChange = { recording in
-            bound.value.captureService?.restingPattern = recording ? .recording : .ready
+            let s = bound.value
+            s.captureService?.restingPattern = recording ? .recording : .ready
+            s.restartVideoStabilization()  // the recording stabilizes its own frames while it runs
         }
+        recorder.orientationAt = { time in bound.value.motion?.orientation(at: time) }
         self.recorder = recorder
         commands.add(Command("record", synopsis: "start|stop",
                              summary: "record video (video.* settings) until record stop",
@@ -50,8 +54,19 @@ extension Supervisor {
                                         stabilizationActive: stabilization?.video.active.rawValue ?? "off",
                                         hdr: "off")
         let mapping = try? AxisMapping(devices.board.imu.orientation ?? "XYZ")
+        // Video stabilization crops the recorded frames themselves, each by its own exposure's
+        // orientation (RecordingStabilizer); the viewfinder's ScalerCrop pauses meanwhile.
+        var software: (planner: EISCropPlanner, field: PixelSize)?
+        if motion != nil, let stabilization, let field = camera?.activeFormat.format.sensorCrop.size {
+            do throws(StabilizationError) {
+                if let planner = try stabilization.makeCropPlanner() { software = (planner, field) }
+            } catch {
+                log.warning("video stabilization of the recording: \(error.message)")
+            }
+        }
+        recorder.stabilizationLookaheadFrames = software?.planner.lookaheadFrames ?? 0
         return try recorder.start(capture: capture, axisMapping: devices.imu == nil ? nil : mapping,
-                                  readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera))
+                                  readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera), stabilization: software)
     }
 
     /// Pushes the `video.*` settings to the recorder (start, and every change of them).

@@ -4,6 +4,7 @@ import Foundation
 import Hardware
 import Media
 import Motion
+import Stabilization
 import Video
 
 /// Recording as a service beside `CaptureService`: it owns the `RecordingService` (encoder queue,
@@ -37,6 +38,16 @@ final class VideoRecorder {
     /// Frames `submit` refused (a buffer the encoder cannot take), reported once per recording.
     private var submitFailureReported = false
     private let naming = CaptureNaming(prefix: "VID")
+    /// Video stabilization of the recording in progress (nil: off), and where it reads the
+    /// orientation at a given time.
+    private var stabilizer: RecordingStabilizer?
+    var orientationAt: (MonotonicTime) -> Quaternion? = { _ in nil }
+    /// Frames cinematic stabilization holds back: the encoder's queue makes room for them, so the
+    /// look-ahead flushed at a stop is not dropped (pushed by the supervisor before arming).
+    var stabilizationLookaheadFrames = 0
+    /// True while a recording stabilizes its own frames (the viewfinder's ScalerCrop stays off then,
+    /// or the video would be cropped twice).
+    var stabilizesInSoftware: Bool { stabilizer != nil }
     /// The work mark a recording holds.
     static let workReason = "recording"
 
@@ -72,6 +83,7 @@ final class VideoRecorder {
     private func effectiveSettings() -> VideoSettings {
         var s = settings
         if let camera { s.captureFramesPerSecond = min(s.captureFramesPerSecond, camera.activeFormat.format.maximumFps) }
+        s.queueCapacityFrames += 2 * stabilizationLookaheadFrames
         return s
     }
 
@@ -113,7 +125,8 @@ final class VideoRecorder {
     }
 
     /// `record start`: arms the camera, names the file and starts writing. Returns the reply fields.
-    func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?) throws(ConsoleError) -> [(String, String)] {
+    func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?,
+               stabilization: (planner: EISCropPlanner, field: PixelSize)? = nil) throws(ConsoleError) -> [(String, String)] {
         if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
         guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
         try arm()
@@ -129,6 +142,7 @@ final class VideoRecorder {
         }
         recordingID = id
         submitFailureReported = false
+        stabilizer = stabilization.map { RecordingStabilizer(planner: $0.planner, field: $0.field) }
         work.begin(Self.workReason)
         onRecordingChange(true)
         var fields: [(String, String)] = [("recording", id), ("file", "\(folder)/\(id).\(settings.container.fileExtension)"),
@@ -143,6 +157,10 @@ final class VideoRecorder {
     /// `record.stopped` follows when it is.
     func stop() throws(ConsoleError) -> [(String, String)] {
         guard let recordingID, let service else { throw ConsoleError(.usage, "not recording; record start first") }
+        if let stabilizer {
+            for frame in stabilizer.flush() { service.submit(frame) }
+            self.stabilizer = nil
+        }
         do throws(VideoError) { try service.stop() } catch { throw ConsoleError(.device, error.message) }
         return [("stopping", recordingID)]
     }
@@ -152,7 +170,16 @@ final class VideoRecorder {
     func frameArrived(_ completed: CompletedRequest) {
         guard let service, let camera else { return }
         let role: StreamRole = camera.videoStream != nil ? .videoRecording : camera.processedRole
-        do throws(VideoError) { try service.submit(completed, role: role) } catch {
+        do throws(VideoError) {
+            if let stabilizer, isRecording {
+                guard let frame = try RecordingService.frame(of: completed, role: role) else { return }
+                let middle = frame.sensorTimestamp + .microseconds(Int64((frame.exposure?.exposureTimeMicroseconds ?? 0) / 2))
+                guard let orientation = orientationAt(middle) else { service.submit(frame); return }
+                for ready in stabilizer.push(frame, orientation: orientation) { service.submit(ready) }
+            } else {
+                try service.submit(completed, role: role)
+            }
+        } catch {
             guard isRecording, !submitFailureReported else { return }
             submitFailureReported = true
             emit(ConsoleEvent("record.error", [("id", recordingID ?? "none"), ("reason", error.message)]))
@@ -177,6 +204,7 @@ final class VideoRecorder {
         case .stopped(let id, let error):
             guard id == recordingID else { return }
             recordingID = nil
+            stabilizer = nil
             let status = service?.status
             var fields: [(String, String)] = [("id", id), ("frames", String(status?.framesWritten ?? 0)),
                                               ("dropped", String(status?.droppedFrames ?? 0)),
