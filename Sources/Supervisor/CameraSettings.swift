@@ -81,7 +81,7 @@ extension Supervisor {
                     throw error
                 }
                 stabilization?.formatChanged(camera.activeFormat)
-                restartVideoStabilization()
+                videoStabilizationChanged()
             }
             if !zoomFirst, let zoom = newZoom { try camera.setZoom(zoom) }
             if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {

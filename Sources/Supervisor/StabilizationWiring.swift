@@ -17,11 +17,18 @@ extension Supervisor {
             let s = bound.value
             s.broadcast(ConsoleEvent(event.consoleName, event.consoleFields))
             if let update = event.settingUpdate { s.settings[update.key] = update.value }
-            if case .videoActive = event { s.restartVideoStabilization() }
+            if case .videoActive = event { s.videoStabilizationChanged() }
         }
         stabilization = service
         // Wiring: each capture asks stabilization for its gate (lens for brackets, still for single frames).
         captureService?.makeFrameGate = { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
+        restartVideoStabilization()
+    }
+
+    /// The video stabilization mode or the format changed: the pre-record ring's stabilizer and the
+    /// viewfinder's crop planner start again for it.
+    func videoStabilizationChanged() {
+        recorder?.videoStabilizationChanged()
         restartVideoStabilization()
     }
 

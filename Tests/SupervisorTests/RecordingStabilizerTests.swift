@@ -1,4 +1,9 @@
+import Camera
+import Console
+import Foundation
 import Hardware
+import LinuxHardware
+import ManualLoop
 import Motion
 import Stabilization
 import Testing
@@ -50,3 +55,53 @@ import Video
         #expect(stabilizer.heldFrames == 0)
     }
 }
+
+/// Stabilization of the frames being encoded, as the supervisor wires it: the pre-record ring's
+/// frames are stabilized too, and the viewfinder's ScalerCrop pauses while they are.
+@Suite(.serialized) struct RecordingStabilizationWiringTests {
+    @Test func prerecordedFramesAreStabilizedAndTheScalerCropWaits() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("sim motion handheld 5") == "ok motion=handheld amplitude=5")
+        #expect(h.reply("format 3").hasPrefix("ok"), "1920x1080: standard and cinematic")
+        h.advance(.seconds(1))
+        #expect(h.reply("set stabilization.video standard") == "ok stabilization.video=standard")
+        h.advance(.milliseconds(300))
+        #expect(h.supervisor.camera?.streamingControls[ControlName.scalerCrop] != nil, "the viewfinder's crop, before")
+        #expect(h.reply("set video.prerecord 1s") == "ok video.prerecord=1")
+        #expect(h.supervisor.recorder?.stabilizesInSoftware == true, "the ring's frames are cropped in software")
+        h.advance(.milliseconds(300))
+        #expect(h.supervisor.camera?.streamingControls[ControlName.scalerCrop] == nil, "not cropped twice")
+        // Off while armed: the ring's frames go uncropped, and nothing crops the viewfinder either.
+        #expect(h.reply("set stabilization.video off") == "ok stabilization.video=off")
+        h.advance(.milliseconds(100))
+        #expect(h.supervisor.recorder?.stabilizesInSoftware == false)
+        #expect(h.reply("set stabilization.video cinematic") == "ok stabilization.video=cinematic")
+        h.advance(.milliseconds(100))
+        #expect(h.supervisor.recorder?.stabilizesInSoftware == true)
+        // A recording from the ring, then the ring goes on stabilized; disarming gives the crop back.
+        #expect(h.reply("record start").hasPrefix("ok recording="))
+        h.advance(.seconds(1))
+        #expect(h.reply("record stop").hasPrefix("ok stopping="))
+        h.advance(.milliseconds(200))
+        let stopped = try #require(h.output.take().first { $0.hasPrefix("event record.stopped") })
+        #expect(SimulatedBoardHarness.field("dropped", in: stopped) == "0", "\(stopped)")
+        #expect(h.supervisor.recorder?.stabilizesInSoftware == true)
+        #expect(h.reply("set video.prerecord 0") == "ok video.prerecord=0")
+        #expect(h.supervisor.recorder?.stabilizesInSoftware == false)
+        h.advance(.seconds(1))  // cinematic's first crop comes 15 frames in
+        #expect(h.supervisor.camera?.streamingControls[ControlName.scalerCrop] != nil, "the viewfinder's crop, after")
+    }
+
+    @Test func aRefusedVideoChangeLeavesThePreviousSettings() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-rec-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let recorder = VideoRecorder(loop: ManualEventLoop(), storage: try PosixStorage(root: root), work: WorkTracker())
+        var next = recorder.settings
+        next.prerecordSeconds = 2
+        next.bitrateBitsPerSecond = 3_000_000
+        #expect(throws: ConsoleError.self) { try recorder.apply(next) }  // no camera to arm
+        #expect(recorder.settings == VideoSettings(), "the refused change is not kept")
+    }
+}
+

@@ -15,9 +15,10 @@ extension Supervisor {
         recorder.onRecordingChange = { recording in
             let s = bound.value
             s.captureService?.restingPattern = recording ? .recording : .ready
-            s.restartVideoStabilization()  // the recording stabilizes its own frames while it runs
         }
         recorder.orientationAt = { time in bound.value.motion?.orientation(at: time) }
+        recorder.makeStabilizer = { bound.value.makeRecordingStabilizer() }
+        recorder.onStabilizerChange = { bound.value.restartVideoStabilization() }
         self.recorder = recorder
         commands.add(Command("record", synopsis: "start|stop",
                              summary: "record video (video.* settings) until record stop",
@@ -54,19 +55,21 @@ extension Supervisor {
                                         stabilizationActive: stabilization?.video.active.rawValue ?? "off",
                                         hdr: "off")
         let mapping = try? AxisMapping(devices.board.imu.orientation ?? "XYZ")
-        // Video stabilization crops the recorded frames themselves, each by its own exposure's
-        // orientation (RecordingStabilizer); the viewfinder's ScalerCrop pauses meanwhile.
-        var software: (planner: EISCropPlanner, field: PixelSize)?
-        if motion != nil, let stabilization, let field = camera?.activeFormat.format.sensorCrop.size {
-            do throws(StabilizationError) {
-                if let planner = try stabilization.makeCropPlanner() { software = (planner, field) }
-            } catch {
-                log.warning("video stabilization of the recording: \(error.message)")
-            }
-        }
-        recorder.stabilizationLookaheadFrames = software?.planner.lookaheadFrames ?? 0
         return try recorder.start(capture: capture, axisMapping: devices.imu == nil ? nil : mapping,
-                                  readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera), stabilization: software)
+                                  readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera))
+    }
+
+    /// Video stabilization of encoded frames: the recorded (and pre-recorded) frames themselves are
+    /// cropped, each by its own exposure's orientation; the viewfinder's ScalerCrop pauses meanwhile.
+    /// Nil when the mode is off or there is no IMU.
+    func makeRecordingStabilizer() -> RecordingStabilizer? {
+        guard motion != nil, let stabilization, let field = camera?.activeFormat.format.sensorCrop.size else { return nil }
+        do throws(StabilizationError) {
+            return try stabilization.makeCropPlanner().map { RecordingStabilizer(planner: $0, field: field) }
+        } catch {
+            log.warning("video stabilization of the recording: \(error.message)")
+            return nil
+        }
     }
 
     /// Pushes the `video.*` settings to the recorder (start, and every change of them).

@@ -23,6 +23,8 @@ final class RecordingStabilizer {
 
     /// Frames held for the look-ahead.
     var heldFrames: Int { held.count }
+    /// The most frames it holds (cinematic's look-ahead; 0 for standard).
+    var lookaheadFrames: Int { planner.lookaheadFrames }
 
     /// Adds the next frame with the orientation at the middle of its exposure; returns the frames
     /// whose crops are now decided, oldest first.

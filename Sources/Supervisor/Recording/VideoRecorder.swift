@@ -38,14 +38,15 @@ final class VideoRecorder {
     /// Frames `submit` refused (a buffer the encoder cannot take), reported once per recording.
     private var submitFailureReported = false
     private let naming = CaptureNaming(prefix: "VID")
-    /// Video stabilization of the recording in progress (nil: off), and where it reads the
-    /// orientation at a given time.
+    /// Video stabilization of the frames being encoded (a recording or the pre-record ring; nil:
+    /// off), and where it reads the orientation at a given time.
     private var stabilizer: RecordingStabilizer?
     var orientationAt: (MonotonicTime) -> Quaternion? = { _ in nil }
-    /// Frames cinematic stabilization holds back: the encoder's queue makes room for them, so the
-    /// look-ahead flushed at a stop is not dropped (pushed by the supervisor before arming).
-    var stabilizationLookaheadFrames = 0
-    /// True while a recording stabilizes its own frames (the viewfinder's ScalerCrop stays off then,
+    /// A stabilizer for the video stabilization mode and format in force, or nil (off, no IMU).
+    var makeStabilizer: () -> RecordingStabilizer? = { nil }
+    /// Called when `stabilizesInSoftware` may have changed (the viewfinder's ScalerCrop follows it).
+    var onStabilizerChange: () -> Void = {}
+    /// True while the encoded frames are stabilized here (the viewfinder's ScalerCrop stays off then,
     /// or the video would be cropped twice).
     var stabilizesInSoftware: Bool { stabilizer != nil }
     /// The work mark a recording holds.
@@ -68,27 +69,55 @@ final class VideoRecorder {
     /// New `video.*` settings (already validated by the schema). Refused while recording. With a
     /// pre-record time the video stream and encoder start now, so a later `record start` has
     /// the seconds before it.
+    /// A refused change leaves the previous settings in force.
     func apply(_ typed: VideoSettings) throws(ConsoleError) {
         if let recordingID { throw ConsoleError(.busy, "recording \(recordingID): video settings change after record stop") }
         var next = typed
         next.encoderName = typed.codec == .h264 ? boardEncoder : nil
+        let previous = settings
         settings = next
-        if next.prerecordSeconds > 0 { try arm() } else {
-            if service != nil { try configureService() }
-            disarm()
+        do throws(ConsoleError) {
+            if next.prerecordSeconds > 0 { try arm(restabilize: true) } else {
+                if service != nil { try configureService() }
+                disarm()
+            }
+        } catch {
+            settings = previous
+            if previous.prerecordSeconds > 0 { try? arm(restabilize: false) } else { disarm() }
+            throw error
         }
+    }
+
+    /// The video stabilization mode or the format changed: outside a recording, the pre-record
+    /// ring's stabilizer is rebuilt for it (a recording keeps the one it started with).
+    func videoStabilizationChanged() {
+        guard !isRecording, settings.prerecordSeconds > 0, service != nil else { return }
+        replaceStabilizer()
+        do throws(ConsoleError) { try configureService() } catch {
+            emit(ConsoleEvent("record.error", [("reason", "pre-record: \(error.message)")]))
+        }
+    }
+
+    /// Hands the held frames to the service (smoothed over what is known) and starts a new
+    /// stabilizer for the mode in force.
+    private func replaceStabilizer() {
+        if let stabilizer, let service { for frame in stabilizer.flush() { service.submit(frame) } }
+        stabilizer = makeStabilizer()
+        onStabilizerChange()
     }
 
     /// The settings the encoder gets: `video.fps` capped by the active format's fastest rate.
     private func effectiveSettings() -> VideoSettings {
         var s = settings
         if let camera { s.captureFramesPerSecond = min(s.captureFramesPerSecond, camera.activeFormat.format.maximumFps) }
-        s.queueCapacityFrames += 2 * stabilizationLookaheadFrames
+        // Cinematic holds frames back; the queue makes room for the look-ahead released at a stop.
+        s.queueCapacityFrames += 2 * (stabilizer?.lookaheadFrames ?? 0)
         return s
     }
 
-    /// Configures the encoder and asks the camera for the video stream at the recording's rate.
-    private func arm() throws(ConsoleError) {
+    /// Configures the encoder and asks the camera for the video stream at the recording's rate;
+    /// `restabilize` starts a new stabilizer (else one is made only when there is none).
+    private func arm(restabilize: Bool) throws(ConsoleError) {
         guard let storage else {
             throw ConsoleError(.unsupported, "captures storage cannot stream video files")
         }
@@ -97,6 +126,7 @@ final class VideoRecorder {
             let me = WeakRecorder(self)
             service = RecordingService(storage: storage, loop: loop) { event in me.value?.handle(event) }
         }
+        if restabilize || stabilizer == nil { replaceStabilizer() }
         try configureService()
         let effective = effectiveSettings()
         do {
@@ -118,18 +148,19 @@ final class VideoRecorder {
 
     /// Gives the video stream back when nothing needs it (no recording, no pre-record).
     private func disarm() {
-        guard recordingID == nil, settings.prerecordSeconds == 0, let camera, camera.videoStreamRequest != nil else { return }
+        guard recordingID == nil, settings.prerecordSeconds == 0 else { return }
+        if stabilizer != nil { stabilizer = nil; onStabilizerChange() }
+        guard let camera, camera.videoStreamRequest != nil else { return }
         do { try camera.requestVideoStream(nil) } catch {
             emit(ConsoleEvent("record.error", [("reason", "camera: cannot restart streaming without the video stream: \(error)")]))
         }
     }
 
     /// `record start`: arms the camera, names the file and starts writing. Returns the reply fields.
-    func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?,
-               stabilization: (planner: EISCropPlanner, field: PixelSize)? = nil) throws(ConsoleError) -> [(String, String)] {
+    func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?) throws(ConsoleError) -> [(String, String)] {
         if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
         guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
-        try arm()
+        try arm(restabilize: false)
         guard let service, let storage else { throw ConsoleError(.unsupported, "captures storage cannot stream video files") }
         let folder = naming.folder(for: Date())
         let id = nextID(in: folder, storage: storage)
@@ -142,7 +173,6 @@ final class VideoRecorder {
         }
         recordingID = id
         submitFailureReported = false
-        stabilizer = stabilization.map { RecordingStabilizer(planner: $0.planner, field: $0.field) }
         work.begin(Self.workReason)
         onRecordingChange(true)
         var fields: [(String, String)] = [("recording", id), ("file", "\(folder)/\(id).\(settings.container.fileExtension)"),
@@ -157,10 +187,9 @@ final class VideoRecorder {
     /// `record.stopped` follows when it is.
     func stop() throws(ConsoleError) -> [(String, String)] {
         guard let recordingID, let service else { throw ConsoleError(.usage, "not recording; record start first") }
-        if let stabilizer {
-            for frame in stabilizer.flush() { service.submit(frame) }
-            self.stabilizer = nil
-        }
+        // The held look-ahead belongs to this recording; a pre-record ring goes on with a new one.
+        if let stabilizer { for frame in stabilizer.flush() { service.submit(frame) } }
+        stabilizer = settings.prerecordSeconds > 0 ? makeStabilizer() : nil
         do throws(VideoError) { try service.stop() } catch { throw ConsoleError(.device, error.message) }
         return [("stopping", recordingID)]
     }
@@ -171,7 +200,7 @@ final class VideoRecorder {
         guard let service, let camera else { return }
         let role: StreamRole = camera.videoStream != nil ? .videoRecording : camera.processedRole
         do throws(VideoError) {
-            if let stabilizer, isRecording {
+            if let stabilizer {
                 guard let frame = try RecordingService.frame(of: completed, role: role) else { return }
                 let middle = frame.sensorTimestamp + .microseconds(Int64((frame.exposure?.exposureTimeMicroseconds ?? 0) / 2))
                 guard let orientation = orientationAt(middle) else { service.submit(frame); return }
@@ -204,7 +233,6 @@ final class VideoRecorder {
         case .stopped(let id, let error):
             guard id == recordingID else { return }
             recordingID = nil
-            stabilizer = nil
             let status = service?.status
             var fields: [(String, String)] = [("id", id), ("frames", String(status?.framesWritten ?? 0)),
                                               ("dropped", String(status?.droppedFrames ?? 0)),
