@@ -58,6 +58,6 @@ extension CameraController {
         guard let request = videoStreamRequest else { return nil }
         return StreamConfiguration(role: .videoRecording, pixelFormat: .yuv420,
                                    size: Self.videoSize(for: format.size, within: request.maximumSize),
-                                   bufferCount: max(4, requestsInFlight))
+                                   bufferCount: max(4, requestsInFlight + bracketBuffersPerStream))  // brackets fill it too
     }
 }

@@ -83,6 +83,11 @@ public final class CameraController {
     public private(set) var latestRequest: CompletedRequest?
     /// Called on the loop for every completed regular frame (after `latest` is updated).
     public var onFrame: ((CompletedRequest, FrameState) -> Void)?
+    /// Called on the loop for every complete frame, regular or a bracket's, in the order they
+    /// complete (before `onFrame` or the bracket's completion). While the video stream is
+    /// configured every request fills it, so recording takes its frames from here and a still or
+    /// bracket during a recording leaves no gap in the video.
+    public var onEveryFrame: ((CompletedRequest) -> Void)?
     /// The error that stopped streaming on its own (a failed re-queue), if any.
     public private(set) var lastError: (any Error)?
     /// Controls added to every regular (streaming) request, not to bracket requests: the video
@@ -288,7 +293,8 @@ public final class CameraController {
         let cookie = takeCookie()
         var merged = controlsForNextRequest(consumeTrigger: false)
         for (name, value) in controls { merged[name] = value }
-        let wanted = roles ?? ([processedRole] + (activeFormat.format.rawPixelFormat == nil ? [] : [.raw]))
+        var wanted = roles ?? ([processedRole] + (activeFormat.format.rawPixelFormat == nil ? [] : [.raw]))
+        if videoStream != nil, !wanted.contains(.videoRecording) { wanted.append(.videoRecording) }  // the video goes on
         explicitRequests[cookie] = completion
         do {
             try device.queueRequest(CaptureRequest(cookie: cookie, controls: supported(merged), roles: wanted))
@@ -355,7 +361,10 @@ public final class CameraController {
             onDisconnect?()
         case .requestCompleted(let completed):
             if let completion = explicitRequests.removeValue(forKey: completed.cookie) {
-                if completed.isComplete { latest = FrameState(completed, isoPerGain: sensor.isoPerGain) }
+                if completed.isComplete {
+                    latest = FrameState(completed, isoPerGain: sensor.isoPerGain)
+                    onEveryFrame?(completed)
+                }
                 completion(completed)
                 refillRegularRequests()  // its buffers are free again
                 return
@@ -366,6 +375,7 @@ public final class CameraController {
             latest = state
             latestRegular = state
             latestRequest = completed
+            onEveryFrame?(completed)
             onFrame?(completed, state)
             refillRegularRequests()
         }

@@ -217,14 +217,20 @@ public final class SimulatedLED: GPIOOutputLine, Sendable {
             if s.closed { throw HardwareError(.disconnected, "simulated \(address): write after close") }
             guard s.isOn != active || s.history.isEmpty else { return }
             s.isOn = active
+            if s.history.count >= Self.historyLimit { s.history.removeFirst(s.history.count / 2) }
             s.history.append(LEDLevelChange(time: now, isOn: active))
         }
     }
 
+    /// The most changes `history` keeps (the older half goes when it is full): a blinking LED
+    /// changes level ten times a second, and a soak runs for hours.
+    public static let historyLimit = 4096
+
     public func close() { state.withLock { $0.closed = true } }
 
     public var isOn: Bool { state.withLock { $0.isOn } }
-    /// Every change of level (the first write is always recorded), oldest first.
+    /// The recent changes of level (the first write is always recorded), oldest first: at most
+    /// `historyLimit`.
     public var history: [LEDLevelChange] { state.withLock { $0.history } }
     /// Makes every later write throw `fault` (nil clears it).
     public func injectWriteFault(_ fault: HardwareError?) { state.withLock { $0.writeFault = fault } }

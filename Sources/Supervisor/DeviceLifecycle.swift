@@ -64,6 +64,8 @@ extension Supervisor {
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
+        // Recording takes every frame, a bracket's too: a still during a recording leaves no gap.
+        controller.onEveryFrame = { completed in bound.value.recorder?.frameArrived(completed) }
         controller.onStreamingStopped = { bound.value.viewfinder?.presenter.mailbox.clear() }
         controller.onStreamingError = { error in
             let s = bound.value
@@ -129,7 +131,6 @@ extension Supervisor {
     /// Every streaming frame: video stabilization follows it, the viewfinder shows it.
     func streamingFrameCompleted(_ completed: CompletedRequest, _ frame: FrameState) {
         captureService?.frameArrived()
-        recorder?.frameArrived(completed)
         stabilizeVideo(frameTime: frame.sensorTimestamp)
         showOnViewfinder(completed, frame)
     }

@@ -24,7 +24,9 @@ struct SoakBenchmark: Benchmark {
         soak.clearCaptures()
         let start = ProcessFigures.now()
         let began = monotonicNanoseconds()
-        var samples: [(Int, ProcessFigures)] = [(0, start)]
+        // Beside the process figures, the simulated time and the LED's kept changes (both grow with
+        // the brackets; the LED's record is bounded), to tell the firmware's memory from the rig's.
+        var samples: [(Int, ProcessFigures, Double, Int)] = [(0, start, soak.simulatedSeconds, soak.ledChangesKept)]
         var completed = 0, failures: [String: Int] = [:]
         for i in 1...asked {
             switch soak.bracket() {
@@ -32,16 +34,17 @@ struct SoakBenchmark: Benchmark {
             case .some(let reason): failures[reason, default: 0] += 1
             }
             if i % 100 == 0 { soak.clearCaptures() }
-            if i % max(asked / 10, 1) == 0 { samples.append((i, ProcessFigures.now())) }
+            if i % max(asked / 10, 1) == 0 { samples.append((i, ProcessFigures.now(), soak.simulatedSeconds, soak.ledChangesKept)) }
         }
         let seconds = Double(monotonicNanoseconds() - began) / 1e9
         let end = samples.last?.1 ?? ProcessFigures.now()
-        var rows = samples.map { n, f in
-            ["after \(n) brackets", String(format: "%.1f", f.residentMegabytes), "\(f.descriptors)", "\(f.threads)"]
+        var rows = samples.map { n, f, simulated, led in
+            ["after \(n) brackets", String(format: "%.1f", f.residentMegabytes), "\(f.descriptors)", "\(f.threads)",
+             String(format: "%.0f", simulated), "\(led)"]
         }
         rows.append(["end / start", String(format: "%.3f", end.residentMegabytes / start.residentMegabytes),
                      String(format: "%.3f", Double(end.descriptors) / Double(start.descriptors)),
-                     String(format: "%.3f", Double(end.threads) / Double(start.threads))])
+                     String(format: "%.3f", Double(end.threads) / Double(start.threads)), "", ""])
         var notes = ["brackets asked \(asked), completed \(completed), failed \(asked - completed) (after \(warmUp) warm-up brackets)",
                      String(format: "wall time %.1f s (%.1f ms per bracket); simulated time %.0f s; viewfinder frames shown %d",
                             seconds, seconds * 1000 / Double(asked), soak.simulatedSeconds, soak.displayedFrames),
@@ -50,7 +53,7 @@ struct SoakBenchmark: Benchmark {
                      "reference: the start figures (end / start = 1.000 is flat)"]
         for (reason, count) in failures.sorted(by: { $0.value > $1.value }) { notes.append("failed \(count)×: \(reason)") }
         return BenchmarkReport(
-            columns: ["when", "RSS MB", "fds", "threads"], rows: rows, notes: notes,
+            columns: ["when", "RSS MB", "fds", "threads", "simulated s", "LED changes kept"], rows: rows, notes: notes,
             metrics: ["asked": Double(asked), "completed": Double(completed),
                       "rss_start_mb": start.residentMegabytes, "rss_end_mb": end.residentMegabytes,
                       "fds_start": Double(start.descriptors), "fds_end": Double(end.descriptors),
@@ -116,6 +119,8 @@ final class SoakRun {
 
     var simulatedSeconds: Double { (loop.now() - began).secondsValue }
     var displayedFrames: Int { display.frames.current }
+    /// The simulated LED's record of level changes (bounded: `SimulatedLED.historyLimit`).
+    var ledChangesKept: Int { (supervisor.devices.led as? SimulatedLED)?.history.count ?? 0 }
 
     func send(_ line: String) -> [String] {
         loop.perform { supervisor.run(line: line, from: session) }

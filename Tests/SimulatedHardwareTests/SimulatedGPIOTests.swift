@@ -93,4 +93,17 @@ import Testing
         #expect(throws: HardwareError.self) { try led.write(false) }
         #expect(led.isOn)
     }
+
+    @Test func ledHistoryStaysBoundedOverALongBlink() throws {
+        let loop = ManualEventLoop()
+        let led = SimulatedLED(clock: loop)
+        for i in 0..<(3 * SimulatedLED.historyLimit) {
+            try led.write(i % 2 == 0)
+            loop.advance(by: .milliseconds(100))
+        }
+        let history = led.history
+        #expect(history.count <= SimulatedLED.historyLimit)
+        #expect(history.count >= SimulatedLED.historyLimit / 2)
+        #expect(history.last == LEDLevelChange(time: loop.now() - .milliseconds(100), isOn: false), "the newest kept")
+    }
 }

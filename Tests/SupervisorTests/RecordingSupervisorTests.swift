@@ -147,6 +147,36 @@ import TestSupport
         #expect(h.supervisor.camera?.videoStream == nil)
     }
 
+    /// A `capture` and a bracket while recording: their requests fill the video stream too, so the
+    /// video loses no frame. The still has the video's exposure, so its frame keeps the 1/30 s
+    /// rhythm; a bracket's longer exposures stretch their frames (the sensor's own timing).
+    @Test func stillsDuringARecordingLeaveNoGapInTheVideo() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set capture.format jpeg") == "ok capture.format=jpeg")
+        #expect(h.reply("set exposure.duration 1/100").hasPrefix("ok"))
+        let started = h.reply("record start")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started))
+        h.advance(.seconds(1))
+        #expect(h.reply("capture").hasPrefix("ok bracket=started"))
+        h.advance(.seconds(1))
+        #expect(h.reply("bracket ev 1 1").hasPrefix("ok bracket=started"))
+        h.advance(.seconds(1))
+        #expect(h.reply("record stop").hasPrefix("ok stopping="))
+        h.advance(.milliseconds(200))
+        let events = h.output.take()
+        let stopped = try #require(events.first { $0.hasPrefix("event record.stopped") }, "\(events)")
+        #expect(SimulatedBoardHarness.field("brackets", in: h.reply("status")) == "2 saved, 0 failed")
+        #expect(SimulatedBoardHarness.field("dropped", in: stopped) == "0", "\(stopped)")
+        let frames = try #require(Int(SimulatedBoardHarness.field("frames", in: stopped) ?? ""))
+        let video = try probe(RecordingSupervisorTests.file(h, file))
+        #expect(video.framePTS.count == frames)
+        let deltas = zip(video.framePTS.dropFirst(), video.framePTS).map { $0 - $1 }
+        // 1/30 s apart throughout: no frame lost around the still or the bracket (exposures of
+        // 1/100 s and two stops over, 1/25 s, stretch a frame to at most 40 ms).
+        #expect(deltas.allSatisfy { $0 >= 32_333 && $0 <= 41_000 }, "\(deltas.filter { $0 < 32_333 || $0 > 41_000 })")
+        #expect(deltas.filter { $0 > 34_333 }.count <= 3, "only the bracket's long frames stretch")
+    }
+
     @Test func theButtonStartsAndStopsARecordingWithItsLEDPattern() throws {
         let h = try SimulatedBoardHarness()
         #expect(h.reply("set button.press record") == "ok button.press=record")

@@ -142,7 +142,7 @@ public final class BracketEngine {
     public func start() throws {
         let budgetFrames = steps.count + pipelineDelayFrames + controller.requestsInFlight + 4
         let longest = steps.map(\.exposureMicroseconds).max() ?? 0
-        let frameMicroseconds = max(Int64(longest), controller.activeFormat.minimumFrameDurationMicroseconds,
+        let frameMicroseconds = max(Int64(longest), controller.frameDurationRangeMicroseconds.minimum,
                                     controller.observedFrameIntervalMicroseconds ?? 0)
         let allowed = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
         armTimeout(at: controller.loop.now() + allowed)
@@ -310,9 +310,10 @@ public final class BracketEngine {
                                                        usesModeControls: controller.usesExposureModeControls)
         controls[ControlName.exposureTime] = .int32(Int32(clamping: step.exposureMicroseconds))
         controls[ControlName.analogueGain] = .float(Float(step.analogueGain))
-        let limits = controller.activeFormat
-        controls[ControlName.frameDurationLimits] = .int64Array([limits.minimumFrameDurationMicroseconds,
-                                                                 max(limits.maximumFrameDurationMicroseconds, Int64(step.exposureMicroseconds))])
+        // The format's range, or a recording's fixed rate (its frames keep their rhythm unless
+        // the exposure is longer).
+        let frames = controller.frameDurationRangeMicroseconds
+        controls[ControlName.frameDurationLimits] = .int64Array([frames.minimum, max(frames.maximum, Int64(step.exposureMicroseconds))])
         return controls
     }
 
