@@ -39,8 +39,11 @@ final class RecordingPipeline {
         var pendingDropped: [DroppedFrame] = []
     }
 
-    init(storage: any StreamingStorage, status: LockedValue<RecordingStatus>) {
-        self.storage = storage; self.status = status
+    /// Stills noted during the recording (`RecordingService.noteStill`), for the sidecars.
+    private let stills: LockedValue<[VideoStill]>
+
+    init(storage: any StreamingStorage, status: LockedValue<RecordingStatus>, stills: LockedValue<[VideoStill]>) {
+        self.storage = storage; self.status = status; self.stills = stills
     }
 
     func configure(_ settings: VideoSettings) {
@@ -162,7 +165,7 @@ final class RecordingPipeline {
             active.splitAt = nil
             active.closedBytes += file.bytesWritten
             recording = active
-            let (sidecar, error) = file.close(error: nil)
+            let (sidecar, error) = file.close(error: nil, stills: stills.withLock { $0 })
             emit(.fileClosed(sidecar))
             if let error { recording?.file = nil; end(error: error, closed: true); return }
             active.file = nil
@@ -218,7 +221,7 @@ final class RecordingPipeline {
         guard var active = recording else { return }
         var failure = error
         if !closed, let file = active.file {
-            let (sidecar, closeError) = file.close(error: error)
+            let (sidecar, closeError) = file.close(error: error, stills: stills.withLock { $0 })
             emit(.fileClosed(sidecar))
             failure = failure ?? closeError
             active.closedBytes += file.bytesWritten

@@ -44,6 +44,8 @@ public final class RecordingService: @unchecked Sendable {
     private let onEvent: @Sendable (RecordingEvent) -> Void
     private let control = LockedValue(Control())
     private let shared: LockedValue<RecordingStatus>
+    /// Stills noted during the recording in progress (emptied at each start; at most 4,096).
+    private let stills = LockedValue<[VideoStill]>([])
     private let motionInbox = LockedValue<[IMUSample]>([])
     /// Confined to `queue` (the reason for `@unchecked Sendable`).
     private let pipeline: RecordingPipeline
@@ -65,7 +67,7 @@ public final class RecordingService: @unchecked Sendable {
         self.storage = storage; self.loop = loop; self.onEvent = onEvent
         let shared = LockedValue(RecordingStatus())
         self.shared = shared
-        pipeline = RecordingPipeline(storage: storage, status: shared)
+        pipeline = RecordingPipeline(storage: storage, status: shared, stills: stills)
         pipeline.emit = { [loop, onEvent] event in loop.execute { onEvent(event) } }
         pipeline.ended = { [control] id in
             control.withLock { c in
@@ -118,6 +120,7 @@ public final class RecordingService: @unchecked Sendable {
         }
         if let busy { throw busy }
         shared.withLock { $0.state = .recording; $0.id = request.id; $0.lastError = nil }
+        stills.withLock { $0.removeAll() }
         queue.async { self.pipeline.start(request, reserveBytes: needed / 2) }
     }
 
@@ -185,6 +188,13 @@ public final class RecordingService: @unchecked Sendable {
     public func submitMotion(_ samples: [IMUSample]) {
         guard !samples.isEmpty else { return }
         motionInbox.withLock { $0 += samples; if $0.count > 1 << 16 { $0.removeFirst($0.count - (1 << 16)) } }
+    }
+
+    /// Notes a still taken during the recording (its frame went to `submit` too): the sidecar of
+    /// the file that holds its frame lists it. Ignored when not recording; never blocks for long.
+    public func noteStill(_ still: VideoStill) {
+        guard control.withLock({ $0.recordingID != nil }) else { return }
+        stills.withLock { if $0.count < 4096 { $0.append(still) } }
     }
 
     /// Stops the recording: every frame queued so far is encoded, the file finalised.

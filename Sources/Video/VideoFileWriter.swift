@@ -93,7 +93,7 @@ final class VideoFileWriter {
     /// (a low-room stop still finishes: the reserve is for that); closes the Gyroflow log; then
     /// writes the timecodes and the sidecar atomically. Returns the sidecar and the first error of
     /// the recording, of finishing or of writing the companions.
-    func close(error: VideoError?) -> (VideoSidecar, VideoError?) {
+    func close(error: VideoError?, stills: [VideoStill] = []) -> (VideoSidecar, VideoError?) {
         var failure = error
         if error == nil || error?.kind == .noRoom {
             do { try muxer.finish() } catch { failure = failure ?? error }
@@ -101,7 +101,8 @@ final class VideoFileWriter {
             muxer.abandon()
         }
         do { try gyroLog?.close() } catch { failure = failure ?? error }
-        let sidecar = makeSidecar(error: failure, gyroLog: gyroLog?.fileName)
+        let span = (first?.sequence ?? 0)...(last?.sequence ?? 0)
+        let sidecar = makeSidecar(error: failure, gyroLog: gyroLog?.fileName, stills: stills.filter { span.contains($0.sequence) })
         do {
             let base = "\(request.folder)/\(stem)"
             try storage.writeAtomically(Array(timecodes.utf8), to: "\(base).timecodes.txt")
@@ -114,7 +115,7 @@ final class VideoFileWriter {
         return (sidecar, failure)
     }
 
-    private func makeSidecar(error: VideoError?, gyroLog: String?) -> VideoSidecar {
+    private func makeSidecar(error: VideoError?, gyroLog: String?, stills: [VideoStill]) -> VideoSidecar {
         let firstTime = first?.sensorTimestamp.nanoseconds ?? 0
         let lastTime = last?.sensorTimestamp.nanoseconds ?? firstTime
         let format = VideoSidecar.Format(
@@ -131,7 +132,7 @@ final class VideoFileWriter {
             droppedFrames: dropped, capture: request.capture,
             exposure: VideoSidecar.Exposure(exposureTimeMicroseconds: exposureTime.range, iso: iso.range,
                                             colourTemperatureKelvin: colourTemperature.range),
-            timecodesFile: "\(stem).timecodes.txt", gyroLogFile: gyroLog,
+            timecodesFile: "\(stem).timecodes.txt", gyroLogFile: gyroLog, stills: stills,
             status: error == nil ? "complete" : "stopped", error: error?.message)
     }
 }

@@ -12,6 +12,20 @@ public struct VideoCaptureState: Sendable, Equatable, Codable {
     }
 }
 
+/// A still (a `capture` or a bracket's frame) taken during the recording: its frame is in the video
+/// too, at this sequence and SensorTimestamp (the bracket's own sidecar names its files).
+public struct VideoStill: Sendable, Equatable, Codable {
+    public var bracketID: String
+    /// 1-based, as `bracket.frame` counts.
+    public var frame: Int
+    public var sequence: UInt64
+    public var sensorTimestampNanoseconds: Int64
+    public init(bracketID: String, frame: Int, sequence: UInt64, sensorTimestampNanoseconds: Int64) {
+        self.bracketID = bracketID; self.frame = frame; self.sequence = sequence
+        self.sensorTimestampNanoseconds = sensorTimestampNanoseconds
+    }
+}
+
 /// Minimum, maximum and mean of one value over a file's frames.
 public struct ValueRange: Sendable, Equatable, Codable {
     public var minimum: Double
@@ -63,6 +77,8 @@ public struct VideoSidecar: Sendable, Equatable, Codable {
     /// The mkvmerge timecode v2 file (one PTS in ms per frame) and the Gyroflow log beside it.
     public var timecodesFile: String
     public var gyroLogFile: String?
+    /// Stills taken during this file, oldest first.
+    public var stills: [VideoStill]
     /// "complete", or "stopped" with `error` (storage full or failing, encoder error).
     public var status: String
     public var error: String?

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SimulatedHardware
 import TestSupport
+import Video
 @testable import Supervisor
 
 /// `record start|stop` on the simulated board, end to end: the camera's YUV420 video stream, the
@@ -159,7 +160,7 @@ import TestSupport
         h.advance(.seconds(1))
         #expect(h.reply("capture").hasPrefix("ok bracket=started"))
         h.advance(.seconds(1))
-        #expect(h.reply("bracket ev 1 1").hasPrefix("ok bracket=started"))
+        #expect(h.reply("bracket ev 3 1").hasPrefix("ok bracket=started"))
         h.advance(.seconds(1))
         #expect(h.reply("record stop").hasPrefix("ok stopping="))
         h.advance(.milliseconds(200))
@@ -171,10 +172,16 @@ import TestSupport
         let video = try probe(RecordingSupervisorTests.file(h, file))
         #expect(video.framePTS.count == frames)
         let deltas = zip(video.framePTS.dropFirst(), video.framePTS).map { $0 - $1 }
-        // 1/30 s apart throughout: no frame lost around the still or the bracket (exposures of
-        // 1/100 s and two stops over, 1/25 s, stretch a frame to at most 40 ms).
-        #expect(deltas.allSatisfy { $0 >= 32_333 && $0 <= 41_000 }, "\(deltas.filter { $0 < 32_333 || $0 > 41_000 })")
-        #expect(deltas.filter { $0 > 34_333 }.count <= 3, "only the bracket's long frames stretch")
+        // 1/30 s apart throughout: no frame lost or stretched around the still or the bracket (its
+        // exposures, 1/200 to 1/50 s, fit in a frame).
+        #expect(deltas.allSatisfy { abs($0 - 33_333) <= 1_000 }, "\(deltas.filter { abs($0 - 33_333) > 1_000 })")
+        // The sidecar lists the stills (1 + 3 frames), each at a frame of the video.
+        let sidecarURL = URL(fileURLWithPath: RecordingSupervisorTests.file(h, file)).deletingPathExtension().appendingPathExtension("json")
+        let sidecar = try JSONDecoder().decode(VideoSidecar.self, from: Data(contentsOf: sidecarURL))
+        #expect(sidecar.stills.map(\.bracketID) == ["TRP_000001", "TRP_000002", "TRP_000002", "TRP_000002"])
+        #expect(sidecar.stills.map(\.frame) == [1, 1, 2, 3])
+        let ptsOfStills = sidecar.stills.map { ($0.sensorTimestampNanoseconds - sidecar.firstSensorTimestampNanoseconds) / 1000 }
+        #expect(ptsOfStills.allSatisfy { video.framePTS.contains($0) }, "\(ptsOfStills)")
     }
 
     @Test func theButtonStartsAndStopsARecordingWithItsLEDPattern() throws {

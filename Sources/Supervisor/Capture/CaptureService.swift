@@ -33,6 +33,9 @@ final class CaptureService {
     let work: WorkTracker
     /// Where events go (the consoles and the journal).
     var emit: (ConsoleEvent) -> Void = { _ in }
+    /// Each frame a capture keeps (bracket id, 1-based frame, the request), as it is matched,
+    /// before it is written: a recording lists the stills taken during it.
+    var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
     /// Makes each saved bracket's gyro log; nil without an IMU.
     var gyroLogs: GyroLogMaker?
     private var openedWriter: FrameWriter?
@@ -299,6 +302,7 @@ final class CaptureService {
                                                 rotationQuaternion: verdict.alignment, attempts: frame.attempts)
         let bound = LoopBound(self, loop: loop)
         let total = current.plan.steps.count, index = frame.index
+        onFrameKept(current.id ?? "?", index + 1, frame.request)
         let run = LoopBound(current, loop: loop)
         writer(for: camera).add(frame.request, requested: requested, index: index, clamped: frame.isClamped,
                    stabilization: stabilization) { result in bound.value.written(result, index: index, total: total, in: run.value) }

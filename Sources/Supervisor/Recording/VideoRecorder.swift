@@ -215,6 +215,13 @@ final class VideoRecorder {
         }
     }
 
+    /// A still kept during a recording (a `capture` or a bracket's frame): the video's sidecar
+    /// lists it. Ignored when not recording.
+    func stillKept(_ still: VideoStill) {
+        guard isRecording else { return }
+        service?.noteStill(still)
+    }
+
     /// IMU samples (bias-corrected) for the video's Gyroflow log.
     /// Only while frames are taken (a recording or a pre-record ring): otherwise nothing drains the
     /// service's motion inbox, and every IMU batch would trim a full 65,536-sample buffer.
