@@ -4,9 +4,10 @@ import Hardware
 extension CameraController {
     // MARK: Focus
 
-    /// "none", "contrast", "phase" (or "unknown"); "none" when the camera has no AfMode control.
+    /// "none", "contrast", "phase" (or "unknown"); "none" when the camera has no AfMode control
+    /// (`FormatTable.autofocusSystem`, the format table's rule too).
     public var afSystem: String {
-        device.controlInfo[ControlName.afMode] == nil ? "none" : sensor.afSystem
+        FormatTable.autofocusSystem(sensor: sensor, controlInfo: device.controlInfo)
     }
 
     /// Lens range, dioptres: 0 (infinity) … nearest focus (LensPosition's maximum).

@@ -50,6 +50,18 @@ func imx708Formats() throws -> [CameraFormat] {
     #expect((crop.horizontalFieldOfViewDegrees ?? 0) < (hd.horizontalFieldOfViewDegrees ?? 0))
 }
 
+/// One AF rule for the table and the controller: AfMode listed means the sensor's AF system,
+/// whatever LensPosition says; without AfMode there is no focus to offer.
+@Test func theTableAndTheControllerAgreeOnAutofocus() throws {
+    for (hidden, expected) in [(ControlName.afMode, "none"), (ControlName.lensPosition, "phase"), ("", "phase")] {
+        let rig = try Rig(hiding: hidden.isEmpty ? [] : [hidden])
+        #expect(rig.controller.afSystem == expected, "hiding \(hidden)")
+        #expect(rig.controller.formats.allSatisfy { $0.afSystem == expected }, "hiding \(hidden)")
+        #expect(FormatTable.autofocusSystem(sensor: rig.controller.sensor,
+                                            controlInfo: rig.controller.device.controlInfo) == expected)
+    }
+}
+
 @Test func stabilizationRule() {
     let hd = PixelSize(width: 1920, height: 1080)
     #expect(StabilizationMode.supported(output: hd, maximumFps: 30, headroom: 0.05) == [.off])
