@@ -79,6 +79,21 @@ import Testing
         }
     }
 
+    /// Requests carry only what the camera lists now: a control the configured camera no longer
+    /// lists is left out although it was listed when the camera was opened.
+    @Test func requestsAreFilteredByTheCurrentControlList() throws {
+        let rig = try Rig(hidingAfterConfigure: [ControlName.exposureValue])
+        let camera = try #require(rig.fewerControls)
+        #expect(rig.controller.device.controlInfo[ControlName.exposureValue] != nil)
+        try rig.controller.startStreaming()
+        rig.loop.advance(by: .milliseconds(200))
+        #expect(rig.controller.controlsForNextRequest(consumeTrigger: false)[ControlName.exposureValue] != nil)
+        #expect(camera.received.count > 2)
+        #expect(camera.received.allSatisfy { $0[ControlName.exposureValue] == nil })
+        #expect(camera.received.allSatisfy { $0[ControlName.aeEnable] != nil })
+        #expect((rig.controller.latest?.sequence ?? 0) > 0)
+    }
+
     @Test func frameWallClockIsReadWhereTheCameraSendsIt() throws {
         for libcamera in SimulatedLibcamera.allCases {
             let rig = try Rig(libcamera: libcamera)
