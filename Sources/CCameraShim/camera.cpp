@@ -21,13 +21,7 @@ StreamRole roleOf(tc_role role) {
 }
 
 void fillInfo(const ControlId *id, const ControlInfo *info, tc_control_info *out) {
-    out->name = id->name().c_str();
-    out->type = tc::typeOf(id->type());
-    size_t fixedLength = 0;
-    bool isArray = false;
-    out->array_shape_known = tc::arrayShape(*id, &isArray, &fixedLength);
-    out->is_array = isArray;
-    out->array_length = fixedLength;
+    tc::describe(*id, out);
     out->min = tc::viewOf(info->min());
     out->max = tc::viewOf(info->max());
     out->def = tc::viewOf(info->def());

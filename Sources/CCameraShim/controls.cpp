@@ -107,17 +107,23 @@ bool arrayShape(const ControlId &id, bool *isArray, size_t *fixedLength) {
     *fixedLength = id.isArray() && id.size() != libcamera::dynamic_extent ? id.size() : 0;
     return true;
 #else
-    // ControlId says nothing about shape before 0.4. 0.0.3 is a finished release: these are the
-    // array controls its control_ids.yaml declares, exactly; every other control is a scalar.
-    static const std::map<std::string, size_t> arrays = {
-        {"ColourGains", 2}, {"SensorBlackLevels", 4}, {"ColourCorrectionMatrix", 9},
-        {"FrameDurationLimits", 2}, {"AfWindows", 0},
-    };
-    auto it = arrays.find(id.name());
-    *isArray = it != arrays.end();
-    *fixedLength = *isArray ? it->second : 0;
+    // ControlId has no array-ness before 0.4 (ControlId::isArray/size came with it): nothing to say.
+    (void)id;
+    *isArray = false;
+    *fixedLength = 0;
     return false;
 #endif
+}
+
+void describe(const ControlId &id, tc_control_info *out) {
+    out->name = id.name().c_str();
+    out->type = typeOf(id.type());
+    bool isArray = false;
+    size_t fixedLength = 0;
+    out->array_shape_known = arrayShape(id, &isArray, &fixedLength);
+    out->is_array = isArray;
+    out->array_length = fixedLength;
+    out->min = out->max = out->def = tc_value{TC_VALUE_NONE, false, 0, nullptr};
 }
 
 std::string makeValue(const ControlId &id, const tc_value &in, ControlValue *out) {
@@ -140,7 +146,8 @@ std::string makeValue(const ControlId &id, const tc_value &in, ControlValue *out
     }
     bool array = false;
     size_t expected = 0;
-    arrayShape(id, &array, &expected);
+    if (!arrayShape(id, &array, &expected))
+        array = in.is_array;  // before 0.4 only the element type is checked; the shape is the caller's
     if (!array && (in.is_array || in.count != 1))
         return std::string(id.name()) + " takes a single " + typeName(type) + ", not " +
                std::to_string(in.count) + " values";
@@ -207,6 +214,16 @@ tc_controls *tc_controls_create_for_camera(tc_camera *camera) {
 tc_controls *tc_controls_create_global(void) { return new (std::nothrow) tc_controls; }
 
 void tc_controls_destroy(tc_controls *list) { delete list; }
+
+tc_status tc_global_control_find(const char *name, tc_control_info *out) {
+    if (!name || !out)
+        return TC_ERR_INVALID_ARGUMENT;
+    const ControlId *id = tc::findByName(controls::controls, name);
+    if (!id)
+        return TC_ERR_UNSUPPORTED;
+    tc::describe(*id, out);
+    return TC_OK;
+}
 
 const char *tc_controls_last_error(const tc_controls *list) { return list ? list->lastError.c_str() : ""; }
 

@@ -36,10 +36,15 @@ tc_value_type typeOf(libcamera::ControlType type);
 tc_value viewOf(const libcamera::ControlValue &value);
 
 /// Whether `id` is an array control and its fixed length (0 = any length), from the ControlId itself
-/// where libcamera says (0.4 and later). Returns false when this libcamera cannot tell (0.0.3).
+/// (ControlId::isArray/size, 0.4 and later). Returns false, with a scalar shape, when this
+/// libcamera's ControlId cannot tell (before 0.4).
 bool arrayShape(const libcamera::ControlId &id, bool *isArray, size_t *fixedLength);
 
-/// Copies a C value into a libcamera value, checking it against `id` (type, array length).
+/// Fills name, type and array shape of `out` from `id`; min, max and def become NONE.
+void describe(const libcamera::ControlId &id, tc_control_info *out);
+
+/// Copies a C value into a libcamera value, checking it against `id`: the element type always, the
+/// array shape and length where the ControlId has them (0.4+; before, the value's own shape is used).
 /// Returns an empty string on success, otherwise what is wrong.
 std::string makeValue(const libcamera::ControlId &id, const tc_value &in, libcamera::ControlValue *out);
 

@@ -4,9 +4,10 @@ import Hardware
 extension CameraController {
     // MARK: Focus
 
-    /// "none", "contrast", "phase" (or "unknown"); "none" when the camera has no AfMode control.
+    /// "none", "contrast", "phase" (or "unknown"); "none" when the camera has no AfMode control
+    /// (`FormatTable.autofocusSystem`, the format table's rule too).
     public var afSystem: String {
-        device.controlInfo[ControlName.afMode] == nil ? "none" : sensor.afSystem
+        FormatTable.autofocusSystem(sensor: sensor, controlInfo: device.controlInfo)
     }
 
     /// Lens range, dioptres: 0 (infinity) … nearest focus (LensPosition's maximum).
@@ -200,20 +201,22 @@ extension CameraController {
 
     // MARK: Controls
 
-    /// True when the camera takes libcamera 0.5's ExposureTimeMode (and AnalogueGainMode): then
-    /// ExposureTime and AnalogueGain count only in manual mode, and auto needs no placeholder values.
-    var usesExposureModeControls: Bool { device.controlInfo[ControlName.exposureTimeMode] != nil }
+    /// Which of libcamera 0.5's exposure mode controls the camera lists now (its current
+    /// ControlInfoMap, `CameraDevice.configuredControlInfo`), each decided on its own.
+    var exposureModeControls: ExposureModeControls {
+        let current = device.configuredControlInfo
+        return ExposureModeControls(exposureTimeMode: current[ControlName.exposureTimeMode] != nil,
+                                    analogueGainMode: current[ControlName.analogueGainMode] != nil)
+    }
 
     /// The controls that hand exposure and gain to AE (`manual` false) or to the request's own
-    /// ExposureTime/AnalogueGain: AeEnable (every version) plus, where the camera has them,
-    /// ExposureTimeMode and AnalogueGainMode (0 auto, 1 manual), which take precedence over AeEnable.
+    /// ExposureTime/AnalogueGain: AeEnable (every version) plus each of ExposureTimeMode and
+    /// AnalogueGainMode (0 auto, 1 manual) the camera lists; they take precedence over AeEnable.
     /// Controls the camera lacks are dropped before queueing.
-    static func exposureSource(manual: Bool, usesModeControls: Bool) -> ControlList {
+    static func exposureSource(manual: Bool, modes: ExposureModeControls) -> ControlList {
         var c: ControlList = [ControlName.aeEnable: .bool(!manual)]
-        if usesModeControls {
-            c[ControlName.exposureTimeMode] = .int32(manual ? 1 : 0)
-            c[ControlName.analogueGainMode] = .int32(manual ? 1 : 0)
-        }
+        if modes.exposureTimeMode { c[ControlName.exposureTimeMode] = .int32(manual ? 1 : 0) }
+        if modes.analogueGainMode { c[ControlName.analogueGainMode] = .int32(manual ? 1 : 0) }
         return c
     }
 
@@ -224,22 +227,22 @@ extension CameraController {
         var c: ControlList = [:]
         let frameDurations = frameDurationRangeMicroseconds
         var longest = frameDurations.maximum
+        let modes = exposureModeControls
         switch exposureMode {
         case .auto:
-            c.merge(Self.exposureSource(manual: false, usesModeControls: usesExposureModeControls)) { $1 }
-            if !usesExposureModeControls {
-                c[ControlName.exposureTime] = .int32(0)   // 0 = AE chooses (Raspberry Pi IPA before 0.5)
-                c[ControlName.analogueGain] = .float(0)
-            }
+            c.merge(Self.exposureSource(manual: false, modes: modes)) { $1 }
+            // 0 = AE chooses (Raspberry Pi IPA before 0.5), for each value its mode control cannot hand back.
+            if !modes.exposureTimeMode { c[ControlName.exposureTime] = .int32(0) }
+            if !modes.analogueGainMode { c[ControlName.analogueGain] = .float(0) }
             c[ControlName.exposureValue] = .float(Float(exposureBiasEV))
         case .locked:
             let held = lockedExposure.map { heldExposure($0) } ?? (latest?.exposureDurationMicroseconds ?? 0, latest?.analogueGain ?? 0)
-            c.merge(Self.exposureSource(manual: true, usesModeControls: usesExposureModeControls)) { $1 }
+            c.merge(Self.exposureSource(manual: true, modes: modes)) { $1 }
             c[ControlName.exposureTime] = .int32(Int32(clamping: held.0))
             c[ControlName.analogueGain] = .float(Float(held.1))
             longest = max(longest, Int64(held.0))
         case .custom(let duration, let iso):
-            c.merge(Self.exposureSource(manual: true, usesModeControls: usesExposureModeControls)) { $1 }
+            c.merge(Self.exposureSource(manual: true, modes: modes)) { $1 }
             c[ControlName.exposureTime] = .int32(Int32(clamping: duration))
             c[ControlName.analogueGain] = .float(Float(iso / sensor.isoPerGain))
             // A custom duration longer than the frame lengthens the frame (as AVFoundation does).
@@ -283,4 +286,12 @@ extension CameraController {
                            Double(format.maximumExposureMicroseconds))
         return (Int(duration.rounded()), gain)
     }
+}
+
+/// Which of libcamera 0.5's exposure mode controls a camera lists (each on its own).
+struct ExposureModeControls: Equatable {
+    /// ExposureTimeMode: ExposureTime counts only in manual (1); auto needs no placeholder.
+    var exposureTimeMode: Bool
+    /// AnalogueGainMode: AnalogueGain counts only in manual (1); auto needs no placeholder.
+    var analogueGainMode: Bool
 }

@@ -338,10 +338,12 @@ public final class CameraController {
     /// Called on the loop when streaming stopped on its own (a request the camera refused).
     public var onStreamingError: ((any Error) -> Void)?
 
-    /// The controls this camera has (its `ControlInfoMap`); the rest are left out, so a camera
-    /// without 3A (vimc, a sensor without AF) streams instead of refusing every request.
+    /// The controls this camera has now (its current `ControlInfoMap`, which `configure` may change:
+    /// `CameraDevice.configuredControlInfo`); the rest are left out, so a camera without 3A (vimc, a
+    /// sensor without AF) streams instead of refusing every request.
     private func supported(_ controls: ControlList) -> ControlList {
-        controls.filter { device.controlInfo[$0.key] != nil }
+        let current = device.configuredControlInfo
+        return controls.filter { current[$0.key] != nil }
     }
 
     private func queueRegularRequest() throws {

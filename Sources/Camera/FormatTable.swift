@@ -29,8 +29,7 @@ public enum FormatTable {
         var minimumCropWidth: Int?
         if case .rectangle(let r)? = controlInfo[ControlName.scalerCrop]?.minimum, r.width > 0 { minimumCropWidth = r.width }
         let hasHdrControl = controlInfo[ControlName.hdrMode] != nil
-        let afSystem = controlInfo[ControlName.afMode] == nil && controlInfo[ControlName.lensPosition] == nil
-            ? "none" : sensor.afSystem
+        let afSystem = autofocusSystem(sensor: sensor, controlInfo: controlInfo)
         let modes = sensor.modes.filter { $0.hdr != true }
         let still = modes.max { $0.size.area < $1.size.area }?.size ?? sensor.pixelArray
 
@@ -69,6 +68,14 @@ public enum FormatTable {
         rows.sort { ($0.size.area, -$0.maximumFps) < ($1.size.area, -$1.maximumFps) }
         for i in rows.indices { rows[i].index = i }
         return rows
+    }
+
+    /// The camera's AF system: the sensor's ("contrast", "phase", "unknown") when the camera lists
+    /// AfMode, else "none". AfMode is what switches AF and manual focus, so without it neither the
+    /// format table nor the controller offers focus (a LensPosition alone does not count). The one
+    /// rule for both (`CameraController.afSystem`).
+    public static func autofocusSystem(sensor: SensorDescription, controlInfo: [String: ControlInfo]) -> String {
+        controlInfo[ControlName.afMode] == nil ? "none" : sensor.afSystem
     }
 
     /// The largest rectangle of `output`'s aspect ratio centred in `crop`.

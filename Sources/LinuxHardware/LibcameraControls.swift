@@ -43,6 +43,26 @@ enum LibcameraControls {
         return read(list)
     }
 
+    /// A control of libcamera's global table: its element type and, where the ControlId says
+    /// (libcamera 0.4+), whether it is an array and its fixed length (0 = any length).
+    struct GlobalControl {
+        var type: tc_value_type
+        /// False before 0.4: the ControlId has no array-ness (isArray false, arrayLength 0), and
+        /// values keep the shape they are given.
+        var arrayShapeKnown: Bool
+        var isArray: Bool
+        var arrayLength: Int
+    }
+
+    /// The control named `name` in libcamera's global table (`controls::controls`, through
+    /// `tc_global_control_find`), or nil when this libcamera has no such control.
+    static func globalControl(named name: String) -> GlobalControl? {
+        var info = tc_control_info()
+        guard tc_global_control_find(name, &info) == TC_OK else { return nil }
+        return GlobalControl(type: info.type, arrayShapeKnown: info.array_shape_known, isArray: info.is_array,
+                             arrayLength: info.array_length)
+    }
+
     /// A `ControlValue` for a shim value, or nil when it has no equivalent (points, bool arrays,
     /// several rectangles). Unsigned values widen to the next signed type.
     static func controlValue(_ value: tc_value) -> ControlValue? {

@@ -24,10 +24,13 @@ struct Rig {
     let provider: SimulatedCameraProvider
     let camera: SimulatedCamera
     let controller: CameraController
+    /// The camera as the controller sees it when the rig hides controls (`hiding`), else nil.
+    let fewerControls: FewerControlsCamera?
 
     init(model: String = "imx708", scene: SimulatedScene = SimulatedScene(), seed: UInt64 = 7,
          motion: any MotionTruth = StillMotion(), exposureControl: Bool = true,
-         libcamera: SimulatedLibcamera = .raspberryPi0_5,
+         libcamera: SimulatedLibcamera = .raspberryPi0_5, hiding: Set<String> = [],
+         hidingAfterConfigure: Set<String> = [],
          edit: (inout SensorDescription) -> Void = { _ in }) throws {
         var description = try sensor(model)
         edit(&description)
@@ -39,7 +42,10 @@ struct Rig {
         let device = try provider.open(id: provider.cameras()[0].id)
         guard let sim = device as? SimulatedCamera else { throw CameraError(.notReady, "not a simulated camera") }
         camera = sim
-        controller = try CameraController(device: device, sensor: description, loop: loop)
+        let listed = hiding.isEmpty && hidingAfterConfigure.isEmpty
+            ? nil : FewerControlsCamera(sim, hiding: hiding, hidingAfterConfigure: hidingAfterConfigure)
+        fewerControls = listed
+        controller = try CameraController(device: listed ?? device, sensor: description, loop: loop)
     }
 
     /// Runs the loop for `frames` frames of `microseconds` each.
@@ -57,4 +63,43 @@ struct Rig {
 
 final class FrameLog: @unchecked Sendable {
     var states: [FrameState] = []
+}
+
+/// A simulated camera that lists fewer controls, as another camera or libcamera would: `hiding` are
+/// left out of its ControlInfoMap, `hidingAfterConfigure` out of the one after `configure` only.
+/// Records the controls of `start` and of every request it is given.
+final class FewerControlsCamera: CameraDevice {
+    let inner: SimulatedCamera
+    let hiding: Set<String>
+    let hidingAfterConfigure: Set<String>
+    private var configured = false
+    /// The controls `start` and each queued request carried, in order.
+    private(set) var received: [ControlList] = []
+
+    init(_ inner: SimulatedCamera, hiding: Set<String>, hidingAfterConfigure: Set<String>) {
+        self.inner = inner; self.hiding = hiding; self.hidingAfterConfigure = hidingAfterConfigure
+    }
+
+    var info: CameraInfo { inner.info }
+    var controlInfo: [String: ControlInfo] { inner.controlInfo.filter { !hiding.contains($0.key) } }
+    var configuredControlInfo: [String: ControlInfo] {
+        let gone = configured ? hiding.union(hidingAfterConfigure) : hiding
+        return inner.configuredControlInfo.filter { !gone.contains($0.key) }
+    }
+    func streamFormats(for role: StreamRole) throws -> [StreamFormat] { try inner.streamFormats(for: role) }
+    func configure(_ streams: [StreamConfiguration]) throws -> (status: ConfigurationStatus, streams: [StreamConfiguration]) {
+        let result = try inner.configure(streams)
+        configured = true
+        return result
+    }
+    func start(controls: ControlList) throws {
+        received.append(controls)
+        try inner.start(controls: controls)
+    }
+    func queueRequest(_ request: CaptureRequest) throws {
+        received.append(request.controls)
+        try inner.queueRequest(request)
+    }
+    func stop() { inner.stop() }
+    func setEventHandler(_ handler: @escaping @Sendable (CameraEvent) -> Void) { inner.setEventHandler(handler) }
 }

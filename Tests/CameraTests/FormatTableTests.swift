@@ -50,6 +50,37 @@ func imx708Formats() throws -> [CameraFormat] {
     #expect((crop.horizontalFieldOfViewDegrees ?? 0) < (hd.horizontalFieldOfViewDegrees ?? 0))
 }
 
+/// Where the camera lists HdrMode (libcamera 0.2+ with an HDR sensor), the HDR modes' sizes are
+/// supported and the table's `hdr` column says "yes"; sizes without an HDR mode stay "no".
+@Test func hdrIsSupportedWhereTheCameraListsHdrMode() throws {
+    let rig = try Rig()
+    var listed = rig.camera.controlInfo
+    #expect(listed[ControlName.hdrMode] == nil)
+    listed[ControlName.hdrMode] = ControlInfo(name: ControlName.hdrMode, minimum: .int32(0), maximum: .int32(4),
+                                              defaultValue: .int32(0))
+    let formats = FormatTable.formats(sensor: try sensor("imx708"), controlInfo: listed)
+    let hd = try #require(formats.first { $0.label == "1920x1080@56" })
+    #expect(hd.videoHDR == .supported)
+    #expect(try #require(formats.first { $0.label == "1536x864@120" }).videoHDR == .none)
+    let lines = FormatTable.renderText(formats).split(separator: "\n")
+    let hdrRange = try #require(lines[0].range(of: "hdr"))
+    let offset = lines[0].distance(from: lines[0].startIndex, to: hdrRange.lowerBound)
+    let row = try #require(lines.dropFirst().first { $0.contains("1920x1080") && $0.contains("-56") })
+    #expect(row.dropFirst(offset).hasPrefix("yes"))
+}
+
+/// One AF rule for the table and the controller: AfMode listed means the sensor's AF system,
+/// whatever LensPosition says; without AfMode there is no focus to offer.
+@Test func theTableAndTheControllerAgreeOnAutofocus() throws {
+    for (hidden, expected) in [(ControlName.afMode, "none"), (ControlName.lensPosition, "phase"), ("", "phase")] {
+        let rig = try Rig(hiding: hidden.isEmpty ? [] : [hidden])
+        #expect(rig.controller.afSystem == expected, "hiding \(hidden)")
+        #expect(rig.controller.formats.allSatisfy { $0.afSystem == expected }, "hiding \(hidden)")
+        #expect(FormatTable.autofocusSystem(sensor: rig.controller.sensor,
+                                            controlInfo: rig.controller.device.controlInfo) == expected)
+    }
+}
+
 @Test func stabilizationRule() {
     let hd = PixelSize(width: 1920, height: 1080)
     #expect(StabilizationMode.supported(output: hd, maximumFps: 30, headroom: 0.05) == [.off])

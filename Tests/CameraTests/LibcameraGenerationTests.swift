@@ -20,13 +20,9 @@ import Testing
         try rig.controller.setExposure(.custom(durationMicroseconds: 8_000, iso: 200))
         let controls = rig.controller.controlsForNextRequest(consumeTrigger: false)
         #expect(controls[ControlName.aeEnable] == .bool(false))
-        switch libcamera {
-        case .raspberryPi0_5:
-            #expect(controls[ControlName.exposureTimeMode] == .int32(1))
-            #expect(controls[ControlName.analogueGainMode] == .int32(1))
-        case .debian0_0_3:
-            #expect(controls[ControlName.exposureTimeMode] == nil)
-        }
+        let listed = rig.controller.device.controlInfo
+        #expect(controls[ControlName.exposureTimeMode] == (listed[ControlName.exposureTimeMode] != nil ? .int32(1) : nil))
+        #expect(controls[ControlName.analogueGainMode] == (listed[ControlName.analogueGainMode] != nil ? .int32(1) : nil))
         rig.loop.advance(by: .milliseconds(500))
         let last = try #require(log.states.last)
         #expect(last.exposureDurationMicroseconds == 8_000 && last.iso == 200)
@@ -46,12 +42,12 @@ import Testing
         try rig.controller.setExposure(.auto)
         let controls = rig.controller.controlsForNextRequest(consumeTrigger: false)
         #expect(controls[ControlName.aeEnable] == .bool(true))
-        switch libcamera {
-        case .raspberryPi0_5:
-            // The modes hand exposure back; no placeholder values are sent.
+        // A listed mode control hands its value back to AE; without it, a 0 placeholder does.
+        if rig.controller.device.controlInfo[ControlName.exposureTimeMode] != nil {
             #expect(controls[ControlName.exposureTimeMode] == .int32(0))
             #expect(controls[ControlName.exposureTime] == nil)
-        case .debian0_0_3:
+        } else {
+            #expect(controls[ControlName.exposureTimeMode] == nil)
             #expect(controls[ControlName.exposureTime] == .int32(0))
         }
         rig.loop.advance(by: .seconds(2))
@@ -59,6 +55,43 @@ import Testing
         // AE ran again: the exposure moved away from the manual 200 µs and settled.
         #expect(last.exposureDurationMicroseconds != 200)
         #expect(last.autoExposureState == .converged)
+    }
+
+    /// Each mode control, and each 0 placeholder, follows that control's own presence in the
+    /// camera's list: a camera may list one mode control and not the other.
+    @Test func eachExposureModeControlIsSentOnlyWhereTheCameraListsIt() throws {
+        for (hidden, kept) in [(ControlName.analogueGainMode, ControlName.exposureTimeMode),
+                               (ControlName.exposureTimeMode, ControlName.analogueGainMode)] {
+            let rig = try Rig(hiding: [hidden])
+            let keptValue = kept == ControlName.exposureTimeMode ? ControlName.exposureTime : ControlName.analogueGain
+            let hiddenValue = kept == ControlName.exposureTimeMode ? ControlName.analogueGain : ControlName.exposureTime
+            let auto = rig.controller.controlsForNextRequest(consumeTrigger: false)
+            #expect(auto[kept] == .int32(0), "kept \(kept)")
+            #expect(auto[hidden] == nil, "hidden \(hidden)")
+            #expect(auto[keptValue] == nil, "no placeholder for \(keptValue): \(kept) hands it back")
+            let placeholder: ControlValue = hiddenValue == ControlName.exposureTime ? .int32(0) : .float(0)
+            #expect(auto[hiddenValue] == placeholder, "placeholder for \(hiddenValue)")
+
+            try rig.controller.setExposure(.custom(durationMicroseconds: 8_000, iso: 200))
+            let custom = rig.controller.controlsForNextRequest(consumeTrigger: false)
+            #expect(custom[kept] == .int32(1) && custom[hidden] == nil)
+            #expect(custom[ControlName.exposureTime] == .int32(8_000) && custom[ControlName.analogueGain] == .float(2))
+        }
+    }
+
+    /// Requests carry only what the camera lists now: a control the configured camera no longer
+    /// lists is left out although it was listed when the camera was opened.
+    @Test func requestsAreFilteredByTheCurrentControlList() throws {
+        let rig = try Rig(hidingAfterConfigure: [ControlName.exposureValue])
+        let camera = try #require(rig.fewerControls)
+        #expect(rig.controller.device.controlInfo[ControlName.exposureValue] != nil)
+        try rig.controller.startStreaming()
+        rig.loop.advance(by: .milliseconds(200))
+        #expect(rig.controller.controlsForNextRequest(consumeTrigger: false)[ControlName.exposureValue] != nil)
+        #expect(camera.received.count > 2)
+        #expect(camera.received.allSatisfy { $0[ControlName.exposureValue] == nil })
+        #expect(camera.received.allSatisfy { $0[ControlName.aeEnable] != nil })
+        #expect((rig.controller.latest?.sequence ?? 0) > 0)
     }
 
     @Test func frameWallClockIsReadWhereTheCameraSendsIt() throws {

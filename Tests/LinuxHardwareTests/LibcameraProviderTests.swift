@@ -63,7 +63,13 @@ func quietLibcameraLogs() {
         second.stop()
     }
 
-    @Test func reportsLibcameraVersion() {
-        #expect(LibcameraProvider.libcameraVersion.contains("0.0.3") || LibcameraProvider.libcameraVersion.hasPrefix("v"))
+    /// Whatever libcamera it is, the running library's version is "v" + the headers' major.minor.patch
+    /// (plus a "+rpt…" or "-<commit>" suffix from a git build), and the summary names it.
+    @Test func reportsTheLibcameraItRunsWith() {
+        let header = LibcameraProvider.libcameraHeaderVersion.split(separator: ".")
+        #expect(header.count == 3 && header.allSatisfy { Int($0) != nil }, "header version \(LibcameraProvider.libcameraHeaderVersion)")
+        #expect(LibcameraProvider.runsCompiledLibcamera,
+                "runs \(LibcameraProvider.libcameraVersion), compiled against \(LibcameraProvider.libcameraHeaderVersion)")
+        #expect(LibcameraProvider().summary() == "libcamera \(LibcameraProvider.libcameraVersion): not started")
     }
 }

@@ -138,7 +138,8 @@ const char *tc_camera_last_error(const tc_camera *camera);
 typedef struct tc_control_info {
     const char *name;       /* ControlId::name() */
     tc_value_type type;     /* ControlId::type() */
-    bool array_shape_known; /* from ControlId (0.4+); false: from 0.0.3's declared list in the shim */
+    bool array_shape_known; /* true from 0.4 (ControlId::isArray/size); false before, when the
+                               ControlId cannot say: is_array and array_length are then false, 0 */
     bool is_array;          /* ControlId::isArray() */
     size_t array_length;    /* ControlId::size() for a fixed-length array, 0 for any length */
     tc_value min, max, def; /* ControlInfo::min/max/def; type NONE when not given */
@@ -189,10 +190,15 @@ tc_controls *tc_controls_create_for_camera(tc_camera *camera);
 tc_controls *tc_controls_create_global(void);
 void tc_controls_destroy(tc_controls *list);
 const char *tc_controls_last_error(const tc_controls *list);
-/** Sets `name` to a copy of `value`. UNSUPPORTED when the name is not in the list's table;
- *  INVALID_ARGUMENT when the type (or array length) does not match the control's. Array-ness and
- *  length come from the ControlId (0.4+; 0.0.3's ControlId has neither, so the shim carries that
- *  release's declared array controls). An INT32/INT64 value for an UINT16/UINT32 control is converted
+/** The control named `name` in libcamera's global table (controls::controls, searched by
+ *  ControlId::name()): name, type and array shape; min, max and def are NONE. UNSUPPORTED when this
+ *  libcamera has no such control. `out->name` stays valid for the life of the process. */
+tc_status tc_global_control_find(const char *name, tc_control_info *out);
+/** Sets `name` to a copy of `value` (ControlList::set). UNSUPPORTED when the name is not in the
+ *  list's table; INVALID_ARGUMENT when the element type does not match the control's, or, from 0.4,
+ *  when array-ness or array length does not match the ControlId's (ControlId::isArray/size). Before
+ *  0.4 the ControlId has no array-ness: the value's own is_array and count are taken as given and
+ *  only the element type is checked. An INT32/INT64 value for an UINT16/UINT32 control is converted
  *  when it fits. */
 tc_status tc_controls_set(tc_controls *list, const char *name, const tc_value *value);
 /** Snapshots the entries and returns their number; tc_controls_at reads them (valid until the list

@@ -306,8 +306,7 @@ public final class BracketEngine {
     /// A step's own controls: AE off (and both exposure modes manual where the camera has them), its
     /// ExposureTime and AnalogueGain, frame durations that fit it.
     private func stepControls(_ step: ResolvedStep) -> ControlList {
-        var controls = CameraController.exposureSource(manual: true,
-                                                       usesModeControls: controller.usesExposureModeControls)
+        var controls = CameraController.exposureSource(manual: true, modes: controller.exposureModeControls)
         controls[ControlName.exposureTime] = .int32(Int32(clamping: step.exposureMicroseconds))
         controls[ControlName.analogueGain] = .float(Float(step.analogueGain))
         // The format's range, or a recording's fixed rate (its frames keep their rhythm unless
