@@ -184,6 +184,32 @@ import Video
         #expect(ptsOfStills.allSatisfy { video.framePTS.contains($0) }, "\(ptsOfStills)")
     }
 
+    /// Gyroflow's own parser (telemetry-parser) reads the recording's .gcsv: samples over the whole
+    /// video, with the handheld shake on the gyro.
+    @Test func gyroflowsParserReadsTheGyroLog() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("sim motion handheld 5") == "ok motion=handheld amplitude=5")
+        h.advance(.seconds(1))
+        let started = h.reply("record start")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started))
+        h.advance(.seconds(2))
+        #expect(h.reply("record stop").hasPrefix("ok stopping="))
+        h.advance(.milliseconds(200))
+        let sidecarURL = URL(fileURLWithPath: RecordingSupervisorTests.file(h, file)).deletingPathExtension().appendingPathExtension("json")
+        let sidecar = try JSONDecoder().decode(VideoSidecar.self, from: Data(contentsOf: sidecarURL))
+        let gcsv = sidecarURL.deletingLastPathComponent().appendingPathComponent(try #require(sidecar.gyroLogFile)).path
+        let reading = try readWithGyroflowParser(gcsv)
+        #expect(reading.camera == "tripod")
+        // 500 Hz from half a second before the first frame to past the end of the last one (the
+        // parser counts from its first sample; the file's own t is 0 at the first frame).
+        #expect(reading.samples >= Int((sidecar.durationSeconds + 0.5) * 500) - 2, "\(reading)")
+        #expect(reading.lastMilliseconds - reading.firstMilliseconds >= (sidecar.durationSeconds + 0.49) * 1000, "\(reading)")
+        let times = try String(contentsOfFile: gcsv, encoding: .utf8).split(separator: "\n")
+            .drop { $0 != "t,gx,gy,gz,ax,ay,az" }.dropFirst().compactMap { Int64($0.split(separator: ",")[0]) }
+        #expect((times.first ?? 0) < -490_000 && Double(times.last ?? 0) >= sidecar.durationSeconds * 1e6, "µs: \(times.first ?? 0)…\(times.last ?? 0)")
+        #expect(reading.peakGyroDegreesPerSecond > 1, "the shake is on the gyro: \(reading)")
+    }
+
     @Test func theButtonStartsAndStopsARecordingWithItsLEDPattern() throws {
         let h = try SimulatedBoardHarness()
         #expect(h.reply("set button.press record") == "ok button.press=record")

@@ -51,6 +51,16 @@ final class VideoRecorder {
     var stabilizesInSoftware: Bool { stabilizer != nil }
     /// The work mark a recording holds.
     static let workReason = "recording"
+    /// A stop waiting until the IMU's samples reach the end of the last frame, so the Gyroflow log
+    /// covers the whole video (the IMU delivers in batches, behind the camera); at most
+    /// `motionCoverWait`. Frames that arrive meanwhile are not recorded.
+    private var pendingStop: (coverUntil: MonotonicTime, deadline: ScheduledWork)?
+    static let motionCoverWait: Duration = .milliseconds(500)
+    /// The end of the newest frame's exposure seen, and whether the recording logs motion.
+    private var newestFrameEnd: MonotonicTime?
+    private var logsMotion = false
+    /// The last second of IMU samples: a recording's Gyroflow log begins before its first frame.
+    private var recentMotion: [IMUSample] = []
 
     init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
         self.loop = loop
@@ -173,6 +183,9 @@ final class VideoRecorder {
         }
         recordingID = id
         submitFailureReported = false
+        logsMotion = axisMapping != nil
+        // Without pre-record nothing was forwarded yet: the log starts with the last second.
+        if settings.prerecordSeconds == 0 { service.submitMotion(recentMotion) }
         work.begin(Self.workReason)
         onRecordingChange(true)
         var fields: [(String, String)] = [("recording", id), ("file", "\(folder)/\(id).\(settings.container.fileExtension)"),
@@ -187,17 +200,35 @@ final class VideoRecorder {
     /// `record.stopped` follows when it is.
     func stop() throws(ConsoleError) -> [(String, String)] {
         guard let recordingID, let service else { throw ConsoleError(.usage, "not recording; record start first") }
+        guard pendingStop == nil else { return [("stopping", recordingID)] }
         // The held look-ahead belongs to this recording; a pre-record ring goes on with a new one.
         if let stabilizer { for frame in stabilizer.flush() { service.submit(frame) } }
         stabilizer = settings.prerecordSeconds > 0 ? makeStabilizer() : nil
-        do throws(VideoError) { try service.stop() } catch { throw ConsoleError(.device, error.message) }
+        if logsMotion, let until = newestFrameEnd, recentMotion.last.map({ $0.timestamp < until }) ?? true {
+            let bound = LoopBound(self, loop: loop)
+            pendingStop = (until, loop.schedule(after: Self.motionCoverWait) { bound.value.finishStop() })
+        } else {
+            do throws(VideoError) { try service.stop() } catch { throw ConsoleError(.device, error.message) }
+        }
         return [("stopping", recordingID)]
+    }
+
+    /// Ends a stop that waited for the IMU (its samples reached the last frame, or the wait is over).
+    private func finishStop() {
+        guard let pending = pendingStop else { return }
+        pending.deadline.cancel()
+        pendingStop = nil
+        do throws(VideoError) { try service?.stop() } catch {
+            emit(ConsoleEvent("record.error", [("id", recordingID ?? "none"), ("reason", error.message)]))
+        }
     }
 
     /// A completed streaming request: its video stream (YUV420), or the processed stream when the
     /// camera has no video stream (converted on the encoder queue). Never blocks.
     func frameArrived(_ completed: CompletedRequest) {
-        guard let service, let camera else { return }
+        guard let service, let camera, pendingStop == nil else { return }
+        newestFrameEnd = completed.sensorTimestamp
+            + .microseconds(Int64(completed.metadata[ControlName.exposureTime]?.doubleValue ?? 0))
         let role: StreamRole = camera.videoStream != nil ? .videoRecording : camera.processedRole
         do throws(VideoError) {
             if let stabilizer {
@@ -222,12 +253,19 @@ final class VideoRecorder {
         service?.noteStill(still)
     }
 
-    /// IMU samples (bias-corrected) for the video's Gyroflow log.
-    /// Only while frames are taken (a recording or a pre-record ring): otherwise nothing drains the
-    /// service's motion inbox, and every IMU batch would trim a full 65,536-sample buffer.
+    /// IMU samples (bias-corrected) for the video's Gyroflow log. The last second is kept here (a
+    /// recording's log starts with it); the service gets them only while frames are taken (a
+    /// recording or a pre-record ring): otherwise nothing drains its motion inbox, and every IMU
+    /// batch would trim a full 65,536-sample buffer. A waiting stop ends once they reach its frame.
     func motionArrived(_ samples: [IMUSample]) {
+        guard let newest = samples.last?.timestamp else { return }
+        recentMotion += samples
+        if let cut = recentMotion.firstIndex(where: { $0.timestamp >= newest - .seconds(1) }), cut > 0 {
+            recentMotion.removeFirst(cut)
+        }
         guard isRecording || settings.prerecordSeconds > 0 else { return }
         service?.submitMotion(samples)
+        if let pending = pendingStop, newest >= pending.coverUntil { finishStop() }
     }
 
     private func handle(_ event: RecordingEvent) {
