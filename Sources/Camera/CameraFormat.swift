@@ -74,7 +74,9 @@ public struct CameraFormat: Hashable, Sendable, Codable {
     public var maximumExposureMicroseconds: Int
     public var videoHDR: VideoHDRSupport
     public var stabilizationModes: [StabilizationMode]
-    /// The size of a full-resolution still (the largest sensor mode).
+    /// The largest still this format gives without interrupting it (like AVFoundation's
+    /// `highResolutionStillImageDimensions`): its raw frame, the sensor mode, where the sensor has
+    /// one (a DNG); else the processed stream's size. A binned mode's stills are binned too.
     public var highResolutionStill: PixelSize
 
     /// "1920x1080@56" style label (max fps rounded down to a whole number).

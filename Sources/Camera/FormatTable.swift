@@ -31,7 +31,6 @@ public enum FormatTable {
         let hasHdrControl = controlInfo[ControlName.hdrMode] != nil
         let afSystem = autofocusSystem(sensor: sensor, controlInfo: controlInfo)
         let modes = sensor.modes.filter { $0.hdr != true }
-        let still = modes.max { $0.size.area < $1.size.area }?.size ?? sensor.pixelArray
 
         var rows: [CameraFormat] = []
         for mode in modes {
@@ -62,7 +61,9 @@ public enum FormatTable {
                     videoHDR: hdr,
                     stabilizationModes: StabilizationMode.supported(output: output, maximumFps: mode.maximumFps,
                                                                     headroom: upscale - 1),
-                    highResolutionStill: still))
+                    // Without interrupting the format: its raw frame (the sensor mode) where the
+                    // sensor has one, else the processed stream.
+                    highResolutionStill: sensor.bayerOrder == nil || output.area > mode.size.area ? output : mode.size))
             }
         }
         rows.sort { ($0.size.area, -$0.maximumFps) < ($1.size.area, -$1.maximumFps) }

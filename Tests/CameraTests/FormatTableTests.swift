@@ -37,6 +37,8 @@ func imx708Formats() throws -> [CameraFormat] {
     // Camera Module 3: 4608 × 1.4 µm through 4.74 mm is about 68.5° across.
     #expect(abs((full.horizontalFieldOfViewDegrees ?? 0) - 68.5) < 0.5)
     #expect(full.highResolutionStill == PixelSize(width: 4608, height: 2592))
+    // The largest still without interrupting the format: its sensor mode (the DNG), binned or not.
+    #expect(formats.map(\.highResolutionStill.description) == ["1536x864", "2304x1296", "1536x864", "2304x1296", "2304x1296", "4608x2592"])
     #expect(full.minimumISO == 100 && full.maximumISO == 1600)
     let hd = try #require(formats.first { $0.label == "1920x1080@56" })
     #expect(hd.isBinned)
