@@ -19,6 +19,11 @@ struct SoakBenchmark: Benchmark {
         let asked = Int(ProcessInfo.processInfo.environment["TRIPOD_SOAK_BRACKETS"] ?? "") ?? 10_000
         let soak = try SoakRun()
         defer { soak.finish() }
+        // Frames rendered at 320x180, as in the recording soak: the soak is about the process
+        // (memory, descriptors, threads, completion), not the pixels.
+        if let camera = soak.loop.perform({ soak.supervisor.camera?.device }) as? SimulatedCamera {
+            camera.maximumRenderSize = PixelSize(width: 320, height: 180)
+        }
         let warmUp = 20
         for _ in 0..<warmUp { _ = soak.bracket() }
         soak.clearCaptures()
@@ -48,7 +53,7 @@ struct SoakBenchmark: Benchmark {
         var notes = ["brackets asked \(asked), completed \(completed), failed \(asked - completed) (after \(warmUp) warm-up brackets)",
                      String(format: "wall time %.1f s (%.1f ms per bracket); simulated time %.0f s; viewfinder frames shown %d",
                             seconds, seconds * 1000 / Double(asked), soak.simulatedSeconds, soak.displayedFrames),
-                     "each bracket: `bracket ev 3 1`, capture.format jpeg, format 0 (1280x720@120: the JPEG is the still stream, 1280x720);",
+                     "each bracket: `bracket ev 3 1`, capture.format jpeg, format 0 (1280x720@120 still stream, rendered at 320x180);",
                      "  the captures folder is emptied every 100 brackets (disk), the supervisor is not told",
                      "reference: the start figures (end / start = 1.000 is flat)"]
         for (reason, count) in failures.sorted(by: { $0.value > $1.value }) { notes.append("failed \(count)×: \(reason)") }

@@ -278,6 +278,8 @@ final class VideoRecorder {
         case .stopped(let id, let error):
             guard id == recordingID else { return }
             recordingID = nil
+            pendingStop?.deadline.cancel()  // ended by itself (a fault) while a stop waited
+            pendingStop = nil
             let status = service?.status
             var fields: [(String, String)] = [("id", id), ("frames", String(status?.framesWritten ?? 0)),
                                               ("dropped", String(status?.droppedFrames ?? 0)),
