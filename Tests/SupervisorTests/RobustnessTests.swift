@@ -71,4 +71,33 @@ import Boards
         }
         #expect(table.filter { $0.hasPrefix("# 5 ") }.count >= 2, "format 5 in each part")
     }
+
+    /// `preset list` printed each preset on one `# ` line: a preset of 63 EV biases (the most
+    /// `preset save` takes) ran to about 300 columns. Every reply's information lines now wrap at 80.
+    @Test func longPresetsAndTypicalRepliesFitAnEightyColumnTerminal() throws {
+        let board = try SimulatedBoardHarness()
+        let pairs = (0..<63).map { "\($0 % 2 == 0 ? "" : "-")\($0 / 8).\($0 % 8)" }
+        let saved = board.reply("preset save long ev " + pairs.joined(separator: " "))
+        #expect(saved.hasPrefix("ok preset=long"), "\(saved)")
+        #expect(board.reply("preset save hdr5 ev 5 1").hasPrefix("ok preset=hdr5"))
+        let list = board.send("preset list")
+        #expect(list.last == "ok presets=2", "\(list)")
+        let listed = list.dropLast()
+        #expect(listed.first == "# hdr5: ev 5 1")
+        #expect(listed.count >= 4 && listed.dropFirst(2).allSatisfy { $0.hasPrefix("#   ") }, "\(listed)")
+        let words = listed.dropFirst().flatMap { $0.dropFirst(2).split(separator: " ").map(String.init) }
+        #expect(words == ["long:", "ev"] + pairs, "every argument is listed, in order")
+
+        var lines = TripodMain.banner(board.supervisor) + list
+        for command in ["help", "formats", "status", "get", "imu", "preset list", "help set", "help bracket"] {
+            lines += board.send(command)
+        }
+        for command in board.supervisor.commands.commands { lines += board.send("help \(command.name)") }
+        let info = lines.filter { $0.hasPrefix("#") }
+        #expect(info.count > 100)
+        for line in info {
+            #expect(line.count <= 80, "\(line.count) columns: \(line)")
+            #expect(line.hasPrefix("# "), "\(line)")
+        }
+    }
 }
