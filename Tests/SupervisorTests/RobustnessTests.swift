@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 import Testing
 import Boards
@@ -100,4 +101,53 @@ import Boards
             #expect(line.hasPrefix("# "), "\(line)")
         }
     }
+
+    /// The edge handler started gpiod's reader before the failure handler was set: a line that
+    /// failed at once (ENODEV) in that window was never reported, and the button died silently.
+    /// `strict` is a line that drops a failure nobody listens for (as gpiod's line did); the
+    /// simulated lines keep it for the handler set later, as gpiod's now does.
+    @Test(arguments: [true, false])
+    func aButtonLineThatFailsTheMomentItsReaderStartsIsReported(strict: Bool) throws {
+        let loop = ManualEventLoop()
+        let enodev = HardwareError(.disconnected, "gpiochip0: gpiod_line_event_wait: No such device")
+        let shutter: any GPIOInputLine, half: any GPIOInputLine
+        if strict {
+            shutter = FailingAtStartLine(GPIOLineAddress(name: "SHUTTER"), enodev)
+            half = FailingAtStartLine(GPIOLineAddress(name: "HALF_PRESS"), enodev)
+        } else {
+            let s = SimulatedInputLine(address: GPIOLineAddress(name: "SHUTTER"))
+            let h = SimulatedInputLine(address: GPIOLineAddress(name: "HALF_PRESS"))
+            s.failWhenStarted(enodev)
+            h.failWhenStarted(enodev)
+            shutter = s; half = h
+        }
+        let said = LockedValue<[String]>([])
+        let controller = ButtonController(configuration: ButtonConfiguration(), loop: loop, shutter: shutter, halfPress: half) { output in
+            if case .lineFailed(let line, let reason) = output { said.withLock { $0.append("\(line): \(reason)") } }
+        }
+        let bound = LoopBound(controller, loop: loop)
+        loop.execute { bound.value.start() }
+        loop.run()
+        #expect(said.current.sorted() == ["\(half.address): \(enodev.message)", "\(shutter.address): \(enodev.message)"], "\(said.current)")
+        #expect(loop.perform { controller.failure } == enodev.message, "status names why the button stopped")
+        // A failure with no handler is kept, not lost, by the simulated line (and gpiod's).
+        let late = SimulatedInputLine(address: GPIOLineAddress(name: "LATE"))
+        late.simulateFailure(enodev)
+        let heard = LockedValue<HardwareError?>(nil)
+        late.setFailureHandler { error in heard.withLock { $0 = error } }
+        #expect(heard.current == enodev)
+    }
+}
+
+/// A line whose reader fails as soon as the edge handler starts it and, like gpiod's line before
+/// the fix, drops the failure when no failure handler is set yet.
+private final class FailingAtStartLine: GPIOInputLine, Sendable {
+    let address: GPIOLineAddress
+    private let error: HardwareError
+    private let failureHandler = LockedValue<(@Sendable (HardwareError) -> Void)?>(nil)
+    init(_ address: GPIOLineAddress, _ error: HardwareError) { self.address = address; self.error = error }
+    func read() throws -> Bool { false }
+    func setEdgeHandler(_ handler: @escaping @Sendable (GPIOEdge) -> Void) { failureHandler.current?(error) }
+    func setFailureHandler(_ handler: @escaping @Sendable (HardwareError) -> Void) { failureHandler.withLock { $0 = handler } }
+    func close() {}
 }
