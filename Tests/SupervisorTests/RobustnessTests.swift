@@ -54,6 +54,28 @@ import Boards
         #expect(board.reply("capture").hasPrefix("ok"), "the console still captures")
     }
 
+    /// Start-up (BoardFactory) removes the temp files a killed writer left in the dated folders,
+    /// says how many, and keeps every other file.
+    @Test func startUpRemovesLeftoverTempFilesInDatedFoldersAndSaysSo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-stale-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("2026-12-01"), withIntermediateDirectories: true)
+        let files = ["2026-12-01/.x.dng.tmp-1-1", "2026-12-01/.TRP_000001.json.tmp-812-3", ".sequence.txt.tmp-812-1",
+                     "2026-12-01/x.dng", "2026-12-01/TRP_000001.json", "2026-12-01/.hidden", "sequence.txt"]
+        for file in files {
+            #expect(FileManager.default.createFile(atPath: dir.appendingPathComponent(file).path, contents: Data(file.utf8)))
+        }
+        let catalog = BoardCatalog.standard(executablePath: #filePath)
+        let board = try catalog.board("sim")
+        let loop = ManualEventLoop()
+        let devices = try loop.perform { () throws(StartupError) -> BoardDevices in
+            try BoardFactory.build(board: board, catalog: catalog, loop: loop, capturesDirectory: dir.path, log: .discard)
+        }
+        #expect(devices.notes.contains("captures: removed 3 unfinished temporary files"), "\(devices.notes)")
+        let left = try FileManager.default.subpathsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == ["2026-12-01", "2026-12-01/.hidden", "2026-12-01/TRP_000001.json", "2026-12-01/x.dng", "sequence.txt"])
+    }
+
     /// `help` padded its lines to 166 columns and the banner ran to 109: both wrapped on an
     /// 80-column serial terminal. Every information line now fits.
     @Test func informationLinesFitAnEightyColumnTerminal() throws {
