@@ -194,6 +194,19 @@ final class VideoRecorder {
         return [("stopping", recordingID)]
     }
 
+    /// The camera went away: a recording ends now with what came (file finished, `record.failed`
+    /// saying why) rather than waiting for frames that may never come.
+    func cameraDisconnected() {
+        guard let recordingID, let service else { return }
+        if let stabilizer { for frame in stabilizer.flush() { service.submit(frame) } }
+        stabilizer = settings.prerecordSeconds > 0 ? makeStabilizer() : nil
+        do throws(VideoError) {
+            try service.stop(reason: VideoError(.sourceLost, "camera disconnected during recording \(recordingID)"))
+        } catch {
+            emit(ConsoleEvent("record.error", [("id", recordingID), ("reason", error.message)]))
+        }
+    }
+
     /// A completed streaming request: its video stream (YUV420), or the processed stream when the
     /// camera has no video stream (converted on the encoder queue). Never blocks.
     func frameArrived(_ completed: CompletedRequest) {
