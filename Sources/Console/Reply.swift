@@ -3,8 +3,9 @@ import Foundation
 /// A command's answer: `ok key=value ...` or `err <code> <message>`.
 ///
 /// An ok reply may carry body lines (a table, help text). In human mode they come first, each
-/// starting with "# ", and the `ok` line always ends the reply, so a script reads until a line
-/// starting with `ok` or `err`. In JSON mode they are the reply object's "lines" array.
+/// starting with "# " and wrapped at 80 columns (continuations start with "#   "), and the `ok`
+/// line always ends the reply, so a script reads until a line starting with `ok` or `err`. In JSON
+/// mode they are the reply object's "lines" array, unwrapped.
 public enum Reply: Equatable, Sendable {
     case ok(fields: [Field], text: String?, body: [String])
     case error(ConsoleError)
@@ -51,7 +52,7 @@ public enum ReplyFormatter {
         case (.ok(let fields, let text, let body), .human):
             var parts = ["ok"] + fields.map { "\($0.key)=\(quoteIfNeeded($0.value))" }
             if let text { parts.append(text) }
-            return body.map { singleLine("# " + $0) } + [singleLine(parts.joined(separator: " "))]
+            return body.flatMap { TerminalWidth.wrap(singleLine($0)) }.map { "# " + $0 } + [singleLine(parts.joined(separator: " "))]
         case (.error(let e), .human):
             return [singleLine("err \(e.code.rawValue) \(e.message)")]
         case (.ok(let fields, let text, let body), .json):

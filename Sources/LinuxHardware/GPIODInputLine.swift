@@ -22,6 +22,8 @@ public final class GPIODInputLine: GPIOInputLine, Sendable {
     private struct ReaderState: Sendable {
         var handler: (@Sendable (GPIOEdge) -> Void)?
         var failureHandler: (@Sendable (HardwareError) -> Void)?
+        /// A failure that came before any failure handler, delivered when one is set.
+        var unreportedFailure: HardwareError?
         var started = false
         var stopping = false
         var joined = false
@@ -61,8 +63,14 @@ public final class GPIODInputLine: GPIOInputLine, Sendable {
     }
 
     /// Called once, on the reader thread, if reading edges fails (e.g. ENODEV when the chip goes away).
+    /// A failure that came before the handler was set is delivered now, on the calling thread.
     public func setFailureHandler(_ handler: @escaping @Sendable (HardwareError) -> Void) {
-        state.withLock { $0.failureHandler = handler }
+        let earlier = state.withLock { s -> HardwareError? in
+            defer { s.unreportedFailure = nil }
+            if s.unreportedFailure == nil { s.failureHandler = handler }
+            return s.unreportedFailure
+        }
+        if let earlier { handler(earlier) }
     }
 
     /// Stops the reader thread (within one wait timeout) and releases the line (`gpiod_line_release`).
@@ -116,9 +124,11 @@ public final class GPIODInputLine: GPIOInputLine, Sendable {
         }
     }
 
+    /// Hands `error` to the failure handler, or keeps it for the next one set.
     private func fail(_ error: HardwareError) {
         let handler = state.withLock { s -> (@Sendable (HardwareError) -> Void)? in
             defer { s.failureHandler = nil }
+            if s.failureHandler == nil && !s.stopping { s.unreportedFailure = error }
             return s.failureHandler
         }
         handler?(error)

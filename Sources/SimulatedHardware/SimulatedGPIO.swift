@@ -9,6 +9,10 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
         var level: Bool
         var handler: (@Sendable (GPIOEdge) -> Void)?
         var failureHandler: (@Sendable (HardwareError) -> Void)?
+        /// A failure that came before any failure handler, delivered when one is set.
+        var unreportedFailure: HardwareError?
+        /// The failure the reader meets as soon as it starts (`failWhenStarted`).
+        var failureAtStart: HardwareError?
         var failed = false
         var closed = false
         var edgesDelivered = 0
@@ -27,23 +31,43 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
         }
     }
 
+    /// Installs the edge handler; this "starts the reader", which fails at once when
+    /// `failWhenStarted` was called.
     public func setEdgeHandler(_ handler: @escaping @Sendable (GPIOEdge) -> Void) {
-        state.withLock { $0.handler = handler }
+        let atStart = state.withLock { s -> HardwareError? in
+            s.handler = handler
+            defer { s.failureAtStart = nil }
+            return s.failureAtStart
+        }
+        if let atStart { simulateFailure(atStart) }
     }
 
+    /// As gpiod's line: a failure that came before the handler is delivered now, on this thread.
     public func setFailureHandler(_ handler: @escaping @Sendable (HardwareError) -> Void) {
-        state.withLock { $0.failureHandler = handler }
+        let earlier = state.withLock { s -> HardwareError? in
+            defer { s.unreportedFailure = nil }
+            if s.unreportedFailure == nil { s.failureHandler = handler }
+            return s.unreportedFailure
+        }
+        if let earlier { handler(earlier) }
+    }
+
+    /// Fault hook: the reader fails with `error` the moment it starts (the next `setEdgeHandler`),
+    /// as gpiod's does when the chip is gone before the first wait (ENODEV).
+    public func failWhenStarted(_ error: HardwareError) {
+        state.withLock { $0.failureAtStart = error }
     }
 
     public func close() { state.withLock { $0.closed = true; $0.handler = nil; $0.failureHandler = nil } }
 
     /// Fault hook: the line's reader fails as gpiod's would (the chip went away). No edge is
-    /// delivered after it; the failure handler runs once, on the calling thread.
+    /// delivered after it; the failure handler runs once, on the calling thread (or when it is set).
     public func simulateFailure(_ error: HardwareError) {
         let handler = state.withLock { s -> (@Sendable (HardwareError) -> Void)? in
             guard !s.failed, !s.closed else { return nil }
             s.failed = true
             defer { s.failureHandler = nil }
+            if s.failureHandler == nil { s.unreportedFailure = error }
             return s.failureHandler
         }
         handler?(error)

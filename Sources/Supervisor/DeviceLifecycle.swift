@@ -140,6 +140,8 @@ extension Supervisor {
         broadcast(ConsoleEvent("camera.state", [("state", "disconnected")]))
         // Requests in flight may never complete: a running bracket ends now, not at its timeout.
         captureService?.cameraDisconnected()
+        // A recording ends with the frames it has, rather than run on with none.
+        recorder?.cameraDisconnected()
         watchForCameraReturn()
     }
 

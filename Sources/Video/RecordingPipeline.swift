@@ -72,13 +72,14 @@ final class RecordingPipeline {
         publish()
     }
 
-    func stop() {
+    /// Flushes the encoder into the file and ends the recording, failed with `reason` if given.
+    func stop(reason: VideoError? = nil) {
         guard recording != nil else { return }
         if let encoder {
             do { for packet in try encoder.flush() { route(packet) } } catch { fail(error); return }
         }
         encoder = nil  // flushed: the next frame opens a fresh one
-        end(error: nil)
+        end(error: reason)
     }
 
     /// New IMU samples: appended to the open file's Gyroflow log, and a few seconds kept for the

@@ -197,8 +197,10 @@ public final class RecordingService: @unchecked Sendable {
         stills.withLock { if $0.count < 4096 { $0.append(still) } }
     }
 
-    /// Stops the recording: every frame queued so far is encoded, the file finalised.
-    public func stop() throws(VideoError) {
+    /// Stops the recording: every frame queued so far is encoded, the file finalised. With a
+    /// `reason` (e.g. `.sourceLost`) the recording ends as failed: the sidecar and the `stopped`
+    /// event carry it.
+    public func stop(reason: VideoError? = nil) throws(VideoError) {
         let inbox = control.withLock { c -> FrameInbox? in
             guard c.recordingID != nil else { return nil }
             c.inbox.accepting = c.settings.prerecordSeconds > 0
@@ -207,7 +209,7 @@ public final class RecordingService: @unchecked Sendable {
         guard let inbox else { throw VideoError(.state, "not recording") }
         queue.async {
             self.drainFrames(inbox)
-            self.pipeline.stop()
+            self.pipeline.stop(reason: reason)
         }
     }
 

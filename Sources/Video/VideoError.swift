@@ -15,6 +15,8 @@ public struct VideoError: Error, Hashable, Sendable, CustomStringConvertible {
         case storage
         /// start while recording, stop while idle.
         case state
+        /// The camera stopped delivering frames (unplugged): the file is finished with what came.
+        case sourceLost
     }
 
     public var kind: Kind

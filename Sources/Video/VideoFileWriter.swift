@@ -90,12 +90,12 @@ final class VideoFileWriter {
     }
 
     /// Finishes the file (trailer) or, after a storage or encoder `error`, leaves it as written
-    /// (a low-room stop still finishes: the reserve is for that); closes the Gyroflow log; then
+    /// (a low-room stop and a lost camera still finish: the storage works); closes the Gyroflow log; then
     /// writes the timecodes and the sidecar atomically. Returns the sidecar and the first error of
     /// the recording, of finishing or of writing the companions.
     func close(error: VideoError?, stills: [VideoStill] = []) -> (VideoSidecar, VideoError?) {
         var failure = error
-        if error == nil || error?.kind == .noRoom {
+        if error == nil || error?.kind == .noRoom || error?.kind == .sourceLost {
             do { try muxer.finish() } catch { failure = failure ?? error }
         } else {
             muxer.abandon()

@@ -8,6 +8,27 @@ import Testing
         #expect(ReplyFormatter.lines(.ok([("n", "2")], body: ["line 1", "line\n2"]), mode: .human) == ["# line 1", "# line 2", "ok n=2"])
     }
 
+    /// Body lines went out as they were, "# " added: a long preset ran to hundreds of columns on
+    /// an 80-column serial terminal. Each now wraps, every piece starting with "# ".
+    @Test func longBodyLinesWrapAtEightyColumnsAndKeepEveryWord() {
+        let long = "long: manual " + (1...40).map { "1/\(1000 + $0)@\(100 * $0)" }.joined(separator: " ")
+        let lines = ReplyFormatter.lines(.ok([("presets", "2")], body: ["hdr5: ev 5 1", long]), mode: .human)
+        #expect(lines.first == "# hdr5: ev 5 1", "a line that fits is unchanged")
+        #expect(lines.last == "ok presets=2")
+        let info = lines.dropLast()
+        #expect(info.count > 3, "\(lines)")
+        for line in info {
+            #expect(line.count <= 80, "\(line.count) columns: \(line)")
+            #expect(line.hasPrefix("# "), "\(line)")
+        }
+        #expect(info.dropFirst(2).allSatisfy { $0.hasPrefix("#   ") }, "continuations are indented under their line")
+        let words = info.dropFirst().flatMap { $0.dropFirst(2).split(separator: " ") }
+        #expect(words == long.split(separator: " "), "no word lost or reordered")
+        // JSON clients get the line whole.
+        let json = ReplyFormatter.lines(.ok([], body: [long]), mode: .json)
+        #expect(json.count == 1 && json[0].contains(long))
+    }
+
     @Test func jsonRepliesAndEventsAreOneEscapedLine() {
         let ok = ReplyFormatter.lines(.ok([("k", "v\"q\u{1}")], body: ["t"]), mode: .json)
         #expect(ok == ["{\"type\":\"reply\",\"ok\":true,\"values\":{\"k\":\"v\\\"q\\u0001\"},\"lines\":[\"t\"]}"])

@@ -135,4 +135,48 @@ import Testing
         #expect(try allNames(dir + "/2026-12-01") == ["TRP_000001.json"])
         #expect(try storage.removeStaleTemporaryFilesInFolders() == 0)
     }
+
+    /// The clean-up at start (BoardFactory) removes exactly the temp files writers leave: hidden,
+    /// `.<name>.tmp-<pid>-<serial>`, in the root or a dated folder. Planted by name and left by a
+    /// writer "killed" after its open; everything else stays, dot-files and look-alikes included.
+    @Test func theStartUpCleanUpRemovesOnlyWritersLeftovers() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let storage = try PosixStorage(root: dir)
+        try storage.createDirectory("2026-12-01")
+        try storage.createDirectory("2026-12-02")
+        let kept: [String: [String]] = [
+            "": ["2026-12-01", "2026-12-02", "counter", "notes.txt"],
+            "2026-12-01": [".hidden", "TRP_000001.json", "TRP_000001_01.dng", "VID_000001.mp4", "x.dng.tmp-1-1"],
+            "2026-12-02": ["TRP_000002.json"],
+        ]
+        for (folder, names) in kept {
+            for name in names where !name.hasPrefix("2026") {
+                let path = folder.isEmpty ? name : folder + "/" + name
+                // Storage writes no hidden names; a dot-file can only come from elsewhere.
+                if name.hasPrefix(".") {
+                    #expect(FileManager.default.createFile(atPath: dir + "/" + path, contents: Data(name.utf8)))
+                } else {
+                    try storage.writeAtomically(Array(name.utf8), to: path)
+                }
+            }
+        }
+        for planted in ["2026-12-01/.x.dng.tmp-1-1", "2026-12-01/.TRP_000001_02.dng.tmp-4242-17", ".sequence.txt.tmp-9-1"] {
+            #expect(FileManager.default.createFile(atPath: dir + "/" + planted, contents: Data([1, 2, 3])))
+        }
+        // A writer killed after its open leaves its temp file under the name it made.
+        let sys = FaultInjectingSyscalls()
+        let doomed = try PosixStorage(root: dir, syscalls: sys)
+        sys.kill(afterCalls: 1)
+        #expect(throws: (any Error).self) { try doomed.writeAtomically([9, 9], to: "2026-12-02/TRP_000002_01.jpg") }
+        let left = try allNames(dir + "/2026-12-02").filter { $0.contains(".tmp-") }
+        #expect(left.count == 1 && left[0].hasPrefix(".TRP_000002_01.jpg.tmp-\(getpid())-"), "\(left)")
+
+        #expect(try PosixStorage(root: dir).removeStaleTemporaryFilesInFolders() == 4)
+        for (folder, names) in kept {
+            #expect(try allNames(folder.isEmpty ? dir : dir + "/" + folder) == names, "\(folder)")
+        }
+        #expect(FileManager.default.contents(atPath: dir + "/2026-12-01/TRP_000001_01.dng") == Data("TRP_000001_01.dng".utf8))
+        #expect(try PosixStorage(root: dir).removeStaleTemporaryFilesInFolders() == 0)
+    }
 }

@@ -2,6 +2,7 @@ import Boards
 import Foundation
 import Hardware
 import ManualLoop
+import SimulatedHardware
 import Testing
 import TestSupport
 @testable import Startup
@@ -56,6 +57,21 @@ import TestSupport
         }
 
         func file(_ relative: String) -> String { directory.appendingPathComponent(relative).path }
+        var imu: SimulatedIMU? { supervisor.devices.imu as? SimulatedIMU }
+        var provider: SimulatedCameraProvider? { supervisor.devices.cameraProvider as? SimulatedCameraProvider }
+    }
+
+    /// The device faults of the matrix (FaultMatrixTests), here while a recording runs.
+    enum DeviceFault: String, CaseIterable, Sendable { case imuNack, imuVanish, cameraDisconnect }
+
+    /// The longest stretch without a row in a Gyroflow log, in seconds, and its row count.
+    static func longestGap(inGcsv text: String) -> (seconds: Double, rows: Int) {
+        let lines = text.split(separator: "\n")
+        let scale = lines.first { $0.hasPrefix("tscale,") }.flatMap { Double($0.dropFirst(7)) } ?? 1
+        guard let header = lines.firstIndex(of: "t,gx,gy,gz,ax,ay,az") else { return (0, 0) }
+        let times = lines[(header + 1)...].compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }
+        let gap = zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0
+        return (gap * scale, times.count)
     }
 
     static let faults: [(name: String, error: HardwareError)] = [
@@ -103,5 +119,77 @@ import TestSupport
         rig.storage.freeBytesOverride = nil
         #expect(rig.send("record start").hasPrefix("ok recording="))
         print("FAULT-CELL noRoom | record start | said: \(refused) | recovered: yes | on disk: nothing")
+    }
+
+    /// IMU NACKs, the IMU vanishing and the camera unplugged while `record start` runs. The IMU
+    /// cells: the recording goes on and ends at `record stop` with every frame; the Gyroflow log
+    /// has a hole where the IMU was gone (no row marks it). The camera cell: the recording ends by
+    /// itself with `record.failed` and a playable file; once the camera is back a new one records.
+    @Test(arguments: DeviceFault.allCases)
+    func aDeviceFaultWhileRecording(_ fault: DeviceFault) throws {
+        let rig = try Rig()
+        let started = rig.send("record start")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started), "\(started)")
+        var heard = rig.settle(.seconds(2))
+        let imu = try #require(rig.imu), provider = try #require(rig.provider)
+        switch fault {
+        case .imuNack: imu.bus.inject(.nack, at: imu.address, count: 5)
+        case .imuVanish: imu.bus.unplugged.insert(imu.address)
+        case .cameraDisconnect: provider.simulateUnplug()
+        }
+        heard += rig.settle(.seconds(2))
+        let endedByItself = heard.first { $0.hasPrefix("event record.stopped") || $0.hasPrefix("event record.failed") }
+        switch fault {
+        case .imuNack: break  // transient: the driver's retries use the NACKs up
+        case .imuVanish: imu.bus.unplugged.remove(imu.address)
+        case .cameraDisconnect: provider.simulateReplug()
+        }
+        heard += rig.settle(.seconds(8))  // the IMU's retries back off to 2 s; the camera is looked for every second
+        #expect(rig.supervisor.state == .ready, "the supervisor keeps running")
+        let stillRecording = rig.send("status").contains("recording=VID_000001")
+        if stillRecording {
+            _ = rig.send("record stop")
+            heard += rig.settle(.milliseconds(500))
+        }
+        let ended = heard.first { $0.hasPrefix("event record.stopped") || $0.hasPrefix("event record.failed") } ?? "never ended"
+        let said = heard.filter { $0.hasPrefix("event imu.state") || $0.hasPrefix("event camera.state") || $0.hasPrefix("event record.") }
+        #expect(rig.send("status").contains("recording=off"), "the recording has ended")
+        let written = Int(SimulatedBoardHarness.field("frames", in: ended) ?? "") ?? 0
+        let played = try probe(rig.file(file))
+        let gcsv = (try? String(contentsOfFile: rig.file(String(file.dropLast(4)) + ".gcsv"), encoding: .utf8)) ?? ""
+        let gyro = Self.longestGap(inGcsv: gcsv)
+        switch fault {
+        case .imuNack, .imuVanish:
+            #expect(said.contains { $0.hasPrefix("event imu.state state=unavailable") }, "\(said)")
+            #expect(said.contains("event imu.state state=running"), "the IMU came back: \(said)")
+            #expect(endedByItself == nil && stillRecording, "the recording goes on: \(said)")
+            #expect(ended.hasPrefix("event record.stopped id=VID_000001"), "\(ended)")
+            // 12 s at the default 30 fps, none dropped.
+            #expect(written >= 350 && SimulatedBoardHarness.field("dropped", in: ended) == "0", "\(ended)")
+            #expect(gyro.rows > 1000, "the log goes on after the IMU returns: \(gyro.rows) rows")
+        case .cameraDisconnect:
+            #expect(said.contains("event camera.state state=disconnected"), "\(said)")
+            #expect(said.contains { $0.hasPrefix("event camera.state state=streaming") }, "the camera came back: \(said)")
+            #expect(endedByItself?.hasPrefix("event record.failed id=VID_000001") == true, "ends by itself, saying why: \(said)")
+            #expect(ended.contains("camera disconnected"), "\(ended)")
+            #expect(written >= 50 && written <= 70, "about 2 s of frames: \(ended)")
+            let sidecar = (try? String(contentsOfFile: rig.file(String(file.dropLast(4)) + ".json"), encoding: .utf8)) ?? ""
+            #expect(sidecar.contains("\"status\" : \"stopped\"") && sidecar.contains("camera disconnected"), "\(sidecar.prefix(400))")
+        }
+        // The file plays every frame written (it was finalised, not cut off mid-fragment).
+        #expect(played.framePTS.count == written, "\(played.framePTS.count) of \(written) frames play")
+        // Recovered: the next recording works.
+        _ = rig.settle(.milliseconds(500))
+        let again = rig.send("record start")
+        #expect(again.hasPrefix("ok recording=VID_000002"), "\(again)")
+        _ = rig.settle(.seconds(1))
+        _ = rig.send("record stop")
+        let after = rig.settle(.milliseconds(500))
+        let recovered = after.contains { $0.hasPrefix("event record.stopped id=VID_000002") }
+        #expect(recovered, "\(after)")
+        print("FAULT-CELL \(fault.rawValue) | recording | said: \(said.map { String($0.prefix(150)) }.joined(separator: " / ")) "
+              + "| recovered: \(recovered ? "yes" : "no") (recording ended \(endedByItself == nil ? "at record stop" : "by itself")) "
+              + "| on disk: \(file) plays \(played.framePTS.count) of \(written) frames; gcsv \(gyro.rows) rows, longest gap "
+              + String(format: "%.3f s", gyro.seconds))
     }
 }

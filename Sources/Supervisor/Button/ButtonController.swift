@@ -82,23 +82,25 @@ public final class ButtonController {
         let bound = LoopBound(self, loop: loop)
         let inbox = self.inbox
         let loop = self.loop
-        shutter.setEdgeHandler { edge in
-            if inbox.push(.shutter, edge) { loop.execute { bound.value.drainInbox() } }
-        }
+        // The failure handler goes first: the edge handler starts gpiod's reader, which may fail at
+        // once (ENODEV), and a failure with no handler yet would go unsaid.
         let shutterName = "\(shutter.address)"
         shutter.setFailureHandler { error in
             loop.execute { bound.value.lineFailed(shutterName, error) }
+        }
+        shutter.setEdgeHandler { edge in
+            if inbox.push(.shutter, edge) { loop.execute { bound.value.drainInbox() } }
         }
         if let halfPress {
             let initialHalf = (try? halfPress.read()) ?? false
             halfDebouncer = Debouncer(window: configuration.debounceWindow, mode: configuration.debounceMode,
                                       initiallyActive: initialHalf)
-            halfPress.setEdgeHandler { edge in
-                if inbox.push(.halfPress, edge) { loop.execute { bound.value.drainInbox() } }
-            }
             let halfName = "\(halfPress.address)"
             halfPress.setFailureHandler { error in
                 loop.execute { bound.value.lineFailed(halfName, error) }
+            }
+            halfPress.setEdgeHandler { edge in
+                if inbox.push(.halfPress, edge) { loop.execute { bound.value.drainInbox() } }
             }
         }
     }

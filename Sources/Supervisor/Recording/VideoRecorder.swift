@@ -223,6 +223,24 @@ final class VideoRecorder {
         }
     }
 
+    /// The camera went away: a recording ends now with what came (file finished, `record.failed`
+    /// saying why) rather than waiting for frames that may never come.
+    func cameraDisconnected() {
+        guard let recordingID, let service else { return }
+        if let pending = pendingStop {
+            pending.deadline.cancel()  // a waiting stop (its frames already handed over) ends now
+            pendingStop = nil
+        } else {
+            if let stabilizer { for frame in stabilizer.flush() { service.submit(frame) } }
+            stabilizer = settings.prerecordSeconds > 0 ? makeStabilizer() : nil
+        }
+        do throws(VideoError) {
+            try service.stop(reason: VideoError(.sourceLost, "camera disconnected during recording \(recordingID)"))
+        } catch {
+            emit(ConsoleEvent("record.error", [("id", recordingID), ("reason", error.message)]))
+        }
+    }
+
     /// A completed streaming request: its video stream (YUV420), or the processed stream when the
     /// camera has no video stream (converted on the encoder queue). Never blocks.
     func frameArrived(_ completed: CompletedRequest) {
