@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 import Media
 import Testing
+import TestSupport
 @testable import Supervisor
 
 /// The process-level cells of the fault matrix: `kill -9` in each phase (then a restart on the same
@@ -33,14 +34,20 @@ import Testing
         return (images, temps, statuses, mismatched)
     }
 
-    @Test(arguments: ["idle", "bracket", "writing"])
+    @Test(arguments: ["idle", "bracket", "writing", "recording"])
     func killNineThenRestart(phase: String) throws {
         let first = try ControlSocketProcessTests.RunningTripod()
         let work = first.work
         defer { try? FileManager.default.removeItem(atPath: work) }
         #expect(first.ask("set capture.format both")?.hasPrefix("ok") == true)
         usleep(300_000)  // the camera's first frames
-        if phase != "idle" {
+        var video: String?
+        if phase == "recording" {
+            let started = first.ask("record start") ?? "none"
+            #expect(started.hasPrefix("ok recording="), "\(started)")
+            video = SimulatedBoardHarness.field("file", in: started).map { first.captures + "/" + $0 }
+            usleep(2_500_000)  // fragments reach the disk at each keyframe (1 s)
+        } else if phase != "idle" {
             #expect(first.ask("bracket ev 31 0.2")?.hasPrefix("ok bracket=") == true)
             if phase == "writing" {
                 // Until the first file (or its temp file) is on disk: frames are being encoded and written.
@@ -54,6 +61,8 @@ import Testing
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
         let killed = Self.disk(first.captures)
+        // A recording killed mid-way leaves a fragmented MP4 that plays up to its last fragment.
+        let playable = try video.map { try probe($0).framePTS.count }
         let second = try ControlSocketProcessTests.RunningTripod(work: work)
         let status = second.ask("status") ?? "none"
         let after = Self.disk(second.captures)
@@ -65,7 +74,9 @@ import Testing
         }
         print("FAULT-CELL kill-9 | \(phase) | said: (killed: nothing) | restart: \(status.prefix(24))… "
               + "| recovered: \(done ? "yes" : "no: " + next) | disk after kill: \(killed.images) image(s), \(killed.temps) temp file(s), "
-              + "sidecars \(killed.sidecars); after restart: \(after.temps) temp file(s), mismatched \(after.mismatched)")
+              + "sidecars \(killed.sidecars)\(playable.map { "; the video plays \($0) frame(s)" } ?? ""); "
+              + "after restart: \(after.temps) temp file(s), mismatched \(after.mismatched)")
+        if let playable { #expect(playable >= 15, "at least the fragments before the kill play") }
         #expect(status.hasPrefix("ok state=ready"))
         #expect(after.temps == 0, "the restart removes the temp files a kill left, in the dated folders too")
         #expect(after.mismatched.isEmpty, "every file a sidecar names is complete: \(after.mismatched)")
