@@ -25,7 +25,7 @@ final class SimulatedFrameRenderer {
     let cfa: [Int]
     private let colour: SimulatedColourResponse
     private lazy var noise = NoiseTable(seed: 0x5EED_0F_7AB1E)
-    private let gamma = FramePasses.ISP.srgbCurve()
+    private let encoding = FramePasses.Encoding(matrix: SimulatedColourResponse.colourCorrectionMatrix.map(Float.init))
     private var sharp: [SharpKey: ScenePlanes] = [:]
     private var blurred: [BlurKey: ScenePlanes] = [:]
     private struct SharpKey: Hashable { var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind }
@@ -112,9 +112,9 @@ final class SimulatedFrameRenderer {
         let f = r.frame, m = SimulatedColourResponse.colourCorrectionMatrix.map(Float.init)
         func row(_ k: Int) -> SIMD3<Float> { SIMD3(m[3 * k], m[3 * k + 1], m[3 * k + 2]) }
         let isp = FramePasses.ISP(gains: SIMD3(Float(f.redGain * f.digitalGain), Float(f.digitalGain), Float(f.blueGain * f.digitalGain)),
-                                  matrix: (row(0), row(1), row(2)), gamma: gamma)
-        FramePasses.processed(planes, exposure: exposure, isp: isp, noise: noise, rng: &rng, packer: &packer)
-        return FrameBuffer(pixelFormat: format, size: r.size, stride: packer.stride, bytes: packer.bytes)
+                                  matrix: (row(0), row(1), row(2)), encoding: encoding)
+        let bytes = FramePasses.processed(planes, exposure: exposure, isp: isp, noise: noise, rng: &rng, packer: &packer)
+        return FrameBuffer(pixelFormat: format, size: r.size, stride: packer.stride, bytes: bytes)
     }
 
     /// Samples the chart for a stream ahead of its first frame (the costly part of a new
