@@ -72,7 +72,7 @@ struct FramePacker {
                 let fill = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * (6 - r - g - b)))
                 var i = 0
                 while i + 8 <= w {
-                    let word = widen(red + i) &<< sr | widen(green + i) &<< sg | widen(blue + i) &<< sb | fill
+                    let word = Self.widen(red + i) &<< sr | Self.widen(green + i) &<< sg | Self.widen(blue + i) &<< sb | fill
                     line.storeBytes(of: word, toByteOffset: i * 4, as: SIMD8<UInt32>.self)
                     i += 8
                 }
@@ -111,11 +111,6 @@ struct FramePacker {
         }
     }
 
-    @inline(__always)
-    private func widen(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt32> {
-        SIMD8<UInt32>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
-    }
-
     /// Y of both rows and the pair's chroma (each chroma sample from the mean of its 2 × 2 pixels).
     /// Integer arithmetic in floats: every product and sum is an integer below 2²⁴ (over 65536),
     /// so it is exact, and rounding down is exact too.
@@ -130,17 +125,10 @@ struct FramePacker {
         let yOffset = Float(c.yOffset) + 0.5, chromaOffset: Float = 128.5
         let y0 = frame + top * w, y1 = top + 1 < h ? frame + (top + 1) * w : nil
         let u = frame + chromaStart + (top / 2) * cw, v = u + planeSize
-        @inline(__always) func float(_ x: SIMD8<UInt32>) -> SIMD8<Float> {
-            unsafeBitCast(x | 0x4B00_0000, to: SIMD8<Float>.self) - Self.magic
-        }
-        @inline(__always) func luma(_ p: UnsafePointer<UInt8>, _ i: Int) -> SIMD8<UInt8> {
-            let y = ky.x * float(widen(p + i)) + ky.y * float(widen(p + cs + i)) + ky.z * float(widen(p + 2 * cs + i)) + yOffset
-            return SIMD8<UInt8>(truncatingIfNeeded: Self.floorToCode(y))
-        }
         var i = 0
         while i + 8 <= w {
-            UnsafeMutableRawPointer(y0 + i).storeBytes(of: luma(above, i), as: SIMD8<UInt8>.self)
-            if let y1 { UnsafeMutableRawPointer(y1 + i).storeBytes(of: luma(rgb, i), as: SIMD8<UInt8>.self) }
+            UnsafeMutableRawPointer(y0 + i).storeBytes(of: Self.luma(above + i, cs, ky, yOffset), as: SIMD8<UInt8>.self)
+            if let y1 { UnsafeMutableRawPointer(y1 + i).storeBytes(of: Self.luma(rgb + i, cs, ky, yOffset), as: SIMD8<UInt8>.self) }
             i += 8
         }
         while i < w {
@@ -152,21 +140,14 @@ struct FramePacker {
             y1?[i] = y(rgb)
             i += 1
         }
-        // Chroma: 16 pixels (8 samples) at a time. The column sums of a channel as 16-bit lanes,
-        // read as 32-bit lanes, hold two neighbours each: adding the halves sums the 2 × 2 block.
-        @inline(__always) func mean(_ offset: Int) -> SIMD8<Float> {
-            let a = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(above + offset).loadUnaligned(as: SIMD16<UInt8>.self))
-            let b = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(rgb + offset).loadUnaligned(as: SIMD16<UInt8>.self))
-            let pairs = unsafeBitCast(a &+ b, to: SIMD8<UInt32>.self)
-            return float(((pairs & 0xFFFF) &+ (pairs &>> 16) &+ 2) &>> 2)
-        }
         var ci = 0
         while 2 * ci + 16 <= w {
-            let r = mean(2 * ci), g = mean(cs + 2 * ci), b = mean(2 * cs + 2 * ci)
+            let r = Self.mean(above + 2 * ci, rgb + 2 * ci), g = Self.mean(above + cs + 2 * ci, rgb + cs + 2 * ci)
+            let b = Self.mean(above + 2 * cs + 2 * ci, rgb + 2 * cs + 2 * ci)
             let cb = kb.x * r + kb.y * g + kb.z * b + chromaOffset
             let cr = kr.x * r + kr.y * g + kr.z * b + chromaOffset
-            UnsafeMutableRawPointer(u + ci).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: Self.floorToCode(cb)), as: SIMD8<UInt8>.self)
-            UnsafeMutableRawPointer(v + ci).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: Self.floorToCode(cr)), as: SIMD8<UInt8>.self)
+            UnsafeMutableRawPointer(u + ci).storeBytes(of: Self.narrow(Self.floorToCode(cb)), as: SIMD8<UInt8>.self)
+            UnsafeMutableRawPointer(v + ci).storeBytes(of: Self.narrow(Self.floorToCode(cr)), as: SIMD8<UInt8>.self)
             ci += 8
         }
         while ci < cw {
@@ -181,6 +162,49 @@ struct FramePacker {
             v[ci] = UInt8(max(0, min(255, ((kr * p).sum() + chromaOffset).rounded(.down))))
             ci += 1
         }
+    }
+
+    /// Luma of 8 pixels (red at `p`, green and blue `cs` and 2·`cs` further).
+    @inline(__always)
+    private static func luma(_ p: UnsafePointer<UInt8>, _ cs: Int, _ k: SIMD3<Float>, _ offset: Float) -> SIMD8<UInt8> {
+        narrow(floorToCode(k.x * float(widen(p)) + k.y * float(widen(p + cs)) + k.z * float(widen(p + 2 * cs)) + offset))
+    }
+
+    /// The rounded mean of 2 × 2 pixels of one channel, 8 times over (16 pixels of two rows): the
+    /// column sums as 16-bit lanes, read as 32-bit lanes, hold two neighbours each.
+    @inline(__always)
+    private static func mean(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD8<Float> {
+        let pairs = unsafeBitCast(widen16(a) &+ widen16(b), to: SIMD8<UInt32>.self)
+        return float(((pairs & 0xFFFF) &+ (pairs &>> 16) &+ 2) &>> 2)
+    }
+
+    /// Integers below 2²³ as floats.
+    @inline(__always)
+    private static func float(_ x: SIMD8<UInt32>) -> SIMD8<Float> {
+        unsafeBitCast(x | 0x4B00_0000, to: SIMD8<Float>.self) - magic
+    }
+
+    // Widening and narrowing lane by lane: the compiler turns these into a few unpack or pack
+    // instructions (the generic SIMD conversions stay calls).
+    @inline(__always)
+    private static func widen(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt32> {
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)
+        return SIMD8(UInt32(v[0]), UInt32(v[1]), UInt32(v[2]), UInt32(v[3]), UInt32(v[4]), UInt32(v[5]), UInt32(v[6]), UInt32(v[7]))
+    }
+
+    @inline(__always)
+    private static func widen16(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt16> {
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
+        var r = SIMD16<UInt16>()
+        for k in 0..<16 { r[k] = UInt16(v[k]) }
+        return r
+    }
+
+    @inline(__always)
+    private static func narrow(_ x: SIMD8<UInt32>) -> SIMD8<UInt8> {
+        var r = SIMD8<UInt8>()
+        for k in 0..<8 { r[k] = UInt8(truncatingIfNeeded: x[k]) }
+        return r
     }
 
     /// 2²³: added to a float in 0…65535, its low mantissa bits are the value rounded to an integer.

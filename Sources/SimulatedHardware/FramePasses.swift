@@ -43,34 +43,30 @@ enum FramePasses {
 
     /// Bayer codes in little-endian 16-bit words: black + level × (white − black), clipped.
     static func raw(_ planes: ScenePlanes, exposure e: FrameExposure, cfa: [Int], black: Float, white: Float,
-                    noise: NoiseTable, rng: inout SeededGenerator) -> [UInt8] {
+                    noise: NoiseTable, rng: inout SeededGenerator, into frame: UnsafeMutableRawBufferPointer) {
         let w = planes.size.width, h = planes.size.height
-        let byteCount = w * h * 2
+        precondition(frame.count >= w * h * 2)
         let range = white - black, offset = black + magic
-        return [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialised in
-            planes.values.withUnsafeBufferPointer { src in
-                noise.values.withUnsafeBufferPointer { table in
-                    guard let out = buffer.baseAddress, let s = src.baseAddress, let t = table.baseAddress else { return }
-                    let words = UnsafeMutableRawPointer(out)
-                    for j in 0..<h {
-                        let even = e.channelScale[cfa[(j & 1) * 2]], odd = e.channelScale[cfa[(j & 1) * 2 + 1]]
-                        let scale = SIMD8<Float>(even, odd, even, odd, even, odd, even, odd)
-                        let row = s + j * w, n = t + NoiseTable.offset(rng.next())
-                        var i = 0
-                        while i < w {
-                            let v = exposed(load(row + i) * scale, noise: load(n + i), e) * range + offset
-                            let code = SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0xFFFF)
-                            if i + 8 <= w {
-                                words.storeBytes(of: code, toByteOffset: (j * w + i) * 2, as: SIMD8<UInt16>.self)
-                            } else {
-                                for k in 0..<(w - i) { words.storeBytes(of: code[k], toByteOffset: (j * w + i + k) * 2, as: UInt16.self) }
-                            }
-                            i += 8
+        planes.values.withUnsafeBufferPointer { src in
+            noise.values.withUnsafeBufferPointer { table in
+                guard let words = frame.baseAddress, let s = src.baseAddress, let t = table.baseAddress else { return }
+                for j in 0..<h {
+                    let even = e.channelScale[cfa[(j & 1) * 2]], odd = e.channelScale[cfa[(j & 1) * 2 + 1]]
+                    let scale = SIMD8<Float>(even, odd, even, odd, even, odd, even, odd)
+                    let row = s + j * w, n = t + NoiseTable.offset(rng.next())
+                    var i = 0
+                    while i < w {
+                        let v = exposed(load(row + i) * scale, noise: load(n + i), e) * range + offset
+                        let code = SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0xFFFF)
+                        if i + 8 <= w {
+                            words.storeBytes(of: code, toByteOffset: (j * w + i) * 2, as: SIMD8<UInt16>.self)
+                        } else {
+                            for k in 0..<(w - i) { words.storeBytes(of: code[k], toByteOffset: (j * w + i + k) * 2, as: UInt16.self) }
                         }
+                        i += 8
                     }
                 }
             }
-            initialised = byteCount
         }
     }
 
@@ -154,7 +150,7 @@ enum FramePasses {
     /// highlights stay white, as clipping at full well then after the gain does); then the colour
     /// matrix (× 4095) straight into the extended encoding table.
     static func processed(_ planes: ScenePlanes, exposure e: FrameExposure, isp: ISP, noise: NoiseTable,
-                          rng: inout SeededGenerator, packer: inout FramePacker) -> [UInt8] {
+                          rng: inout SeededGenerator, packer: inout FramePacker, into frame: UnsafeMutableRawBufferPointer) {
         let w = planes.size.width, h = planes.size.height, n = w * h
         let padded = (w + 15) & ~15
         var codes = [UInt32](repeating: 0, count: 3 * padded)
@@ -167,45 +163,44 @@ enum FramePasses {
         let slope = e.electronsPerUnit * c2 * gains, read = e.readVariance * c2 * gains * gains
         let k0 = m0 * 4095, k1 = m1 * 4095, k2 = m2 * 4095
         let offset = Float(isp.encoding.offset) + magic, mask = isp.encoding.mask
-        return [UInt8](unsafeUninitializedCapacity: packer.byteCount) { frame, initialised in
-            planes.values.withUnsafeBufferPointer { src in
-                noise.values.withUnsafeBufferPointer { table in
-                    isp.encoding.values.withUnsafeBufferPointer { curve in
-                        codes.withUnsafeMutableBufferPointer { code in
-                            rows.withUnsafeMutableBufferPointer { rgb in
-                                guard let s = src.baseAddress, let t = table.baseAddress, let q = code.baseAddress,
-                                      let out = rgb.baseAddress, let g = curve.baseAddress, let f = frame.baseAddress else { return }
-                                let indices = UnsafeMutableRawPointer(q)
-                                for j in 0..<h {
-                                    let bits = rng.next()
-                                    let nr = t + NoiseTable.offset(bits), ng = t + NoiseTable.offset(bits >> 20)
-                                    let nb = t + NoiseTable.offset(bits >> 40)
-                                    let r0 = s + j * w, g0 = r0 + n, b0 = g0 + n
-                                    var i = 0
-                                    while i < w {
-                                        let br = developed(load(r0 + i) * u.x, noise: load(nr + i), slope.x, read.x, top.x)
-                                        let bg = developed(load(g0 + i) * u.y, noise: load(ng + i), slope.y, read.y, top.y)
-                                        let bb = developed(load(b0 + i) * u.z, noise: load(nb + i), slope.z, read.z, top.z)
-                                        let lr = k0.x * br + k0.y * bg + k0.z * bb + offset
-                                        let lg = k1.x * br + k1.y * bg + k1.z * bb + offset
-                                        let lb = k2.x * br + k2.y * bg + k2.z * bb + offset
-                                        indices.storeBytes(of: unsafeBitCast(lr, to: SIMD8<UInt32>.self) & mask, toByteOffset: i * 4,
-                                                           as: SIMD8<UInt32>.self)
-                                        indices.storeBytes(of: unsafeBitCast(lg, to: SIMD8<UInt32>.self) & mask,
-                                                           toByteOffset: (padded + i) * 4, as: SIMD8<UInt32>.self)
-                                        indices.storeBytes(of: unsafeBitCast(lb, to: SIMD8<UInt32>.self) & mask,
-                                                           toByteOffset: (2 * padded + i) * 4, as: SIMD8<UInt32>.self)
-                                        i += 8
-                                    }
-                                    for k in 0..<(3 * padded) { out[k] = g[Int(truncatingIfNeeded: q[k])] }
-                                    packer.pack(row: j, rgb: UnsafePointer(out), channelStride: padded, into: f)
+        precondition(frame.count >= packer.byteCount)
+        planes.values.withUnsafeBufferPointer { src in
+            noise.values.withUnsafeBufferPointer { table in
+                isp.encoding.values.withUnsafeBufferPointer { curve in
+                    codes.withUnsafeMutableBufferPointer { code in
+                        rows.withUnsafeMutableBufferPointer { rgb in
+                            guard let s = src.baseAddress, let t = table.baseAddress, let q = code.baseAddress,
+                                  let out = rgb.baseAddress, let g = curve.baseAddress,
+                                  let f = frame.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                            let indices = UnsafeMutableRawPointer(q)
+                            for j in 0..<h {
+                                let bits = rng.next()
+                                let nr = t + NoiseTable.offset(bits), ng = t + NoiseTable.offset(bits >> 20)
+                                let nb = t + NoiseTable.offset(bits >> 40)
+                                let r0 = s + j * w, g0 = r0 + n, b0 = g0 + n
+                                var i = 0
+                                while i < w {
+                                    let br = developed(load(r0 + i) * u.x, noise: load(nr + i), slope.x, read.x, top.x)
+                                    let bg = developed(load(g0 + i) * u.y, noise: load(ng + i), slope.y, read.y, top.y)
+                                    let bb = developed(load(b0 + i) * u.z, noise: load(nb + i), slope.z, read.z, top.z)
+                                    let lr = k0.x * br + k0.y * bg + k0.z * bb + offset
+                                    let lg = k1.x * br + k1.y * bg + k1.z * bb + offset
+                                    let lb = k2.x * br + k2.y * bg + k2.z * bb + offset
+                                    indices.storeBytes(of: unsafeBitCast(lr, to: SIMD8<UInt32>.self) & mask, toByteOffset: i * 4,
+                                                       as: SIMD8<UInt32>.self)
+                                    indices.storeBytes(of: unsafeBitCast(lg, to: SIMD8<UInt32>.self) & mask,
+                                                       toByteOffset: (padded + i) * 4, as: SIMD8<UInt32>.self)
+                                    indices.storeBytes(of: unsafeBitCast(lb, to: SIMD8<UInt32>.self) & mask,
+                                                       toByteOffset: (2 * padded + i) * 4, as: SIMD8<UInt32>.self)
+                                    i += 8
                                 }
+                                for k in 0..<(3 * padded) { out[k] = g[Int(truncatingIfNeeded: q[k])] }
+                                packer.pack(row: j, rgb: UnsafePointer(out), channelStride: padded, into: f)
                             }
                         }
                     }
                 }
             }
-            initialised = packer.byteCount
         }
     }
 

@@ -78,55 +78,79 @@ struct ScenePlanes {
         }
     }
 
-    /// Rolling-shutter skew: row j takes the content of row j + vertical(j), moved right by
-    /// horizontal(j) pixels (rounded to whole samples of its colour; edges repeated).
+    // Motion: each step writes the new values into `storage` (as many values, held only by the
+    // caller), which then holds the old ones; each returns false when nothing changed.
+
     /// Moves the image by whole steps (`dx` right, `dy` down, output pixels, rounded), wrapping
     /// around: what leaves one edge comes in at the other, so a pan never runs off the chart.
-    mutating func translate(dx: Double, dy: Double) {
-        let w = size.width, h = size.height, s = step, planes = planeCount
+    mutating func translate(dx: Double, dy: Double, using storage: inout [Float]) -> Bool {
+        let w = size.width, h = size.height, s = step
         let shiftX = Int((dx / Double(s)).rounded()) * s, shiftY = Int((dy / Double(s)).rounded()) * s
-        guard shiftX != 0 || shiftY != 0, w > 0, h > 0 else { return }
-        let source = values
-        values.withUnsafeMutableBufferPointer { out in
-            source.withUnsafeBufferPointer { src in
-                for plane in 0..<planes {
-                    let origin = plane * w * h
-                    for j in 0..<h {
-                        let from = ((j - shiftY) % h + h) % h
-                        let x0 = ((-shiftX) % w + w) % w  // source column of output column 0
-                        let dst = origin + j * w, row = origin + from * w
-                        // Two runs: columns x0..<w, then 0..<x0.
-                        for i in 0..<(w - x0) { out[dst + i] = src[row + x0 + i] }
-                        for i in 0..<x0 { out[dst + w - x0 + i] = src[row + i] }
-                    }
-                }
-            }
+        guard shiftX != 0 || shiftY != 0, w > 0, h > 0 else { return false }
+        let x0 = ((-shiftX) % w + w) % w  // source column of output column 0
+        return remap(into: &storage) { dst, src, plane, j in
+            // Two runs: columns x0..<w, then 0..<x0.
+            let row = src + (plane * h + ((j - shiftY) % h + h) % h) * w
+            dst.update(from: row + x0, count: w - x0)
+            (dst + (w - x0)).update(from: row, count: x0)
         }
     }
 
-    mutating func skew(horizontal: (Int) -> Double, vertical: (Int) -> Double) {
-        let w = size.width, h = size.height, s = step, planes = planeCount
-        let source = values
-        values.withUnsafeMutableBufferPointer { out in
-            source.withUnsafeBufferPointer { src in
+    /// Rolling-shutter skew: row j takes the content of row j + vertical(j), moved right by
+    /// horizontal(j) pixels (rounded to whole samples of its colour; edges repeated).
+    mutating func skew(horizontal: (Int) -> Double, vertical: (Int) -> Double, using storage: inout [Float]) -> Bool {
+        let w = size.width, h = size.height, s = step
+        guard w > 0, h > 0 else { return false }
+        // The nearest sample of the same colour inside 0..<limit.
+        func inside(_ x: Int, _ limit: Int) -> Int {
+            var x = x
+            if x < 0 { x += (-x + s - 1) / s * s }
+            if x >= limit { x -= ((x - limit) / s + 1) * s }
+            return x
+        }
+        var shifts: [(from: Int, dx: Int)] = []
+        shifts.reserveCapacity(h)
+        for j in 0..<h {
+            shifts.append((inside(j + Int((vertical(j) / Double(s)).rounded()) * s, h), Int((horizontal(j) / Double(s)).rounded()) * s))
+        }
+        return remap(into: &storage) { dst, src, plane, j in
+            let (from, dx) = shifts[j]
+            let row = src + (plane * h + from) * w
+            // Output columns lo..<hi read columns lo − dx..<hi − dx; the rest repeat the edges.
+            let lo = min(max(dx, 0), w), hi = max(lo, min(w, w + dx))
+            for i in 0..<lo { dst[i] = row[inside(i - dx, w)] }
+            (dst + lo).update(from: row + (lo - dx), count: hi - lo)
+            for i in hi..<w { dst[i] = row[inside(i - dx, w)] }
+        }
+    }
+
+    /// The same values in `storage` (so they can be changed in place without touching the cache's).
+    mutating func copy(using storage: inout [Float]) -> Bool {
+        let w = size.width, h = size.height
+        return remap(into: &storage) { dst, src, plane, j in
+            dst.update(from: src + (plane * h + j) * w, count: w)
+        }
+    }
+
+    /// New values built row by row in `storage`, then swapped in: `fill(destination row, source
+    /// values, plane, row)` writes all `size.width` values of the row; the spare values after the
+    /// planes are copied.
+    private mutating func remap(into storage: inout [Float],
+                                _ fill: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, Int, Int) -> Void) -> Bool {
+        let w = size.width, h = size.height, planes = planeCount, count = values.count
+        if storage.count != count { storage = [Float](repeating: 0, count: count) }
+        storage.withUnsafeMutableBufferPointer { out in
+            values.withUnsafeBufferPointer { src in
+                guard let o = out.baseAddress, let source = src.baseAddress else { return }
                 for plane in 0..<planes {
-                    let origin = plane * w * h
-                    for j in 0..<h {
-                        let dy = Int((vertical(j) / Double(s)).rounded()) * s
-                        var from = j + dy
-                        while from < 0 { from += s }
-                        while from >= h { from -= s }
-                        let dx = Int((horizontal(j) / Double(s)).rounded()) * s
-                        for i in 0..<w {
-                            var x = i - dx
-                            while x < 0 { x += s }
-                            while x >= w { x -= s }
-                            out[origin + j * w + i] = src[origin + from * w + x]
-                        }
-                    }
+                    for j in 0..<h { fill(o + (plane * h + j) * w, source, plane, j) }
                 }
+                let spare = planes * w * h
+                (o + spare).update(from: source + spare, count: count - spare)
             }
         }
+        swap(&values, &storage)
+        return true
     }
 }
 
