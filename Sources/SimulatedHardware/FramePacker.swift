@@ -210,13 +210,15 @@ struct FramePacker {
     /// 2²³: added to a float in 0…65535, its low mantissa bits are the value rounded to an integer.
     private static let magic: Float = 8_388_608
 
-    /// ⌊x⌋ clamped to 0…255, for x < 2²²: rounded to nearest by adding 2²³, then one less where
-    /// that rounded up.
+    /// ⌊x⌋ capped at 255, for 0 ≤ x < 2²²: rounded to nearest by adding 2²³, then one less where
+    /// that rounded up (x − rounded is negative: its sign bit), then capped at 255. Integer lanes
+    /// only: SSE2 builds float compare masks by shuffling.
     @inline(__always)
     private static func floorToCode(_ x: SIMD8<Float>) -> SIMD8<UInt32> {
-        let clamped = x.replacing(with: 0, where: x .< 0).replacing(with: 255, where: x .> 255)
-        let sum = clamped + magic
-        let rounded = unsafeBitCast(sum, to: SIMD8<UInt32>.self) & 0x7F_FFFF
-        return rounded.replacing(with: rounded &- 1, where: (sum - magic) .> clamped)
+        let rounded = x + magic - magic
+        let below = unsafeBitCast(x - rounded, to: SIMD8<Int32>.self) &>> 31  // −1 where rounded up
+        let code = unsafeBitCast(rounded + magic, to: SIMD8<Int32>.self) & 0x7F_FFFF &+ below
+        let over = (255 &- code) &>> 31
+        return unsafeBitCast((code & ~over) | (255 & over), to: SIMD8<UInt32>.self)
     }
 }

@@ -208,7 +208,11 @@ enum FramePasses {
     @inline(__always)
     private static func developed(_ u: SIMD8<Float>, noise: SIMD8<Float>, _ slope: Float, _ read: Float, _ top: Float) -> SIMD8<Float> {
         let v = u + squareRoot(nonNegative(u) * slope + read) * noise
-        return nonNegative(v).replacing(with: top, where: v .> top)
+        // min(max(v, 0), top) on the bits: non-negative floats order as their bit patterns do, and
+        // integer masks avoid the float compare masks SSE2 builds by shuffling.
+        let bits = unsafeBitCast(nonNegative(v), to: SIMD8<Int32>.self), limit = SIMD8<Int32>(repeating: Int32(bitPattern: top.bitPattern))
+        let over = (limit &- bits) &>> 31
+        return unsafeBitCast((bits & ~over) | (limit & over), to: SIMD8<Float>.self)
     }
 
     /// max(v, 0) by the sign bit: negative lanes (and −0) become 0.
