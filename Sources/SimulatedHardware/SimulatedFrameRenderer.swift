@@ -198,15 +198,20 @@ final class SimulatedFrameRenderer {
         }
         // Camera frame x right, y down, z forward (docs/imu.md): turning right (+yaw about y) moves
         // the scene left; tilting up (+pitch about x turns the optical axis toward −y) moves it down.
-        step { $0.translate(dx: -m.pointing.y * f, dy: m.pointing.x * f, using: &$1) }
-        if blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels {
-            if !owned { step { $0.copy(using: &$1) } }
-            planes.blur(horizontalPixels: blurX, verticalPixels: blurY)
-        }
-        if abs(skewX) >= 0.5 || abs(skewY) >= 0.5 {
-            let rows = Double(max(planes.size.height - 1, 1))
-            step { $0.skew(horizontal: { j in skewX * (Double(j) / rows - 0.5) },
-                           vertical: { j in skewY * (Double(j) / rows - 0.5) }, using: &$1) }
+        let shift = (dx: -m.pointing.y * f, dy: m.pointing.x * f)
+        let blurs = (blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels)
+            && planes.blurs(horizontalPixels: blurX, verticalPixels: blurY)
+        let skews = abs(skewX) >= 0.5 || abs(skewY) >= 0.5
+        let rows = Double(max(planes.size.height - 1, 1))
+        func horizontal(_ j: Int) -> Double { skewX * (Double(j) / rows - 0.5) }
+        func vertical(_ j: Int) -> Double { skewY * (Double(j) / rows - 0.5) }
+        if skews && !blurs {
+            // Both are moves of whole samples: one pass.
+            step { $0.skew(horizontal: horizontal, vertical: vertical, translatedBy: shift, using: &$1) }
+        } else {
+            step { $0.translate(dx: shift.dx, dy: shift.dy, using: &$1) }
+            if blurs { step { $0.blur(horizontalPixels: blurX, verticalPixels: blurY, using: &$1) } }
+            if skews { step { $0.skew(horizontal: horizontal, vertical: vertical, using: &$1) } }
         }
         return owned
     }
@@ -218,10 +223,11 @@ final class SimulatedFrameRenderer {
         return [Float](repeating: 0, count: count)
     }
 
-    /// Keeps `values` (emptied here) for later motion: two for each of two streams.
+    /// Keeps `values` (emptied here) for later motion: three for each of two streams (moved,
+    /// blurred, skewed).
     private func recycle(_ values: inout [Float]) {
         spare.append(values)
         values = []
-        if spare.count > 4 { spare.removeFirst() }
+        if spare.count > 6 { spare.removeFirst() }
     }
 }
