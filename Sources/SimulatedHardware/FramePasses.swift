@@ -43,34 +43,30 @@ enum FramePasses {
 
     /// Bayer codes in little-endian 16-bit words: black + level × (white − black), clipped.
     static func raw(_ planes: ScenePlanes, exposure e: FrameExposure, cfa: [Int], black: Float, white: Float,
-                    noise: NoiseTable, rng: inout SeededGenerator) -> [UInt8] {
+                    noise: NoiseTable, rng: inout SeededGenerator, into frame: UnsafeMutableRawBufferPointer) {
         let w = planes.size.width, h = planes.size.height
-        let byteCount = w * h * 2
+        precondition(frame.count >= w * h * 2)
         let range = white - black, offset = black + magic
-        return [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialised in
-            planes.values.withUnsafeBufferPointer { src in
-                noise.values.withUnsafeBufferPointer { table in
-                    guard let out = buffer.baseAddress, let s = src.baseAddress, let t = table.baseAddress else { return }
-                    let words = UnsafeMutableRawPointer(out)
-                    for j in 0..<h {
-                        let even = e.channelScale[cfa[(j & 1) * 2]], odd = e.channelScale[cfa[(j & 1) * 2 + 1]]
-                        let scale = SIMD8<Float>(even, odd, even, odd, even, odd, even, odd)
-                        let row = s + j * w, n = t + NoiseTable.offset(rng.next())
-                        var i = 0
-                        while i < w {
-                            let v = exposed(load(row + i) * scale, noise: load(n + i), e) * range + offset
-                            let code = SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0xFFFF)
-                            if i + 8 <= w {
-                                words.storeBytes(of: code, toByteOffset: (j * w + i) * 2, as: SIMD8<UInt16>.self)
-                            } else {
-                                for k in 0..<(w - i) { words.storeBytes(of: code[k], toByteOffset: (j * w + i + k) * 2, as: UInt16.self) }
-                            }
-                            i += 8
+        planes.values.withUnsafeBufferPointer { src in
+            noise.values.withUnsafeBufferPointer { table in
+                guard let words = frame.baseAddress, let s = src.baseAddress, let t = table.baseAddress else { return }
+                for j in 0..<h {
+                    let even = e.channelScale[cfa[(j & 1) * 2]], odd = e.channelScale[cfa[(j & 1) * 2 + 1]]
+                    let scale = SIMD8<Float>(even, odd, even, odd, even, odd, even, odd)
+                    let row = s + j * w, n = t + NoiseTable.offset(rng.next())
+                    var i = 0
+                    while i < w {
+                        let v = exposed(load(row + i) * scale, noise: load(n + i), e) * range + offset
+                        let code = SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0xFFFF)
+                        if i + 8 <= w {
+                            words.storeBytes(of: code, toByteOffset: (j * w + i) * 2, as: SIMD8<UInt16>.self)
+                        } else {
+                            for k in 0..<(w - i) { words.storeBytes(of: code[k], toByteOffset: (j * w + i + k) * 2, as: UInt16.self) }
                         }
+                        i += 8
                     }
                 }
             }
-            initialised = byteCount
         }
     }
 
@@ -82,7 +78,7 @@ enum FramePasses {
         return clip(v + sigma * noise)
     }
 
-    /// √x for x ≥ 1 (within 0.2 %): x · 1/√x, the reciprocal root from the bit-trick guess and one
+    /// √x for positive normal x (within 0.2 %): x · 1/√x, the reciprocal root from the bit-trick guess and one
     /// Newton step (multiplications only; division is slow).
     @inline(__always)
     private static func squareRoot(_ x: SIMD8<Float>) -> SIMD8<Float> {
@@ -107,9 +103,10 @@ enum FramePasses {
         var gains: SIMD3<Float>
         /// Colour correction (white-balanced camera RGB → linear sRGB), by rows.
         var matrix: (SIMD3<Float>, SIMD3<Float>, SIMD3<Float>)
-        /// The sRGB transfer curve over 4096 linear steps, 8-bit.
-        var gamma: [UInt8]
+        /// The sRGB encoding over every value `matrix` can give.
+        var encoding: Encoding
 
+        /// The sRGB transfer curve over 4096 linear steps, 8-bit.
         static func srgbCurve() -> [UInt8] {
             (0..<4096).map { k in
                 let x = Double(k) / 4095
@@ -119,24 +116,62 @@ enum FramePasses {
         }
     }
 
+    /// The sRGB curve (`ISP.srgbCurve`, 4096 steps over 0…1) extended, clipped, over the whole range
+    /// a colour matrix gives for inputs in 0…1 (its rows' negative sums to their positive sums), so
+    /// the ISP indexes it without clipping its output: code `offset` is linear 0, each step 1/4095.
+    struct Encoding {
+        let values: [UInt8]
+        /// Index of linear 0.
+        let offset: Int
+        /// values.count − 1 (a power of two less one): indices are masked, so none falls outside.
+        var mask: UInt32 { UInt32(values.count - 1) }
+
+        init(matrix: [Float]) {
+            let curve = ISP.srgbCurve()
+            var low: Float = 0, high: Float = 1
+            for row in 0..<3 {
+                let entries = matrix[(3 * row)..<(3 * row + 3)]
+                low = min(low, entries.filter { $0 < 0 }.reduce(0, +))
+                high = max(high, entries.filter { $0 > 0 }.reduce(0, +))
+            }
+            let zero = Int((-low * 4095).rounded(.up)) + 4  // a few steps of margin for rounding
+            var count = 1
+            while count < zero + Int((high * 4095).rounded(.up)) + 4 { count *= 2 }
+            offset = zero
+            values = (0..<count).map { curve[min(max($0 - zero, 0), 4095)] }
+        }
+    }
+
     /// A processed frame: each row is exposed with noise, developed by `isp` into 8-bit R, G, B
-    /// rows, then packed by `packer`.
+    /// rows, then packed by `packer` into the frame's bytes.
+    ///
+    /// Per channel: raw level u = value × scale × gain (white balance folded in), noise σ·gain from
+    /// √(u·A + B) with the noise constants scaled to match, clipped to 0…min(gain, 1) (so clipped
+    /// highlights stay white, as clipping at full well then after the gain does); then the colour
+    /// matrix (× 4095) straight into the extended encoding table.
     static func processed(_ planes: ScenePlanes, exposure e: FrameExposure, isp: ISP, noise: NoiseTable,
-                          rng: inout SeededGenerator, packer: inout FramePacker) {
+                          rng: inout SeededGenerator, packer: inout FramePacker, into frame: UnsafeMutableRawBufferPointer) {
         let w = planes.size.width, h = planes.size.height, n = w * h
-        let padded = (w + 7) & ~7
+        let padded = (w + 15) & ~15
         var codes = [UInt32](repeating: 0, count: 3 * padded)
-        var rows = [UInt8](repeating: 0, count: 3 * w)
+        var rows = [UInt8](repeating: 0, count: 3 * padded)
         let (m0, m1, m2) = isp.matrix
-        let gains = isp.gains, scale = e.channelScale
-        let a = e.electronsPerUnit, b2 = e.readVariance, c2 = e.sigmaScale
+        let gains = isp.gains.replacing(with: 0, where: isp.gains .< 0)
+        let u = e.channelScale * gains, top = gains.replacing(with: 1, where: gains .> 1)
+        // σ·gain = √(u·a·c²·gain + b²·c²·gain²), u the white-balanced level.
+        let c2 = e.sigmaScale * e.sigmaScale
+        let slope = e.electronsPerUnit * c2 * gains, read = e.readVariance * c2 * gains * gains
+        let k0 = m0 * 4095, k1 = m1 * 4095, k2 = m2 * 4095
+        let offset = Float(isp.encoding.offset) + magic, mask = isp.encoding.mask
+        precondition(frame.count >= packer.byteCount)
         planes.values.withUnsafeBufferPointer { src in
             noise.values.withUnsafeBufferPointer { table in
-                isp.gamma.withUnsafeBufferPointer { curve in
+                isp.encoding.values.withUnsafeBufferPointer { curve in
                     codes.withUnsafeMutableBufferPointer { code in
                         rows.withUnsafeMutableBufferPointer { rgb in
                             guard let s = src.baseAddress, let t = table.baseAddress, let q = code.baseAddress,
-                                  let out = rgb.baseAddress, let g = curve.baseAddress else { return }
+                                  let out = rgb.baseAddress, let g = curve.baseAddress,
+                                  let f = frame.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
                             let indices = UnsafeMutableRawPointer(q)
                             for j in 0..<h {
                                 let bits = rng.next()
@@ -145,35 +180,45 @@ enum FramePasses {
                                 let r0 = s + j * w, g0 = r0 + n, b0 = g0 + n
                                 var i = 0
                                 while i < w {
-                                    // White balance (balanced channels clip at 1, so clipped highlights stay
-                                    // white), colour correction, clip, 12-bit code into the gamma curve.
-                                    // (`exposed` written out: the compiler does not inline it here.)
-                                    let vr = load(r0 + i) * scale.x, vg = load(g0 + i) * scale.y, vb = load(b0 + i) * scale.z
-                                    let sr = squareRoot(vr.replacing(with: 0, where: vr .< 0) * a + b2) * c2
-                                    let sg = squareRoot(vg.replacing(with: 0, where: vg .< 0) * a + b2) * c2
-                                    let sb = squareRoot(vb.replacing(with: 0, where: vb .< 0) * a + b2) * c2
-                                    let br = clip(clip(vr + sr * load(nr + i)) * gains.x)
-                                    let bg = clip(clip(vg + sg * load(ng + i)) * gains.y)
-                                    let bb = clip(clip(vb + sb * load(nb + i)) * gains.z)
-                                    func store(_ m: SIMD3<Float>, _ c: Int) {
-                                        let linear = clip(m.x * br + m.y * bg + m.z * bb) * 4095 + magic
-                                        let index = unsafeBitCast(linear, to: SIMD8<UInt32>.self) & 0xFFF
-                                        indices.storeBytes(of: index, toByteOffset: (c * padded + i) * 4, as: SIMD8<UInt32>.self)
-                                    }
-                                    store(m0, 0)
-                                    store(m1, 1)
-                                    store(m2, 2)
+                                    let br = developed(load(r0 + i) * u.x, noise: load(nr + i), slope.x, read.x, top.x)
+                                    let bg = developed(load(g0 + i) * u.y, noise: load(ng + i), slope.y, read.y, top.y)
+                                    let bb = developed(load(b0 + i) * u.z, noise: load(nb + i), slope.z, read.z, top.z)
+                                    let lr = k0.x * br + k0.y * bg + k0.z * bb + offset
+                                    let lg = k1.x * br + k1.y * bg + k1.z * bb + offset
+                                    let lb = k2.x * br + k2.y * bg + k2.z * bb + offset
+                                    indices.storeBytes(of: unsafeBitCast(lr, to: SIMD8<UInt32>.self) & mask, toByteOffset: i * 4,
+                                                       as: SIMD8<UInt32>.self)
+                                    indices.storeBytes(of: unsafeBitCast(lg, to: SIMD8<UInt32>.self) & mask,
+                                                       toByteOffset: (padded + i) * 4, as: SIMD8<UInt32>.self)
+                                    indices.storeBytes(of: unsafeBitCast(lb, to: SIMD8<UInt32>.self) & mask,
+                                                       toByteOffset: (2 * padded + i) * 4, as: SIMD8<UInt32>.self)
                                     i += 8
                                 }
-                                for c in 0..<3 {
-                                    for i in 0..<w { out[c * w + i] = g[Int(q[c * padded + i])] }
-                                }
-                                packer.pack(row: j, rgb: UnsafePointer(out), width: w)
+                                for k in 0..<(3 * padded) { out[k] = g[Int(truncatingIfNeeded: q[k])] }
+                                packer.pack(row: j, rgb: UnsafePointer(out), channelStride: padded, into: f)
                             }
                         }
                     }
                 }
             }
         }
+    }
+
+    /// One channel of a processed pixel: white-balanced level `u` plus noise, clipped to 0…top.
+    @inline(__always)
+    private static func developed(_ u: SIMD8<Float>, noise: SIMD8<Float>, _ slope: Float, _ read: Float, _ top: Float) -> SIMD8<Float> {
+        let v = u + squareRoot(nonNegative(u) * slope + read) * noise
+        // min(max(v, 0), top) on the bits: non-negative floats order as their bit patterns do, and
+        // integer masks avoid the float compare masks SSE2 builds by shuffling.
+        let bits = unsafeBitCast(nonNegative(v), to: SIMD8<Int32>.self), limit = SIMD8<Int32>(repeating: Int32(bitPattern: top.bitPattern))
+        let over = (limit &- bits) &>> 31
+        return unsafeBitCast((bits & ~over) | (limit & over), to: SIMD8<Float>.self)
+    }
+
+    /// max(v, 0) by the sign bit: negative lanes (and −0) become 0.
+    @inline(__always)
+    private static func nonNegative(_ v: SIMD8<Float>) -> SIMD8<Float> {
+        let bits = unsafeBitCast(v, to: SIMD8<Int32>.self)
+        return unsafeBitCast(bits & ~(bits &>> 31), to: SIMD8<Float>.self)
     }
 }

@@ -78,55 +78,170 @@ struct ScenePlanes {
         }
     }
 
-    /// Rolling-shutter skew: row j takes the content of row j + vertical(j), moved right by
-    /// horizontal(j) pixels (rounded to whole samples of its colour; edges repeated).
-    /// Moves the image by whole steps (`dx` right, `dy` down, output pixels, rounded), wrapping
-    /// around: what leaves one edge comes in at the other, so a pan never runs off the chart.
-    mutating func translate(dx: Double, dy: Double) {
-        let w = size.width, h = size.height, s = step, planes = planeCount
-        let shiftX = Int((dx / Double(s)).rounded()) * s, shiftY = Int((dy / Double(s)).rounded()) * s
-        guard shiftX != 0 || shiftY != 0, w > 0, h > 0 else { return }
-        let source = values
-        values.withUnsafeMutableBufferPointer { out in
-            source.withUnsafeBufferPointer { src in
-                for plane in 0..<planes {
-                    let origin = plane * w * h
-                    for j in 0..<h {
-                        let from = ((j - shiftY) % h + h) % h
-                        let x0 = ((-shiftX) % w + w) % w  // source column of output column 0
-                        let dst = origin + j * w, row = origin + from * w
-                        // Two runs: columns x0..<w, then 0..<x0.
-                        for i in 0..<(w - x0) { out[dst + i] = src[row + x0 + i] }
-                        for i in 0..<x0 { out[dst + w - x0 + i] = src[row + i] }
+    /// The same box blur as `blur(horizontalPixels:verticalPixels:)`, written into `storage` (motion
+    /// blur, every frame). Full-colour planes and short boxes (the usual motion blur) sum their taps
+    /// directly, eight samples at a time in Float: vertically from row to row (rows stay in cache,
+    /// unlike the column walk), then horizontally along each row; the rest go the general way.
+    mutating func blur(horizontalPixels: Double, verticalPixels: Double, using storage: inout [Float]) -> Bool {
+        let w = size.width, h = size.height
+        let across = Self.box(horizontalPixels), down = Self.box(verticalPixels)
+        guard blurs(horizontalPixels: horizontalPixels, verticalPixels: verticalPixels) else { return false }
+        guard kind == .rgb, w >= 2, h >= 2, across.reach <= 16, down.reach <= 16 else {
+            _ = copy(using: &storage)
+            blur(horizontalPixels: horizontalPixels, verticalPixels: verticalPixels)
+            return true
+        }
+        var line = [Float](repeating: 0, count: w + 2 * 17 + 8)
+        return remap(into: &storage) { dst, src, plane, j in
+            let origin = src + plane * w * h
+            func row(_ k: Int) -> UnsafePointer<Float> { origin + min(max(k, 0), h - 1) * w }
+            line.withUnsafeMutableBufferPointer { buffer in
+                guard let padded = buffer.baseAddress else { return }
+                let pad = 17, middle = padded + pad
+                // Down: this row's taps, into the middle of `line`.
+                if down.reach == 0 {
+                    middle.update(from: row(j), count: w)
+                } else {
+                    var i = 0
+                    while i < w {
+                        var sum = SIMD8<Float>.zero
+                        for k in (1 - down.reach)..<down.reach { sum += Self.load(row(j + k) + i) }
+                        sum += down.edge * (Self.load(row(j - down.reach) + i) + Self.load(row(j + down.reach) + i))
+                        UnsafeMutableRawPointer(middle + i).storeBytes(of: sum * down.scale, as: SIMD8<Float>.self)
+                        i += 8
                     }
+                }
+                if across.reach == 0 {
+                    dst.update(from: middle, count: w)
+                    return
+                }
+                // Across: edges repeated into the padding, then each sample's taps.
+                for k in 1...pad { middle[-k] = middle[0]; middle[w - 1 + k] = middle[w - 1] }
+                var i = 0
+                while i + 8 <= w {
+                    UnsafeMutableRawPointer(dst + i).storeBytes(of: Self.across(middle + i, across), as: SIMD8<Float>.self)
+                    i += 8
+                }
+                if i < w {
+                    let tail = Self.across(middle + i, across)
+                    for k in 0..<(w - i) { dst[i + k] = tail[k] }
                 }
             }
         }
     }
 
-    mutating func skew(horizontal: (Int) -> Double, vertical: (Int) -> Double) {
-        let w = size.width, h = size.height, s = step, planes = planeCount
-        let source = values
-        values.withUnsafeMutableBufferPointer { out in
-            source.withUnsafeBufferPointer { src in
+    /// Whether a blur of these extents changes anything (a box narrower than one sample does not).
+    func blurs(horizontalPixels: Double, verticalPixels: Double) -> Bool {
+        Self.box(horizontalPixels / Double(step)).reach > 0 || Self.box(verticalPixels / Double(step)).reach > 0
+    }
+
+    /// A box of `extent` samples as LineBlur weighs it: taps within reach − 1 at 1, at ±reach
+    /// `edge`, all × scale (1 / total weight); reach 0 leaves samples unchanged.
+    private static func box(_ extent: Double) -> (reach: Int, edge: Float, scale: Float) {
+        guard extent >= 0.05 else { return (0, 0, 1) }
+        let half = extent / 2
+        let reach = Int((half + 0.5).rounded(.down))
+        let edge = half + 0.5 - Double(reach)
+        return (reach, Float(edge), Float(1 / (Double(2 * reach - 1) + 2 * edge)))
+    }
+
+    @inline(__always)
+    private static func across(_ p: UnsafePointer<Float>, _ box: (reach: Int, edge: Float, scale: Float)) -> SIMD8<Float> {
+        var sum = SIMD8<Float>.zero
+        for k in (1 - box.reach)..<box.reach { sum += load(p + k) }
+        sum += box.edge * (load(p - box.reach) + load(p + box.reach))
+        return sum * box.scale
+    }
+
+    @inline(__always)
+    private static func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    // Motion: each step writes the new values into `storage` (as many values, held only by the
+    // caller), which then holds the old ones; each returns false when nothing changed.
+
+    /// Moves the image by whole steps (`dx` right, `dy` down, output pixels, rounded), wrapping
+    /// around: what leaves one edge comes in at the other, so a pan never runs off the chart.
+    mutating func translate(dx: Double, dy: Double, using storage: inout [Float]) -> Bool {
+        let w = size.width, h = size.height, s = step
+        let shiftX = Int((dx / Double(s)).rounded()) * s, shiftY = Int((dy / Double(s)).rounded()) * s
+        guard shiftX != 0 || shiftY != 0, w > 0, h > 0 else { return false }
+        let x0 = ((-shiftX) % w + w) % w  // source column of output column 0
+        return remap(into: &storage) { dst, src, plane, j in
+            // Two runs: columns x0..<w, then 0..<x0.
+            let row = src + (plane * h + ((j - shiftY) % h + h) % h) * w
+            dst.update(from: row + x0, count: w - x0)
+            (dst + (w - x0)).update(from: row, count: x0)
+        }
+    }
+
+    /// Rolling-shutter skew: row j takes the content of row j + vertical(j), moved right by
+    /// horizontal(j) pixels (rounded to whole samples of its colour; edges repeated). With
+    /// `translatedBy`, of the planes first moved as `translate` moves them (one pass for both).
+    mutating func skew(horizontal: (Int) -> Double, vertical: (Int) -> Double, translatedBy shift: (dx: Double, dy: Double) = (0, 0),
+                       using storage: inout [Float]) -> Bool {
+        let w = size.width, h = size.height, s = step
+        guard w > 0, h > 0 else { return false }
+        let shiftX = Int((shift.dx / Double(s)).rounded()) * s, shiftY = Int((shift.dy / Double(s)).rounded()) * s
+        let x0 = ((-shiftX) % w + w) % w  // source column of the moved planes' column 0
+        // The nearest sample of the same colour inside 0..<limit.
+        func inside(_ x: Int, _ limit: Int) -> Int {
+            var x = x
+            if x < 0 { x += (-x + s - 1) / s * s }
+            if x >= limit { x -= ((x - limit) / s + 1) * s }
+            return x
+        }
+        var shifts: [(from: Int, dx: Int)] = []
+        shifts.reserveCapacity(h)
+        for j in 0..<h {
+            let from = inside(j + Int((vertical(j) / Double(s)).rounded()) * s, h)
+            shifts.append((((from - shiftY) % h + h) % h, Int((horizontal(j) / Double(s)).rounded()) * s))
+        }
+        return remap(into: &storage) { dst, src, plane, j in
+            let (from, dx) = shifts[j]
+            let row = src + (plane * h + from) * w
+            // Column x of the moved row is column (x + x0) mod w of the source row.
+            func moved(_ x: Int) -> Float { row[x + x0 < w ? x + x0 : x + x0 - w] }
+            // Output columns lo..<hi read moved columns lo − dx..<hi − dx; the rest repeat the edges.
+            let lo = min(max(dx, 0), w), hi = max(lo, min(w, w + dx))
+            for i in 0..<lo { dst[i] = moved(inside(i - dx, w)) }
+            if hi > lo {
+                let start = lo - dx + x0 < w ? lo - dx + x0 : lo - dx + x0 - w, first = min(hi - lo, w - start)
+                (dst + lo).update(from: row + start, count: first)
+                (dst + lo + first).update(from: row, count: hi - lo - first)
+            }
+            for i in hi..<w { dst[i] = moved(inside(i - dx, w)) }
+        }
+    }
+
+    /// The same values in `storage` (so they can be changed in place without touching the cache's).
+    mutating func copy(using storage: inout [Float]) -> Bool {
+        let w = size.width, h = size.height
+        return remap(into: &storage) { dst, src, plane, j in
+            dst.update(from: src + (plane * h + j) * w, count: w)
+        }
+    }
+
+    /// New values built row by row in `storage`, then swapped in: `fill(destination row, source
+    /// values, plane, row)` writes all `size.width` values of the row; the spare values after the
+    /// planes are copied.
+    private mutating func remap(into storage: inout [Float],
+                                _ fill: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, Int, Int) -> Void) -> Bool {
+        let w = size.width, h = size.height, planes = planeCount, count = values.count
+        if storage.count != count { storage = [Float](repeating: 0, count: count) }
+        storage.withUnsafeMutableBufferPointer { out in
+            values.withUnsafeBufferPointer { src in
+                guard let o = out.baseAddress, let source = src.baseAddress else { return }
                 for plane in 0..<planes {
-                    let origin = plane * w * h
-                    for j in 0..<h {
-                        let dy = Int((vertical(j) / Double(s)).rounded()) * s
-                        var from = j + dy
-                        while from < 0 { from += s }
-                        while from >= h { from -= s }
-                        let dx = Int((horizontal(j) / Double(s)).rounded()) * s
-                        for i in 0..<w {
-                            var x = i - dx
-                            while x < 0 { x += s }
-                            while x >= w { x -= s }
-                            out[origin + j * w + i] = src[origin + from * w + x]
-                        }
-                    }
+                    for j in 0..<h { fill(o + (plane * h + j) * w, source, plane, j) }
                 }
+                let spare = planes * w * h
+                (o + spare).update(from: source + spare, count: count - spare)
             }
         }
+        swap(&values, &storage)
+        return true
     }
 }
 

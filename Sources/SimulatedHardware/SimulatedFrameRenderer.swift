@@ -25,7 +25,7 @@ final class SimulatedFrameRenderer {
     let cfa: [Int]
     private let colour: SimulatedColourResponse
     private lazy var noise = NoiseTable(seed: 0x5EED_0F_7AB1E)
-    private let gamma = FramePasses.ISP.srgbCurve()
+    private let encoding = FramePasses.Encoding(matrix: SimulatedColourResponse.colourCorrectionMatrix.map(Float.init))
     private var sharp: [SharpKey: ScenePlanes] = [:]
     private var blurred: [BlurKey: ScenePlanes] = [:]
     private struct SharpKey: Hashable { var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind }
@@ -34,6 +34,10 @@ final class SimulatedFrameRenderer {
     private static let cacheLimit = 4
     private var sharpOrder: [SharpKey] = []
     private var blurOrder: [BlurKey] = []
+    /// Frames' memory, reused once their buffers go.
+    private let pool = FramePool()
+    /// Plane memory for motion (moved, blurred, skewed copies of the cached planes), reused.
+    private var spare: [[Float]] = []
 
     init(sensor: SensorDescription) {
         self.sensor = sensor
@@ -96,14 +100,17 @@ final class SimulatedFrameRenderer {
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
         var planes = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, defocusPixels: r.defocusPixels / scale)
-        applyMotion(&planes, r.motion, focalLengthPixels: focalLengthPixels(sensorPixelsPerOutputPixel: scale))
+        let moved = applyMotion(&planes, r.motion, focalLengthPixels: focalLengthPixels(sensorPixelsPerOutputPixel: scale))
+        // Motion's planes are this frame's own: their memory serves the next frame's motion.
+        defer { if moved { recycle(&planes.values) } }
         let streamScale = Double(crop.width) / Double(max(r.streamSize.width, 1))
         let exposure = frameExposure(r, noiseAveraging: max(streamScale, 1))
         if isRaw {
             let white = Float((1 << r.bitDepth) - 1)
             let black = Float((sensor.blackLevel16 ?? 0) >> (16 - r.bitDepth))
-            let bytes = FramePasses.raw(planes, exposure: exposure, cfa: cfa, black: black, white: white, noise: noise, rng: &rng)
-            return FrameBuffer(pixelFormat: r.format, size: r.size, stride: r.size.width * 2, bytes: bytes)
+            return pool.frame(format: r.format, size: r.size, stride: r.size.width * 2, byteCount: r.size.area * 2) { memory in
+                FramePasses.raw(planes, exposure: exposure, cfa: cfa, black: black, white: white, noise: noise, rng: &rng, into: memory)
+            }
         }
         let format = FramePacker(format: r.format, size: r.size, role: r.role) == nil ? PixelFormat.bgr888 : r.format
         guard var packer = FramePacker(format: format, size: r.size, role: r.role) else {
@@ -112,9 +119,10 @@ final class SimulatedFrameRenderer {
         let f = r.frame, m = SimulatedColourResponse.colourCorrectionMatrix.map(Float.init)
         func row(_ k: Int) -> SIMD3<Float> { SIMD3(m[3 * k], m[3 * k + 1], m[3 * k + 2]) }
         let isp = FramePasses.ISP(gains: SIMD3(Float(f.redGain * f.digitalGain), Float(f.digitalGain), Float(f.blueGain * f.digitalGain)),
-                                  matrix: (row(0), row(1), row(2)), gamma: gamma)
-        FramePasses.processed(planes, exposure: exposure, isp: isp, noise: noise, rng: &rng, packer: &packer)
-        return FrameBuffer(pixelFormat: format, size: r.size, stride: packer.stride, bytes: packer.bytes)
+                                  matrix: (row(0), row(1), row(2)), encoding: encoding)
+        return pool.frame(format: format, size: r.size, stride: packer.stride, byteCount: packer.byteCount) { memory in
+            FramePasses.processed(planes, exposure: exposure, isp: isp, noise: noise, rng: &rng, packer: &packer, into: memory)
+        }
     }
 
     /// Samples the chart for a stream ahead of its first frame (the costly part of a new
@@ -176,19 +184,50 @@ final class SimulatedFrameRenderer {
     /// Motion blur (box along each axis, the image distance the rotation sweeps during the exposure)
     /// and rolling-shutter skew (rows read later see the scene moved by the rotation since row 0,
     /// centred on the middle row). Rotation +y (yaw right) moves the image left, +x (pitch) down.
-    private func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double) {
+    /// True when `planes` now holds memory of its own (from `spare`) rather than the cache's.
+    private func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double) -> Bool {
         let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
         let skewX = -m.readout.y * f, skewY = m.readout.x * f
+        var owned = false
+        // Each step writes into spare memory; what it replaces goes back to `spare` if it was ours.
+        func step(_ body: (inout ScenePlanes, inout [Float]) -> Bool) {
+            var storage = spareValues(count: planes.values.count)
+            let replaced = body(&planes, &storage)
+            if owned || !replaced { recycle(&storage) }
+            owned = owned || replaced
+        }
         // Camera frame x right, y down, z forward (docs/imu.md): turning right (+yaw about y) moves
         // the scene left; tilting up (+pitch about x turns the optical axis toward −y) moves it down.
-        planes.translate(dx: -m.pointing.y * f, dy: m.pointing.x * f)
-        if blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels {
-            planes.blur(horizontalPixels: blurX, verticalPixels: blurY)
+        let shift = (dx: -m.pointing.y * f, dy: m.pointing.x * f)
+        let blurs = (blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels)
+            && planes.blurs(horizontalPixels: blurX, verticalPixels: blurY)
+        let skews = abs(skewX) >= 0.5 || abs(skewY) >= 0.5
+        let rows = Double(max(planes.size.height - 1, 1))
+        func horizontal(_ j: Int) -> Double { skewX * (Double(j) / rows - 0.5) }
+        func vertical(_ j: Int) -> Double { skewY * (Double(j) / rows - 0.5) }
+        if skews && !blurs {
+            // Both are moves of whole samples: one pass.
+            step { $0.skew(horizontal: horizontal, vertical: vertical, translatedBy: shift, using: &$1) }
+        } else {
+            step { $0.translate(dx: shift.dx, dy: shift.dy, using: &$1) }
+            if blurs { step { $0.blur(horizontalPixels: blurX, verticalPixels: blurY, using: &$1) } }
+            if skews { step { $0.skew(horizontal: horizontal, vertical: vertical, using: &$1) } }
         }
-        if abs(skewX) >= 0.5 || abs(skewY) >= 0.5 {
-            let rows = Double(max(planes.size.height - 1, 1))
-            planes.skew(horizontal: { j in skewX * (Double(j) / rows - 0.5) },
-                        vertical: { j in skewY * (Double(j) / rows - 0.5) })
-        }
+        return owned
+    }
+
+    /// Memory for `count` plane values: a spare buffer of that size (uniquely held, so writing
+    /// into it copies nothing) or a new one.
+    private func spareValues(count: Int) -> [Float] {
+        if let k = spare.lastIndex(where: { $0.count == count }) { return spare.remove(at: k) }
+        return [Float](repeating: 0, count: count)
+    }
+
+    /// Keeps `values` (emptied here) for later motion: three for each of two streams (moved,
+    /// blurred, skewed).
+    private func recycle(_ values: inout [Float]) {
+        spare.append(values)
+        values = []
+        if spare.count > 6 { spare.removeFirst() }
     }
 }
