@@ -83,9 +83,14 @@ import TestSupport
         #expect(done, "a capture after the restart completes")
     }
 
-    @Test func aStuckLoopStopsTheWatchdogPingsOnTheNotifySocket() throws {
+    /// The loop stuck for 3 s (`sim hang 3`) while idle, in a long bracket, or while recording: the
+    /// watchdog pings stop (systemd would restart the service); when the loop runs again the pings
+    /// resume, the bracket ends, and the recording stops with its lost frames counted.
+    @Test(arguments: ["idle", "bracket", "recording"])
+    func aStuckLoopStopsTheWatchdogPingsOnTheNotifySocket(phase: String) throws {
         let manager = try FakeNotifySocket()
         let tripod = try ControlSocketProcessTests.RunningTripod(environment: ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "1000000"])
+        defer { try? FileManager.default.removeItem(atPath: tripod.work) }
         var pings: [Double] = []
         let start = Date()
         func collect(for seconds: Double) {
@@ -94,6 +99,11 @@ import TestSupport
                 for message in manager.drain() where message.contains("WATCHDOG=1") { pings.append(Date().timeIntervalSince(start)) }
                 usleep(10_000)
             }
+        }
+        switch phase {
+        case "bracket": #expect(tripod.ask("bracket manual 1s@100 1s@100 1s@100 1s@100")?.hasPrefix("ok bracket=") == true)
+        case "recording": #expect(tripod.ask("record start")?.hasPrefix("ok recording=") == true)
+        default: break
         }
         collect(for: 1.5)
         let before = pings.count
@@ -105,8 +115,24 @@ import TestSupport
         let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
         let longest = gaps.max() ?? 0
         let resumed = pings.filter { $0 > hangAt + 3.2 }.count
-        print("FAULT-CELL stuck-loop | idle | said: \(hung.current ?? "nothing yet") | pings before \(before), longest gap "
-              + String(format: "%.2f s", longest) + " (WATCHDOG_USEC 1 s: systemd would restart the service) | resumed after: \(resumed) ping(s)")
+        var after = "ok"
+        switch phase {
+        case "bracket":
+            // The bracket ends by itself afterwards (done, or failed saying why): never stuck.
+            var ended = false
+            for _ in 0..<100 where !ended {
+                ended = (tripod.ask("status") ?? "").contains("capture=idle")
+                if !ended { usleep(100_000) }
+            }
+            after = (tripod.ask("status").flatMap { SimulatedBoardHarness.field("brackets", in: $0) }).map { "brackets \($0)" } ?? "no status"
+            #expect(ended, "the bracket ends after the loop runs again")
+        case "recording":
+            after = tripod.ask("record stop") ?? "none"
+            #expect(after.hasPrefix("ok stopping="), "\(after)")
+        default: break
+        }
+        print("FAULT-CELL stuck-loop | \(phase) | said: \(hung.current ?? "nothing yet") | pings before \(before), longest gap "
+              + String(format: "%.2f s", longest) + " (WATCHDOG_USEC 1 s: systemd would restart the service) | resumed after: \(resumed) ping(s) | then: \(after)")
         #expect(before >= 2, "pings every half timeout while the loop runs")
         #expect(longest >= 2.5, "no ping while the loop is stuck: gaps \(gaps)")
         #expect(resumed >= 1, "pings resume when the loop runs again")
