@@ -54,7 +54,8 @@ final class VideoFileWriter {
         } catch {
             throw VideoError(.storage, "\(path): \(error)", storageError: error as? HardwareError)
         }
-        muxer = try VideoMuxer(stream: stream, path: "\(storage.rootDescription)/\(path)", container: settings.container, encoder: encoder)
+        muxer = try VideoMuxer(stream: stream, path: "\(storage.rootDescription)/\(path)", container: settings.container, encoder: encoder,
+                               playbackFramesPerSecond: settings.captureFramesPerSecond / settings.timeStretch)
     }
 
     /// Writes `packet`; its PTS is its SensorTimestamp − the file's first, in µs, stretched in slow motion.

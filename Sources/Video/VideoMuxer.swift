@@ -30,12 +30,15 @@ final class VideoMuxer {
     /// The file's size so far.
     var bytesWritten: Int64 { bridge.stream.size }
 
-    init(stream: any StorageStream, path: String, container: VideoSettings.Container, encoder: VideoEncoder) throws(VideoError) {
+    /// `playbackFramesPerSecond` is the stream's nominal rate (`avg_frame_rate`): the capture rate,
+    /// or the playback rate in slow motion (the PTS are what players follow).
+    init(stream: any StorageStream, path: String, container: VideoSettings.Container, encoder: VideoEncoder,
+         playbackFramesPerSecond: Double) throws(VideoError) {
         bridge = AVIOBridge(stream: stream)
         self.path = path
         guard let packet = av_packet_alloc() else { throw VideoError(.encoding, "av_packet_alloc: out of memory") }
         self.packet = packet
-        do { try open(container: container, encoder: encoder) } catch {
+        do { try open(container: container, encoder: encoder, playbackFramesPerSecond: playbackFramesPerSecond) } catch {
             abandon()
             throw error
         }
@@ -47,7 +50,7 @@ final class VideoMuxer {
         av_packet_free(&p)
     }
 
-    private func open(container: VideoSettings.Container, encoder: VideoEncoder) throws(VideoError) {
+    private func open(container: VideoSettings.Container, encoder: VideoEncoder, playbackFramesPerSecond: Double) throws(VideoError) {
         var made: UnsafeMutablePointer<AVFormatContext>?
         try checkAV(avformat_alloc_output_context2(&made, nil, container.muxerName, nil), "avformat_alloc_output_context2(\(container.muxerName))")
         guard let made else { throw VideoError(.encoding, "avformat_alloc_output_context2: no context") }
@@ -93,7 +96,7 @@ final class VideoMuxer {
         guard let stream = avformat_new_stream(made, nil) else { throw VideoError(.encoding, "avformat_new_stream: out of memory") }
         try checkAV(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "avcodec_parameters_from_context")
         stream.pointee.time_base = microsecondTimeBase
-        stream.pointee.avg_frame_rate = encoder.context.pointee.framerate
+        stream.pointee.avg_frame_rate = AVRational(num: Int32((playbackFramesPerSecond * 1000).rounded()), den: 1000)
 
         var options: OpaquePointer?
         defer { av_dict_free(&options) }

@@ -86,6 +86,31 @@ import Testing
         #expect(harness.sidecars.first?.format.timeStretch == 4)
     }
 
+    /// A slow-motion file's nominal rate is the playback rate (MKV's default frame duration and the
+    /// stream's average rate), not the capture rate players would otherwise show.
+    @Test(arguments: [VideoSettings.Container.mkv, .mp4])
+    func slowMotionFilesAnnounceThePlaybackRate(container: VideoSettings.Container) throws {
+        let harness = try RecordingHarness()
+        var settings = VideoSettings()
+        settings.container = container
+        settings.captureFramesPerSecond = 120
+        settings.slowMotion = true
+        settings.playbackFramesPerSecond = 30
+        try harness.service.configure(settings)
+        try harness.service.start(RecordingRequest(id: "SLOW", folder: "d"))
+        try harness.feed((0..<48).map(UInt64.init), sensorTimes(count: 48, interval: .nanoseconds(8_333_333)))
+        try harness.service.stop()
+        let rates = try runTool("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate,avg_frame_rate",
+                                                     "-of", "csv=p=0", harness.path("d/SLOW.\(container.fileExtension)")])
+        let text = String(decoding: rates, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // MKV states it (30/1); for MP4 ffprobe works it out from the timestamps (about 30).
+        let values = text.split(separator: ",").map { rational -> Double in
+            let parts = rational.split(separator: "/").compactMap { Double($0) }
+            return parts.count == 2 && parts[1] > 0 ? parts[0] / parts[1] : 0
+        }
+        #expect(values.count == 2 && values.allSatisfy { abs($0 - 30) < 0.3 }, "\(text)")
+    }
+
     @Test func preferredHardwareEncoderFallsBackToLibx264WithANote() throws {
         let harness = try RecordingHarness()
         var settings = VideoSettings()

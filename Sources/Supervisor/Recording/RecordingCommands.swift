@@ -23,10 +23,10 @@ extension Supervisor {
         commands.add(Command("record", synopsis: "start|stop",
                              summary: "record video (video.* settings) until record stop",
                              detail: ["start: H.264 (or MJPEG) in MP4 or MKV, PTS from each frame's SensorTimestamp,",
-                                      "with a sidecar JSON, timecodes and a Gyroflow .gcsv beside it; with video.prerecord",
-                                      "the file begins that many seconds before the command.",
-                                      "stop: finalises the file; events record.file and record.stopped (or record.failed).",
-                                      "quit and SIGTERM finalise a recording too."],
+                                      "with a sidecar JSON, timecodes and a Gyroflow .gcsv beside it; with",
+                                      "video.prerecord the file begins that many seconds before the command.",
+                                      "stop: finalises the file; events record.file and record.stopped",
+                                      "(or record.failed). quit and SIGTERM finalise a recording too."],
                              arguments: 1...1) { context, args in
             let s = context.supervisor
             do throws(ConsoleError) {
