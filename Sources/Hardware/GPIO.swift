@@ -62,3 +62,30 @@ public protocol GPIOOutputLine: AnyObject {
     func write(_ active: Bool) throws
     func close()
 }
+
+/// An input line's one failure and who hears of it, kept inside the line's lock: a failure that
+/// comes before a handler is set is kept and delivered when one is; either way it is delivered once.
+public struct LineFailureReport: Sendable {
+    private var handler: (@Sendable (HardwareError) -> Void)?
+    private var unreported: HardwareError?
+
+    public init() {}
+
+    /// Sets the handler; returns a failure that came before it, to deliver now (outside the lock).
+    public mutating func setHandler(_ handler: @escaping @Sendable (HardwareError) -> Void) -> HardwareError? {
+        defer { unreported = nil }
+        if unreported == nil { self.handler = handler }
+        return unreported
+    }
+
+    /// Records `error`; returns the handler to call now (outside the lock), or nil when the failure
+    /// is kept for a later handler (`keep` false: dropped, e.g. while the line is closing).
+    public mutating func fail(_ error: HardwareError, keep: Bool = true) -> (@Sendable (HardwareError) -> Void)? {
+        defer { handler = nil }
+        if handler == nil && keep { unreported = error }
+        return handler
+    }
+
+    /// Forgets the handler (what it captured goes with it).
+    public mutating func clear() { handler = nil }
+}

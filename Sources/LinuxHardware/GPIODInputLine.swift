@@ -21,9 +21,7 @@ public final class GPIODInputLine: GPIOInputLine, Sendable {
 
     private struct ReaderState: Sendable {
         var handler: (@Sendable (GPIOEdge) -> Void)?
-        var failureHandler: (@Sendable (HardwareError) -> Void)?
-        /// A failure that came before any failure handler, delivered when one is set.
-        var unreportedFailure: HardwareError?
+        var failure = LineFailureReport()
         var started = false
         var stopping = false
         var joined = false
@@ -65,12 +63,7 @@ public final class GPIODInputLine: GPIOInputLine, Sendable {
     /// Called once, on the reader thread, if reading edges fails (e.g. ENODEV when the chip goes away).
     /// A failure that came before the handler was set is delivered now, on the calling thread.
     public func setFailureHandler(_ handler: @escaping @Sendable (HardwareError) -> Void) {
-        let earlier = state.withLock { s -> HardwareError? in
-            defer { s.unreportedFailure = nil }
-            if s.unreportedFailure == nil { s.failureHandler = handler }
-            return s.unreportedFailure
-        }
-        if let earlier { handler(earlier) }
+        if let earlier = state.withLock({ $0.failure.setHandler(handler) }) { handler(earlier) }
     }
 
     /// Stops the reader thread (within one wait timeout) and releases the line (`gpiod_line_release`).
@@ -126,12 +119,7 @@ public final class GPIODInputLine: GPIOInputLine, Sendable {
 
     /// Hands `error` to the failure handler, or keeps it for the next one set.
     private func fail(_ error: HardwareError) {
-        let handler = state.withLock { s -> (@Sendable (HardwareError) -> Void)? in
-            defer { s.failureHandler = nil }
-            if s.failureHandler == nil && !s.stopping { s.unreportedFailure = error }
-            return s.failureHandler
-        }
-        handler?(error)
+        state.withLock { $0.failure.fail(error, keep: !$0.stopping) }?(error)
     }
 
     private static func threadID() -> UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }

@@ -8,9 +8,7 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
     private struct State: Sendable {
         var level: Bool
         var handler: (@Sendable (GPIOEdge) -> Void)?
-        var failureHandler: (@Sendable (HardwareError) -> Void)?
-        /// A failure that came before any failure handler, delivered when one is set.
-        var unreportedFailure: HardwareError?
+        var failure = LineFailureReport()
         /// The failure the reader meets as soon as it starts (`failWhenStarted`).
         var failureAtStart: HardwareError?
         var failed = false
@@ -44,12 +42,7 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
 
     /// As gpiod's line: a failure that came before the handler is delivered now, on this thread.
     public func setFailureHandler(_ handler: @escaping @Sendable (HardwareError) -> Void) {
-        let earlier = state.withLock { s -> HardwareError? in
-            defer { s.unreportedFailure = nil }
-            if s.unreportedFailure == nil { s.failureHandler = handler }
-            return s.unreportedFailure
-        }
-        if let earlier { handler(earlier) }
+        if let earlier = state.withLock({ $0.failure.setHandler(handler) }) { handler(earlier) }
     }
 
     /// Fault hook: the reader fails with `error` the moment it starts (the next `setEdgeHandler`),
@@ -58,7 +51,7 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
         state.withLock { $0.failureAtStart = error }
     }
 
-    public func close() { state.withLock { $0.closed = true; $0.handler = nil; $0.failureHandler = nil } }
+    public func close() { state.withLock { $0.closed = true; $0.handler = nil; $0.failure.clear() } }
 
     /// Fault hook: the line's reader fails as gpiod's would (the chip went away). No edge is
     /// delivered after it; the failure handler runs once, on the calling thread (or when it is set).
@@ -66,9 +59,7 @@ public final class SimulatedInputLine: GPIOInputLine, Sendable {
         let handler = state.withLock { s -> (@Sendable (HardwareError) -> Void)? in
             guard !s.failed, !s.closed else { return nil }
             s.failed = true
-            defer { s.failureHandler = nil }
-            if s.failureHandler == nil { s.unreportedFailure = error }
-            return s.failureHandler
+            return s.failure.fail(error)
         }
         handler?(error)
     }
