@@ -61,6 +61,24 @@ import TestSupport
         var provider: SimulatedCameraProvider? { supervisor.devices.cameraProvider as? SimulatedCameraProvider }
     }
 
+    /// A pre-record ring armed before the camera went away is armed again on the camera that
+    /// comes back: its video stream is asked for, and the ring fills.
+    @Test func aPrerecordRingIsArmedAgainWhenTheCameraReturns() throws {
+        let rig = try Rig()
+        #expect(rig.send("set video.prerecord 2s") == "ok video.prerecord=2")
+        #expect(rig.supervisor.camera?.videoStreamRequest != nil)
+        let provider = try #require(rig.provider)
+        provider.simulateUnplug(completingPending: false)
+        _ = rig.settle(.seconds(3))
+        provider.simulateReplug()
+        let events = rig.settle(.seconds(3))
+        #expect(events.contains { $0.hasPrefix("event camera.state state=streaming") }, "\(events)")
+        #expect(rig.supervisor.camera?.videoStreamRequest != nil, "the new camera is asked for the video stream")
+        #expect(rig.supervisor.camera?.isStreaming == true)
+        let ring = Int(SimulatedBoardHarness.field("prerecord.bytes", in: rig.send("status")) ?? "") ?? 0
+        #expect(ring > 0, "the ring fills from the new camera")
+    }
+
     /// The device faults of the matrix (FaultMatrixTests), here while a recording runs.
     enum DeviceFault: String, CaseIterable, Sendable { case imuNack, imuVanish, cameraDisconnect }
 
