@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
         // replays inputs (ConsoleFuzz FILE|DIR...).
-        .executableTarget(name: "ConsoleFuzz", dependencies: ["Startup", "Supervisor", "SimulatedHardware", "ManualLoop", "Console", "Hardware"]),
+        .executableTarget(name: "ConsoleFuzz", dependencies: ["Boards", "Startup", "Supervisor", "SimulatedHardware", "ManualLoop", "Console", "Hardware"]),
         // Declares every module it imports.
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
