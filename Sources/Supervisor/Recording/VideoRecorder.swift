@@ -111,9 +111,16 @@ final class VideoRecorder {
     /// Hands the held frames to the service (smoothed over what is known) and starts a new
     /// stabilizer for the mode in force.
     private func replaceStabilizer() {
-        if let stabilizer, let service { for frame in stabilizer.flush() { service.submit(frame) } }
-        stabilizer = makeStabilizer()
+        handOverHeldFrames(restart: true)
         onStabilizerChange()
+    }
+
+    /// Gives the frames the stabilizer holds (cinematic's look-ahead, crops smoothed over what is
+    /// known) to the service, to the recording or ring they belong to; then a fresh stabilizer if
+    /// `restart`, else none.
+    private func handOverHeldFrames(restart: Bool) {
+        if let stabilizer, let service { for frame in stabilizer.flush() { service.submit(frame) } }
+        stabilizer = restart ? makeStabilizer() : nil
     }
 
     /// The settings the encoder gets: `video.fps` capped by the active format's fastest rate.
@@ -202,8 +209,7 @@ final class VideoRecorder {
         guard let recordingID, let service else { throw ConsoleError(.usage, "not recording; record start first") }
         guard pendingStop == nil else { return [("stopping", recordingID)] }
         // The held look-ahead belongs to this recording; a pre-record ring goes on with a new one.
-        if let stabilizer { for frame in stabilizer.flush() { service.submit(frame) } }
-        stabilizer = settings.prerecordSeconds > 0 ? makeStabilizer() : nil
+        handOverHeldFrames(restart: settings.prerecordSeconds > 0)
         if logsMotion, let until = newestFrameEnd, recentMotion.last.map({ $0.timestamp < until }) ?? true {
             let bound = LoopBound(self, loop: loop)
             pendingStop = (until, loop.schedule(after: Self.motionCoverWait) { bound.value.finishStop() })
@@ -231,8 +237,7 @@ final class VideoRecorder {
             pending.deadline.cancel()  // a waiting stop (its frames already handed over) ends now
             pendingStop = nil
         } else {
-            if let stabilizer { for frame in stabilizer.flush() { service.submit(frame) } }
-            stabilizer = settings.prerecordSeconds > 0 ? makeStabilizer() : nil
+            handOverHeldFrames(restart: settings.prerecordSeconds > 0)
         }
         do throws(VideoError) {
             try service.stop(reason: VideoError(.sourceLost, "camera disconnected during recording \(recordingID)"))
