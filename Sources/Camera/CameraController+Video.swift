@@ -46,10 +46,13 @@ extension CameraController {
     /// The minimum and maximum frame durations to send, µs: the recording's fixed rate while one is
     /// asked for (never faster than the format allows), else the active format's range.
     var frameDurationRangeMicroseconds: (minimum: Int64, maximum: Int64) {
+        // The sensor's HDR mode is slower than the format's own mode (30 fps on the IMX708).
+        let fastest = max(activeFormat.format.minimumFrameDurationMicroseconds, sensorHDRMinimumFrameDurationMicroseconds ?? 0)
         guard let fps = videoStreamRequest?.framesPerSecond, fps > 0 else {
-            return (activeFormat.minimumFrameDurationMicroseconds, activeFormat.maximumFrameDurationMicroseconds)
+            let maximum = max(activeFormat.maximumFrameDurationMicroseconds, fastest)
+            return (max(activeFormat.minimumFrameDurationMicroseconds, fastest), maximum)
         }
-        let duration = max(Int64((1e6 / fps).rounded()), activeFormat.format.minimumFrameDurationMicroseconds)
+        let duration = max(Int64((1e6 / fps).rounded()), fastest)
         return (duration, duration)
     }
 

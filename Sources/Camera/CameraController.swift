@@ -119,12 +119,23 @@ public final class CameraController {
     private var regularInFlight: Set<UInt64> = []
     private var explicitRequests: [UInt64: (CompletedRequest) -> Void] = [:]
 
+    /// Video HDR's HdrMode, sent on every request where the camera lists HdrMode (Off when nil);
+    /// set with `setHdrMode` (CameraController+HDR.swift).
+    public internal(set) var hdrMode: HdrModeValue?
+    /// True when the device was opened with the sensor's own HDR on (`SensorHDRSwitch`): its one
+    /// mode is the HDR mode, and every frame is HDR.
+    public let sensorHDROn: Bool
+
     /// A controller for an opened device. `sensor` is the database entry (or `.unknown`).
-    public init(device: any CameraDevice, sensor: SensorDescription, loop: any EventLoop) throws {
+    /// `sensorHDRSwitchable`: the camera manager can switch the sensor's own HDR (the format table
+    /// lists it); `sensorHDROn`: the device was opened with it on.
+    public init(device: any CameraDevice, sensor: SensorDescription, loop: any EventLoop,
+                sensorHDRSwitchable: Bool = false, sensorHDROn: Bool = false) throws {
         self.device = device
         self.sensor = sensor
         self.loop = loop
-        formats = FormatTable.formats(sensor: sensor, controlInfo: device.controlInfo)
+        self.sensorHDROn = sensorHDROn
+        formats = FormatTable.formats(sensor: sensor, controlInfo: device.controlInfo, sensorHDRSwitchable: sensorHDRSwitchable)
         guard let first = formats.first else {
             throw CameraError(.unsupported, "camera \(device.info.id) (\(sensor.model)): no formats (the sensor database lists no modes)")
         }
@@ -364,7 +375,7 @@ public final class CameraController {
         case .requestCompleted(let completed):
             if let completion = explicitRequests.removeValue(forKey: completed.cookie) {
                 if completed.isComplete {
-                    latest = FrameState(completed, isoPerGain: sensor.isoPerGain)
+                    latest = frameState(completed)
                     onEveryFrame?(completed)
                 }
                 completion(completed)
@@ -373,7 +384,7 @@ public final class CameraController {
             }
             regularInFlight.remove(completed.cookie)
             guard completed.isComplete else { return }
-            let state = FrameState(completed, isoPerGain: sensor.isoPerGain)
+            let state = frameState(completed)
             latest = state
             latestRegular = state
             latestRequest = completed

@@ -28,14 +28,75 @@ public enum StabilizationMode: String, Hashable, Sendable, Codable, CaseIterable
     }
 }
 
-/// Video HDR availability of a format.
-public enum VideoHDRSupport: String, Hashable, Sendable, Codable {
-    /// The sensor has no HDR mode at this size.
-    case none
-    /// The sensor has one and libcamera offers `HdrMode`.
-    case supported
-    /// The sensor has one but this libcamera lacks `HdrMode` (0.0.3): reported "unsupported".
-    case needsHdrModeControl
+/// Video HDR availability of a format: the sensor's own HDR mode, libcamera's `HdrMode` values, both
+/// or none (the format table's `hdr` column).
+public struct VideoHDRSupport: Hashable, Sendable, Codable {
+    /// The sensor's own HDR (`wide_dynamic_range`) covers this format: its sensor mode has the HDR
+    /// mode's size, and the camera manager can switch it (`SensorHDRSwitch`). Switching restarts
+    /// the camera.
+    public var sensor: Bool
+    /// The `HdrMode` values the camera lists, Off left out (empty without the control: libcamera 0.0.3).
+    public var hdrModes: [HdrModeValue]
+
+    public init(sensor: Bool = false, hdrModes: [HdrModeValue] = []) { self.sensor = sensor; self.hdrModes = hdrModes }
+
+    public static let none = VideoHDRSupport()
+
+    /// The HdrMode value used for video: the first of `HdrModeValue.forVideo` listed.
+    public var videoHdrMode: HdrModeValue? { HdrModeValue.forVideo.first { hdrModes.contains($0) } }
+
+    /// True when video HDR can be switched on for this format (HdrMode for video, or the sensor's).
+    public var isSupported: Bool { videoHdrMode != nil || sensor }
+
+    /// The way video HDR is done on this format: HdrMode when the camera has a value for video (no
+    /// restart), else the sensor's mode.
+    public var preferredKind: VideoHDRKind? {
+        if let mode = videoHdrMode { return .hdrMode(mode) }
+        return sensor ? .sensor : nil
+    }
+
+    private enum CodingKeys: String, CodingKey { case sensor, hdrModes }
+
+    /// HdrMode values by name in JSON ("MultiExposure").
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sensor, forKey: .sensor)
+        try container.encode(hdrModes.map(\.description), forKey: .hdrModes)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sensor = try container.decode(Bool.self, forKey: .sensor)
+        let names = try container.decode([String].self, forKey: .hdrModes)
+        hdrModes = try names.map { name in
+            guard let value = HdrModeValue.allCases.first(where: { $0.description == name }) else {
+                throw DecodingError.dataCorruptedError(forKey: .hdrModes, in: container, debugDescription: "unknown HdrMode \(name)")
+            }
+            return value
+        }
+    }
+
+    /// The `hdr` column: "no", or the kinds ("sensor", the HdrMode values) joined by commas.
+    public var label: String {
+        let kinds = (sensor ? ["sensor"] : []) + hdrModes.map(\.description)
+        return kinds.isEmpty ? "no" : kinds.joined(separator: ",")
+    }
+}
+
+/// How video HDR is done while it is on.
+public enum VideoHDRKind: Hashable, Sendable, CustomStringConvertible {
+    /// The sensor's own HDR mode (`wide_dynamic_range`): the camera was reopened for it.
+    case sensor
+    /// libcamera's HdrMode on every request.
+    case hdrMode(HdrModeValue)
+
+    /// "sensor" or the HdrMode's name.
+    public var description: String {
+        switch self {
+        case .sensor: "sensor"
+        case .hdrMode(let mode): mode.description
+        }
+    }
 }
 
 /// One row of the format table: an output size from one sensor mode, with everything a person

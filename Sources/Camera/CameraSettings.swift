@@ -71,6 +71,12 @@ public struct FrameState: Hashable, Sendable {
     /// The wall-clock time (CLOCK_REALTIME, ns since 1970) of the same instant as the sensor
     /// timestamp, from FrameWallClock (libcamera 0.5+); nil when the camera does not report it.
     public var wallClockNanoseconds: Int64?
+    /// The HdrMode the frame was made with (metadata); nil when the camera does not report it.
+    public var hdrMode: HdrModeValue?
+    /// Which exposure of an HDR sequence the frame is (HdrChannel metadata); nil when not reported.
+    public var hdrChannel: HdrChannelValue?
+    /// True when the sensor's own HDR mode made the frame (the camera was opened with it on).
+    public var sensorHDR = false
 
     /// ExposureTime (µs) and AnalogueGain together, when the frame reports both.
     public var exposure: (durationMicroseconds: Int, gain: Double)? {
@@ -98,6 +104,8 @@ public struct FrameState: Hashable, Sendable {
         lux = m[ControlName.lux]?.doubleValue
         autoExposureState = AutoExposureState(metadata: m)
         wallClockNanoseconds = m[ControlName.frameWallClock]?.int64Value
+        hdrMode = m[ControlName.hdrMode]?.int64Value.flatMap { HdrModeValue(rawValue: Int32(clamping: $0)) }
+        hdrChannel = m[ControlName.hdrChannel]?.int64Value.flatMap { HdrChannelValue(rawValue: Int32(clamping: $0)) }
     }
 }
 

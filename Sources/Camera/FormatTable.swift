@@ -16,8 +16,11 @@ public enum FormatTable {
 
     /// The table for `sensor` as the camera reports `controlInfo` (`CameraDevice.controlInfo`).
     /// Ranges come from the controls when present (ExposureTime, AnalogueGain, FrameDurationLimits,
-    /// ScalerCrop, HdrMode), else from the sensor description.
-    public static func formats(sensor: SensorDescription, controlInfo: [String: ControlInfo]) -> [CameraFormat] {
+    /// ScalerCrop, HdrMode), else from the sensor description. `sensorHDRSwitchable`: the camera
+    /// manager can switch the sensor's own HDR (`SensorHDRSwitch`), so formats on the sensor's HDR
+    /// mode size list "sensor" HDR.
+    public static func formats(sensor: SensorDescription, controlInfo: [String: ControlInfo],
+                               sensorHDRSwitchable: Bool = false) -> [CameraFormat] {
         let exposure = controlInfo[ControlName.exposureTime]
         let gain = controlInfo[ControlName.analogueGain]
         let minimumExposure = Int(exposure?.minimum?.doubleValue ?? Double(sensor.exposureMinimumMicroseconds))
@@ -28,7 +31,7 @@ public enum FormatTable {
                                  ?? Double(max(sensor.exposureMaximumMicroseconds, 1)))
         var minimumCropWidth: Int?
         if case .rectangle(let r)? = controlInfo[ControlName.scalerCrop]?.minimum, r.width > 0 { minimumCropWidth = r.width }
-        let hasHdrControl = controlInfo[ControlName.hdrMode] != nil
+        let hdrModes = listedHdrModes(controlInfo)
         let afSystem = autofocusSystem(sensor: sensor, controlInfo: controlInfo)
         let modes = sensor.modes.filter { $0.hdr != true }
 
@@ -42,8 +45,8 @@ public enum FormatTable {
                 let binning = Double(max(mode.binningFactor ?? 1, 1))
                 let upscale = Double(crop.width) / binning / Double(output.width)
                 let shortest = Int64((1e6 / max(mode.maximumFps, 0.001)).rounded(.up))
-                let hdr: VideoHDRSupport = sensor.hdr && sensor.modes.contains { $0.hdr == true && $0.size == mode.size }
-                    ? (hasHdrControl ? .supported : .needsHdrModeControl) : .none
+                let hdr = VideoHDRSupport(sensor: sensorHDRSwitchable && sensorHDRMode(sensor, size: mode.size) != nil,
+                                          hdrModes: hdrModes)
                 rows.append(CameraFormat(
                     index: 0, size: output, pixelFormat: .bgr888,
                     rawPixelFormat: sensor.bayerOrder.map { PixelFormat("S\($0)\(mode.bitDepth)") },
@@ -69,6 +72,20 @@ public enum FormatTable {
         rows.sort { ($0.size.area, -$0.maximumFps) < ($1.size.area, -$1.maximumFps) }
         for i in rows.indices { rows[i].index = i }
         return rows
+    }
+
+    /// The HdrMode values (Off left out) the camera lists: libcamera describes the control by its
+    /// values, so its ControlInfo spans Off…Night.
+    static func listedHdrModes(_ controlInfo: [String: ControlInfo]) -> [HdrModeValue] {
+        guard let info = controlInfo[ControlName.hdrMode], let low = info.minimum?.int64Value,
+              let high = info.maximum?.int64Value, low <= high else { return [] }
+        return HdrModeValue.allCases.filter { $0 != .off && Int64($0.rawValue) >= low && Int64($0.rawValue) <= high }
+    }
+
+    /// The sensor's own HDR mode of `size` (the IMX708's 2304×1296), if it has one.
+    public static func sensorHDRMode(_ sensor: SensorDescription, size: PixelSize) -> SensorDescription.Mode? {
+        guard sensor.hdr else { return nil }
+        return sensor.modes.first { $0.hdr == true && $0.size == size }
     }
 
     /// The camera's AF system: the sensor's ("contrast", "phase", "unknown") when the camera lists

@@ -21,7 +21,7 @@ extension FormatTable {
                 "\(f.maximumZoom.map { number($0, digits: 1) } ?? "?")/\(number(f.upscaleStartZoom, digits: 2))",
                 f.afSystem, "\(number(f.minimumISO, digits: 0))-\(number(f.maximumISO, digits: 0))",
                 "\(f.minimumExposureMicroseconds)-\(f.maximumExposureMicroseconds)",
-                f.videoHDR == .supported ? "yes" : f.videoHDR == .none ? "no" : "unsupported",
+                f.videoHDR.label,
                 f.stabilizationModes.map(\.rawValue).joined(separator: ","), f.highResolutionStill.description,
             ])
         }

@@ -33,7 +33,8 @@ public final class BracketRecorder {
     /// can, and throws `MediaError(.storage)`; earlier frames stay as they are.
     @discardableResult
     public func addFrame(_ frame: CompletedRequest, requested: FrameSettings, index: Int? = nil,
-                         clampedSettings: Bool? = nil, stabilization: StabilizationRecord? = nil) throws -> FrameRecord {
+                         clampedSettings: Bool? = nil, stabilization: StabilizationRecord? = nil,
+                         sensorHDR: Bool = false) throws -> FrameRecord {
         guard sidecar.result.status == .inProgress else {
             throw MediaError(.bracketClosed, "bracket \(id) is already \(sidecar.result.status.rawValue)")
         }
@@ -62,6 +63,7 @@ public final class BracketRecorder {
                                  files: written, stabilization: stabilization)
         if case .rectangle(let crop)? = frame.metadata[ControlName.scalerCrop] { record.scalerCrop = crop }
         record.wallClockNanoseconds = frame.metadata[ControlName.frameWallClock]?.int64Value
+        record.hdr = videoHDRLabel(metadata: frame.metadata, sensorHDR: sensorHDR)
         sidecar.frames.append(record)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start

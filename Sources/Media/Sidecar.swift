@@ -102,6 +102,9 @@ public struct FrameRecord: Hashable, Sendable, Codable {
     /// metadata: zoom and video stabilization); nil when the camera does not report it. The DNG is
     /// the whole sensor mode.
     public var scalerCrop: PixelRect?
+    /// The frame's video HDR (`videoHDRLabel`): "off", "sensor", or the HdrMode's name from its
+    /// metadata; absent in sidecars written before it was recorded.
+    public var hdr: String?
 
     /// A frame record from its parts (the store makes these).
     public init(index: Int, requested: FrameSettings, actual: FrameSettings?, clampedSettings: Bool, mismatches: [String],

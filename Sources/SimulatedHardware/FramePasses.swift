@@ -126,8 +126,12 @@ enum FramePasses {
         /// values.count − 1 (a power of two less one): indices are masked, so none falls outside.
         var mask: UInt32 { UInt32(values.count - 1) }
 
-        init(matrix: [Float]) {
-            let curve = ISP.srgbCurve()
+        /// `toneMap` (linear 0…1 in, 0…1 out) goes before the sRGB curve: HDR's highlight roll-off.
+        init(matrix: [Float], toneMap: ((Double) -> Double)? = nil) {
+            let srgb = ISP.srgbCurve()
+            let curve = toneMap.map { map in
+                (0..<4096).map { k in srgb[min(max(Int((map(Double(k) / 4095) * 4095).rounded()), 0), 4095)] }
+            } ?? srgb
             var low: Float = 0, high: Float = 1
             for row in 0..<3 {
                 let entries = matrix[(3 * row)..<(3 * row + 3)]

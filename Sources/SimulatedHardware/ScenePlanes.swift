@@ -20,7 +20,8 @@ struct ScenePlanes {
     /// Samples the chart over `crop` (sensor pixel coordinates) at `size`, each pixel the mean of
     /// 2 × 2 points of its area; `cfa` gives the channel (0 R, 1 G, 2 B) of each site in a 2 × 2
     /// tile for a mosaic.
-    static func sample(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, kind: Kind, cfa: [Int]) -> ScenePlanes {
+    static func sample(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, kind: Kind, cfa: [Int],
+                       lighting: TestChart.Lighting = .even) -> ScenePlanes {
         let w = size.width, h = size.height, n = w * h
         let planes = kind == .rgb ? 3 : 1
         let m = SimulatedColourResponse.sensorFromSRGB
@@ -35,7 +36,7 @@ struct ScenePlanes {
                 for i in 0..<w {
                     var sum = SIMD3<Double>.zero
                     for (ox, oy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
-                        sum += TestChart.colour(x: x0 + (Double(i) + ox) * dx, y: y0 + (Double(j) + oy) * dy)
+                        sum += TestChart.colour(x: x0 + (Double(i) + ox) * dx, y: y0 + (Double(j) + oy) * dy, lighting: lighting)
                     }
                     let rgb = sum * 0.25
                     let p = j * w + i

@@ -51,6 +51,11 @@ public final class SimulatedCamera: CameraDevice {
     private var sensorRunning = false
     /// What the camera looks at; tests may change it while streaming.
     public var scene: SimulatedScene
+    /// True when opened with the sensor's own HDR on (`SimulatedCameraProvider.setSensorHDR`): the
+    /// sensor has only its HDR modes and every processed frame is rendered in HDR.
+    public internal(set) var sensorHDR = false
+    /// The HdrMode the last request taken for a frame asked for (Off until one does).
+    public private(set) var hdrMode: HdrModeValue = .off
     /// The sensor mode chosen by the last `configure`.
     public private(set) var activeMode: SensorDescription.Mode?
     /// Frames the sensor produced since start, including dropped ones.
@@ -85,7 +90,7 @@ public final class SimulatedCamera: CameraDevice {
         wallClockOffsetNanoseconds = Int64(Date().timeIntervalSince1970 * 1e9) - loop.now().nanoseconds
     }
 
-    /// Controls and limits from the sensor entry: no HdrMode, AF controls only with AF.
+    /// Controls and limits from the sensor entry: HdrMode with an HDR sensor, AF controls only with AF.
     public var controlInfo: [String: ControlInfo] {
         withoutHiddenControls(SimulatedControlInfo.controls(sensor: sensor, mode: nil, libcamera: libcamera))
     }
@@ -108,7 +113,7 @@ public final class SimulatedCamera: CameraDevice {
 
     public func streamFormats(for role: StreamRole) throws -> [StreamFormat] {
         try checkConnected("streamFormats")
-        return SimulatedControlInfo.streamFormats(sensor: sensor, role: role)
+        return SimulatedControlInfo.streamFormats(sensor: sensor, role: role, sensorHDR: sensorHDR)
     }
 
     public func configure(_ requested: [StreamConfiguration]) throws -> (status: ConfigurationStatus, streams: [StreamConfiguration]) {
@@ -123,7 +128,7 @@ public final class SimulatedCamera: CameraDevice {
         if let limit = processedStreamLimit, requested.filter({ $0.role != .raw }).count > limit {
             throw HardwareError(.unsupported, "simulated camera \(info.id): cannot produce these \(requested.count) roles together")
         }
-        var (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor)
+        var (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor, sensorHDR: sensorHDR)
         if let most = maximumBufferCount {
             for i in adjusted.indices where adjusted[i].bufferCount > most || adjusted[i].bufferCount == 0 {
                 adjusted[i].bufferCount = most
@@ -135,7 +140,7 @@ public final class SimulatedCamera: CameraDevice {
         model = SimulatedSensorModel(sensor: sensor, mode: mode)
         for stream in adjusted {  // sample the chart now rather than in the first frame
             renderer.prepare(format: stream.pixelFormat, size: SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize),
-                             crop: mode.crop)
+                             crop: mode.crop, lighting: scene.lighting)
         }
         return (status, adjusted)
     }
@@ -149,6 +154,8 @@ public final class SimulatedCamera: CameraDevice {
         var model = SimulatedSensorModel(sensor: sensor, mode: mode)
         model.apply(controls, atFrame: 0, immediately: true)
         self.model = model
+        hdrMode = .off
+        takeHdrMode(controls)
         streaming = true
         sensorRunning = false
         framesProduced = 0
@@ -266,6 +273,7 @@ public final class SimulatedCamera: CameraDevice {
         if !dropped, !waiting.isEmpty {
             request = waiting.removeFirst()
             model.apply(patched(request?.controls ?? [:]), atFrame: sequence)
+            takeHdrMode(request?.controls ?? [:])
         }
         let parameters = model.step(frame: sequence, scene: scene)
         self.model = model
@@ -308,6 +316,12 @@ public final class SimulatedCamera: CameraDevice {
             metadata[ControlName.exposureTimeMode] = .int32(model.fixedExposureMicroseconds != nil ? 1 : 0)
             metadata[ControlName.analogueGainMode] = .int32(model.fixedGain != nil ? 1 : 0)
             metadata[ControlName.frameWallClock] = .int64(start.nanoseconds + wallClockOffsetNanoseconds)
+            if controlInfo[ControlName.hdrMode] != nil {
+                metadata[ControlName.hdrMode] = .int32(hdrMode.rawValue)
+                // Unmerged: the short and long exposures alternate, each a frame of its own.
+                let channel: HdrChannelValue = hdrMode == .multiExposureUnmerged ? (sequence % 2 == 0 ? .short : .long) : .none
+                metadata[ControlName.hdrChannel] = .int32(channel.rawValue)
+            }
         }
         if model.hasAutofocus {
             metadata[ControlName.lensPosition] = .float(Float(p.lensPositionDioptres))
@@ -330,12 +344,24 @@ public final class SimulatedCamera: CameraDevice {
             let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
             buffers[role] = renderer.render(SimulatedFrameRenderer.Request(
                 role: role, format: stream.pixelFormat, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
-                scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth), rng: &rng)
+                scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth,
+                hdr: rendersHDR), rng: &rng)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),
                                 buffers: buffers)
     }
+
+    /// Keeps a request's HdrMode: the IPA switches at the frame that takes it.
+    private func takeHdrMode(_ controls: ControlList) {
+        if let value = controls[ControlName.hdrMode]?.int64Value, let mode = HdrModeValue(rawValue: Int32(clamping: value)) {
+            hdrMode = mode
+        }
+    }
+
+    /// True when this frame's processed streams are rendered in HDR: the sensor's HDR mode, or an
+    /// HdrMode that merges or tone-maps (unmerged frames are each one plain exposure).
+    private var rendersHDR: Bool { sensorHDR || hdrMode == .multiExposure || hdrMode == .singleExposure || hdrMode == .night }
 
     /// What libcamera 0.5+'s `Camera::patchControlList` does before a request reaches the pipeline:
     /// AeEnable alone sets both exposure modes (auto when true). Debian's 0.0.3 passes it as it is.

@@ -29,6 +29,11 @@ public final class SimulatedCameraProvider: CameraProvider {
     public private(set) var openedCamera: SimulatedCamera?
     /// False while the camera is unplugged: the manager lists no camera and `open` fails.
     public private(set) var isPluggedIn = true
+    /// The sensor's own HDR for the next open (`SensorHDRSwitch`), as `wide_dynamic_range` stays set
+    /// on the sensor between opens.
+    public private(set) var sensorHDROn = false
+    /// Switches of the sensor's HDR so far, for tests.
+    public private(set) var sensorHDRSwitches = 0
 
     /// A provider for `sensor` on `loop`; frames are blurred by `motion` and reproducible for `seed`.
     public init(loop: any EventLoop, sensor: SensorDescription, motion: any MotionTruth = StillMotion(),
@@ -87,7 +92,25 @@ public final class SimulatedCameraProvider: CameraProvider {
         camera.maximumBufferCount = maximumBufferCount
         camera.minimumQueuedToStart = minimumQueuedToStart
         camera.maximumRenderSize = maximumRenderSize
+        camera.sensorHDR = sensorHDROn
         openedCamera = camera
         return camera
+    }
+}
+
+extension SimulatedCameraProvider: SensorHDRSwitch {
+    public func hasSensorHDR(cameraID: String) -> Bool {
+        cameraID == self.cameraID && sensor.hdr && sensor.modes.contains { $0.hdr == true }
+    }
+
+    public func isSensorHDROn(cameraID: String) -> Bool { cameraID == self.cameraID && sensorHDROn }
+
+    public func setSensorHDR(_ on: Bool, cameraID: String) throws {
+        guard hasSensorHDR(cameraID: cameraID) else {
+            throw HardwareError(.unsupported, "simulated camera \(cameraID) (\(sensor.model)): the sensor has no HDR mode (wide_dynamic_range)")
+        }
+        guard on != sensorHDROn else { return }
+        sensorHDROn = on
+        sensorHDRSwitches += 1
     }
 }

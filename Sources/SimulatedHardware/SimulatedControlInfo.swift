@@ -12,7 +12,9 @@ public enum SimulatedLibcamera: String, Sendable, CaseIterable {
 
 /// The simulated camera's ControlInfoMap, stream formats and configuration validation, derived
 /// from the sensor description the way libcamera's Raspberry Pi pipeline derives them from the
-/// sensor driver: no HdrMode (its HDR is not simulated yet), LensPosition/AfMode only with AF.
+/// sensor driver: HdrMode (all values, as on a Pi 5) with the fork's controls when the sensor has an
+/// HDR mode, LensPosition/AfMode only with AF. With the sensor's own HDR on (`sensorHDR`), the
+/// sensor has only its HDR modes, as the IMX708 with `wide_dynamic_range` set.
 enum SimulatedControlInfo {
     /// Processed sizes offered besides the sensor modes.
     static let standardSizes = [PixelSize(width: 1920, height: 1080), PixelSize(width: 1280, height: 720),
@@ -48,6 +50,10 @@ enum SimulatedControlInfo {
                 info(ControlName.exposureTimeMode, .int32(0), .int32(1), .int32(0)),
                 info(ControlName.analogueGainMode, .int32(0), .int32(1), .int32(0)),
             ]
+            if sensor.hdr {
+                list.append(info(ControlName.hdrMode, .int32(HdrModeValue.off.rawValue), .int32(HdrModeValue.night.rawValue),
+                                 .int32(HdrModeValue.off.rawValue)))
+            }
         }
         if sensor.afSystem == "phase" || sensor.afSystem == "contrast" {
             let top = sensor.lensPositionMaximumDioptres ?? 0
@@ -66,10 +72,15 @@ enum SimulatedControlInfo {
         PixelFormat("S\(sensor.bayerOrder ?? "RGGB")\(mode.bitDepth)")
     }
 
-    static func streamFormats(sensor: SensorDescription, role: StreamRole) -> [StreamFormat] {
+    /// The modes the sensor offers: its HDR modes alone with the sensor's HDR on, else the rest.
+    static func modes(_ sensor: SensorDescription, sensorHDR: Bool) -> [SensorDescription.Mode] {
+        sensor.modes.filter { ($0.hdr == true) == sensorHDR }
+    }
+
+    static func streamFormats(sensor: SensorDescription, role: StreamRole, sensorHDR: Bool = false) -> [StreamFormat] {
         if role == .raw {
             var byFormat: [PixelFormat: [PixelSize]] = [:]
-            for mode in sensor.modes { byFormat[rawFormat(sensor: sensor, mode: mode), default: []].append(mode.size) }
+            for mode in modes(sensor, sensorHDR: sensorHDR) { byFormat[rawFormat(sensor: sensor, mode: mode), default: []].append(mode.size) }
             return byFormat.keys.sorted { $0.rawValue < $1.rawValue }.map { StreamFormat(pixelFormat: $0, sizes: unique(byFormat[$0] ?? [])) }
         }
         let sizes = unique(sensor.modes.map(\.size) + standardSizes.filter {
@@ -87,11 +98,12 @@ enum SimulatedControlInfo {
     /// mode's raw format), sizes are clamped to 64×64…pixel array and made even, a raw size snaps to
     /// the nearest mode. Picks the mode: the raw stream's, else the smallest (fastest on ties) mode
     /// covering the largest output, else the full mode.
-    static func validate(_ requested: [StreamConfiguration], sensor: SensorDescription)
+    static func validate(_ requested: [StreamConfiguration], sensor: SensorDescription, sensorHDR: Bool = false)
         -> (ConfigurationStatus, [StreamConfiguration], SensorDescription.Mode) {
+        let offered = modes(sensor, sensorHDR: sensorHDR)
         var status = ConfigurationStatus.valid
         var out: [StreamConfiguration] = []
-        let full = sensor.modes.max { $0.size.area < $1.size.area }
+        let full = offered.max { $0.size.area < $1.size.area }
             ?? SensorDescription.Mode(width: sensor.pixelArray.width, height: sensor.pixelArray.height, bitDepth: sensor.bitDepth,
                                       readout: "full", crop: PixelRect(x: 0, y: 0, width: sensor.pixelArray.width,
                                                                        height: sensor.pixelArray.height),
@@ -99,7 +111,7 @@ enum SimulatedControlInfo {
         var rawMode: SensorDescription.Mode?
         for var stream in requested {
             if stream.role == .raw {
-                let mode = sensor.modes.filter { $0.hdr != true }.min {
+                let mode = offered.min {
                     abs($0.size.area - stream.size.area) < abs($1.size.area - stream.size.area)
                 } ?? full
                 let format = rawFormat(sensor: sensor, mode: mode)
@@ -124,7 +136,7 @@ enum SimulatedControlInfo {
         }
         if let rawMode { return (status, out, rawMode) }
         let largest = out.max { $0.size.area < $1.size.area }?.size ?? full.size
-        let covering = sensor.modes.filter { $0.hdr != true && $0.width >= largest.width && $0.height >= largest.height }
+        let covering = offered.filter { $0.width >= largest.width && $0.height >= largest.height }
         let mode = covering.min { ($0.size.area, -$0.maximumFps) < ($1.size.area, -$1.maximumFps) } ?? full
         return (status, out, mode)
     }

@@ -26,9 +26,30 @@ final class SimulatedFrameRenderer {
     private let colour: SimulatedColourResponse
     private lazy var noise = NoiseTable(seed: 0x5EED_0F_7AB1E)
     private let encoding = FramePasses.Encoding(matrix: SimulatedColourResponse.colourCorrectionMatrix.map(Float.init))
+    /// HDR's encoding: the extended range rolled off into 0…1 before the sRGB curve.
+    private lazy var hdrEncoding = FramePasses.Encoding(matrix: SimulatedColourResponse.colourCorrectionMatrix.map(Float.init),
+                                                       toneMap: { Self.hdrToneMap(Self.hdrRange * $0) })
+
+    /// Video HDR (the sensor's HDR mode, or HdrMode MultiExposure/SingleExposure/Night) as modelled:
+    /// processed frames keep `hdrRange` times the plain exposure's highlight range before clipping
+    /// (2 stops: the chart's white stays unclipped 2 stops over the exposure that clips it), roll it
+    /// off with `hdrToneMap`, and have half the read noise (−6 dB in the shadows, where read noise
+    /// dominates), as the long exposure of a merged pair collects more light. Raw frames are the
+    /// plain exposure.
+    static let hdrRange = 4.0
+    static let hdrReadNoiseFactor: Float = 0.5
+
+    /// Extended Reinhard: linear L (0…`hdrRange`) to 0…1, slope 1 at black, `hdrRange` to 1. Mid
+    /// grey (0.18) comes out at 0.154.
+    static func hdrToneMap(_ linear: Double) -> Double {
+        let l = max(linear, 0)
+        return min(l * (1 + l / (hdrRange * hdrRange)) / (1 + l), 1)
+    }
     private var sharp: [SharpKey: ScenePlanes] = [:]
     private var blurred: [BlurKey: ScenePlanes] = [:]
-    private struct SharpKey: Hashable { var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind }
+    private struct SharpKey: Hashable {
+        var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind; var lighting: TestChart.Lighting
+    }
     private struct BlurKey: Hashable { var sharp: SharpKey; var steps: Int }
     /// Cached entries kept per kind, oldest dropped first.
     private static let cacheLimit = 4
@@ -92,6 +113,8 @@ final class SimulatedFrameRenderer {
         var defocusPixels: Double
         var motion: Motion
         var bitDepth: Int
+        /// Video HDR: processed streams keep the extended highlight range (`hdrRange`).
+        var hdr = false
     }
 
     /// The frame's buffer.
@@ -99,12 +122,13 @@ final class SimulatedFrameRenderer {
         let isRaw = r.format.isBayer
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
-        var planes = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, defocusPixels: r.defocusPixels / scale)
+        var planes = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
+                                  defocusPixels: r.defocusPixels / scale)
         let moved = applyMotion(&planes, r.motion, focalLengthPixels: focalLengthPixels(sensorPixelsPerOutputPixel: scale))
         // Motion's planes are this frame's own: their memory serves the next frame's motion.
         defer { if moved { recycle(&planes.values) } }
         let streamScale = Double(crop.width) / Double(max(r.streamSize.width, 1))
-        let exposure = frameExposure(r, noiseAveraging: max(streamScale, 1))
+        var exposure = frameExposure(r, noiseAveraging: max(streamScale, 1))
         if isRaw {
             let white = Float((1 << r.bitDepth) - 1)
             let black = Float((sensor.blackLevel16 ?? 0) >> (16 - r.bitDepth))
@@ -118,8 +142,17 @@ final class SimulatedFrameRenderer {
         }
         let f = r.frame, m = SimulatedColourResponse.colourCorrectionMatrix.map(Float.init)
         func row(_ k: Int) -> SIMD3<Float> { SIMD3(m[3 * k], m[3 * k + 1], m[3 * k + 2]) }
+        if r.hdr {
+            // In units of the HDR range: levels and σ scale by 1/range, and so does the clip point's
+            // place in the scene; the encoding maps the range back with the roll-off.
+            let range = Float(Self.hdrRange)
+            exposure.channelScale /= range
+            exposure.sigmaScale /= range
+            exposure.electronsPerUnit *= range
+            exposure.readVariance *= Self.hdrReadNoiseFactor * Self.hdrReadNoiseFactor
+        }
         let isp = FramePasses.ISP(gains: SIMD3(Float(f.redGain * f.digitalGain), Float(f.digitalGain), Float(f.blueGain * f.digitalGain)),
-                                  matrix: (row(0), row(1), row(2)), encoding: encoding)
+                                  matrix: (row(0), row(1), row(2)), encoding: r.hdr ? hdrEncoding : encoding)
         return pool.frame(format: format, size: r.size, stride: packer.stride, byteCount: packer.byteCount) { memory in
             FramePasses.processed(planes, exposure: exposure, isp: isp, noise: noise, rng: &rng, packer: &packer, into: memory)
         }
@@ -127,9 +160,10 @@ final class SimulatedFrameRenderer {
 
     /// Samples the chart for a stream ahead of its first frame (the costly part of a new
     /// configuration), so the first frames are as quick as the rest.
-    func prepare(format: PixelFormat, size: PixelSize, crop: PixelRect) {
+    func prepare(format: PixelFormat, size: PixelSize, crop: PixelRect, lighting: TestChart.Lighting) {
         let isRaw = format.isBayer
-        _ = cachedPlanes(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb, defocusPixels: 0)
+        _ = cachedPlanes(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb,
+                         lighting: lighting, defocusPixels: 0)
     }
 
     /// Focal length in output pixels.
@@ -154,14 +188,15 @@ final class SimulatedFrameRenderer {
     }
 
     /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in steps).
-    private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, defocusPixels: Double) -> ScenePlanes {
-        // The chart never changes; exposure and the light's colour apply per frame.
-        let key = SharpKey(crop: crop, size: size, kind: kind)
+    private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, lighting: TestChart.Lighting,
+                              defocusPixels: Double) -> ScenePlanes {
+        // The chart changes only with its lighting; exposure and the light's colour apply per frame.
+        let key = SharpKey(crop: crop, size: size, kind: kind, lighting: lighting)
         let base: ScenePlanes
         if let cached = sharp[key] {
             base = cached
         } else {
-            base = ScenePlanes.sample(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa)
+            base = ScenePlanes.sample(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa, lighting: lighting)
             remember(key, base, in: &sharp, order: &sharpOrder)
         }
         let steps = Int((defocusPixels / Self.blurStepPixels).rounded())

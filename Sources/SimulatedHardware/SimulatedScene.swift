@@ -13,12 +13,15 @@ public struct SimulatedScene: Hashable, Sendable {
     public var illuminantKelvin: Double
     /// Distance from the lens to the chart, metres (focus target).
     public var subjectDistanceMetres: Double
+    /// How the chart is lit (`TestChart.Lighting`): evenly, or backlit (a high-contrast scene).
+    public var lighting: TestChart.Lighting
 
     public init(greyLuminanceCandelasPerSquareMetre: Double = 40, illuminantKelvin: Double = 5000,
-                subjectDistanceMetres: Double = 0.5) {
+                subjectDistanceMetres: Double = 0.5, lighting: TestChart.Lighting = .even) {
         self.greyLuminanceCandelasPerSquareMetre = greyLuminanceCandelasPerSquareMetre
         self.illuminantKelvin = illuminantKelvin
         self.subjectDistanceMetres = subjectDistanceMetres
+        self.lighting = lighting
     }
 
     /// Subject distance as lens power, dioptres (libcamera's LensPosition unit).

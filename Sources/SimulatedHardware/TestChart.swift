@@ -16,7 +16,7 @@ import Foundation
 ///
 /// Colours are linear sRGB (D65-adapted) reflectances; `SimulatedColourResponse` turns them into
 /// the sensor's channels under the scene light.
-enum TestChart {
+public enum TestChart {
     /// Width of the chart in chart units (its height is 1).
     static let aspect = 16.0 / 9.0
     /// Reflectance of the board around the targets (chosen so the whole chart averages 18 % grey).
@@ -76,6 +76,23 @@ enum TestChart {
         let pitch = patchSize + patchGap
         return (checkerOrigin.x + Double(index % 6) * pitch + patchSize / 2,
                 checkerOrigin.y + Double(index / 6) * pitch + patchSize / 2)
+    }
+
+    /// How the chart is lit. `backlit` is a high-contrast scene for video HDR: right of
+    /// `windowLeft` the chart is a window `windowRadiance` times as bright as a white diffuser
+    /// (clipped by a plain exposure metered for the grey, within HDR's range), and left of
+    /// `shadowRight` it lies in a shadow of `shadowFactor` of the light (crushed to black in 8 bits).
+    /// About a third of the frame each, and a quarter each of the 120 fps modes' centre crop.
+    public enum Lighting: String, Hashable, Sendable, CaseIterable {
+        case even, backlit
+    }
+    static let windowRadiance = 3.0, shadowFactor = 0.01, windowLeft = 1.2, shadowRight = 0.55
+
+    /// Linear sRGB radiance at a chart point under `lighting`, relative to a white diffuser.
+    static func colour(x: Double, y: Double, lighting: Lighting) -> SIMD3<Double> {
+        guard lighting == .backlit else { return colour(x: x, y: y) }
+        if x >= windowLeft { return SIMD3(repeating: windowRadiance) }
+        return x < shadowRight ? colour(x: x, y: y) * shadowFactor : colour(x: x, y: y)
     }
 
     /// Linear sRGB radiance at a chart point, relative to a white diffuser (highlight above 1).

@@ -55,6 +55,16 @@ public enum BoardFactory {
         }
 
         let cameraProvider = try makeCameraProvider(board: board, sensors: sensors, loop: loop, motion: motion)
+        if let sim = cameraProvider as? SimulatedCameraProvider {
+            simulation.setLighting = { name in
+                guard let lighting = TestChart.Lighting(rawValue: name) else {
+                    throw HardwareError(.invalidArgument, "scene \(name): use \(TestChart.Lighting.allCases.map(\.rawValue).joined(separator: " or "))")
+                }
+                sim.scene.lighting = lighting
+                sim.openedCamera?.scene.lighting = lighting
+                return name
+            }
+        }
 
         var shutter: (any GPIOInputLine)?
         var halfPress: (any GPIOInputLine)?
@@ -94,7 +104,7 @@ public enum BoardFactory {
 
         return BoardDevices(board: board, cameraProvider: cameraProvider, sensors: sensors, imu: imu,
                             shutter: shutter, halfPress: halfPress, led: led, display: display, storage: storage,
-                            notes: notes, simulation: simulation.setMotion == nil && simulation.button == nil ? nil : simulation)
+                            notes: notes, simulation: simulation.isEmpty ? nil : simulation)
     }
 
     /// The camera manager for the board's camera backend (started, for libcamera).

@@ -35,7 +35,13 @@ public struct SimulationHooks {
     public var setMotion: ((String, Double?) throws -> String)?
     /// `button press`, `button hold <ms>`, `button half`.
     public var button: ((String, Duration?) throws -> Void)?
-    public init(setMotion: ((String, Double?) throws -> String)? = nil, button: ((String, Duration?) throws -> Void)? = nil) {
-        self.setMotion = setMotion; self.button = button
+    /// `sim scene even|backlit`: how the simulated chart is lit.
+    public var setLighting: ((String) throws -> String)?
+    public init(setMotion: ((String, Double?) throws -> String)? = nil, button: ((String, Duration?) throws -> Void)? = nil,
+                setLighting: ((String) throws -> String)? = nil) {
+        self.setMotion = setMotion; self.button = button; self.setLighting = setLighting
     }
+
+    /// True when there is nothing to simulate.
+    public var isEmpty: Bool { setMotion == nil && button == nil && setLighting == nil }
 }

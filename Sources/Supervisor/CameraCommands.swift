@@ -56,6 +56,7 @@ extension Supervisor {
         if let af = frame.autofocusState { fields.append(("af", af.rawValue)) }
         if let g = frame.colourGains { fields.append(("wb", ValueParser.formatNumber(g.red) + "," + ValueParser.formatNumber(g.blue))) }
         if let offset = camera.exposureTargetOffsetEV { fields.append(("ev.offset", ValueParser.formatNumber(offset))) }
+        if camera.activeFormat.format.videoHDR.isSupported { fields.append(("video.hdr", videoHDR.activeDescription + " frame=" + frame.hdrLabel)) }
         return fields
     }
 }

@@ -34,3 +34,44 @@ extension Supervisor {
         broadcast(ConsoleEvent("camera.state", [("state", "streaming"), ("format", camera?.activeFormat.format.label ?? "")]))
     }
 }
+
+extension Supervisor {
+    /// Video HDR's events: a change in force, a deferral, or the camera reopened for the sensor's
+    /// HDR (stop, switch `wide_dynamic_range`, open, start with the same settings; the console
+    /// hears `camera.state state=restarting`, then `streaming`).
+    func videoHDREvent(_ event: VideoHDRService.Event) {
+        switch event {
+        case .changed(let kind):
+            broadcast(ConsoleEvent("video.hdr", [("active", kind == nil ? "off" : "on"), ("kind", kind?.description ?? "none")]))
+        case .deferred(let reason):
+            broadcast(ConsoleEvent("video.hdr", [("deferred", reason)]))
+        case .restartCamera(let on):
+            // Not inside the frame handler or the `set` that asked: on the loop's next turn.
+            let bound = self.bound
+            loop.execute { bound.value.reopenCamera(sensorHDR: on) }
+        }
+    }
+
+    private func reopenCamera(sensorHDR on: Bool) {
+        guard let old = camera, let switcher = devices.cameraProvider as? SensorHDRSwitch else { return }
+        let id = old.device.info.id, model = old.device.info.model
+        let reason = "sensor HDR \(on ? "on" : "off")"
+        broadcast(ConsoleEvent("camera.state", [("state", "restarting"), ("reason", reason)]))
+        old.onDisconnect = nil
+        old.onStreamingError = nil
+        old.stopStreaming()
+        camera = nil
+        do {
+            try switcher.setSensorHDR(on, cameraID: id)
+            try startCamera(try devices.cameraProvider.open(id: id))
+        } catch {
+            log.error("camera \(model): reopening for \(reason) failed: \(error)")
+            broadcast(ConsoleEvent("camera.state", [("state", "stopped"), ("reason", "reopening for \(reason) failed: \(error)")]))
+            watchForCameraReturn()
+            return
+        }
+        log.notice("camera \(model) reopened for \(reason)")
+        broadcast(ConsoleEvent("camera.state", [("state", "streaming"), ("format", camera?.activeFormat.format.label ?? ""), ("hdr", reason)]))
+        broadcast(ConsoleEvent("video.hdr", [("active", on ? "on" : "off"), ("kind", on ? "sensor" : "none")]))
+    }
+}

@@ -31,7 +31,8 @@ extension Supervisor {
         if key == "format", let id = recorder?.recordingID {
             throw ConsoleError(.busy, "recording \(id): change the format after record stop")
         }
-        if key.hasPrefix("video.") { try applyVideoSettings(TypedSettings(proposed).video) }
+        // video.hdr is the camera's (it may switch during a recording); the rest are the recorder's.
+        if key.hasPrefix("video."), key != "video.hdr" { try applyVideoSettings(TypedSettings(proposed).video) }
         try applyToCamera(changedKeys: Set(changed.map(\.0)), settings: proposed)
         settings = proposed
         // The recording's rate is capped by the format's: a new format re-arms a pre-record.
@@ -82,7 +83,9 @@ extension Supervisor {
                 }
                 stabilization?.formatChanged(camera.activeFormat)
                 videoStabilizationChanged()
+                videoHDR.formatChanged()
             }
+            if changedKeys.contains("video.hdr") { try videoHDR.setPreference(s.videoHDR) }
             if !zoomFirst, let zoom = newZoom { try camera.setZoom(zoom) }
             if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
                 try camera.setExposure(exposureMode(s))
@@ -145,6 +148,7 @@ extension Supervisor {
     /// The value the camera actually uses now, where it can differ from the setting (auto modes).
     func activeValue(for key: String) -> String? {
         if key == "stabilization.video" { return stabilization?.video.active.rawValue }
+        if key == "video.hdr" { return videoHDR.activeDescription }
         guard let frame = camera?.latest else { return nil }
         switch key {
         case "exposure.duration": return frame.exposureDurationMicroseconds.map { ValueParser.formatShutter(.microseconds($0)) } ?? "unreported"

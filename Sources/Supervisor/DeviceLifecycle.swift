@@ -53,12 +53,16 @@ extension Supervisor {
         let sensor = devices.sensors[device.info.model.lowercased()]
             ?? SensorDatabase(Array(devices.sensors.values)).describe(device)
         let controller: CameraController
+        let sensorHDR = devices.cameraProvider as? SensorHDRSwitch
         do {
-            controller = try CameraController(device: device, sensor: sensor, loop: loop)
+            controller = try CameraController(device: device, sensor: sensor, loop: loop,
+                                              sensorHDRSwitchable: sensorHDR?.hasSensorHDR(cameraID: device.info.id) ?? false,
+                                              sensorHDROn: sensorHDR?.isSensorHDROn(cameraID: device.info.id) ?? false)
         } catch {
             throw StartupError("camera \(device.info.model): \(error)")
         }
         camera = controller
+        videoHDR.attach(controller)   // and video HDR switches it, once its settings are in
         captureService?.camera = controller  // wiring: captures drive this camera
         recorder?.camera = controller        // and recording takes its frames
         let bound = self.bound
@@ -106,6 +110,7 @@ extension Supervisor {
                 settings[key] = SettingsSchema.definition(key)?.defaultValue
             }
         }
+        videoHDR.cameraStarted()
         do {
             try controller.startStreaming()
         } catch {
@@ -132,6 +137,7 @@ extension Supervisor {
     func streamingFrameCompleted(_ completed: CompletedRequest, _ frame: FrameState) {
         captureService?.frameArrived()
         stabilizeVideo(frameTime: frame.sensorTimestamp)
+        videoHDR.frameArrived(completed)
         showOnViewfinder(completed, frame)
     }
 

@@ -166,6 +166,7 @@ public enum SettingsSchema {
         .init(key: "video.prerecord", kind: .number(0...60, unit: "s"), summary: "seconds of video kept before record start", defaultValue: "0"),
         .init(key: "video.split", kind: .number(0...1440, unit: "min"), summary: "minutes per file, 0 = one file", defaultValue: "0"),
         .init(key: "video.slowmotion", kind: .onOff, summary: "high-frame-rate video plays back at video.playback-fps", defaultValue: "off"),
+        .init(key: "video.hdr", kind: .choice(["auto", "on", "off"]), summary: "video HDR: auto (the scene decides), on or off (formats' hdr column)", defaultValue: "auto"),
         .init(key: "video.playback-fps", kind: .number(1...240, unit: "fps"), summary: "playback rate of slow motion", defaultValue: "30"),
     ]
 

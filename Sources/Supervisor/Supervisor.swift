@@ -59,6 +59,8 @@ public final class Supervisor {
     var captureService: CaptureService?
     /// Video recording (see Recording/).
     var recorder: VideoRecorder?
+    /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
+    let videoHDR = VideoHDRService()
     private var madeStateWriter: StateWriter?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
@@ -81,6 +83,8 @@ public final class Supervisor {
         registerCaptureCommands()
         registerIMUCommands()
         registerRecordingCommands()
+        let bound = self.bound
+        videoHDR.onEvent = { event in bound.value.videoHDREvent(event) }
     }
 
     /// A handle for callbacks from other threads.

@@ -1,3 +1,4 @@
+import Camera
 import Console
 import Video
 
@@ -29,6 +30,8 @@ struct TypedSettings: Equatable {
     var displayPeaking: Bool
     /// The `video.*` settings, except the encoder (the board's) and the rate cap (the format's).
     var video: VideoSettings
+    /// `video.hdr`: a camera setting (VideoHDRService), not the recorder's.
+    var videoHDR: VideoHDRPolicy.Preference
 
     /// Parses canonical settings (the schema has checked each value); a value that does not parse
     /// (never expected) takes the key's default.
@@ -64,6 +67,7 @@ struct TypedSettings: Equatable {
         video.slowMotion = text("video.slowmotion") == "on"
         video.playbackFramesPerSecond = parsed("video.playback-fps", { t throws(ConsoleError) in try Self.number(t) }, 30)
         self.video = video
+        videoHDR = VideoHDRPolicy.Preference(rawValue: text("video.hdr")) ?? .auto
     }
 
     private static func number(_ text: String) throws(ConsoleError) -> Double {
@@ -78,6 +82,6 @@ struct TypedSettings: Equatable {
             && a.whiteBalanceMode == b.whiteBalanceMode && a.whiteBalanceGains == b.whiteBalanceGains
             && a.whiteBalanceKelvin == b.whiteBalanceKelvin && a.whiteBalanceTint == b.whiteBalanceTint
             && a.captureFormat == b.captureFormat && a.displayZebra == b.displayZebra && a.displayPeaking == b.displayPeaking
-            && a.video == b.video
+            && a.video == b.video && a.videoHDR == b.videoHDR
     }
 }

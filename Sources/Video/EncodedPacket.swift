@@ -5,9 +5,12 @@ public struct FrameExposure: Sendable, Equatable, Codable {
     public var exposureTimeMicroseconds: Double?
     public var analogueGain: Double?
     public var colourTemperatureKelvin: Double?
-    public init(exposureTimeMicroseconds: Double? = nil, analogueGain: Double? = nil, colourTemperatureKelvin: Double? = nil) {
+    /// The frame's video HDR (`videoHDRLabel`): "off", "sensor" or the HdrMode's name.
+    public var hdr: String
+    public init(exposureTimeMicroseconds: Double? = nil, analogueGain: Double? = nil, colourTemperatureKelvin: Double? = nil,
+                hdr: String = "off") {
         self.exposureTimeMicroseconds = exposureTimeMicroseconds; self.analogueGain = analogueGain
-        self.colourTemperatureKelvin = colourTemperatureKelvin
+        self.colourTemperatureKelvin = colourTemperatureKelvin; self.hdr = hdr
     }
 }
 

@@ -175,13 +175,15 @@ public final class RecordingService: @unchecked Sendable {
         return frame
     }
 
-    /// FrameWallClock, and ExposureTime, AnalogueGain and ColourTemperature, from a request's metadata.
+    /// FrameWallClock, and ExposureTime, AnalogueGain, ColourTemperature and HdrMode, from a request's
+    /// metadata (the sensor's own HDR is the recording's, `VideoCaptureState.hdr`).
     private static func metadata(of request: CompletedRequest) -> (wallClock: Int64?, exposure: FrameExposure) {
         let m = request.metadata
         return (m[ControlName.frameWallClock]?.int64Value,
                 FrameExposure(exposureTimeMicroseconds: m[ControlName.exposureTime]?.doubleValue,
                               analogueGain: m[ControlName.analogueGain]?.doubleValue,
-                              colourTemperatureKelvin: m[ControlName.colourTemperature]?.doubleValue))
+                              colourTemperatureKelvin: m[ControlName.colourTemperature]?.doubleValue,
+                              hdr: videoHDRLabel(metadata: m, sensorHDR: false)))
     }
 
     /// IMU samples (camera frame, CLOCK_MONOTONIC) for the Gyroflow logs; never blocks.

@@ -39,6 +39,7 @@ final class VideoFileWriter {
     private var timecodes = "# timecode format v2\n"
     private var gyroLog: GyroLogFile?
     private var exposureTime = RangeAccumulator(), iso = RangeAccumulator(), colourTemperature = RangeAccumulator()
+    private var hdrRuns: [VideoHDRRun] = []
 
     var bytesWritten: Int64 { muxer.bytesWritten }
 
@@ -72,6 +73,12 @@ final class VideoFileWriter {
         exposureTime.add(packet.frame.exposure?.exposureTimeMicroseconds)
         iso.add(packet.frame.exposure?.analogueGain.map { $0 * 100 })
         colourTemperature.add(packet.frame.exposure?.colourTemperatureKelvin)
+        let hdr = request.capture.hdr == "sensor" ? "sensor" : packet.frame.exposure?.hdr ?? "off"
+        if let lastRun = hdrRuns.indices.last, hdrRuns[lastRun].hdr == hdr {
+            hdrRuns[lastRun].frames += 1
+        } else {
+            hdrRuns.append(VideoHDRRun(firstFrame: framesWritten - 1, firstSequence: packet.frame.sequence, frames: 1, hdr: hdr))
+        }
     }
 
     func recordDropped(_ frames: [DroppedFrame]) { dropped += frames }
@@ -133,6 +140,7 @@ final class VideoFileWriter {
             droppedFrames: dropped, capture: request.capture,
             exposure: VideoSidecar.Exposure(exposureTimeMicroseconds: exposureTime.range, iso: iso.range,
                                             colourTemperatureKelvin: colourTemperature.range),
+            hdrFrames: hdrRuns,
             timecodesFile: "\(stem).timecodes.txt", gyroLogFile: gyroLog, stills: stills,
             status: error == nil ? "complete" : "stopped", error: error?.message)
     }

@@ -5,7 +5,8 @@ public struct VideoCaptureState: Sendable, Equatable, Codable {
     /// The stabilization mode asked for, and the one applied ("off", "standard", "cinematic").
     public var stabilizationPreferred: String
     public var stabilizationActive: String
-    /// "off", or the HDR mode in use.
+    /// Video HDR when the recording started: "off", "sensor" (the sensor's own HDR mode, which
+    /// cannot change during a recording), or the HdrMode's name. Each frame's is in `hdrFrames`.
     public var hdr: String
     public init(stabilizationPreferred: String = "off", stabilizationActive: String = "off", hdr: String = "off") {
         self.stabilizationPreferred = stabilizationPreferred; self.stabilizationActive = stabilizationActive; self.hdr = hdr
@@ -24,6 +25,16 @@ public struct VideoStill: Sendable, Equatable, Codable {
         self.bracketID = bracketID; self.frame = frame; self.sequence = sequence
         self.sensorTimestampNanoseconds = sensorTimestampNanoseconds
     }
+}
+
+/// A run of frames of a file with the same video HDR state, from each frame's metadata.
+public struct VideoHDRRun: Sendable, Equatable, Codable {
+    /// The run's first frame, 0-based within the file, and its camera sequence.
+    public var firstFrame: Int
+    public var firstSequence: UInt64
+    public var frames: Int
+    /// "off", "sensor", or the HdrMode's name (with the channel of an unmerged sequence).
+    public var hdr: String
 }
 
 /// Minimum, maximum and mean of one value over a file's frames.
@@ -74,6 +85,8 @@ public struct VideoSidecar: Sendable, Equatable, Codable {
     public var droppedFrames: [DroppedFrame]
     public var capture: VideoCaptureState
     public var exposure: Exposure
+    /// Each frame's video HDR, as runs of frames in the same state.
+    public var hdrFrames: [VideoHDRRun]
     /// The mkvmerge timecode v2 file (one PTS in ms per frame) and the Gyroflow log beside it.
     public var timecodesFile: String
     public var gyroLogFile: String?

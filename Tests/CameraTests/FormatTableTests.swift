@@ -44,31 +44,55 @@ func imx708Formats() throws -> [CameraFormat] {
     #expect(hd.isBinned)
     #expect(abs(hd.upscaleStartZoom - 1.2) < 1e-9)
     #expect(hd.stabilizationModes == [.off, .standard, .cinematic, .auto])
-    #expect(hd.videoHDR == .needsHdrModeControl)  // the simulated camera, like libcamera 0.0.3, has no HdrMode
+    // The simulated camera lists HdrMode as a Pi 5 does; the rig's controller has no SensorHDRSwitch.
+    #expect(hd.videoHDR == VideoHDRSupport(sensor: false, hdrModes: [.multiExposureUnmerged, .multiExposure, .singleExposure, .night]))
     #expect(hd.maximumZoom == 16)
     let crop = try #require(formats.first { $0.label == "1536x864@120" })
     #expect(crop.stabilizationModes == [.off])  // mode size = output: no headroom
-    #expect(crop.videoHDR == .none)
+    #expect(crop.videoHDR.videoHdrMode == .multiExposure)  // HdrMode is the ISP's: every mode has it
     #expect((crop.horizontalFieldOfViewDegrees ?? 0) < (hd.horizontalFieldOfViewDegrees ?? 0))
 }
 
-/// Where the camera lists HdrMode (libcamera 0.2+ with an HDR sensor), the HDR modes' sizes are
-/// supported and the table's `hdr` column says "yes"; sizes without an HDR mode stay "no".
-@Test func hdrIsSupportedWhereTheCameraListsHdrMode() throws {
-    let rig = try Rig()
-    var listed = rig.camera.controlInfo
-    #expect(listed[ControlName.hdrMode] == nil)
-    listed[ControlName.hdrMode] = ControlInfo(name: ControlName.hdrMode, minimum: .int32(0), maximum: .int32(4),
-                                              defaultValue: .int32(0))
-    let formats = FormatTable.formats(sensor: try sensor("imx708"), controlInfo: listed)
+/// The `hdr` column names each kind of video HDR a format has: the sensor's own HDR mode where its
+/// size is the format's mode size and the manager can switch it, and the HdrMode values the camera
+/// lists (libcamera describes the control by its values: Off…Night on a Pi 5). Without either: "no".
+@Test func hdrColumnNamesTheSensorModeAndTheListedHdrModes() throws {
+    let imx708 = try sensor("imx708")
+    let rig = try Rig(libcamera: .debian0_0_3)
+    let listed = rig.camera.controlInfo
+    #expect(listed[ControlName.hdrMode] == nil)  // 0.0.3 has no HdrMode
+    let plain = FormatTable.formats(sensor: imx708, controlInfo: listed)
+    #expect(plain.allSatisfy { $0.videoHDR == .none && $0.videoHDR.label == "no" && !$0.videoHDR.isSupported })
+
+    // The sensor's HDR mode is 2304x1296: formats on that mode have it, the 120 fps crop and the full mode do not.
+    let switchable = FormatTable.formats(sensor: imx708, controlInfo: listed, sensorHDRSwitchable: true)
+    #expect(switchable.map(\.videoHDR.label) == ["no", "sensor", "no", "sensor", "sensor", "no"])
+    #expect(switchable.first { $0.label == "1920x1080@56" }?.videoHDR.preferredKind == .sensor)
+
+    // A Pi 4's listing of only MultiExposureUnmerged gives no HdrMode for video: the sensor's mode is used.
+    var pi4 = listed
+    pi4[ControlName.hdrMode] = ControlInfo(name: ControlName.hdrMode, minimum: .int32(0), maximum: .int32(1), defaultValue: .int32(0))
+    let pi4Formats = FormatTable.formats(sensor: imx708, controlInfo: pi4, sensorHDRSwitchable: true)
+    let pi4HD = try #require(pi4Formats.first { $0.label == "1920x1080@56" })
+    #expect(pi4HD.videoHDR.label == "sensor,MultiExposureUnmerged")
+    #expect(pi4HD.videoHDR.preferredKind == .sensor)
+    #expect(try #require(pi4Formats.first { $0.label == "1536x864@120" }).videoHDR.isSupported == false)
+
+    // All of HdrMode's values (a Pi 5): MultiExposure for video, without a restart.
+    var pi5 = listed
+    pi5[ControlName.hdrMode] = ControlInfo(name: ControlName.hdrMode, minimum: .int32(0), maximum: .int32(4), defaultValue: .int32(0))
+    let formats = FormatTable.formats(sensor: imx708, controlInfo: pi5, sensorHDRSwitchable: true)
     let hd = try #require(formats.first { $0.label == "1920x1080@56" })
-    #expect(hd.videoHDR == .supported)
-    #expect(try #require(formats.first { $0.label == "1536x864@120" }).videoHDR == .none)
+    #expect(hd.videoHDR.preferredKind == .hdrMode(.multiExposure))
     let lines = FormatTable.renderText(formats).split(separator: "\n")
     let hdrRange = try #require(lines[0].range(of: "hdr"))
     let offset = lines[0].distance(from: lines[0].startIndex, to: hdrRange.lowerBound)
     let row = try #require(lines.dropFirst().first { $0.contains("1920x1080") && $0.contains("-56") })
-    #expect(row.dropFirst(offset).hasPrefix("yes"))
+    #expect(row.dropFirst(offset).hasPrefix("sensor,MultiExposureUnmerged,MultiExposure,SingleExposure,Night"))
+    // JSON names the values.
+    let json = try FormatTable.renderJSON([hd])
+    #expect(json.contains("\"MultiExposure\""))
+    #expect(try JSONDecoder().decode([CameraFormat].self, from: Data(json.utf8)) == [hd])
 }
 
 /// One AF rule for the table and the controller: AfMode listed means the sensor's AF system,

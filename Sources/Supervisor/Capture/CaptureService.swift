@@ -305,7 +305,7 @@ final class CaptureService {
         onFrameKept(current.id ?? "?", index + 1, frame.request)
         let run = LoopBound(current, loop: loop)
         writer(for: camera).add(frame.request, requested: requested, index: index, clamped: frame.isClamped,
-                   stabilization: stabilization) { result in bound.value.written(result, index: index, total: total, in: run.value) }
+                   stabilization: stabilization, sensorHDR: camera.sensorHDROn) { result in bound.value.written(result, index: index, total: total, in: run.value) }
     }
 
     private func written(_ result: Result<FrameRecord?, MediaError>, index: Int, total: Int, in current: Running) {

@@ -57,7 +57,8 @@ final class FrameWriter: @unchecked Sendable {
     /// Saves one frame of the current bracket. `done` gets its record, nil when no bracket is open
     /// (it was refused or already failed), or the error (the bracket is then failed).
     func add(_ frame: CompletedRequest, requested: FrameSettings, index: Int, clamped: Bool,
-             stabilization: StabilizationRecord, then done: @escaping @Sendable (Result<FrameRecord?, MediaError>) -> Void) {
+             stabilization: StabilizationRecord, sensorHDR: Bool,
+             then done: @escaping @Sendable (Result<FrameRecord?, MediaError>) -> Void) {
         intake.async {
             let frame = Self.copied(frame)  // the lent buffers go back to the camera here
             self.queue.async {
@@ -65,7 +66,8 @@ final class FrameWriter: @unchecked Sendable {
                 if let recorder = self.recorder, recorder.sidecar.result.status == .inProgress {
                     do {
                         result = .success(try recorder.addFrame(frame, requested: requested, index: index,
-                                                                clampedSettings: clamped, stabilization: stabilization))
+                                                                clampedSettings: clamped, stabilization: stabilization,
+                                                                sensorHDR: sensorHDR))
                     } catch let e as MediaError {
                         if recorder.sidecar.result.status == .inProgress { try? recorder.fail(reason: e.message) }
                         result = .failure(e)

@@ -20,6 +20,7 @@ extension Supervisor {
         recorder.makeStabilizer = { bound.value.makeRecordingStabilizer() }
         recorder.onStabilizerChange = { bound.value.restartVideoStabilization() }
         self.recorder = recorder
+        videoHDR.recorder = recorder  // wiring: the sensor's HDR does not switch during a recording
         commands.add(Command("record", synopsis: "start|stop",
                              summary: "record video (video.* settings) until record stop",
                              detail: ["start: H.264 (or MJPEG) in MP4 or MKV, PTS from each frame's SensorTimestamp,",
@@ -53,7 +54,7 @@ extension Supervisor {
         }
         let capture = VideoCaptureState(stabilizationPreferred: settings["stabilization.video"] ?? "off",
                                         stabilizationActive: stabilization?.video.active.rawValue ?? "off",
-                                        hdr: "off")
+                                        hdr: videoHDR.inForce?.description ?? "off")
         let mapping = try? AxisMapping(devices.board.imu.orientation ?? "XYZ")
         return try recorder.start(capture: capture, axisMapping: devices.imu == nil ? nil : mapping,
                                   readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera))

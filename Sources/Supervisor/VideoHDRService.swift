@@ -1,0 +1,148 @@
+import Camera
+import Console
+import Hardware
+
+/// Video HDR (`video.hdr auto|on|off`), the one owner of its state: the preference and what `auto`
+/// has chosen (`VideoHDRPolicy`, fed a tone measure of every streaming frame), and the switching.
+/// HdrMode goes on the camera's next requests; the sensor's own HDR needs the camera reopened,
+/// which this asks for as an event (`.restartCamera`), and never during a recording. What is in
+/// force is read from the camera itself (`sensorHDROn`, `hdrMode`), never kept twice. Loop-confined.
+final class VideoHDRService {
+    enum Event {
+        /// Video HDR in force changed: its kind, or nil for off.
+        case changed(VideoHDRKind?)
+        /// The sensor's HDR must be switched: reopen the camera with it `on`.
+        case restartCamera(sensorHDR: Bool)
+        /// A switch `auto` wants waits for the end of the recording (the sensor's HDR needs a restart).
+        case deferred(String)
+    }
+
+    /// Where events go (the supervisor's wiring turns them into console events and the restart).
+    var onEvent: ((Event) -> Void)?
+    private(set) var policy = VideoHDRPolicy()
+    /// `video.hdr` as set: a format without HDR turns the policy's `on` back to auto, and a later
+    /// format with HDR takes the setting again.
+    private var requested = VideoHDRPolicy.Preference.auto
+    /// The camera it switches; set on every start of the camera.
+    private weak var camera: CameraController?
+    /// The recorder, asked whether a recording runs (the sensor's HDR cannot switch during one).
+    weak var recorder: VideoRecorder?
+    /// The format the policy's scene history belongs to: a restart for the sensor's HDR keeps it.
+    private var formatLabel: String?
+    /// A restart asked for and not yet done (asked once).
+    private var restartPending = false
+    /// A deferred switch already reported (reported once per recording).
+    private var deferralReported = false
+    /// Between `attach` and `cameraStarted`: the settings are being applied to a new camera, whose
+    /// format is not yet the one asked for, so nothing is decided or switched.
+    private var suspended = false
+
+    /// Luma codes for the tone measure: a plain exposure clips at 250; in HDR the same scene
+    /// light sits `hdrHeadroomStops` lower, about code 191 on the sRGB curve (where a plain
+    /// exposure would have clipped), so `auto` keeps seeing the highlights it switched on for.
+    static let clippedCode: UInt8 = 250, clippedCodeInHDR: UInt8 = 191, crushedCode: UInt8 = 10
+
+    /// What is in force on the camera now.
+    var inForce: VideoHDRKind? {
+        guard let camera else { return nil }
+        if camera.sensorHDROn { return .sensor }
+        return camera.hdrMode.map { .hdrMode($0) }
+    }
+
+    /// A new camera (at start, after a reconnect, or reopened for the sensor's HDR): decisions wait
+    /// until `cameraStarted`, once the settings have selected its format.
+    func attach(_ camera: CameraController) {
+        self.camera = camera
+        restartPending = false
+        suspended = true
+    }
+
+    /// The attached camera has its settings: a new format starts the scene's history again (a
+    /// reopen for the sensor's HDR keeps the format, and so auto's choice).
+    func cameraStarted() {
+        suspended = false
+        formatChanged()
+        if policy.formatHasHDR { try? policy.setPreference(requested) }
+        reconcile()
+    }
+
+    /// The active format changed: a format without HDR drops a forced `on` (said as an event).
+    func formatChanged() {
+        guard let camera, !suspended else { return }
+        let format = camera.activeFormat.format
+        if format.label != formatLabel {
+            formatLabel = format.label
+            policy.formatChanged(hasHDR: format.videoHDR.isSupported)
+            if format.videoHDR.isSupported { try? policy.setPreference(requested) }
+        }
+        reconcile()
+    }
+
+    /// Checks `video.hdr` against the active format and the recording without changing anything.
+    func check(_ preference: VideoHDRPolicy.Preference) throws(ConsoleError) {
+        guard let camera else { return }
+        let support = camera.activeFormat.format.videoHDR
+        if preference == .on && !support.isSupported {
+            throw ConsoleError(.unsupported, "video.hdr on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
+        }
+        let wantsSensor = preference == .on ? support.preferredKind == .sensor
+            : preference == .off ? false : policy.isActive && support.preferredKind == .sensor
+        if wantsSensor != camera.sensorHDROn, let id = recorder?.recordingID {
+            throw ConsoleError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set video.hdr after record stop")
+        }
+    }
+
+    /// Sets the preference (checked with `check` first). While a camera starts the setting is
+    /// only kept: like a format change, a start on a format without HDR keeps HDR off, not the
+    /// camera from starting.
+    func setPreference(_ preference: VideoHDRPolicy.Preference) throws(ConsoleError) {
+        guard !suspended else { requested = preference; return }
+        try check(preference)
+        do throws(CameraError) { try policy.setPreference(preference) } catch {
+            throw ConsoleError(.unsupported, error.message)
+        }
+        requested = preference
+        reconcile()
+    }
+
+    /// Every streaming frame: `auto` measures the scene (processed stream) and switches when its
+    /// choice changes.
+    func frameArrived(_ completed: CompletedRequest) {
+        guard !suspended, policy.preference == .auto, policy.formatHasHDR, let camera,
+              let buffer = completed.buffers[camera.processedRole] else { return }
+        let clipped = inForce == nil ? Self.clippedCode : Self.clippedCodeInHDR
+        guard let measure = FrameAnalysis.toneFractions(buffer, clippedCode: clipped, crushedCode: Self.crushedCode) else { return }
+        if policy.sceneMeasured(measure) || desired != inForce { reconcile() }
+    }
+
+    /// What should be in force: the format's preferred kind while the policy says HDR.
+    private var desired: VideoHDRKind? {
+        guard policy.isActive, let camera else { return nil }
+        return camera.activeFormat.format.videoHDR.preferredKind
+    }
+
+    /// Brings the camera to `desired`: HdrMode at once, the sensor's HDR by a restart.
+    private func reconcile() {
+        guard let camera, !restartPending, !suspended else { return }
+        let want = desired
+        guard want != inForce else { deferralReported = false; return }
+        if (want == .sensor) != camera.sensorHDROn {
+            if let id = recorder?.recordingID {
+                if !deferralReported {
+                    deferralReported = true
+                    onEvent?(.deferred("recording \(id): the sensor's HDR mode switches after record stop"))
+                }
+                return
+            }
+            restartPending = true
+            onEvent?(.restartCamera(sensorHDR: want == .sensor))
+            return
+        }
+        let mode: HdrModeValue? = if case .hdrMode(let m)? = want { m } else { nil }
+        do throws(CameraError) { try camera.setHdrMode(mode) } catch { return }
+        onEvent?(.changed(want))
+    }
+
+    /// `get video.hdr`'s `active=` and `status`: "on (MultiExposure)", "on (sensor)" or "off".
+    var activeDescription: String { inForce.map { "on (\($0))" } ?? "off" }
+}
