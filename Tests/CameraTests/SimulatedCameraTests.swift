@@ -101,7 +101,8 @@ func exposureAndGainTakeEffectAfterTheirDelaysCountedThroughQueuedRequests(model
     #expect(camera.activeMode?.maximumFps == 120.12)
     #expect(camera.configuredControlInfo[ControlName.frameDurationLimits]?.minimum == .int64(8326))
     #expect(try camera.streamFormats(for: .raw).first?.sizes.count == 3)
-    #expect(camera.controlInfo[ControlName.hdrMode] == nil)
+    // HdrMode with all its values, as a Pi 5's IMX708 (the sensor has an HDR mode).
+    #expect(camera.controlInfo[ControlName.hdrMode]?.maximum == .int32(HdrModeValue.night.rawValue))
     #expect(camera.controlInfo[ControlName.lensPosition]?.maximum == .float(15))
 }
 
@@ -110,7 +111,7 @@ func exposureAndGainTakeEffectAfterTheirDelaysCountedThroughQueuedRequests(model
     _ = try camera.configure([StreamConfiguration(role: .viewfinder, pixelFormat: .bgr888, size: PixelSize(width: 640, height: 480))])
     try camera.start(controls: [:])
     #expect(throws: HardwareError.self) {
-        try camera.queueRequest(CaptureRequest(cookie: 1, controls: [ControlName.hdrMode: .int32(1)], roles: []))
+        try camera.queueRequest(CaptureRequest(cookie: 1, controls: ["SyncMode": .int32(1)], roles: []))
     }
     try camera.queueRequest(CaptureRequest(cookie: 2, roles: []))
     try camera.queueRequest(CaptureRequest(cookie: 3, roles: []))
