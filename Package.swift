@@ -73,20 +73,22 @@ let package = Package(
         // Declares every module it imports.
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
-            "Motion", "SimulatedHardware", "Video", "Viewfinder",
+            "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware", "Boards"]),
         .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop"]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware", "ManualLoop"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware", "ManualLoop", "TestSupport"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware", "ManualLoop"], exclude: ["Chart"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG"], exclude: ["Reference"]),
-        // Helpers shared by test targets (ffprobe, a storage with injected faults); tests only.
-        .target(name: "TestSupport", dependencies: ["Hardware", "LinuxHardware"], path: "Tests/TestSupport"),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),
+        // Helpers shared by test targets and benchmarks (ffprobe and other tools, a storage with
+        // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
+        .target(name: "TestSupport", dependencies: ["Hardware", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor"],
+                path: "Tests/TestSupport"),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport"],

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Hardware
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 /// The environment variable that turns `storageWriterChild` on: the directory it writes into.
@@ -117,22 +118,13 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
     /// until the child's temp file exists (a save is under way), kills it, and finds a whole
     /// snapshot. (Checked: with writes in place instead of temp + rename, this test fails.)
     @Test func killNineDuringSavesNeverLeavesATornFile() throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var surviving: [Int] = []
         var killedMidSave = 0  // rounds where the kill left a temp file: it landed inside a save
         for round in 0..<4 {
             let directory = try makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
 
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = ["--testing-library", "swift-testing", "--filter", "storageWriterChild"]
-            var environment = ProcessInfo.processInfo.environment
-            environment[writerDirectoryVariable] = directory
-            child.environment = environment
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
+            let child = try startTestChild(filter: "storageWriterChild", setting: writerDirectoryVariable, to: directory)
 
             // Wait (short polls, 20 s at most) until a few generations are written and the next
             // save's temp file is there, then kill inside that save.
