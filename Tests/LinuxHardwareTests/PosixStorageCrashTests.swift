@@ -35,11 +35,8 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
     /// new one, never a mix, and the temp file a killed writer leaves is hidden and cleaned up.
     @Test func crashAfterEveryCallLeavesOldOrNewNeverTorn() throws {
         // The calls of one save, with 16-byte writes so a crash can land mid-data.
-        let probeRoot = try makeTemporaryDirectory()
+        let (probeRoot, probeCalls, probe) = try makeFaultInjectedStorage(maximumWriteBytes: 16)
         defer { try? FileManager.default.removeItem(atPath: probeRoot) }
-        let probeCalls = FaultInjectingSyscalls()
-        probeCalls.maximumWriteBytes = 16
-        let probe = try PosixStorage(root: probeRoot, syscalls: probeCalls)
         let before = probeCalls.log.count
         try probe.writeAtomically(new, to: "settings.json")
         let calls = Array(probeCalls.log[before...])
