@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Hardware
+import Syscalls
 @testable import LinuxHardware
 
 /// Real system calls with scripted faults: the Nth call of an operation fails with an errno
