@@ -39,6 +39,9 @@ let package = Package(
 
         // MARK: Swift modules, by role.
         .target(name: "Hardware"),
+        // The one seam for system calls on descriptors (device nodes, serial ports, sockets):
+        // the protocol, the real Glibc calls, and errno → HardwareError through the one mapping.
+        .target(name: "Syscalls", dependencies: ["Hardware"]),
         // The sensor database and board catalog: descriptions embedded in the binary, and the search
         // for board/ files. Data only, no backend.
         .target(name: "Boards", dependencies: ["Hardware"]),
@@ -48,7 +51,7 @@ let package = Package(
         .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion", "Boards"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "LinuxHardware", dependencies: [
-            "Hardware", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
+            "Hardware", "Syscalls", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
@@ -59,7 +62,7 @@ let package = Package(
         .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
         // Wires services; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
-            "Hardware", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
+            "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
@@ -73,23 +76,25 @@ let package = Package(
         // Declares every module it imports.
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
-            "Motion", "SimulatedHardware", "Video", "Viewfinder",
+            "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware", "Boards"]),
         .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop"]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Media", "SimulatedHardware", "ManualLoop"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Syscalls", "Media", "SimulatedHardware", "ManualLoop", "TestSupport"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware", "ManualLoop"], exclude: ["Chart"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG"], exclude: ["Reference"]),
-        // Helpers shared by test targets (ffprobe, a storage with injected faults); tests only.
-        .target(name: "TestSupport", dependencies: ["Hardware", "LinuxHardware"], path: "Tests/TestSupport"),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),
+        // Helpers shared by test targets and benchmarks (ffprobe and other tools, a storage with
+        // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
+        .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor"],
+                path: "Tests/TestSupport"),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport"],
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

@@ -1,35 +1,37 @@
 import CDRM
 import Glibc
 import Hardware
+import Syscalls
 
 /// An open DRM device node (`/dev/dri/cardN`) and the libdrm queries the display needs, each
 /// returning Swift values or throwing a `HardwareError` that names the device and the call.
 final class DRMCard {
     let path: String
     let fd: Int32
+    private let syscalls: any DescriptorSyscalls
 
-    /// `open(path, O_RDWR | O_CLOEXEC)`, then `drmModeGetResources` to check it does KMS.
-    init(path: String) throws(HardwareError) {
+    /// `open(path, O_RDWR | O_CLOEXEC)` through `syscalls`, then `drmModeGetResources` to check it
+    /// does KMS.
+    init(path: String, syscalls: any DescriptorSyscalls) throws(HardwareError) {
         self.path = path
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw DRMCard.error(errno, "\(path): open") }
-        self.fd = fd
+        self.syscalls = syscalls
+        do { fd = try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.open(path, O_RDWR | O_CLOEXEC) } }
+        catch { throw error.hardwareError("\(path): open") }
         guard let resources = drmModeGetResources(fd) else {
-            let e = errno
-            Glibc.close(fd)
-            throw HardwareError(.unsupported, "\(path): drmModeGetResources: not a KMS device (\(String(cString: strerror(e))))", errno: e)
+            let e = SyscallError(errno: errno)
+            syscalls.close(fd)
+            throw HardwareError(.unsupported, "\(path): drmModeGetResources: not a KMS device (\(e))", errno: e.errno)
         }
         drmModeFreeResources(resources)
         // Universal planes let us read the primary plane's formats; older kernels ignore it.
         _ = drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1)
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { syscalls.close(fd) }
 
-    /// Maps an errno to a `HardwareError` kind, with the call named in the message.
+    /// The `HardwareError` for a libdrm call that failed with `code`, naming `what`.
     static func error(_ code: Int32, _ what: String) -> HardwareError {
-        let kind = HardwareError.Kind(errno: code)
-        return HardwareError(kind, "\(what): \(String(cString: strerror(code)))", errno: code)
+        SyscallError(errno: code).hardwareError(what)
     }
 
     /// libdrm calls return 0 or -errno (and some -1 with errno set).

@@ -1,6 +1,7 @@
 import CDRM
 import Glibc
 import Hardware
+import Syscalls
 
 /// A monitor on a DRM/KMS device (`/dev/dri/cardN`), driven with dumb buffers and page flips.
 ///
@@ -41,10 +42,15 @@ public final class DRMDisplay: DisplayDevice {
     /// Opens `devicePath` and probes its connectors. Throws `.notFound` for a missing node,
     /// `.unsupported` for a node without KMS. A device with nothing connected is not an error:
     /// `size` is nil until `checkConnection()` sees a monitor.
-    public init(devicePath: String, mode: String? = nil) throws(HardwareError) {
+    public convenience init(devicePath: String, mode: String? = nil) throws(HardwareError) {
+        try self.init(devicePath: devicePath, mode: mode, syscalls: SystemDescriptorSyscalls())
+    }
+
+    /// The same with the device node opened through `syscalls` (tests inject faults there).
+    init(devicePath: String, mode: String? = nil, syscalls: any DescriptorSyscalls) throws(HardwareError) {
         self.devicePath = devicePath
         self.requestedMode = mode
-        card = try DRMCard(path: devicePath)
+        card = try DRMCard(path: devicePath, syscalls: syscalls)
         flipPending.initialize(to: 0)
         // The first opener becomes master implicitly; give it back until we show.
         _ = drmDropMaster(card.fd)
@@ -94,7 +100,7 @@ public final class DRMDisplay: DisplayDevice {
             let e = result == -1 ? errno : -result
             throw HardwareError(e == EACCES || e == EPERM ? .permission : .busy,
                                 "\(devicePath): drmSetMaster: another DRM master holds the device "
-                                    + "(a compositor, a console, or another tripod): \(String(cString: strerror(e)))",
+                                    + "(a compositor, a console, or another tripod): \(SyscallError(errno: e))",
                                 errno: e)
         }
         showing = true

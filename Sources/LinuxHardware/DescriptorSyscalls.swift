@@ -1,20 +1,11 @@
 import CI2C
 import Glibc
 import Hardware
+import Syscalls
 
-/// The system calls on device descriptors (i2c-dev, the IIO buffer), in one place like `StorageSyscalls`, so
-/// tests can force EREMOTEIO, EBUSY, EINTR or ENXIO at any of them. Each call is made once:
-/// retrying EINTR is the caller's job, so injected EINTRs exercise the real retry loops. Errors
-/// become `HardwareError`s through the one errno mapping (`HardwareError.Kind(errno:)`).
-protocol DescriptorSyscalls: Sendable {
-    func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32
-    func close(_ fd: Int32)
-    /// One read(2); 0 at end of file. EAGAIN on a non-blocking descriptor with nothing to read.
-    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int
-    /// ioctl(2) with an integer argument (I2C_SLAVE).
-    func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError)
-    /// ioctl(2) with a pointer argument (I2C_FUNCS, I2C_RDWR).
-    func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError)
+/// The descriptor seam (`DescriptorSyscalls`, module Syscalls) with libi2c's SMBus calls, for
+/// i2c-dev nodes.
+protocol I2CSyscalls: DescriptorSyscalls {
     /// One libi2c `i2c_smbus_*` call (one I2C_SMBUS ioctl); returns its non-negative result.
     func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32
 }
@@ -30,30 +21,8 @@ enum SMBusCall {
     case writeBlock(register: UInt8, bytes: UnsafeBufferPointer<UInt8>)
 }
 
-/// The real calls: Glibc and libi2c.
-struct SystemDescriptorSyscalls: DescriptorSyscalls {
-    func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32 {
-        let fd = Glibc.open(path, flags)
-        if fd < 0 { throw SyscallError(errno: Glibc.errno) }
-        return fd
-    }
-
-    func close(_ fd: Int32) { Glibc.close(fd) }
-
-    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int {
-        let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-        if n < 0 { throw SyscallError(errno: Glibc.errno) }
-        return n
-    }
-
-    func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) {
-        if Glibc.ioctl(fd, request, value) < 0 { throw SyscallError(errno: Glibc.errno) }
-    }
-
-    func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
-        if Glibc.ioctl(fd, request, pointer) < 0 { throw SyscallError(errno: Glibc.errno) }
-    }
-
+/// The real calls: Glibc (module Syscalls) and libi2c.
+extension SystemDescriptorSyscalls: I2CSyscalls {
     /// libi2c returns −errno on failure.
     func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32 {
         let result: Int32

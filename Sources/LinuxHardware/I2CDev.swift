@@ -1,6 +1,7 @@
 import CI2C
 import Glibc
 import Hardware
+import Syscalls
 
 /// An `I2CDevice` on a Linux i2c-dev node (`/dev/i2c-N`).
 ///
@@ -17,7 +18,7 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
     /// True when the adapter does SMBus I2C-block reads (`I2C_FUNC_SMBUS_READ_I2C_BLOCK`).
     public let supportsBlockRead: Bool
     private let fd: Int32
-    private let syscalls: any DescriptorSyscalls
+    private let syscalls: any I2CSyscalls
 
     /// Opens `path` ("/dev/i2c-1") and selects `address` (7-bit).
     public convenience init(path: String, address: UInt8) throws {
@@ -25,29 +26,29 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
     }
 
     /// The same through `syscalls` (tests inject faults there).
-    init(path: String, address: UInt8, syscalls: any DescriptorSyscalls) throws {
+    init(path: String, address: UInt8, syscalls: any I2CSyscalls) throws {
         self.path = path
         self.address = address
         self.syscalls = syscalls
         let label = "\(path.split(separator: "/").last.map(String.init) ?? path)@0x\(String(address, radix: 16))"
         self.name = label
         let fd: Int32
-        do { fd = try I2CErrno.retrying { () throws(SyscallError) in try syscalls.open(path, O_RDWR | O_CLOEXEC) } }
-        catch { throw I2CErrno.error(error.errno, "\(label): open \(path)") }
+        do { fd = try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.open(path, O_RDWR | O_CLOEXEC) } }
+        catch { throw error.hardwareError("\(label): open \(path)") }
         var functions: UInt = 0
         do {
-            try I2CErrno.retrying { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_SLAVE), value: CInt(address)) }
+            try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_SLAVE), value: CInt(address)) }
         } catch {
             syscalls.close(fd)
-            throw I2CErrno.error(error.errno, "\(label): ioctl I2C_SLAVE")
+            throw error.hardwareError("\(label): ioctl I2C_SLAVE")
         }
         do {
             try withUnsafeMutablePointer(to: &functions) { p throws(SyscallError) in
-                try I2CErrno.retrying { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_FUNCS), pointer: p) }
+                try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_FUNCS), pointer: p) }
             }
         } catch {
             syscalls.close(fd)
-            throw I2CErrno.error(error.errno, "\(label): ioctl I2C_FUNCS")
+            throw error.hardwareError("\(label): ioctl I2C_FUNCS")
         }
         self.fd = fd
         supportsPlainTransfer = functions & UInt(I2C_FUNC_I2C) != 0
@@ -60,8 +61,8 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
 
     /// Runs one SMBus transaction, retrying EINTR.
     private func smbus(_ what: @autoclosure () -> String, _ call: SMBusCall) throws -> Int32 {
-        do { return try I2CErrno.retrying { () throws(SyscallError) in try syscalls.smbus(fd, call) } }
-        catch { throw I2CErrno.error(error.errno, "\(name): \(what())") }
+        do { return try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.smbus(fd, call) } }
+        catch { throw error.hardwareError("\(name): \(what())") }
     }
 
     public func readByte(register: UInt8) throws -> UInt8 {
@@ -126,31 +127,15 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
             try msgs.withUnsafeMutableBufferPointer { m throws(SyscallError) in
                 var data = i2c_rdwr_ioctl_data(msgs: m.baseAddress, nmsgs: UInt32(m.count))
                 try withUnsafeMutablePointer(to: &data) { p throws(SyscallError) in
-                    try I2CErrno.retrying { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_RDWR), pointer: p) }
+                    try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_RDWR), pointer: p) }
                 }
             }
         } catch {
-            throw I2CErrno.error(error.errno, "\(name): ioctl I2C_RDWR (\(messages.count) messages)")
+            throw error.hardwareError("\(name): ioctl I2C_RDWR (\(messages.count) messages)")
         }
         for i in buffers.indices where reads[i] {
             buffers[i] = Array(UnsafeBufferPointer(start: pointers[i], count: buffers[i].count))
         }
         return zip(buffers, reads).filter(\.1).map(\.0)
-    }
-}
-
-/// errno → `HardwareError` for i2c-dev calls.
-enum I2CErrno {
-    static func kind(_ e: Int32) -> HardwareError.Kind { HardwareError.Kind(errno: e) }
-
-    static func error(_ e: Int32, _ what: String) -> HardwareError {
-        HardwareError(kind(e), "\(what): \(String(cString: strerror(e))) (errno \(e))", errno: e)
-    }
-
-    /// Repeats a call while it fails with EINTR.
-    static func retrying<T>(_ body: () throws(SyscallError) -> T) throws(SyscallError) -> T {
-        while true {
-            do { return try body() } catch where error.errno == EINTR { continue }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Hardware
+import Syscalls
 import Motion
 
 /// An IMU owned by a kernel IIO driver (`inv_mpu6050`, `st_lsm6dsx`), read through sysfs and
@@ -207,7 +208,7 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
             try writeAttribute("buffer/enable", "1")
             closeBuffer()
             do { fd = try syscalls.open(found.devicePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-            catch { throw I2CErrno.error(error.errno, "\(found.devicePath): open") }
+            catch { throw error.hardwareError("\(found.devicePath): open") }
             pending.removeAll()
             running = true
             retryDelay = .milliseconds(100)
@@ -297,7 +298,7 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
             } catch where error.errno == EINTR {
                 continue
             } catch {
-                fault(I2CErrno.error(error.errno, "\(found.devicePath): read"))
+                fault(error.hardwareError("\(found.devicePath): read"))
                 return
             }
             if n > 0 { pending += chunk.prefix(n); continue }

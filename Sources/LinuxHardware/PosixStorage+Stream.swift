@@ -1,5 +1,6 @@
 import Glibc
 import Hardware
+import Syscalls
 
 /// Files that grow front to back (videos): open(O_EXCL) under the final name, write(2) in a loop,
 /// lseek(2) for a container's index, fsync. Every call goes through `StorageSyscalls`, so tests can

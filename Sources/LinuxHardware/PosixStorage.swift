@@ -1,5 +1,6 @@
 import Glibc
 import Hardware
+import Syscalls
 
 /// The real `Storage`: files under a root directory, each write atomic and durable.
 ///

@@ -1,10 +1,6 @@
 import Glibc
 import Hardware
-
-/// An errno from one system call.
-struct SyscallError: Error, Equatable {
-    var errno: Int32
-}
+import Syscalls
 
 /// The system calls `PosixStorage` makes, in one place (apple/swift-system style) so tests can
 /// force ENOSPC, EIO, EINTR or short writes at any of them. Each call is made once: retrying

@@ -129,6 +129,49 @@ func makeChipDriver(_ model: IMUChipModel) -> any IMUChipDriver {
 /// Standard gravity, m/s² per g.
 public let standardGravity = 9.80665
 
+/// The full scales a driver chose for a configuration, as units per count: for each sensor the
+/// smallest range that covers what the configuration asks, else the largest.
+struct FullScales {
+    /// The gyro ranges both chip families offer, °/s, in the order of their register codes.
+    static let gyroRangesDegreesPerSecond: [Double] = [250, 500, 1000, 2000]
+    private(set) var gyroRadiansPerSecondPerLSB = 0.0
+    private(set) var accelMetresPerSecondSquaredPerLSB = 0.0
+
+    /// Chooses the gyro range for `degreesPerSecond`; returns its index (its register code).
+    mutating func chooseGyro(covering degreesPerSecond: Double) -> Int {
+        let ranges = Self.gyroRangesDegreesPerSecond
+        let i = ranges.firstIndex { $0 >= degreesPerSecond } ?? ranges.count - 1
+        gyroRadiansPerSecondPerLSB = ranges[i] / 32768 * .pi / 180
+        return i
+    }
+
+    /// Chooses from `rangesG` (ascending) the accelerometer range for `g`; returns its index.
+    mutating func chooseAccel(covering g: Double, from rangesG: [Double]) -> Int {
+        let i = rangesG.firstIndex { $0 >= g } ?? rangesG.count - 1
+        accelMetresPerSecondSquaredPerLSB = rangesG[i] / 32768 * standardGravity
+        return i
+    }
+
+    /// Gyro counts → rad/s.
+    func gyro(_ counts: Vector3) -> Vector3 { counts * gyroRadiansPerSecondPerLSB }
+    /// Accelerometer counts → m/s².
+    func accel(_ counts: Vector3) -> Vector3 { counts * accelMetresPerSecondSquaredPerLSB }
+}
+
+/// The low-pass filter setting whose corner is nearest `hertz`, from a chip's table of codes.
+func nearestLowPass(_ table: [(code: UInt8, hertz: Double)], to hertz: Double) -> UInt8 {
+    table.min { abs($0.hertz - hertz) < abs($1.hertz - hertz) }?.code ?? table[0].code
+}
+
+/// Three signed 16-bit counts (X, Y, Z) from `bytes` at `offset`, in the chip's byte order.
+func counts16(_ bytes: [UInt8], at offset: Int, bigEndian: Bool) -> Vector3 {
+    func count(_ k: Int) -> Double {
+        let first = UInt16(bytes[offset + 2 * k]), second = UInt16(bytes[offset + 2 * k + 1])
+        return Double(Int16(bitPattern: bigEndian ? first << 8 | second : second << 8 | first))
+    }
+    return Vector3(count(0), count(1), count(2))
+}
+
 /// Reads `count` bytes from a FIFO data register in block reads of at most `chunk` bytes,
 /// throwing `.io` on a short read (the caller resynchronises).
 func readFIFOBytes(_ device: any I2CDevice, register: UInt8, count: Int, chunk: Int) throws -> [UInt8] {

@@ -24,8 +24,7 @@ final class LSM6DSDriver: IMUChipDriver {
 
     let model: IMUChipModel
     private(set) var outputRateHertz: Double = 833
-    private var gyroRadiansPerLSB = 0.0
-    private var accelMetresPerSecondSquaredPerLSB = 0.0
+    private var scales = FullScales()
     /// The last accelerometer word, paired with following gyro words.
     private var lastAccel = Vector3.zero
 
@@ -43,21 +42,16 @@ final class LSM6DSDriver: IMUChipDriver {
         let r = rates.firstIndex { $0 >= c.rateHertz } ?? rates.count - 1
         let odr = UInt8(r + 1)
         outputRateHertz = rates[r]
-        // Accel FS codes: 00 ±2 g, 10 ±4 g, 11 ±8 g, 01 ±16 g.
-        let accel: [(g: Double, code: UInt8)] = [(2, 0), (4, 2), (8, 3), (16, 1)]
-        let a = accel.first { $0.g >= c.accelRangeG } ?? accel[3]
-        try device.writeByte(register: Register.control1Accel, value: odr << 4 | a.code << 2)
-        accelMetresPerSecondSquaredPerLSB = a.g / 32768 * standardGravity
+        // Accel FS codes for ±2, 4, 8, 16 g: 00, 10, 11, 01.
+        let a = scales.chooseAccel(covering: c.accelRangeG, from: [2, 4, 8, 16])
+        try device.writeByte(register: Register.control1Accel, value: odr << 4 | [0, 2, 3, 1][a] << 2)
         // Gyro FS codes: 00 250, 01 500, 10 1000, 11 2000 °/s.
-        let gyro: [Double] = [250, 500, 1000, 2000]
-        let g = gyro.firstIndex { $0 >= c.gyroRangeDegreesPerSecond } ?? 3
+        let g = scales.chooseGyro(covering: c.gyroRangeDegreesPerSecond)
         try device.writeByte(register: Register.control2Gyro, value: odr << 4 | UInt8(g) << 2)
-        gyroRadiansPerLSB = gyro[g] / 32768 * .pi / 180
         // Gyro LPF1 (CTRL4_C LPF1_SEL_G, CTRL6_C FTYPE); corners at 833 Hz ODR (unverified).
-        let corners: [(code: UInt8, hertz: Double)] = [(0, 245), (1, 195), (2, 155), (3, 293), (4, 78), (5, 53)]
-        let f = corners.min { abs($0.hertz - c.lowPassHertz) < abs($1.hertz - c.lowPassHertz) } ?? (4, 78)
+        let filter = nearestLowPass([(0, 245), (1, 195), (2, 155), (3, 293), (4, 78), (5, 53)], to: c.lowPassHertz)
         try device.writeByte(register: Register.control4, value: 0x02)
-        try device.writeByte(register: Register.control6, value: f.code)
+        try device.writeByte(register: Register.control6, value: filter)
         if tagged {
             try device.writeByte(register: Register.fifoControl3, value: odr << 4 | odr)  // BDR_GY, BDR_XL
         } else {
@@ -100,13 +94,8 @@ final class LSM6DSDriver: IMUChipDriver {
         guard samples > 0 else { return result }
         let bytes = try readFIFOBytes(device, register: 0x3E, count: samples * 12, chunk: i2cBlockMaxBytes)
         for k in 0..<samples {
-            func value(_ i: Int) -> Double {
-                let at = k * 12 + 2 * i
-                return Double(Int16(bitPattern: UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8))
-            }
-            result.readings.append(RawIMUReading(
-                gyro: Vector3(value(0), value(1), value(2)) * gyroRadiansPerLSB,
-                accel: Vector3(value(3), value(4), value(5)) * accelMetresPerSecondSquaredPerLSB))
+            result.readings.append(RawIMUReading(gyro: scales.gyro(counts16(bytes, at: k * 12, bigEndian: false)),
+                                                 accel: scales.accel(counts16(bytes, at: k * 12 + 6, bigEndian: false))))
         }
         return result
     }
@@ -141,13 +130,10 @@ final class LSM6DSDriver: IMUChipDriver {
     }
 
     private func decodeWord(_ b: [UInt8], at i: Int, into result: inout ChipDrain) {
-        func value(_ k: Int) -> Double {
-            Double(Int16(bitPattern: UInt16(b[i + 1 + 2 * k]) | UInt16(b[i + 2 + 2 * k]) << 8))
-        }
-        let v = Vector3(value(0), value(1), value(2))
+        let v = counts16(b, at: i + 1, bigEndian: false)
         switch b[i] >> 3 {
-        case 0x01: result.readings.append(RawIMUReading(gyro: v * gyroRadiansPerLSB, accel: lastAccel))
-        case 0x02: lastAccel = v * accelMetresPerSecondSquaredPerLSB
+        case 0x01: result.readings.append(RawIMUReading(gyro: scales.gyro(v), accel: lastAccel))
+        case 0x02: lastAccel = scales.accel(v)
         default: break  // timestamp, temperature and other tags are not batched
         }
     }

@@ -20,8 +20,7 @@ final class MPU6050Driver: IMUChipDriver {
 
     let model: IMUChipModel
     private(set) var sampleRateHertz: Double = 500
-    private var gyroRadiansPerLSB = 0.0
-    private var accelMetresPerSecondSquaredPerLSB = 0.0
+    private var scales = FullScales()
 
     init(model: IMUChipModel) { self.model = model }
 
@@ -32,20 +31,15 @@ final class MPU6050Driver: IMUChipDriver {
     func configure(_ device: any I2CDevice, _ c: IMUConfiguration) throws {
         try device.writeByte(register: Register.powerManagement1, value: 0x01)  // awake, PLL on gyro X
         // DLPF: the bandwidth nearest the request; with DLPF on the gyro output rate is 1 kHz.
-        let dlpf: [(code: UInt8, hertz: Double)] = [(1, 188), (2, 98), (3, 42), (4, 20), (5, 10), (6, 5)]
-        let filter = dlpf.min { abs($0.hertz - c.lowPassHertz) < abs($1.hertz - c.lowPassHertz) } ?? (2, 98)
-        try device.writeByte(register: Register.config, value: filter.code)
+        let filter = nearestLowPass([(1, 188), (2, 98), (3, 42), (4, 20), (5, 10), (6, 5)], to: c.lowPassHertz)
+        try device.writeByte(register: Register.config, value: filter)
         let divider = max(0, min(255, Int((1000 / max(c.rateHertz, 4)).rounded(.down)) - 1))
         try device.writeByte(register: Register.sampleRateDivider, value: UInt8(divider))
         sampleRateHertz = 1000 / Double(divider + 1)
-        let gyroRanges: [Double] = [250, 500, 1000, 2000]
-        let g = gyroRanges.firstIndex { $0 >= c.gyroRangeDegreesPerSecond } ?? 3
+        let g = scales.chooseGyro(covering: c.gyroRangeDegreesPerSecond)
         try device.writeByte(register: Register.gyroConfig, value: UInt8(g) << 3)
-        gyroRadiansPerLSB = gyroRanges[g] / 32768 * .pi / 180
-        let accelRanges: [Double] = [2, 4, 8, 16]
-        let a = accelRanges.firstIndex { $0 >= c.accelRangeG } ?? 3
+        let a = scales.chooseAccel(covering: c.accelRangeG, from: [2, 4, 8, 16])
         try device.writeByte(register: Register.accelConfig, value: UInt8(a) << 3)
-        accelMetresPerSecondSquaredPerLSB = accelRanges[a] / 32768 * standardGravity
         try device.writeByte(register: Register.interruptEnable, value: 0x11)  // FIFO overflow, data ready
         try device.writeByte(register: Register.fifoEnable, value: 0x78)       // XG YG ZG ACCEL
         try resetFIFO(device)
@@ -91,12 +85,8 @@ final class MPU6050Driver: IMUChipDriver {
         result.readings.reserveCapacity(samples)
         for s in 0..<samples {
             let base = s * Self.bytesPerSample
-            func value(_ i: Int) -> Double {
-                Double(Int16(bitPattern: UInt16(bytes[base + 2 * i]) << 8 | UInt16(bytes[base + 2 * i + 1])))
-            }
-            let accel = Vector3(value(0), value(1), value(2)) * accelMetresPerSecondSquaredPerLSB
-            let gyro = Vector3(value(3), value(4), value(5)) * gyroRadiansPerLSB
-            result.readings.append(RawIMUReading(gyro: gyro, accel: accel))
+            result.readings.append(RawIMUReading(gyro: scales.gyro(counts16(bytes, at: base + 6, bigEndian: true)),
+                                                 accel: scales.accel(counts16(bytes, at: base, bigEndian: true))))
         }
         return result
     }

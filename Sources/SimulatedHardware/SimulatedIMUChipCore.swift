@@ -52,6 +52,46 @@ struct SampleClock {
     }
 }
 
+/// The sampling both chip models own: the clock their rate registers start and stop, and the truth
+/// read through bias and noise, quantised at the chip's full scales when samples fall due.
+struct ChipSampling {
+    var clock: SampleClock
+    private var sampler: TruthSampler
+    let traits: SimulatedIMUChipTraits
+
+    init(truth: any MotionTruth, traits: SimulatedIMUChipTraits) {
+        self.traits = traits
+        clock = SampleClock(clockError: traits.clockErrorPartsPerMillion)
+        sampler = TruthSampler(truth: truth, traits: traits)
+    }
+
+    /// When the next sample falls due and the step between samples; nil while not producing.
+    var schedule: (next: MonotonicTime, step: Duration)? {
+        clock.periodSeconds > 0 ? (clock.next, clock.step) : nil
+    }
+
+    /// The samples due up to `time` (at most `limit`, see `SampleClock.due`), as X/Y/Z counts at
+    /// `gyroRadiansPerSecondPerLSB` and `accelMetresPerSecondSquaredPerLSB`; and how many were skipped.
+    mutating func samples(upTo time: MonotonicTime, limit: Int, gyroRadiansPerSecondPerLSB: Double,
+                          accelMetresPerSecondSquaredPerLSB: Double) -> (samples: [QuantisedSample], skipped: Int) {
+        let (times, skipped) = clock.due(upTo: time, limit: limit)
+        let samples = times.map { t in
+            let (g, a) = sampler.reading(at: t)
+            return QuantisedSample(time: t,
+                                   gyro: [g.x, g.y, g.z].map { lsb($0, gyroRadiansPerSecondPerLSB) },
+                                   accel: [a.x, a.y, a.z].map { lsb($0, accelMetresPerSecondSquaredPerLSB) })
+        }
+        return (samples, skipped)
+    }
+}
+
+/// One sample as the chip's output registers hold it: X/Y/Z counts.
+struct QuantisedSample {
+    var time: MonotonicTime
+    var gyro: [Int16]
+    var accel: [Int16]
+}
+
 /// Truth → IMU-frame readings with bias and noise.
 struct TruthSampler {
     let truth: any MotionTruth
@@ -67,6 +107,26 @@ struct TruthSampler {
             + Vector3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * traits.accelNoise
         return (g, a)
     }
+}
+
+/// A burst write as both chips take it: one byte a register from `register` up, stopping before
+/// `end`; `store` writes one register.
+func burstWrite(_ register: UInt8, _ bytes: [UInt8], before end: Int, _ store: (_ register: Int, _ value: UInt8) -> Void) {
+    for (i, value) in bytes.enumerated() where Int(register) + i < end { store(Int(register) + i, value) }
+}
+
+/// A burst read as both chips answer it: `count` bytes from `register` on; `load` answers one
+/// register (and may consume a FIFO byte or word), `next` is where the address pointer moves after
+/// it (the same register for a FIFO port, back to the start at the end of a FIFO word).
+func burstRead(_ register: UInt8, count: Int, next: (Int) -> Int, _ load: (Int) -> UInt8) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(count)
+    var r = Int(register)
+    for _ in 0..<count {
+        out.append(load(r))
+        r = next(r)
+    }
+    return out
 }
 
 /// Quantises `value` at `perLSB` to a saturated signed 16-bit count.

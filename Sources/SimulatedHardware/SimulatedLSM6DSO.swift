@@ -23,20 +23,14 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
     private var words: [[UInt8]] = []
     private var wordHead = 0
     private var overrun = false
-    private var clock: SampleClock
-    private var sampler: TruthSampler
-    private let traits: SimulatedIMUChipTraits
+    private var sampling: ChipSampling
     private static let rates: [Double] = [0, 12.5, 26, 52, 104, 208, 416, 833, 1666, 3332, 6667]
 
-    public var sampleSchedule: (next: MonotonicTime, step: Duration)? {
-        clock.periodSeconds > 0 ? (clock.next, clock.step) : nil
-    }
+    public var sampleSchedule: (next: MonotonicTime, step: Duration)? { sampling.schedule }
 
     public init(model: IMUChipModel = .lsm6dso, truth: any MotionTruth, traits: SimulatedIMUChipTraits = SimulatedIMUChipTraits()) {
         self.model = model
-        self.traits = traits
-        clock = SampleClock(clockError: traits.clockErrorPartsPerMillion)
-        sampler = TruthSampler(truth: truth, traits: traits)
+        sampling = ChipSampling(truth: truth, traits: traits)
         reset()
     }
 
@@ -49,7 +43,7 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
         registers[0x0F] = model.whoAmI
         registers[0x12] = 0x04
         clearFIFO()
-        clock.stop()
+        sampling.clock.stop()
     }
 
     private func clearFIFO() {
@@ -58,17 +52,15 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
 
     public func write(register: UInt8, bytes: [UInt8], at time: MonotonicTime) {
         produce(upTo: time)
-        for (i, value) in bytes.enumerated() {
-            let r = Int(register) + i
-            guard r < 0x78 else { break }
+        burstWrite(register, bytes, before: 0x78) { r, value in
             switch r {
             case 0x12:
-                if value & 0x01 != 0 { reset(); continue }
+                if value & 0x01 != 0 { reset(); return }
                 registers[r] = value
             case 0x11:
                 registers[r] = value
                 let rate = Self.rates[min(Int(value >> 4), 10)]
-                if rate > 0 { clock.start(at: time, periodSeconds: 1 / rate) } else { clock.stop() }
+                if rate > 0 { sampling.clock.start(at: time, periodSeconds: 1 / rate) } else { sampling.clock.stop() }
             case 0x0A:
                 registers[r] = value
                 if value & 0x07 == 0 { clearFIFO() }
@@ -80,58 +72,55 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
 
     public func read(register: UInt8, count: Int, at time: MonotonicTime) -> [UInt8] {
         produce(upTo: time)
-        var out: [UInt8] = []
-        out.reserveCapacity(count)
-        var r = Int(register)
-        let increments = registers[0x12] & 0x04 != 0
-        for _ in 0..<count {
+        let step = registers[0x12] & 0x04 != 0 ? 1 : 0  // IF_INC
+        let next = { [hasFIFO, tagged] (r: Int) -> Int in
             switch r {
-            case 0x0F: out.append(whoAmIOverride ?? model.whoAmI)
-            case 0x3A: out.append(UInt8(fifoWordCount & 0xFF))
+            case 0x3F where hasFIFO && !tagged: 0x3E  // word consumed; roll back to the low byte
+            case 0x7E where tagged: 0x78              // word consumed; roll back to the tag
+            default: r + step
+            }
+        }
+        return burstRead(register, count: count, next: next) { r in
+            switch r {
+            case 0x0F: return whoAmIOverride ?? model.whoAmI
+            case 0x3A: return UInt8(fifoWordCount & 0xFF)
             case 0x3B:
                 let full: UInt8 = fifoWordCount >= fifoCapacityWords ? 0x20 : 0
                 let high = UInt8((fifoWordCount >> 8) & (tagged ? 0x03 : 0x0F))
-                out.append((overrun ? 0x40 : 0) | full | (!tagged && fifoWordCount == 0 ? 0x10 : 0) | high)
-                overrun = false
-            case 0x3C where !tagged: out.append(UInt8((popped % 6) & 0xFF))
-            case 0x3D where !tagged: out.append(0)
+                defer { overrun = false }
+                return (overrun ? 0x40 : 0) | full | (!tagged && fifoWordCount == 0 ? 0x10 : 0) | high
+            case 0x3C where !tagged: return UInt8((popped % 6) & 0xFF)
+            case 0x3D where !tagged: return 0
             case 0x3E...0x3F where hasFIFO && !tagged:
-                out.append(wordHead < words.count ? words[wordHead][r - 0x3E] : 0)
-                if r == 0x3F {  // word consumed; roll back to the low byte
-                    if wordHead < words.count { wordHead += 1; popped += 1 }
-                    if wordHead > 4096 { words.removeFirst(wordHead); wordHead = 0 }
-                    r = 0x3E
-                    continue
-                }
+                defer { if r == 0x3F { consumeWord() } }
+                return wordHead < words.count ? words[wordHead][r - 0x3E] : 0
             case 0x78...0x7E where tagged:
-                out.append(wordHead < words.count ? words[wordHead][r - 0x78] : 0)
-                if r == 0x7E {  // word consumed; roll back to the tag
-                    if wordHead < words.count { wordHead += 1 }
-                    if wordHead > 4096 { words.removeFirst(wordHead); wordHead = 0 }
-                    r = 0x78
-                    continue
-                }
+                defer { if r == 0x7E { consumeWord() } }
+                return wordHead < words.count ? words[wordHead][r - 0x78] : 0
             case 0x22...0x2D:
-                out.append(registers[r])
                 registers[0x1E] &= ~0x03
-            case 0..<128: out.append(registers[r])
-            default: out.append(0)
+                return registers[r]
+            case 0..<128: return registers[r]
+            default: return 0
             }
-            if increments { r += 1 }
         }
-        return out
+    }
+
+    /// The word at the head has been read out.
+    private func consumeWord() {
+        if wordHead < words.count { wordHead += 1; popped += 1 }
+        if wordHead > 4096 { words.removeFirst(wordHead); wordHead = 0 }
     }
 
     private func produce(upTo time: MonotonicTime) {
-        let (times, skipped) = clock.due(upTo: time, limit: fifoCapacityWords / 2 + 2)
+        let (samples, skipped) = sampling.samples(
+            upTo: time, limit: fifoCapacityWords / 2 + 2,
+            gyroRadiansPerSecondPerLSB: [250.0, 500, 1000, 2000][Int(registers[0x11] >> 2) & 3] / 32768 * .pi / 180,
+            accelMetresPerSecondSquaredPerLSB: [2.0, 16, 4, 8][Int(registers[0x10] >> 2) & 3] / 32768 * 9.80665)
         let mode = registers[0x0A] & 0x07
         if skipped > 0, hasFIFO, mode != 0 { markOverrun() }
-        let gyroPerLSB = [250.0, 500, 1000, 2000][Int(registers[0x11] >> 2) & 3] / 32768 * .pi / 180
-        let accelPerLSB = [2.0, 16, 4, 8][Int(registers[0x10] >> 2) & 3] / 32768 * 9.80665
-        for t in times {
-            let (g, a) = sampler.reading(at: t)
-            let gyro = [g.x, g.y, g.z].map { lsb($0, gyroPerLSB) }
-            let accel = [a.x, a.y, a.z].map { lsb($0, accelPerLSB) }
+        for sample in samples {
+            let t = sample.time, gyro = sample.gyro, accel = sample.accel
             func le(_ v: [Int16]) -> [UInt8] { v.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)] } }
             let gyroBytes = le(gyro), accelBytes = le(accel)
             for k in 0..<6 { registers[0x22 + k] = gyroBytes[k]; registers[0x28 + k] = accelBytes[k] }
@@ -151,7 +140,7 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
                     markOverrun()
                 }
                 words.append(word)
-                if word[0] >> 3 == 0x01, traits.recordsSampleTimes { fifoSampleTimes.append(t) }
+                if word[0] >> 3 == 0x01, sampling.traits.recordsSampleTimes { fifoSampleTimes.append(t) }
             }
         }
     }
@@ -165,7 +154,7 @@ public final class SimulatedLSM6DSO: SimulatedI2CChip, SimulatedSampleSource, @u
             wordHead += 6            // continuous: the oldest set is overwritten
         }
         for k in 0..<6 { words.append([bytes[2 * k], bytes[2 * k + 1]]) }
-        if traits.recordsSampleTimes { fifoSampleTimes.append(t) }
+        if sampling.traits.recordsSampleTimes { fifoSampleTimes.append(t) }
     }
 
     private func markOverrun() {

@@ -17,19 +17,13 @@ public final class SimulatedMPU6050: SimulatedI2CChip, SimulatedSampleSource, @u
     private var registers = [UInt8](repeating: 0, count: 128)
     private var fifo: [UInt8] = []
     private var fifoHead = 0
-    private var clock: SampleClock
-    private var sampler: TruthSampler
-    private let traits: SimulatedIMUChipTraits
+    private var sampling: ChipSampling
 
-    public var sampleSchedule: (next: MonotonicTime, step: Duration)? {
-        clock.periodSeconds > 0 ? (clock.next, clock.step) : nil
-    }
+    public var sampleSchedule: (next: MonotonicTime, step: Duration)? { sampling.schedule }
 
     public init(model: IMUChipModel = .mpu6050, truth: any MotionTruth, traits: SimulatedIMUChipTraits = SimulatedIMUChipTraits()) {
         self.model = model
-        self.traits = traits
-        clock = SampleClock(clockError: traits.clockErrorPartsPerMillion)
-        sampler = TruthSampler(truth: truth, traits: traits)
+        sampling = ChipSampling(truth: truth, traits: traits)
         reset()
     }
 
@@ -41,7 +35,7 @@ public final class SimulatedMPU6050: SimulatedI2CChip, SimulatedSampleSource, @u
         registers[0x6B] = 0x40  // SLEEP
         registers[0x75] = model.whoAmI
         clearFIFO()
-        clock.stop()
+        sampling.clock.stop()
     }
 
     private func clearFIFO() { fifo.removeAll(keepingCapacity: true); fifoHead = 0; fifoSampleTimes.removeAll() }
@@ -53,20 +47,18 @@ public final class SimulatedMPU6050: SimulatedI2CChip, SimulatedSampleSource, @u
 
     public func write(register: UInt8, bytes: [UInt8], at time: MonotonicTime) {
         produce(upTo: time)
-        for (i, value) in bytes.enumerated() {
-            let r = Int(register) + i
-            guard r < 128 else { break }
+        burstWrite(register, bytes, before: 128) { r, value in
             switch r {
             case 0x6B:
-                if value & 0x80 != 0 { reset(); continue }
+                if value & 0x80 != 0 { reset(); return }
                 registers[r] = value
-                if value & 0x40 != 0 { clock.stop() } else if clock.periodSeconds == 0 { clock.start(at: time, periodSeconds: periodSeconds) }
+                if value & 0x40 != 0 { sampling.clock.stop() } else if sampling.clock.periodSeconds == 0 { sampling.clock.start(at: time, periodSeconds: periodSeconds) }
             case 0x6A:
                 if value & 0x04 != 0 { clearFIFO() }
                 registers[r] = value & ~0x04
             case 0x19, 0x1A:
                 registers[r] = value
-                if clock.periodSeconds > 0 { clock.start(at: time, periodSeconds: periodSeconds) }
+                if sampling.clock.periodSeconds > 0 { sampling.clock.start(at: time, periodSeconds: periodSeconds) }
             case 0x75, 0x72, 0x73, 0x3A: break  // read-only
             default: registers[r] = value
             }
@@ -75,36 +67,36 @@ public final class SimulatedMPU6050: SimulatedI2CChip, SimulatedSampleSource, @u
 
     public func read(register: UInt8, count: Int, at time: MonotonicTime) -> [UInt8] {
         produce(upTo: time)
-        var out: [UInt8] = []
-        out.reserveCapacity(count)
-        var r = Int(register)
-        for _ in 0..<count {
+        // FIFO_R_W does not increment.
+        return burstRead(register, count: count, next: { $0 == 0x74 ? 0x74 : $0 + 1 }) { r in
             switch r {
             case 0x74:
-                if fifoHead < fifo.count { out.append(fifo[fifoHead]); fifoHead += 1 } else { out.append(0) }
-                if fifoHead > 4096 { fifo.removeFirst(fifoHead); fifoHead = 0 }
-                continue  // FIFO_R_W does not increment
-            case 0x72: out.append(UInt8(fifoCount >> 8))
-            case 0x73: out.append(UInt8(fifoCount & 0xFF))
-            case 0x75: out.append(whoAmIOverride ?? model.whoAmI)
-            case 0x3A: out.append(registers[0x3A]); registers[0x3A] = 0
-            case 0..<128: out.append(registers[r])
-            default: out.append(0)
+                guard fifoHead < fifo.count else { return 0 }
+                defer {
+                    fifoHead += 1
+                    if fifoHead > 4096 { fifo.removeFirst(fifoHead); fifoHead = 0 }
+                }
+                return fifo[fifoHead]
+            case 0x72: return UInt8(fifoCount >> 8)
+            case 0x73: return UInt8(fifoCount & 0xFF)
+            case 0x75: return whoAmIOverride ?? model.whoAmI
+            case 0x3A:
+                defer { registers[0x3A] = 0 }
+                return registers[0x3A]
+            case 0..<128: return registers[r]
+            default: return 0
             }
-            r += 1
         }
-        return out
     }
 
     private func produce(upTo time: MonotonicTime) {
-        let (times, skipped) = clock.due(upTo: time, limit: fifoCapacity / 12 + 2)
+        let (samples, skipped) = sampling.samples(
+            upTo: time, limit: fifoCapacity / 12 + 2,
+            gyroRadiansPerSecondPerLSB: [250.0, 500, 1000, 2000][Int(registers[0x1B] >> 3) & 3] / 32768 * .pi / 180,
+            accelMetresPerSecondSquaredPerLSB: [2.0, 4, 8, 16][Int(registers[0x1C] >> 3) & 3] / 32768 * 9.80665)
         if skipped > 0, registers[0x6A] & 0x40 != 0 { overflow() }
-        let gyroPerLSB = [250.0, 500, 1000, 2000][Int(registers[0x1B] >> 3) & 3] / 32768 * .pi / 180
-        let accelPerLSB = [2.0, 4, 8, 16][Int(registers[0x1C] >> 3) & 3] / 32768 * 9.80665
-        for t in times {
-            let (g, a) = sampler.reading(at: t)
-            let accel = [a.x, a.y, a.z].map { lsb($0, accelPerLSB) }
-            let gyro = [g.x, g.y, g.z].map { lsb($0, gyroPerLSB) }
+        for sample in samples {
+            let t = sample.time, accel = sample.accel, gyro = sample.gyro
             let temperature = Int16(1500)  // ≈ 40 °C
             func put(_ v: Int16, _ at: Int) { registers[at] = UInt8(UInt16(bitPattern: v) >> 8); registers[at + 1] = UInt8(UInt16(bitPattern: v) & 0xFF) }
             for k in 0..<3 { put(accel[k], 0x3B + 2 * k); put(gyro[k], 0x43 + 2 * k) }
@@ -123,7 +115,7 @@ public final class SimulatedMPU6050: SimulatedI2CChip, SimulatedSampleSource, @u
                 overflow()
             }
             fifo += bytes
-            if traits.recordsSampleTimes { fifoSampleTimes.append(t) }
+            if sampling.traits.recordsSampleTimes { fifoSampleTimes.append(t) }
         }
     }
 

@@ -16,11 +16,8 @@ struct RecordingSoakBenchmark: Benchmark {
 
     func run() throws -> BenchmarkReport {
         let minutes = Int(ProcessInfo.processInfo.environment["TRIPOD_RECORD_SOAK_MINUTES"] ?? "") ?? 60
-        let soak = try SoakRun()
+        let soak = try SoakRun(renderSize: PixelSize(width: 320, height: 180))
         defer { soak.finish() }
-        if let camera = soak.loop.perform({ soak.supervisor.camera?.device }) as? SimulatedCamera {
-            camera.maximumRenderSize = PixelSize(width: 320, height: 180)
-        }
         for line in ["set video.split 10", "set video.bitrate 1M"] { _ = soak.send(line) }
         let started = soak.send("record start")
         guard started.last?.hasPrefix("ok") == true else {

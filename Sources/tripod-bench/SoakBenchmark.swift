@@ -5,6 +5,7 @@ import ManualLoop
 import SimulatedHardware
 import Startup
 import Supervisor
+import TestSupport
 
 /// Many brackets on the simulated board, in process: the camera streaming, the IMU running and the
 /// viewfinder on (a display that converts and counts every frame it is shown), on the manual
@@ -17,13 +18,10 @@ struct SoakBenchmark: Benchmark {
 
     func run() throws -> BenchmarkReport {
         let asked = Int(ProcessInfo.processInfo.environment["TRIPOD_SOAK_BRACKETS"] ?? "") ?? 10_000
-        let soak = try SoakRun()
-        defer { soak.finish() }
         // Frames rendered at 320x180, as in the recording soak: the soak is about the process
         // (memory, descriptors, threads, completion), not the pixels.
-        if let camera = soak.loop.perform({ soak.supervisor.camera?.device }) as? SimulatedCamera {
-            camera.maximumRenderSize = PixelSize(width: 320, height: 180)
-        }
+        let soak = try SoakRun(renderSize: PixelSize(width: 320, height: 180))
+        defer { soak.finish() }
         let warmUp = 20
         for _ in 0..<warmUp { _ = soak.bracket() }
         soak.clearCaptures()
@@ -102,18 +100,14 @@ final class SoakRun {
     let display = CountingDisplay()
     private let began: MonotonicTime
 
-    init() throws {
+    /// The simulated camera renders frames at most `renderSize`.
+    init(renderSize: PixelSize) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-soak-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let catalog = BoardCatalog.standard()
-        let board = try catalog.board("sim")
-        let loop = self.loop, display = self.display, captures = directory.appendingPathComponent("captures").path
-        supervisor = try loop.perform { () throws(StartupError) -> Supervisor in
-            var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop, capturesDirectory: captures, log: .discard)
-            devices.display = display
-            let supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
-            try supervisor.start()
-            return supervisor
+        let display = self.display
+        supervisor = try startSimulatedSupervisor(on: loop, renderSize: renderSize,
+                                                  capturesDirectory: directory.appendingPathComponent("captures").path) {
+            $0.display = display
         }
         let output = self.output
         session = loop.perform { [supervisor] in supervisor.attach(name: "soak", kind: .local, output: output) }

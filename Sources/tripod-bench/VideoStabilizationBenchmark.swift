@@ -46,11 +46,8 @@ struct VideoStabilizationBenchmark: Benchmark {
 
     /// Records `seconds` with `stabilization.video mode`; returns the file, the active mode and the video size.
     private func record(mode: String, seconds: Int) throws -> (String, String, PixelSize) {
-        let soak = try SoakRun()
+        let soak = try SoakRun(renderSize: PixelSize(width: 960, height: 540))
         defer { soak.finish() }
-        if let camera = soak.loop.perform({ soak.supervisor.camera?.device }) as? SimulatedCamera {
-            camera.maximumRenderSize = PixelSize(width: 960, height: 540)
-        }
         for line in ["set display.zebra off", "format 3", "sim motion handheld \(Self.amplitude)", "set stabilization.video \(mode)"] {
             let reply = soak.send(line)
             guard reply.last?.hasPrefix("ok") == true else {

@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 @Suite struct DRMDisplayTests {
@@ -9,23 +10,15 @@ import Testing
     }
 
     @Test func missingDeviceThrowsNotFoundNamingIt() {
-        do {
-            _ = try DRMDisplay(devicePath: "/dev/dri/card97")
-            Issue.record("opened a device that does not exist")
-        } catch {
-            #expect(error.kind == .notFound)
-            #expect(error.message.contains("/dev/dri/card97: open"))
-        }
+        let error = drmOpenError("/dev/dri/card97")
+        #expect(error?.kind == .notFound, "opened a device that does not exist")
+        #expect(error?.message.contains("/dev/dri/card97: open") == true)
     }
 
     @Test func nonKMSNodeIsRejectedClearly() {
-        do {
-            _ = try DRMDisplay(devicePath: "/dev/null")
-            Issue.record("/dev/null taken for a KMS device")
-        } catch {
-            #expect(error.kind == .unsupported)
-            #expect(error.message.contains("/dev/null: drmModeGetResources"))
-        }
+        let error = drmOpenError("/dev/null")
+        #expect(error?.kind == .unsupported, "/dev/null taken for a KMS device")
+        #expect(error?.message.contains("/dev/null: drmModeGetResources") == true)
     }
 
     @Test func factoryFallsBackToNullDisplayWithAReason() throws {
@@ -171,5 +164,28 @@ import Testing
     @Test func xrgb16161616WidensEachChannel() {
         #expect(pack([0x102030], width: 1, format: .xrgb16161616, pitch: 8)
             == [0x30, 0x30, 0x20, 0x20, 0x10, 0x10, 0xFF, 0xFF])
+    }
+}
+
+/// The error opening `path` as a DRM display (through `syscalls`), or nil when it opened.
+private func drmOpenError(_ path: String, _ syscalls: FaultInjectingDescriptorSyscalls = FaultInjectingDescriptorSyscalls()) -> HardwareError? {
+    do { _ = try DRMDisplay(devicePath: path, syscalls: syscalls) } catch { return error }
+    return nil
+}
+
+/// Faults at the DRM node's open (the descriptor seam): a clear error naming the device and the
+/// call, and an interrupted open retried.
+@Suite struct DRMSeamTests {
+    @Test func aDeniedOpenIsAPermissionErrorNamingTheNode() {
+        let error = drmOpenError("/dev/dri/card0", .failing(.open, EACCES))
+        #expect(error?.kind == .permission)
+        #expect(error?.message.contains("/dev/dri/card0: open: Permission denied") == true, "\(String(describing: error))")
+    }
+
+    @Test func anInterruptedOpenIsRetried() {
+        let faults = FaultInjectingDescriptorSyscalls.failing(.open, EINTR)
+        let error = drmOpenError("/dev/null", faults)
+        #expect(error?.kind == .unsupported, "the retried open reached drmModeGetResources: \(String(describing: error))")
+        #expect(faults.count(.open) == 2)
     }
 }

@@ -2,12 +2,14 @@ import CI2C
 import Glibc
 import Hardware
 import ManualLoop
+import Syscalls
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 /// An i2c-dev node in memory: registers, the adapter's functions, and faults queued per call
 /// (the descriptor seam, as `FaultInjectingSyscalls` is for storage).
-private final class FakeI2CNode: DescriptorSyscalls, @unchecked Sendable {
+private final class FakeI2CNode: FaultInjectingDescriptorSyscalls, I2CSyscalls, @unchecked Sendable {
     var registers: [UInt8: UInt8] = [0x75: 0x68]
     var functions: UInt = UInt(I2C_FUNC_I2C) | UInt(I2C_FUNC_SMBUS_READ_I2C_BLOCK)
     /// errnos to throw at the next calls of a kind ("open", "I2C_SLAVE", "smbus"), in order.
@@ -21,15 +23,15 @@ private final class FakeI2CNode: DescriptorSyscalls, @unchecked Sendable {
         throw SyscallError(errno: e)
     }
 
-    func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32 {
+    override func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32 {
         try fault("open")
         opened += 1
         return 42
     }
-    func close(_ fd: Int32) { closed += 1 }
-    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int { throw SyscallError(errno: EINVAL) }
-    func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) { try fault("I2C_SLAVE") }
-    func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
+    override func close(_ fd: Int32) { closed += 1 }
+    override func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int { throw SyscallError(errno: EINVAL) }
+    override func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) { try fault("I2C_SLAVE") }
+    override func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
         if request == UInt(I2C_FUNCS) { pointer.storeBytes(of: functions, as: UInt.self) } else { try fault("I2C_RDWR") }
     }
     func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32 {
@@ -89,23 +91,6 @@ private final class FakeI2CNode: DescriptorSyscalls, @unchecked Sendable {
     }
 }
 
-/// The real calls with errnos injected at read(2) of the IIO buffer.
-private final class FaultingReads: DescriptorSyscalls, @unchecked Sendable {
-    let real = SystemDescriptorSyscalls()
-    let readFaults = LockedValue<[Int32]>([])
-    func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32 { try real.open(path, flags) }
-    func close(_ fd: Int32) { real.close(fd) }
-    func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int {
-        if let e = readFaults.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw SyscallError(errno: e) }
-        return try real.read(fd, buffer)
-    }
-    func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) { try real.ioctl(fd, request, value: value) }
-    func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
-        try real.ioctl(fd, request, pointer: pointer)
-    }
-    func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32 { try real.smbus(fd, call) }
-}
-
 @Suite struct IIOSyscallFaultTests {
     /// EINTR and EAGAIN at the buffer's read are not faults; EIO makes the IMU unavailable (saying
     /// where), and it comes back by itself.
@@ -113,7 +98,7 @@ private final class FaultingReads: DescriptorSyscalls, @unchecked Sendable {
         let fake = try FakeIIO()
         try fake.appendToBuffer([])
         let loop = ManualEventLoop()
-        let reads = FaultingReads()
+        let reads = FaultInjectingDescriptorSyscalls()
         let found = try #require(IIOIMU.find(sysfsRoot: fake.sysfs, devRoot: fake.dev).first)
         let imu = IIOIMU(found: found, loop: loop, axisMapping: .identity, rateHertz: 500, pollInterval: .milliseconds(10),
                          syscalls: reads)
@@ -121,10 +106,11 @@ private final class FaultingReads: DescriptorSyscalls, @unchecked Sendable {
         try imu.start { e in if case .health(let h) = e { health.withLock { $0.append(h) } } }
         loop.advance(by: .milliseconds(50))
         #expect(health.current == [.running])
-        reads.readFaults.withLock { $0 = [EINTR, EAGAIN] }
+        reads.fail(.read, errno: EINTR)
+        reads.fail(.read, errno: EAGAIN)
         loop.advance(by: .milliseconds(50))
         #expect(health.current == [.running], "EINTR is retried and EAGAIN means nothing to read")
-        reads.readFaults.withLock { $0 = [EIO] }
+        reads.fail(.read, errno: EIO)
         loop.advance(by: .milliseconds(20))
         guard case .unavailable(let reason)? = health.current.last else { Issue.record("\(health.current)"); return }
         #expect(reason.contains(found.devicePath) && reason.contains("read"), "\(reason)")

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Hardware
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 /// The environment variable that turns `storageWriterChild` on: the directory it writes into.
@@ -34,11 +35,8 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
     /// new one, never a mix, and the temp file a killed writer leaves is hidden and cleaned up.
     @Test func crashAfterEveryCallLeavesOldOrNewNeverTorn() throws {
         // The calls of one save, with 16-byte writes so a crash can land mid-data.
-        let probeRoot = try makeTemporaryDirectory()
+        let (probeRoot, probeCalls, probe) = try makeFaultInjectedStorage(maximumWriteBytes: 16)
         defer { try? FileManager.default.removeItem(atPath: probeRoot) }
-        let probeCalls = FaultInjectingSyscalls()
-        probeCalls.maximumWriteBytes = 16
-        let probe = try PosixStorage(root: probeRoot, syscalls: probeCalls)
         let before = probeCalls.log.count
         try probe.writeAtomically(new, to: "settings.json")
         let calls = Array(probeCalls.log[before...])
@@ -117,22 +115,13 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
     /// until the child's temp file exists (a save is under way), kills it, and finds a whole
     /// snapshot. (Checked: with writes in place instead of temp + rename, this test fails.)
     @Test func killNineDuringSavesNeverLeavesATornFile() throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var surviving: [Int] = []
         var killedMidSave = 0  // rounds where the kill left a temp file: it landed inside a save
         for round in 0..<4 {
             let directory = try makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
 
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = ["--testing-library", "swift-testing", "--filter", "storageWriterChild"]
-            var environment = ProcessInfo.processInfo.environment
-            environment[writerDirectoryVariable] = directory
-            child.environment = environment
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
+            let child = try startTestChild(filter: "storageWriterChild", setting: writerDirectoryVariable, to: directory)
 
             // Wait (short polls, 20 s at most) until a few generations are written and the next
             // save's temp file is there, then kill inside that save.

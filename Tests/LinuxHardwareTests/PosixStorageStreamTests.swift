@@ -7,11 +7,8 @@ import Testing
 /// `createStream`: files that grow front to back under their final name (videos).
 @Suite struct PosixStorageStreamTests {
     @Test func aStreamWritesSeeksBackAndSyncsUnderItsFinalName() throws {
-        let dir = try makeTemporaryDirectory()
+        let (dir, sys, storage) = try makeFaultInjectedStorage(maximumWriteBytes: 700)  // short writes are completed
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sys = FaultInjectingSyscalls()
-        sys.maximumWriteBytes = 700  // short writes are completed
-        let storage = try PosixStorage(root: dir, syscalls: sys)
         try storage.createDirectory("v")
         let stream = try storage.createStream("v/a.mp4")
         // The entry is durable at once: the directory was fsynced right after the open.
@@ -37,11 +34,8 @@ import Testing
 
     @Test(arguments: [ENOSPC, EIO])
     func aFailedWriteKeepsWhatWasWrittenAndNamesTheFile(code: Int32) throws {
-        let dir = try makeTemporaryDirectory()
+        let (dir, sys, storage) = try makeFaultInjectedStorage(maximumWriteBytes: 1_000)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sys = FaultInjectingSyscalls()
-        sys.maximumWriteBytes = 1_000
-        let storage = try PosixStorage(root: dir, syscalls: sys)
         let stream = try storage.createStream("b.mkv")
         sys.fail(.write, call: 3, errno: code)
         sys.fail(.write, call: 1, errno: EINTR)  // retried, not reported

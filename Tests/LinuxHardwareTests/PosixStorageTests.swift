@@ -6,10 +6,8 @@ import Testing
 
 @Suite struct PosixStorageTests {
     @Test func writesReadsListsAndReplacesAtomically() throws {
-        let dir = try makeTemporaryDirectory()
+        let (dir, _, storage) = try makeFaultInjectedStorage(subdirectory: "/captures")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sys = FaultInjectingSyscalls()
-        let storage = try PosixStorage(root: dir + "/captures", syscalls: sys)
         try storage.createDirectory("2026-09-21")
         let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         try storage.writeAtomically(bytes, to: "2026-09-21/a.dng")
@@ -29,10 +27,8 @@ import Testing
     }
 
     @Test func theWriteIsTempThenFsyncThenRenameThenDirectoryFsync() throws {
-        let dir = try makeTemporaryDirectory()
+        let (dir, sys, storage) = try makeFaultInjectedStorage()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sys = FaultInjectingSyscalls()
-        let storage = try PosixStorage(root: dir, syscalls: sys)
         let before = sys.log.count
         try storage.writeAtomically([9, 9], to: "x.json")
         let calls = Array(sys.log[before...])
@@ -53,10 +49,8 @@ import Testing
     ])
     func aFailureLeavesTheOldContentOrNothingAndNoTempFile(operation: FaultInjectingSyscalls.Operation, code: Int32,
                                                            kind: HardwareError.Kind) throws {
-        let dir = try makeTemporaryDirectory()
+        let (dir, sys, storage) = try makeFaultInjectedStorage()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sys = FaultInjectingSyscalls()
-        let storage = try PosixStorage(root: dir, syscalls: sys)
         try storage.writeAtomically([1, 1, 1], to: "old.bin")
         sys.maximumWriteBytes = 1000  // several writes per file, so a fault can land mid-file
         let bytes = [UInt8](repeating: 7, count: 10_000)
@@ -76,10 +70,8 @@ import Testing
     }
 
     @Test func eintrIsRetriedAndShortWritesAreCompleted() throws {
-        let dir = try makeTemporaryDirectory()
+        let (dir, sys, storage) = try makeFaultInjectedStorage()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sys = FaultInjectingSyscalls()
-        let storage = try PosixStorage(root: dir, syscalls: sys)
         sys.maximumWriteBytes = 333
         sys.fail(.open, call: 1, errno: EINTR)
         sys.fail(.write, call: 2, errno: EINTR)
@@ -93,10 +85,8 @@ import Testing
     }
 
     @Test func errorsNameThePathAndPathsCannotEscapeTheRoot() throws {
-        let dir = try makeTemporaryDirectory()
+        let (dir, sys, storage) = try makeFaultInjectedStorage()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sys = FaultInjectingSyscalls()
-        let storage = try PosixStorage(root: dir, syscalls: sys)
         #expect(throws: HardwareError.self) { try storage.writeAtomically([1], to: "../escape") }
         #expect(throws: HardwareError.self) { try storage.writeAtomically([1], to: "/etc/passwd") }
         do {

@@ -5,6 +5,7 @@ import Hardware
 import ManualLoop
 import SimulatedHardware
 import Testing
+import TestSupport
 @testable import Startup
 @testable import Supervisor
 
@@ -22,13 +23,9 @@ final class ConsoleHarness {
         sandbox = NSTemporaryDirectory() + "tripod-console-\(UUID().uuidString)"
         captures = sandbox + "/captures"
         try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
-        let catalog = BoardCatalog.standard()
-        var board = try catalog.board("sim")
-        board.camera.maximumRenderSize = PixelSize(width: 96, height: 54)  // small frames: no pixels needed
-        let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
-                                             capturesDirectory: captures, log: .discard)
-        supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
-        try loop.start(supervisor)
+        // Small frames: no pixels needed.
+        supervisor = try startSimulatedSupervisor(on: loop, renderSize: PixelSize(width: 96, height: 54),
+                                                  capturesDirectory: captures)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: sandbox) }

@@ -3,20 +3,21 @@ import Hardware
 import Testing
 @testable import Supervisor
 
+/// A pty master (`/dev/ptmx`, `TIOCSPTLCK`, `TIOCGPTN`) and its slave's path.
+func openPseudoTerminal() throws -> (master: Int32, slave: String) {
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    guard master >= 0 else { throw StartupError("/dev/ptmx: \(String(cString: strerror(errno)))") }
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    guard ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0 else {
+        close(master)
+        throw StartupError("/dev/ptmx ioctl: \(String(cString: strerror(errno)))")
+    }
+    return (master, "/dev/pts/\(number)")
+}
+
 /// SerialPort.open on a real pseudo-terminal: 115200 8N1, raw, no flow control.
 @Suite struct ConsoleSerialPortTests {
-    /// A pty master (`/dev/ptmx`, `TIOCSPTLCK`, `TIOCGPTN`) and its slave's path.
-    func openPseudoTerminal() throws -> (master: Int32, slave: String) {
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        guard master >= 0 else { throw StartupError("/dev/ptmx: \(String(cString: strerror(errno)))") }
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        guard ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0 else {
-            close(master)
-            throw StartupError("/dev/ptmx ioctl: \(String(cString: strerror(errno)))")
-        }
-        return (master, "/dev/pts/\(number)")
-    }
 
     @Test func opensRaw8N1At115200() throws {
         let (master, slave) = try openPseudoTerminal()

@@ -5,6 +5,7 @@ import SimulatedHardware
 import Testing
 import Boards
 import ManualLoop
+import TestSupport
 @testable import Startup
 @testable import Supervisor
 
@@ -36,20 +37,12 @@ import ManualLoop
         var provider: SimulatedCameraProvider? { supervisor.devices.cameraProvider as? SimulatedCameraProvider }
 
         init() throws {
-            let catalog = BoardCatalog.standard(executablePath: #filePath)
-            let board = try catalog.board("sim")
-            let loop = self.loop, storage = self.storage, logged = self.logged
+            let storage = self.storage, logged = self.logged
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-faults-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let log = Logger(withPriorityPrefix: false) { line in logged.withLock { $0.append(line) } }
-            supervisor = try loop.perform { () throws(StartupError) -> Supervisor in
-                var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
-                                                     capturesDirectory: directory.path, log: log)
-                devices.storage = storage
-                let supervisor = Supervisor(devices: devices, loop: loop, log: log)
-                try supervisor.start()
-                return supervisor
-            }
+            supervisor = try startSimulatedSupervisor(on: loop, catalog: .standard(executablePath: #filePath),
+                                                      capturesDirectory: directory.path, log: log) { $0.storage = storage }
             let output = self.output
             session = loop.perform { [supervisor] in supervisor.attach(name: "faults", kind: .local, output: output) }
             settle(.milliseconds(500))

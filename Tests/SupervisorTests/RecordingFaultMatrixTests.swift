@@ -27,16 +27,8 @@ import TestSupport
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let storage = try FaultyStorage(root: directory.path)
             self.storage = storage
-            let catalog = BoardCatalog.standard(executablePath: #filePath)
-            let board = try catalog.board("sim")
-            let loop = self.loop, path = directory.path
-            supervisor = try loop.perform { () throws(StartupError) -> Supervisor in
-                var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop, capturesDirectory: path, log: .discard)
-                devices.storage = storage
-                let supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
-                try supervisor.start()
-                return supervisor
-            }
+            supervisor = try startSimulatedSupervisor(on: loop, catalog: .standard(executablePath: #filePath),
+                                                      capturesDirectory: directory.path) { $0.storage = storage }
             let output = self.output
             session = loop.perform { [supervisor] in supervisor.attach(name: "faults", kind: .local, output: output) }
             loop.advance(by: .milliseconds(500), inStepsOf: .milliseconds(10), draining: supervisor)

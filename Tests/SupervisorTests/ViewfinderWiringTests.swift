@@ -4,6 +4,7 @@ import Hardware
 import ManualLoop
 import SimulatedHardware
 import Testing
+import TestSupport
 @testable import Startup
 @testable import Supervisor
 
@@ -31,17 +32,9 @@ private final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
         let loop = ManualEventLoop()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-vf-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let catalog = BoardCatalog.standard(executablePath: #filePath)
-        let board = try catalog.board("sim")
         let display = RecordingDisplay()
-        let supervisor = try loop.perform { () throws(StartupError) -> Supervisor in
-            var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
-                                                 capturesDirectory: directory.path, log: .discard)
-            devices.display = display
-            let supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
-            try supervisor.start()
-            return supervisor
-        }
+        let supervisor = try startSimulatedSupervisor(on: loop, catalog: .standard(executablePath: #filePath),
+                                                      capturesDirectory: directory.path) { $0.display = display }
         #expect(display.showing.current)
         // Frames are posted on the loop; the display thread draws them on its own time.
         for _ in 0..<200 where display.frames.current < 3 {

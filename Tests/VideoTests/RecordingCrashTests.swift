@@ -5,6 +5,7 @@ import LinuxHardware
 import ManualLoop
 import SimulatedHardware
 import Testing
+import TestSupport
 @testable import Video
 
 /// The environment variable that turns `recorderChild` on: the directory it records into.
@@ -35,15 +36,7 @@ private let recorderDirectoryVariable = "TRIPOD_VIDEO_CRASH_DIRECTORY"
     @Test func killNineMidRecordingLeavesAPlayableFragmentedMP4() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "recorderChild"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[recorderDirectoryVariable] = directory
-        child.environment = environment
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try startTestChild(filter: "recorderChild", setting: recorderDirectoryVariable, to: directory)
 
         // Wait (short polls, 60 s at most) until several fragments are on disk, then kill.
         let file = directory + "/d/CRASH.mp4"

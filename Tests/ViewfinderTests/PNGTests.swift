@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import Viewfinder
 
 @Suite struct PNGTests {
@@ -76,22 +77,8 @@ import Viewfinder
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in.pnm")
         try Data(pnm).write(to: input)
-        let tool = "/usr/bin/pnmtopng"
-        guard FileManager.default.isExecutableFile(atPath: tool) else {
-            throw PNG.Error(description: "\(tool) is not installed: run tools/setup (it installs netpbm)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = options + [input.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let bytes = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, bytes.count > 26 else {
-            throw PNG.Error(description: "pnmtopng \(options) exited \(process.terminationStatus)")
-        }
+        let bytes = try runTool("/usr/bin/pnmtopng", options + [input.path])
+        guard bytes.count > 26 else { throw PNG.Error(description: "pnmtopng \(options) wrote no PNG") }
         return Array(bytes)
     }
 }

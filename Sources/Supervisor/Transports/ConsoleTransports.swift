@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Syscalls
 
 /// The console transports as the supervisor's owner starts them (TripodMain, benchmarks).
 public enum ConsoleTransports {
@@ -12,16 +13,19 @@ public enum ConsoleTransports {
 
     /// Binds the control socket at `path` and serves `tripod ctl` clients on the supervisor's loop.
     /// Call on the loop, after `start()`.
-    public static func serveControlSocket(path: String, supervisor: Supervisor) throws(StartupError) -> ControlSocket {
-        let server = try ControlSocketServer(path: path)
+    public static func serveControlSocket(path: String, supervisor: Supervisor,
+                                          syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) throws(StartupError) -> ControlSocket {
+        let server = try ControlSocketServer(path: path, syscalls: syscalls)
         server.serve(supervisor: LoopBound(supervisor, loop: supervisor.loop))
         return ControlSocket(server: server)
     }
 
     /// Serves a console on the serial device at `path` (termios raw 8N1 at `baud`), reopening it
     /// every `retry` while it is missing. Call on the loop, after `start()`.
-    public static func serveSerial(path: String, baud: Int = 115200, supervisor: Supervisor, retry: Duration = .seconds(1)) {
-        SerialConsole(path: path, baud: baud, supervisor: LoopBound(supervisor, loop: supervisor.loop)).connect(retry: retry)
+    public static func serveSerial(path: String, baud: Int = 115200, supervisor: Supervisor, retry: Duration = .seconds(1),
+                                   syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) {
+        SerialConsole(path: path, baud: baud, supervisor: LoopBound(supervisor, loop: supervisor.loop), syscalls: syscalls)
+            .connect(retry: retry)
     }
 
     /// The consoles of `tripod run`, made before the supervisor starts: `attach` serves them (call
@@ -32,31 +36,28 @@ public enum ConsoleTransports {
     }
 
     /// Binds the control socket at `socket` (a failure is logged: `tripod ctl` will not reach this
-    /// supervisor) and prepares the console: "stdio" or a serial device path.
-    public static func prepare(console: String, socket: String, loop: any EventLoop, log: Logger) -> PreparedConsoles {
+    /// supervisor) and prepares the console: "stdio" or a serial device path. Every descriptor call
+    /// goes through `syscalls`.
+    public static func prepare(console: String, socket: String, loop: any EventLoop, log: Logger,
+                               syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) -> PreparedConsoles {
         var control: ControlSocketServer? = nil
-        do throws(StartupError) { control = try ControlSocketServer(path: socket) }
+        do throws(StartupError) { control = try ControlSocketServer(path: socket, syscalls: syscalls) }
         catch { log.warning("\(error.message); tripod ctl will not reach this supervisor") }
         var writers: [DescriptorWriter] = []
-        let stdout = DescriptorWriter(descriptor: STDOUT_FILENO)
+        let stdout = DescriptorWriter(descriptor: STDOUT_FILENO, syscalls: syscalls)
         writers.append(stdout)
         let attach: (Supervisor) -> Void = { supervisor in
             control?.serve(supervisor: LoopBound(supervisor, loop: loop))
             guard console == "stdio" else {
                 SerialConsole(path: console, baud: supervisor.devices.board.console?.baud ?? 115200,
-                              supervisor: LoopBound(supervisor, loop: loop)).connect()
+                              supervisor: LoopBound(supervisor, loop: loop), syscalls: syscalls).connect()
                 return
             }
             let session = supervisor.attach(name: "stdio", kind: .stdio, output: stdout)
             stdout.write(lines: supervisor.bannerLines())
-            let bound = LoopBound((supervisor, session), loop: loop)
-            _ = DescriptorReader(descriptor: STDIN_FILENO, loop: loop, onBytes: { bytes in
-                let (s, c) = bound.value
-                s.receive(bytes: bytes, from: c)
-            }, onEnd: { _ in
-                let (s, c) = bound.value
-                s.endOfInput(from: c)
-            })
+            DescriptorReader.feeding(session, of: supervisor, loop: loop, ended: { s, c in s.endOfInput(from: c) }) {
+                DescriptorReader(descriptor: STDIN_FILENO, syscalls: syscalls, loop: loop, onBytes: $0, onEnd: $1)
+            }
         }
         return PreparedConsoles(attach: attach, flush: {
             control?.shutdown()

@@ -1,11 +1,13 @@
 import Foundation
 import Hardware
+import Syscalls
 
 /// The local control socket (AF_UNIX stream) that `tripod ctl` talks to. Each connection is a
 /// console session of its own, in its own mode; a stuck client only fills its own output buffer.
 final class ControlSocketServer: @unchecked Sendable {
     let path: String
     private let listener: Int32
+    private let syscalls: any DescriptorSyscalls
     /// Output queued per client before lines are dropped (a client that never reads loses output).
     static let outputLimitBytes = 256 << 10
     /// Clients connected at once at most (each costs a reader and a writer thread); one more is
@@ -16,41 +18,61 @@ final class ControlSocketServer: @unchecked Sendable {
     /// Clients refused because `maximumClients` were connected.
     private let refused = LockedValue(0)
 
-    /// Binds and listens at `path` (`socket`, `bind`, `listen`), replacing a stale socket file.
-    init(path: String, maximumClients: Int = 8) throws(StartupError) {
+    /// Binds and listens at `path` (`socket`, `bind`, `listen`, through `syscalls`), replacing a
+    /// stale socket file.
+    init(path: String, maximumClients: Int = 8, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) throws(StartupError) {
         self.path = path
         self.maximumClients = max(1, maximumClients)
+        self.syscalls = syscalls
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw StartupError("control socket \(path): socket: \(String(cString: strerror(errno)))") }
-        unlink(path)
-        var address = try unixAddress(path)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let fd: Int32
+        do { fd = try syscalls.unixStreamSocket() }
+        catch { throw StartupError("control socket \(path): socket: \(error)") }
+        try? syscalls.unlink(path)
+        let address: sockaddr_un
+        do { address = try unixAddress(path) } catch { syscalls.close(fd); throw error }
+        do throws(SyscallError) {
+            try syscalls.bind(fd, address)
+            try syscalls.listen(fd, backlog: 8)
+        } catch {
+            syscalls.close(fd)
+            throw StartupError("control socket \(path): \(error)")
         }
-        guard bound == 0, listen(fd, 8) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw StartupError("control socket \(path): \(reason)")
-        }
-        chmod(path, 0o660)
+        try? syscalls.chmod(path, 0o660)
         listener = fd
     }
 
-    /// Accepts connections on a thread; each becomes a `.control` session on the loop.
-    func serve(supervisor: LoopBound<Supervisor>) {
-        let listener = self.listener
+    /// accept(2) errors that pass: the process or the system is out of descriptors or memory for
+    /// a moment (EMFILE, ENFILE, ENOBUFS, ENOMEM); the listener still works.
+    static func isMomentaryShortage(_ error: SyscallError) -> Bool {
+        [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno)
+    }
+
+    /// Accepts connections on a thread; each becomes a `.control` session on the loop. When the
+    /// process runs out of descriptors (EMFILE), the failure is logged once and accepting resumes
+    /// after `retry` (the waiting client is taken once a descriptor is free).
+    func serve(supervisor: LoopBound<Supervisor>, retry: Duration = .milliseconds(100)) {
+        let listener = self.listener, syscalls = self.syscalls, path = self.path
         let loop = supervisor.loop
         let connected = self.connected, refused = self.refused, maximum = maximumClients
         let thread = Thread {
+            var failing = false
             while true {
-                let client = accept(listener, nil, nil)
-                if client < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
-                    return  // listener closed
+                let client: Int32
+                do throws(SyscallError) { client = try syscalls.accept(listener) }
+                catch {
+                    if error.errno == EINTR || error.errno == ECONNABORTED { continue }
+                    guard ControlSocketServer.isMomentaryShortage(error) else { return }  // listener closed
+                    if !failing {
+                        let message = error.hardwareError("control socket \(path): accept").message
+                        loop.execute { supervisor.value.log.warning("\(message); accepting again every \(retry)") }
+                    }
+                    failing = true
+                    usleep(UInt32(retry.secondsValue * 1_000_000))
+                    continue
                 }
-                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                failing = false
                 let admitted = connected.withLock { count -> Bool in
                     guard count < maximum else { return false }
                     count += 1
@@ -59,23 +81,18 @@ final class ControlSocketServer: @unchecked Sendable {
                 guard admitted else {
                     refused.withLock { $0 += 1 }
                     let line = Array("err busy \(maximum) control clients are connected, the most allowed; close one and try again\n".utf8)
-                    _ = line.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                    close(client)
+                    _ = line.withUnsafeBytes { try? syscalls.send(client, $0, waits: false) }
+                    syscalls.close(client)
                     continue
                 }
-                let shared = SharedDescriptor(client, users: 2, onClosed: { connected.withLock { $0 -= 1 } })
+                let shared = SharedDescriptor(client, users: 2, onClosed: { connected.withLock { $0 -= 1 } }, syscalls: syscalls)
                 loop.execute {
                     let s = supervisor.value
                     let writer = DescriptorWriter(shared: shared, limitBytes: ControlSocketServer.outputLimitBytes)
                     let session = s.attach(name: "ctl#\(client)", kind: .control, output: writer)
-                    let pair = LoopBound((s, session), loop: loop)
-                    _ = DescriptorReader(shared: shared, loop: loop, onBytes: { bytes in
-                        let (s, c) = pair.value
-                        s.receive(bytes: bytes, from: c)
-                    }, onEnd: { _ in
-                        let (s, c) = pair.value
+                    DescriptorReader.feeding(session, of: s, loop: loop, ended: { s, c in
                         if !c.isClosed { c.output.close(); s.detach(c) }
-                    })
+                    }) { DescriptorReader(shared: shared, loop: loop, onBytes: $0, onEnd: $1) }
                 }
             }
         }
@@ -88,36 +105,33 @@ final class ControlSocketServer: @unchecked Sendable {
 
     /// Stops accepting and removes the socket file.
     func shutdown() {
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        unlink(path)
+        try? syscalls.shutdown(listener)
+        syscalls.close(listener)
+        try? syscalls.unlink(path)
     }
 }
 
 /// `tripod ctl`: sends one line, prints the reply (info lines, then the ok/err line).
 enum ControlClient {
     /// Exit status: 0 for ok, 1 for err, 2 when the supervisor cannot be reached.
-    static func send(line: String, socketPath: String) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return fail("socket: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        guard var address = try? unixAddress(socketPath) else { return fail("socket path too long: \(socketPath)") }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            return fail("cannot reach the supervisor at \(socketPath): \(String(cString: strerror(errno))); is tripod running?")
-        }
+    static func send(line: String, socketPath: String, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) -> Int32 {
+        let fd: Int32
+        do { fd = try syscalls.unixStreamSocket() } catch { return fail("socket: \(error)") }
+        defer { syscalls.close(fd) }
+        guard let address = try? unixAddress(socketPath) else { return fail("socket path too long: \(socketPath)") }
+        do { try syscalls.connect(fd, address) }
+        catch { return fail("cannot reach the supervisor at \(socketPath): \(error); is tripod running?") }
         let request = Array((line + "\n").utf8)
-        guard request.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == request.count else {
+        guard request.withUnsafeBytes({ try? syscalls.write(fd, $0) }) == request.count else {
             return fail("write to \(socketPath) failed")
         }
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return fail("the supervisor closed the connection before replying") }
+            let read = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SyscallError) -> Int in try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.read(fd, raw) } }
+            }
+            guard case .success(let n) = read, n > 0 else { return fail("the supervisor closed the connection before replying") }
             pending += buffer[0..<n]
             while let newline = pending.firstIndex(of: 0x0A) {
                 let text = String(decoding: pending[..<newline], as: UTF8.self)

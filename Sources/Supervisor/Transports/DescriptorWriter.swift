@@ -1,11 +1,13 @@
 import Foundation
 import Hardware
+import Syscalls
 
 /// Writes console output to a file descriptor from its own thread, so a slow or stuck reader never
 /// blocks the supervisor's loop. Output beyond `limitBytes` waiting is dropped, and the reader is
 /// told how many lines were lost once it catches up.
 final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private let descriptor: Int32
+    private let syscalls: any DescriptorSyscalls
     /// True for a socket: written with `send(MSG_NOSIGNAL)`, so a client that hung up is EPIPE
     /// here even where SIGPIPE is not ignored.
     private let isSocket: Bool
@@ -20,20 +22,20 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private let finished = LockedValue(false)
 
     /// Starts the writer thread for `descriptor`, which it never closes (stdout).
-    convenience init(descriptor: Int32, limitBytes: Int = 1 << 20) {
-        self.init(descriptor: descriptor, shared: nil, limitBytes: limitBytes)
+    convenience init(descriptor: Int32, limitBytes: Int = 1 << 20, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) {
+        self.init(descriptor: descriptor, shared: nil, limitBytes: limitBytes, syscalls: syscalls)
     }
 
     /// Starts the writer thread for a descriptor shared with its reader; the writer releases it when
     /// it ends (after `close()`, or when the client is gone).
     convenience init(shared: SharedDescriptor, limitBytes: Int) {
-        self.init(descriptor: shared.descriptor, shared: shared, limitBytes: limitBytes)
+        self.init(descriptor: shared.descriptor, shared: shared, limitBytes: limitBytes, syscalls: shared.syscalls)
     }
 
-    private init(descriptor: Int32, shared: SharedDescriptor?, limitBytes: Int) {
+    private init(descriptor: Int32, shared: SharedDescriptor?, limitBytes: Int, syscalls: any DescriptorSyscalls) {
         self.descriptor = descriptor
-        var info = stat()
-        isSocket = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
+        self.syscalls = syscalls
+        isSocket = syscalls.isSocket(descriptor)
         self.shared = shared
         self.limitBytes = limitBytes
         let thread = Thread { [self] in self.drain() }
@@ -118,19 +120,23 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
         shared?.release()
     }
 
-    /// `write(2)` until done, retrying EINTR and short writes; false when the reader is gone.
+    /// `write(2)` (`send(2)` on a socket) until done, retrying EINTR, EAGAIN and short writes;
+    /// false when the reader is gone.
     private func writeAll(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                isSocket ? send(descriptor, raw.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                    : Glibc.write(descriptor, raw.baseAddress! + offset, bytes.count - offset)
+            let result = bytes.withUnsafeBytes { raw in
+                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                return Result { () throws(SyscallError) -> Int in
+                    isSocket ? try syscalls.send(descriptor, rest, waits: true) : try syscalls.write(descriptor, rest)
+                }
             }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { if errno == EAGAIN { usleep(1000) }; continue }
-                return false
+            switch result {
+            case .success(let n): offset += n
+            case .failure(let error) where error.errno == EINTR: continue
+            case .failure(let error) where error.errno == EAGAIN: usleep(1000)
+            case .failure: return false
             }
-            offset += n
         }
         return true
     }
@@ -147,16 +153,16 @@ final class DescriptorReader: @unchecked Sendable {
     private let descriptor: Int32
     convenience init(shared: SharedDescriptor, loop: any EventLoop, onBytes: @escaping @Sendable ([UInt8]) -> Void,
          onEnd: @escaping @Sendable (String?) -> Void) {
-        self.init(descriptor: shared.descriptor, shared: shared, loop: loop, onBytes: onBytes, onEnd: onEnd)
+        self.init(descriptor: shared.descriptor, shared: shared, syscalls: shared.syscalls, loop: loop, onBytes: onBytes, onEnd: onEnd)
     }
 
     /// Reads a descriptor it never closes (stdin).
-    convenience init(descriptor: Int32, loop: any EventLoop, onBytes: @escaping @Sendable ([UInt8]) -> Void,
-                     onEnd: @escaping @Sendable (String?) -> Void) {
-        self.init(descriptor: descriptor, shared: nil, loop: loop, onBytes: onBytes, onEnd: onEnd)
+    convenience init(descriptor: Int32, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls(), loop: any EventLoop,
+                     onBytes: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String?) -> Void) {
+        self.init(descriptor: descriptor, shared: nil, syscalls: syscalls, loop: loop, onBytes: onBytes, onEnd: onEnd)
     }
 
-    private init(descriptor: Int32, shared: SharedDescriptor?, loop: any EventLoop,
+    private init(descriptor: Int32, shared: SharedDescriptor?, syscalls: any DescriptorSyscalls, loop: any EventLoop,
                  onBytes: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String?) -> Void) {
         self.descriptor = descriptor
         let thread = Thread {
@@ -164,16 +170,21 @@ final class DescriptorReader: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: DescriptorReader.chunkBytes)
             let handled = DispatchSemaphore(value: 0)
             while true {
-                let n = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-                if n > 0 {
+                let result = buffer.withUnsafeMutableBytes { raw in
+                    Result { () throws(SyscallError) -> Int in try syscalls.read(descriptor, raw) }
+                }
+                switch result {
+                case .success(let n) where n > 0:
                     let chunk = Array(buffer[0..<n])
                     loop.execute { onBytes(chunk); handled.signal() }
                     handled.wait()
-                } else if n == 0 {
+                case .success:
                     loop.execute { onEnd(nil) }
                     return
-                } else if errno != EINTR {
-                    let reason = String(cString: strerror(errno))
+                case .failure(let error) where error.errno == EINTR:
+                    continue
+                case .failure(let error):
+                    let reason = error.description
                     loop.execute { onEnd(reason) }
                     return
                 }
@@ -181,5 +192,20 @@ final class DescriptorReader: @unchecked Sendable {
         }
         thread.name = "tripod-console-reader"
         thread.start()
+    }
+
+    /// Feeds a client's input into `session` on the loop, through the reader `start` makes with
+    /// the two handlers; `ended` runs on the loop at end of input or on a read error.
+    static func feeding(_ session: ConsoleSession, of supervisor: Supervisor, loop: any EventLoop,
+                        ended: @escaping @Sendable (Supervisor, ConsoleSession) -> Void,
+                        start: (@escaping @Sendable ([UInt8]) -> Void, @escaping @Sendable (String?) -> Void) -> DescriptorReader) {
+        let pair = LoopBound((supervisor, session), loop: loop)
+        _ = start({ bytes in
+            let (s, c) = pair.value
+            s.receive(bytes: bytes, from: c)
+        }, { _ in
+            let (s, c) = pair.value
+            ended(s, c)
+        })
     }
 }

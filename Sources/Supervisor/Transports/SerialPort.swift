@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Syscalls
 
 /// A serial console device (/dev/ttyAMA0, /dev/ttyS0, /dev/ttyGS0) set up through termios.
 enum SerialPort {
@@ -10,28 +11,31 @@ enum SerialPort {
     ]
 
     /// Opens `path` (`open` O_RDWR|O_NOCTTY) and puts it in raw 8N1 mode at `baud`
-    /// (`tcgetattr`, `cfmakeraw`, `cfsetspeed`, `tcsetattr`). The console does its own line editing.
-    static func open(_ path: String, baud: Int) throws(HardwareError) -> Int32 {
+    /// (`tcgetattr`, `cfmakeraw`, `cfsetspeed`, `tcsetattr`), through `syscalls`. The console does
+    /// its own line editing.
+    static func open(_ path: String, baud: Int,
+                     syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) throws(HardwareError) -> Int32 {
         guard let speed = speeds[baud] else {
             throw HardwareError(.invalidArgument, "\(path): unsupported baud rate \(baud); use one of \(speeds.keys.sorted())")
         }
-        let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { throw errnoError(path, "open") }
-        var tio = termios()
-        guard tcgetattr(fd, &tio) == 0 else { let e = errnoError(path, "tcgetattr"); close(fd); throw e }
-        cfmakeraw(&tio)  // also VMIN 1, VTIME 0: reads block for at least one byte
-        tio.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD)
-        tio.c_cflag &= ~(tcflag_t(CSTOPB) | tcflag_t(PARENB) | tcflag_t(CRTSCTS))
-        cfsetispeed(&tio, speed)
-        cfsetospeed(&tio, speed)
-        guard tcsetattr(fd, TCSANOW, &tio) == 0 else { let e = errnoError(path, "tcsetattr"); close(fd); throw e }
+        let fd: Int32
+        do { fd = try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.open(path, O_RDWR | O_NOCTTY | O_CLOEXEC) } }
+        catch { throw error.hardwareError("\(path): open") }
+        var call = "tcgetattr"
+        do {
+            var tio = try syscalls.terminalAttributes(fd)
+            cfmakeraw(&tio)  // also VMIN 1, VTIME 0: reads block for at least one byte
+            tio.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD)
+            tio.c_cflag &= ~(tcflag_t(CSTOPB) | tcflag_t(PARENB) | tcflag_t(CRTSCTS))
+            cfsetispeed(&tio, speed)
+            cfsetospeed(&tio, speed)
+            call = "tcsetattr"
+            try syscalls.setTerminalAttributes(fd, tio)
+        } catch {
+            syscalls.close(fd)
+            throw error.hardwareError("\(path): \(call)")
+        }
         return fd
-    }
-
-    static func errnoError(_ path: String, _ call: String) -> HardwareError {
-        let code = errno
-        let kind = HardwareError.Kind(errno: code)
-        return HardwareError(kind, "\(path): \(call): \(String(cString: strerror(code)))", errno: code)
     }
 }
 
@@ -43,11 +47,12 @@ final class SerialConsole: @unchecked Sendable {
     let path: String
     let baud: Int
     private let supervisor: LoopBound<Supervisor>
+    private let syscalls: any DescriptorSyscalls
     /// Output queued for the port before lines are dropped (about 5 s at 115200 baud).
     static let outputLimitBytes = 64 << 10
 
-    init(path: String, baud: Int, supervisor: LoopBound<Supervisor>) {
-        self.path = path; self.baud = baud; self.supervisor = supervisor
+    init(path: String, baud: Int, supervisor: LoopBound<Supervisor>, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) {
+        self.path = path; self.baud = baud; self.supervisor = supervisor; self.syscalls = syscalls
     }
 
     /// Opens the port and attaches a session; on failure, retries every `retry` on the loop.
@@ -55,14 +60,14 @@ final class SerialConsole: @unchecked Sendable {
         let s = supervisor.value
         guard s.state != .stopping && s.state != .stopped else { return }
         let fd: Int32
-        do { fd = try SerialPort.open(path, baud: baud) }
+        do { fd = try SerialPort.open(path, baud: baud, syscalls: syscalls) }
         catch {
             s.log.warning("serial console \(path): \(error.message); retrying every \(retry)")
             s.loop.schedule(after: retry) { [self] in self.connect(retry: retry) }
             return
         }
         s.log.notice("serial console on \(path) at \(baud) baud, 8N1 raw")
-        let shared = SharedDescriptor(fd, users: 1)  // the reader; each session's writer retains
+        let shared = SharedDescriptor(fd, users: 1, syscalls: syscalls)  // the reader; each session's writer retains
         let current = LoopBound(SessionBox(session: attachSession(s, shared: shared)), loop: s.loop)
         _ = DescriptorReader(shared: shared, loop: s.loop, onBytes: { [self] bytes in
             let s = self.supervisor.value

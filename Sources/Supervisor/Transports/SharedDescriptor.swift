@@ -1,18 +1,23 @@
 import Foundation
 import Hardware
+import Syscalls
 
 /// A file descriptor shared by a client's reader and writer threads, closed (`close(2)`) when both
 /// have finished with it, so neither ever touches a descriptor number the other closed (and the
 /// kernel may already have reused).
 final class SharedDescriptor: Sendable {
     let descriptor: Int32
+    /// The calls its reader and writer make on it.
+    let syscalls: any DescriptorSyscalls
     private let users: LockedValue<Int>
     private let onClosed: (@Sendable () -> Void)?
 
     /// `users`: how many threads will call `release()` (reader and writer: 2). `onClosed` runs
     /// once, on the last user's thread, after the descriptor is closed.
-    init(_ descriptor: Int32, users: Int, onClosed: (@Sendable () -> Void)? = nil) {
+    init(_ descriptor: Int32, users: Int, onClosed: (@Sendable () -> Void)? = nil,
+         syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) {
         self.descriptor = descriptor
+        self.syscalls = syscalls
         self.users = LockedValue(users)
         self.onClosed = onClosed
     }
@@ -21,7 +26,7 @@ final class SharedDescriptor: Sendable {
     /// and a blocked `write` fail. Harmless (ENOTSOCK) on a TTY.
     func shutdown() {
         users.withLock { remaining in
-            if remaining > 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+            if remaining > 0 { try? syscalls.shutdown(descriptor) }
         }
     }
 
@@ -32,7 +37,7 @@ final class SharedDescriptor: Sendable {
     func release() {
         let closed = users.withLock { remaining -> Bool in
             remaining -= 1
-            if remaining == 0 { Glibc.close(descriptor) }
+            if remaining == 0 { syscalls.close(descriptor) }
             return remaining == 0
         }
         if closed { onClosed?() }

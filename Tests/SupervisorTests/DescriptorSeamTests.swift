@@ -1,0 +1,122 @@
+import Foundation
+import Hardware
+import ManualLoop
+import Syscalls
+import Testing
+import TestSupport
+@testable import Supervisor
+
+/// Faults injected at the descriptor seam (`DescriptorSyscalls`) under the console transports: the
+/// supervisor says what failed and keeps serving.
+@Suite(.serialized) struct DescriptorSeamTests {
+    /// The simulated board's supervisor on the manual clock, logging into `logged`.
+    final class Board {
+        let loop = ManualEventLoop()
+        let directory = NSTemporaryDirectory() + "tripod-seam-\(UUID().uuidString)"
+        let logged = LockedValue<[String]>([])
+        let supervisor: Supervisor
+
+        init() throws {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let logged = self.logged
+            let log = Logger(withPriorityPrefix: false) { line in logged.withLock { $0.append(line) } }
+            supervisor = try startSimulatedSupervisor(on: loop, catalog: .standard(executablePath: #filePath),
+                                                      renderSize: PixelSize(width: 96, height: 54),
+                                                      capturesDirectory: directory + "/captures", log: log)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+        /// Runs the loop (work other threads hand it, and 10 ms of simulated time a turn) until
+        /// `done` holds, for at most `seconds` of real time; returns whether it did.
+        func pump(seconds: Double = 10, until done: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if done() { return true }
+                loop.advance(by: .milliseconds(10))
+                usleep(2_000)
+            }
+            return done()
+        }
+    }
+
+    /// Reads what is there on a non-blocking descriptor.
+    private func drain(_ fd: Int32) -> String {
+        var text = ""
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { return text }
+            text += String(decoding: buffer[0..<n], as: UTF8.self)
+        }
+    }
+
+    /// Sends `line` on the pty master and waits for its `ok`.
+    private func ask(_ board: Board, master: Int32, _ line: String) -> Bool {
+        let bytes = Array((line + "\r").utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+        var got = ""
+        return board.pump { got += drain(master); return got.contains("ok \(line.dropFirst(4))=") }
+    }
+
+    @Test func aSerialReadErrorIsReportedAndThePortReopened() throws {
+        let board = try Board()
+        let (master, slave) = try openPseudoTerminal()
+        defer { close(master) }
+        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
+        let faults = FaultInjectingDescriptorSyscalls()
+        board.loop.perform {
+            ConsoleTransports.serveSerial(path: slave, supervisor: board.supervisor, retry: .milliseconds(100), syscalls: faults)
+        }
+        #expect(ask(board, master: master, "get exposure.iso"))
+        // The reader is inside read(2) now; the read after the next line fails with EIO.
+        faults.fail(.read, errno: EIO)
+        #expect(ask(board, master: master, "get exposure.iso"))
+        let warning = "serial console \(slave) went away (Input/output error); reopening"
+        #expect(board.pump { board.logged.current.contains { $0.contains(warning) } }, "\(board.logged.current)")
+        #expect(board.pump { faults.count(.open) == 2 }, "the port is opened again")
+        #expect(ask(board, master: master, "get exposure.iso"), "the reopened port answers")
+        #expect(board.loop.perform { board.supervisor.state } == Supervisor.State.ready)
+    }
+
+    @Test func aSerialPortThatRefusesItsSettingsIsClosedAndNamed() throws {
+        let (master, slave) = try openPseudoTerminal()
+        defer { close(master) }
+        let faults = FaultInjectingDescriptorSyscalls()
+        faults.fail(.setTerminalAttributes, errno: EIO)
+        do {
+            let fd = try SerialPort.open(slave, baud: 115200, syscalls: faults)
+            close(fd)
+            Issue.record("opened a port whose settings failed")
+        } catch {
+            #expect(error.kind == .io)
+            #expect(error.message.contains("\(slave): tcsetattr") && error.message.contains("(errno \(EIO))"), "\(error.message)")
+        }
+        // EINTR at open is retried, and the port then opens.
+        faults.fail(.open, errno: EINTR)
+        let fd = try SerialPort.open(slave, baud: 115200, syscalls: faults)
+        close(fd)
+        #expect(faults.count(.open) == 3)
+    }
+
+    @Test func runningOutOfDescriptorsAtAcceptIsLoggedAndAcceptingGoesOn() throws {
+        let board = try Board()
+        let faults = FaultInjectingDescriptorSyscalls()
+        faults.fail(.accept, errno: EMFILE, times: 2)
+        let path = board.directory + "/ctl.sock"
+        let control = try board.loop.perform { () throws(StartupError) -> ConsoleTransports.ControlSocket in
+            try ConsoleTransports.serveControlSocket(path: path, supervisor: board.supervisor, syscalls: faults)
+        }
+        defer { control.shutdown() }
+        let status = LockedValue<Int32?>(nil)
+        DispatchQueue.global().async {
+            let exit = ControlClient.send(line: "get exposure.iso", socketPath: path)
+            status.withLock { $0 = exit }
+        }
+        #expect(board.pump { status.current != nil }, "a client is served once accept works again")
+        #expect(status.current == 0)
+        #expect(faults.count(.accept) >= 3)
+        let warnings = board.logged.current.filter { $0.contains("control socket \(path): accept: Too many open files (errno \(EMFILE))") }
+        #expect(warnings.count == 1, "said once, not at every retry: \(board.logged.current)")
+    }
+}
