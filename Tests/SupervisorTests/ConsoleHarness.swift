@@ -19,13 +19,13 @@ final class ConsoleHarness {
     /// A temporary directory holding `captures` and nothing else the supervisor should touch.
     let sandbox: String
 
-    init() throws {
+    /// `renderSize`: small frames by default (no pixels needed); `adjust` may change the devices
+    /// before the start (the simulated camera's libcamera).
+    init(renderSize: PixelSize = PixelSize(width: 96, height: 54), adjust: (inout BoardDevices) -> Void = { _ in }) throws {
         sandbox = NSTemporaryDirectory() + "tripod-console-\(UUID().uuidString)"
         captures = sandbox + "/captures"
         try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
-        // Small frames: no pixels needed.
-        supervisor = try startSimulatedSupervisor(on: loop, renderSize: PixelSize(width: 96, height: 54),
-                                                  capturesDirectory: captures)
+        supervisor = try startSimulatedSupervisor(on: loop, renderSize: renderSize, capturesDirectory: captures, adjust: adjust)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: sandbox) }

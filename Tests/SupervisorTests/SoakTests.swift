@@ -76,7 +76,10 @@ import Testing
         let fdBase = descriptors[5..<15].max() ?? 0, fdEnd = descriptors.suffix(10).min() ?? 0
         #expect(fdEnd <= fdBase + 4, "open descriptors grew: \(descriptors)")
         let threadBase = threads[5..<15].max() ?? 0, threadEnd = threads.suffix(10).min() ?? 0
-        #expect(threadEnd <= threadBase + 3, "threads grew: \(threads)")
+        // Threads get more slack: suites beside this one start encoders and supervisors with
+        // threads of their own at any time (one run saw 49 → 53 that way); a leak of one per
+        // bracket would still be +25.
+        #expect(threadEnd <= threadBase + 10, "threads grew: \(threads)")
         // The files the board itself has open (captures, state) do not pile up either.
         #expect((ours.suffix(10).min() ?? 0) <= (ours[5..<15].max() ?? 0), "descriptors on the board's files grew: \(ours)")
         print("SOAK fds \(descriptors.first ?? 0)->\(descriptors.last ?? 0), threads \(threads.first ?? 0)->\(threads.last ?? 0), "

@@ -1,7 +1,5 @@
-import Boards
 import Foundation
 import Hardware
-import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Startup
@@ -12,44 +10,35 @@ import Testing
 /// restart where it does not (the simulator as libcamera 0.0.3), auto on a backlit scene with
 /// hysteresis, and the HDR state in status and sidecars.
 @Suite(.serialized) struct VideoHDRSupervisorTests {
-    /// The simulated board with its camera's libcamera chosen, small frames, on the manual clock.
+    /// The simulated board with its camera's libcamera chosen (frames at 192x108), and a console.
     final class Board {
-        let loop = ManualEventLoop()
-        let supervisor: Supervisor
+        let harness: ConsoleHarness
         let provider: SimulatedCameraProvider
-        let output = RecordingConsoleOutput()
         let session: ConsoleSession
-        let captures: String
+        let output: RecordingConsoleOutput
+        var supervisor: Supervisor { harness.supervisor }
+        var captures: String { harness.captures }
 
         init(libcamera: SimulatedLibcamera = .raspberryPi0_5) throws {
-            captures = NSTemporaryDirectory() + "tripod-hdr-\(UUID().uuidString)"
-            try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
-            let catalog = BoardCatalog.standard()
-            var board = try catalog.board("sim")
-            board.camera.maximumRenderSize = PixelSize(width: 192, height: 108)
-            let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop, capturesDirectory: captures, log: .discard)
-            provider = try #require(devices.cameraProvider as? SimulatedCameraProvider)
-            provider.libcamera = libcamera
-            supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
-            try loop.start(supervisor)
-            let output = self.output
-            session = loop.perform { [supervisor] in supervisor.attach(name: "hdr", kind: .local, output: output) }
+            var simulated: SimulatedCameraProvider?
+            harness = try ConsoleHarness(renderSize: PixelSize(width: 192, height: 108)) { devices in
+                simulated = devices.cameraProvider as? SimulatedCameraProvider
+                simulated?.libcamera = libcamera
+            }
+            provider = try #require(simulated)
+            (session, output) = harness.attach(name: "hdr")
         }
 
-        deinit { try? FileManager.default.removeItem(atPath: captures) }
-
-        /// Sends a line, runs 100 ms of the world, returns every line the console got.
+        /// Sends a line, runs `settle` of the world, returns every line the console got.
         @discardableResult
         func send(_ line: String, settle: Duration = .milliseconds(100)) -> [String] {
-            loop.perform { [supervisor, session] in supervisor.receive(bytes: Array((line + "\n").utf8), from: session) }
-            advance(settle)
-            return output.take()
+            harness.send(Array((line + "\n").utf8), from: session, output: output, settle: settle)
         }
 
         /// The ok/err line of the reply to `line`.
         func reply(_ line: String) -> String { send(line).last { $0.hasPrefix("ok") || $0.hasPrefix("err") } ?? "" }
 
-        func advance(_ duration: Duration) { loop.advance(by: duration, inStepsOf: .milliseconds(10), draining: supervisor) }
+        func advance(_ duration: Duration) { harness.advance(by: duration) }
 
         var camera: SimulatedCamera? { provider.openedCamera }
     }
