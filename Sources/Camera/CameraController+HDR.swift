@@ -30,10 +30,5 @@ extension CameraController {
 
 extension FrameState {
     /// The frame's video HDR as status and sidecars name it (`videoHDRLabel`).
-    public var hdrLabel: String {
-        var m: ControlList = [:]
-        if let hdrMode { m[ControlName.hdrMode] = .int32(hdrMode.rawValue) }
-        if let hdrChannel { m[ControlName.hdrChannel] = .int32(hdrChannel.rawValue) }
-        return videoHDRLabel(metadata: m, sensorHDR: sensorHDR)
-    }
+    public var hdrLabel: String { videoHDRLabel(mode: hdrMode, channel: hdrChannel, sensorHDR: sensorHDR) }
 }

@@ -104,8 +104,8 @@ public struct FrameState: Hashable, Sendable {
         lux = m[ControlName.lux]?.doubleValue
         autoExposureState = AutoExposureState(metadata: m)
         wallClockNanoseconds = m[ControlName.frameWallClock]?.int64Value
-        hdrMode = m[ControlName.hdrMode]?.int64Value.flatMap { HdrModeValue(rawValue: Int32(clamping: $0)) }
-        hdrChannel = m[ControlName.hdrChannel]?.int64Value.flatMap { HdrChannelValue(rawValue: Int32(clamping: $0)) }
+        hdrMode = HdrModeValue(metadata: m)
+        hdrChannel = HdrChannelValue(metadata: m)
     }
 }
 

@@ -56,16 +56,34 @@ public protocol SensorHDRSwitch: AnyObject {
     func setSensorHDR(_ on: Bool, cameraID: String) throws
 }
 
+extension HdrModeValue {
+    /// The HdrMode a control list carries (a frame's metadata, a request's controls); nil when none (or
+    /// a value unknown here).
+    public init?(metadata: ControlList) {
+        guard let raw = metadata[ControlName.hdrMode]?.int64Value else { return nil }
+        self.init(rawValue: Int32(clamping: raw))
+    }
+}
+
+extension HdrChannelValue {
+    /// The HdrChannel a frame's metadata reports; nil when it reports none.
+    public init?(metadata: ControlList) {
+        guard let raw = metadata[ControlName.hdrChannel]?.int64Value else { return nil }
+        self.init(rawValue: Int32(clamping: raw))
+    }
+}
+
 /// A frame's video HDR as status and sidecars name it: "sensor" (the sensor's own HDR mode made
 /// it), the HdrMode's name, with the channel when the frame is one exposure of an unmerged
 /// sequence ("MultiExposureUnmerged/Short"), or "off".
-public func videoHDRLabel(metadata: ControlList, sensorHDR: Bool) -> String {
+public func videoHDRLabel(mode: HdrModeValue?, channel: HdrChannelValue?, sensorHDR: Bool) -> String {
     if sensorHDR { return "sensor" }
-    guard let raw = metadata[ControlName.hdrMode]?.int64Value, let mode = HdrModeValue(rawValue: Int32(clamping: raw)),
-          mode != .off else { return "off" }
-    if let raw = metadata[ControlName.hdrChannel]?.int64Value, let channel = HdrChannelValue(rawValue: Int32(clamping: raw)),
-       channel != .none {
-        return "\(mode)/\(channel)"
-    }
+    guard let mode, mode != .off else { return "off" }
+    if let channel, channel != .none { return "\(mode)/\(channel)" }
     return mode.description
+}
+
+/// `videoHDRLabel` of a frame's metadata.
+public func videoHDRLabel(metadata: ControlList, sensorHDR: Bool) -> String {
+    videoHDRLabel(mode: HdrModeValue(metadata: metadata), channel: HdrChannelValue(metadata: metadata), sensorHDR: sensorHDR)
 }

@@ -316,7 +316,7 @@ public final class SimulatedCamera: CameraDevice {
             metadata[ControlName.exposureTimeMode] = .int32(model.fixedExposureMicroseconds != nil ? 1 : 0)
             metadata[ControlName.analogueGainMode] = .int32(model.fixedGain != nil ? 1 : 0)
             metadata[ControlName.frameWallClock] = .int64(start.nanoseconds + wallClockOffsetNanoseconds)
-            if controlInfo[ControlName.hdrMode] != nil {
+            if SimulatedControlInfo.listsHdrMode(sensor: sensor, libcamera: libcamera) {  // not the whole map per frame
                 metadata[ControlName.hdrMode] = .int32(hdrMode.rawValue)
                 // Unmerged: the short and long exposures alternate, each a frame of its own.
                 let channel: HdrChannelValue = hdrMode == .multiExposureUnmerged ? (sequence % 2 == 0 ? .short : .long) : .none
@@ -354,9 +354,7 @@ public final class SimulatedCamera: CameraDevice {
 
     /// Keeps a request's HdrMode: the IPA switches at the frame that takes it.
     private func takeHdrMode(_ controls: ControlList) {
-        if let value = controls[ControlName.hdrMode]?.int64Value, let mode = HdrModeValue(rawValue: Int32(clamping: value)) {
-            hdrMode = mode
-        }
+        if let mode = HdrModeValue(metadata: controls) { hdrMode = mode }
     }
 
     /// True when this frame's processed streams are rendered in HDR: the sensor's HDR mode, or an

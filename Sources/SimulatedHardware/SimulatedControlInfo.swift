@@ -50,7 +50,7 @@ enum SimulatedControlInfo {
                 info(ControlName.exposureTimeMode, .int32(0), .int32(1), .int32(0)),
                 info(ControlName.analogueGainMode, .int32(0), .int32(1), .int32(0)),
             ]
-            if sensor.hdr {
+            if listsHdrMode(sensor: sensor, libcamera: libcamera) {
                 list.append(info(ControlName.hdrMode, .int32(HdrModeValue.off.rawValue), .int32(HdrModeValue.night.rawValue),
                                  .int32(HdrModeValue.off.rawValue)))
             }
@@ -65,6 +65,12 @@ enum SimulatedControlInfo {
             ]
         }
         return Dictionary(list, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// True when the camera lists HdrMode (and reports it per frame): the fork's controls and a
+    /// sensor with an HDR mode.
+    static func listsHdrMode(sensor: SensorDescription, libcamera: SimulatedLibcamera) -> Bool {
+        libcamera == .raspberryPi0_5 && sensor.hdr
     }
 
     /// The raw format of a mode: "S" + CFA order + bit depth ("SRGGB10").
