@@ -63,6 +63,9 @@ public final class CameraController {
     /// Why a video stream that was asked for is not there (the camera refused a second processed
     /// stream, or offered no YUV420), or nil.
     public private(set) var videoStreamNote: String?
+    /// The processed stream's size at the last `startStreaming`: the format's output, or its full
+    /// still while the processed stream is a still stream (`preferredProcessedSize`).
+    public private(set) var processedStreamSize: PixelSize?
 
     /// The latest completed frame's state (its metadata, decoded).
     public private(set) var latest: FrameState? {
@@ -202,29 +205,63 @@ public final class CameraController {
     /// Frame times a refused restart is retried for.
     static let restartAttempts = 100
 
-    /// Configures the processed stream at the active format's size plus a raw stream at its sensor
-    /// mode (which pins the mode, as rpicam-apps' --mode does), starts, and queues `requestsInFlight`.
+    /// Configures the processed stream plus a raw stream at the format's sensor mode (which pins the
+    /// mode, as rpicam-apps' --mode does), starts, and queues `requestsInFlight`. The processed
+    /// stream is the format's size, or, as a still stream, the format's `highResolutionStill`
+    /// (the video, when one is wanted, is then the smaller processed stream at the format's size).
     public func startStreaming() throws {
         guard !isStreaming else { return }
         let format = activeFormat.format
-        var streams = [StreamConfiguration(role: processedRole, pixelFormat: format.pixelFormat, size: format.size,
-                                           bufferCount: max(4, requestsInFlight + bracketBuffersPerStream))]
-        if let raw = format.rawPixelFormat {
-            streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize,
-                                               bufferCount: max(4, bracketBuffersPerStream)))
-        }
-        let (status, configured) = try configure(streams, video: videoStreamConfiguration(for: format))
+        let (status, streams, configured) = try configureStreams(for: format)
         if status == .invalid {
             throw CameraError(.unsupported, "camera \(device.info.id): configuration \(format.label) is invalid")
         }
         var allocated: [StreamRole: Int] = [:]
         for (asked, given) in zip(streams, configured) { allocated[asked.role] = given.bufferCount > 0 ? given.bufferCount : asked.bufferCount }
         allocatedBuffers = allocated
+        processedStreamSize = configured.first?.size ?? format.size
         try device.start(controls: supported(controlsForNextRequest()))
         isStreaming = true
         streamingGeneration += 1
         holds = 0  // a hold taken before this run lapses with its generation
         for _ in 0..<regularRequestLimit { try queueRegularRequest() }
+    }
+
+    /// The processed stream's size to ask for: a still stream gives the format's full still
+    /// (`highResolutionStill`, the sensor mode) where that is larger than its output; else the output.
+    public func preferredProcessedSize(for format: CameraFormat) -> PixelSize {
+        let still = format.highResolutionStill
+        guard processedRole == .stillCapture, format.rawPixelFormat != nil,
+              still.width >= format.size.width, still.height >= format.size.height else { return format.size }
+        return still
+    }
+
+    /// Configures the processed stream (at `preferredProcessedSize`), the raw stream and the video
+    /// stream when one is wanted. A camera that does not take the still size as asked (adjusts it,
+    /// refuses it, or then has no room for the video stream) is configured at the format's size.
+    private func configureStreams(for format: CameraFormat) throws
+        -> (status: ConfigurationStatus, asked: [StreamConfiguration], streams: [StreamConfiguration]) {
+        func streams(processed size: PixelSize) -> [StreamConfiguration] {
+            var streams = [StreamConfiguration(role: processedRole, pixelFormat: format.pixelFormat, size: size,
+                                               bufferCount: max(4, requestsInFlight + bracketBuffersPerStream))]
+            if let raw = format.rawPixelFormat {
+                streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize,
+                                                   bufferCount: max(4, bracketBuffersPerStream)))
+            }
+            return streams
+        }
+        let video = videoStreamConfiguration(for: format)
+        let preferred = preferredProcessedSize(for: format)
+        if preferred != format.size {
+            let asked = streams(processed: preferred)
+            let (status, configured) = try configure(asked, video: video)
+            if status != .invalid, configured.first?.size == preferred, video == nil || videoStream != nil {
+                return (status, asked, configured)
+            }
+        }
+        let asked = streams(processed: format.size)
+        let (status, configured) = try configure(asked, video: video)
+        return (status, asked, configured)
     }
 
     /// Configures `streams` plus the video stream when one is wanted. A camera that refuses the
@@ -268,6 +305,7 @@ public final class CameraController {
         holds = 0  // holds of the old run lapse (their release is ignored: another generation)
         allocatedBuffers = [:]
         videoStream = nil
+        processedStreamSize = nil
         // Buffers still referenced block the next configure (libcamera refuses to reconfigure
         // while the caller holds frame buffers): let go of the last frame and tell the viewers.
         latestRequest = nil

@@ -140,6 +140,12 @@ enum SimulatedControlInfo {
             if stream.bufferCount < 1 { stream.bufferCount = 1; status = .adjusted }
             out.append(stream)
         }
+        // Raspberry Pi's rule for two processed streams: the smaller is no larger than the larger in
+        // either dimension (the ISP's second output scales down only).
+        let processed = out.filter { $0.role != .raw }.map(\.size).sorted { $0.area > $1.area }
+        if processed.count == 2, processed[1].width > processed[0].width || processed[1].height > processed[0].height {
+            status = .invalid
+        }
         if let rawMode { return (status, out, rawMode) }
         let largest = out.max { $0.size.area < $1.size.area }?.size ?? full.size
         let covering = offered.filter { $0.width >= largest.width && $0.height >= largest.height }

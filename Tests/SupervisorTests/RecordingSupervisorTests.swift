@@ -1,4 +1,5 @@
 import Foundation
+import Hardware
 import Testing
 import SimulatedHardware
 import TestSupport
@@ -182,6 +183,41 @@ import Video
         #expect(sidecar.stills.map(\.frame) == [1, 1, 2, 3])
         let ptsOfStills = sidecar.stills.map { ($0.sensorTimestampNanoseconds - sidecar.firstSensorTimestampNanoseconds) / 1000 }
         #expect(ptsOfStills.allSatisfy { video.framePTS.contains($0) }, "\(ptsOfStills)")
+    }
+
+    /// On a format whose output is smaller than its sensor mode (1920×1080 from 2304×1296), stills
+    /// during a recording are the format table's `still` size, JPEG and DNG alike: the still stream
+    /// runs at the full mode beside the 1920×1080 video stream, and the video loses no frame.
+    @Test func stillsDuringARecordingAreTheFormatsFullStill() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("format 1920x1080@56") == "ok format=1920x1080@56")
+        let still = try #require(h.supervisor.camera?.activeFormat.format.highResolutionStill)
+        #expect(still == PixelSize(width: 2304, height: 1296))
+        #expect(h.reply("set video.fps 30") == "ok video.fps=30")
+        let started = h.reply("record start")
+        #expect(SimulatedBoardHarness.field("size", in: started) == "1920x1080", "\(started)")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started))
+        h.advance(.seconds(1))
+        #expect(h.reply("capture").hasPrefix("ok bracket=started"))
+        h.advance(.seconds(1))
+        let captureEvents = h.output.take()
+        #expect(h.reply("record stop").hasPrefix("ok stopping="))
+        h.advance(.milliseconds(200))
+        let events = h.output.take()
+        let frameEvent = try #require(captureEvents.first { $0.hasPrefix("event bracket.frame") }, "\(captureEvents)")
+        let files = try #require(SimulatedBoardHarness.field("files", in: frameEvent)).split(separator: ",").map(String.init)
+        #expect(files.count == 2 && files.contains { $0.hasSuffix(".jpg") } && files.contains { $0.hasSuffix(".dng") }, "\(files)")
+        let folder = (file as NSString).deletingLastPathComponent
+        for name in files {
+            let size = try imageSize(RecordingSupervisorTests.file(h, folder + "/" + name))
+            #expect(size.width == still.width && size.height == still.height, "\(name): \(size)")
+        }
+        let video = try probe(RecordingSupervisorTests.file(h, file))
+        #expect(video.width == 1920 && video.height == 1080)
+        let deltas = zip(video.framePTS.dropFirst(), video.framePTS).map { $0 - $1 }
+        #expect(deltas.allSatisfy { abs($0 - 33_333) <= 1_000 }, "\(deltas.filter { abs($0 - 33_333) > 1_000 })")
+        let stopped = try #require(events.first { $0.hasPrefix("event record.stopped") }, "\(events)")
+        #expect(SimulatedBoardHarness.field("dropped", in: stopped) == "0", "\(stopped)")
     }
 
     /// Gyroflow's own parser (telemetry-parser) reads the recording's .gcsv: samples over the whole

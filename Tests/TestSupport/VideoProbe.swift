@@ -55,3 +55,12 @@ public func probe(_ file: String) throws -> Probe {
 public func firstFrameYUV420(_ file: String) throws -> [UInt8] {
     [UInt8](try runTool("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
 }
+
+/// An image's pixel size as exiftool (package libimage-exiftool-perl) reads it: the JPEG's frame,
+/// the DNG's full-resolution raw image.
+public func imageSize(_ file: String) throws -> (width: Int, height: Int) {
+    let text = String(decoding: try runTool("/usr/bin/exiftool", ["-s3", "-ImageSize", file]), as: UTF8.self)
+    let sides = text.split { $0 == "x" || $0 == " " || $0 == "\n" }.compactMap { Int($0) }
+    guard sides.count == 2 else { throw ToolError(description: "exiftool gave no image size for \(file): \(text)") }
+    return (sides[0], sides[1])
+}

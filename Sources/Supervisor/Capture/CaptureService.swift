@@ -132,7 +132,8 @@ final class CaptureService {
         isPrepared = true
         let elapsed = clock.now - began
         let format = camera.activeFormat.format
-        return [("prepared", "yes"), ("still", "\(format.size.width)x\(format.size.height)"),
+        let still = camera.processedStreamSize ?? camera.preferredProcessedSize(for: format)
+        return [("prepared", "yes"), ("still", "\(still.width)x\(still.height)"),
                 ("raw", format.rawPixelFormat == nil ? "none" : "\(format.sensorModeSize.width)x\(format.sensorModeSize.height)"),
                 ("bracket.max", String(capacity(camera).maximumFrames)), ("buffers", "+\(bracketBuffersPerStream)/stream"),
                 ("setup.ms", String(format: "%.1f", Double(elapsed.nanoseconds) / 1e6))]
@@ -142,7 +143,8 @@ final class CaptureService {
     func capacity(_ camera: CameraController) -> BracketCapacity {
         let (raw, still) = outputs(camera)
         let format = camera.activeFormat.format
-        return BracketCapacity(rawSize: raw ? format.sensorModeSize : nil, rgbSize: still ? format.size : nil,
+        let rgbSize = camera.processedStreamSize ?? camera.preferredProcessedSize(for: format)
+        return BracketCapacity(rawSize: raw ? format.sensorModeSize : nil, rgbSize: still ? rgbSize : nil,
                                memoryBudgetBytes: memoryBudgetBytes)
     }
 
@@ -230,7 +232,7 @@ final class CaptureService {
         let frames = plan.autoRange.map { plan.steps.count + 2 * $0.maximumExtraSteps } ?? plan.steps.count
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
         let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
-                                                                      rgbSize: still ? camera.activeFormat.format.size : nil),
+                                                                      rgbSize: still ? camera.processedStreamSize ?? camera.activeFormat.format.size : nil),
                                  startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag)
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }

@@ -196,7 +196,7 @@ final class VideoRecorder {
         work.begin(Self.workReason)
         onRecordingChange(true)
         var fields: [(String, String)] = [("recording", id), ("file", "\(folder)/\(id).\(settings.container.fileExtension)"),
-                                          ("size", (camera.videoStream?.size ?? camera.activeFormat.format.size).description),
+                                          ("size", (camera.videoStream?.size ?? camera.processedStreamSize ?? camera.activeFormat.format.size).description),
                                           ("fps", ValueParser.formatNumber(effectiveSettings().captureFramesPerSecond))]
         if let note = camera.videoStreamNote { fields.append(("note", note)) }
         emit(ConsoleEvent("record.started", fields))
