@@ -19,6 +19,7 @@ let package = Package(
         systemLibrary("CGPIOD", pkgConfig: "libgpiod", apt: ["libgpiod-dev"]),
         systemLibrary("CDRM", pkgConfig: "libdrm", apt: ["libdrm-dev"]),
         systemLibrary("CI2C", pkgConfig: nil, apt: ["libi2c-dev"]),
+        systemLibrary("CV4L2", pkgConfig: nil, apt: ["linux-libc-dev"]),
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
         systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: ["libsystemd-dev"]),
@@ -51,7 +52,7 @@ let package = Package(
         .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion", "Boards"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "LinuxHardware", dependencies: [
-            "Hardware", "Syscalls", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CSystemd",
+            "Hardware", "Syscalls", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CV4L2", "CSystemd",
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
@@ -82,7 +83,7 @@ let package = Package(
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware", "Boards"]),
         .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop"]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Syscalls", "Media", "SimulatedHardware", "ManualLoop", "TestSupport"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Syscalls", "CV4L2", "Media", "SimulatedHardware", "ManualLoop", "TestSupport"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware", "ManualLoop"], exclude: ["Chart"]),

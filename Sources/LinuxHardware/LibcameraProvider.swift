@@ -1,5 +1,6 @@
 import CCameraShim
 import Hardware
+import Syscalls
 
 /// Lists and opens libcamera cameras (`CameraProvider`) through the shim's CameraManager.
 ///
@@ -9,9 +10,19 @@ import Hardware
 /// saying "no camera". Cameras opened from it keep libcamera running until they are released.
 public final class LibcameraProvider: CameraProvider {
     private var manager: ManagerHandle?
+    /// The cameras opened from it, while they are open (the sensor's HDR switches only once all are released).
+    private var opened: [WeakCameraHandle] = []
+    /// Where the sensors' subdevices are found (`/sys`, `/dev`), and their HDR control.
+    let sysfsRoot: String, devRoot: String
+    let sensorHDRControl: SensorHDRControl
 
-    /// A stopped provider.
-    public init() {}
+    /// A stopped provider. `syscalls`, `sysfsRoot` and `devRoot` reach the sensors' subdevices
+    /// (the sensor's own HDR, `SensorHDRSwitch`); tests give a fake tree.
+    public init(syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls(), sysfsRoot: String = "/sys", devRoot: String = "/dev") {
+        self.sysfsRoot = sysfsRoot
+        self.devRoot = devRoot
+        self.sensorHDRControl = SensorHDRControl(syscalls: syscalls)
+    }
 
     /// The version string of the libcamera this process runs with (`CameraManager::version()`),
     /// e.g. "v0.0.3", "v0.7.1" (built from a tarball) or "v0.7.1+rpt20260429" (from the git tag).
@@ -89,6 +100,57 @@ public final class LibcameraProvider: CameraProvider {
         guard let pointer else {
             throw HardwareError(.other, "libcamera: open camera '\(id)': no handle returned")
         }
-        return try LibcameraCamera(info: info, handle: CameraHandle(pointer: pointer, manager: manager))
+        let handle = CameraHandle(pointer: pointer, manager: manager)
+        opened = opened.filter { $0.handle != nil } + [WeakCameraHandle(handle: handle)]
+        return try LibcameraCamera(info: info, handle: handle)
+    }
+
+    /// True while a camera opened from this provider (or a frame buffer it lent) is still alive.
+    var hasOpenCameras: Bool { opened.contains { $0.handle != nil } }
+}
+
+/// An opened camera's handle, not kept alive by the provider.
+private struct WeakCameraHandle {
+    weak var handle: CameraHandle?
+}
+
+/// The sensor's own HDR (the IMX708's `wide_dynamic_range`) on its V4L2 subdevice, as rpicam-apps
+/// and picamera2 switch it. libcamera reads a sensor's modes when its CameraManager starts, so a
+/// switch restarts the manager: every camera must have been released first.
+extension LibcameraProvider: SensorHDRSwitch {
+    /// The subdevice of a listed camera, by its id and model.
+    func sensorSubdevice(cameraID: String) -> SensorSubdevice? {
+        let model = cameras().first { $0.id == cameraID }?.model ?? ""
+        return SensorSubdevice.find(cameraID: cameraID, model: model, sysfsRoot: sysfsRoot, devRoot: devRoot)
+    }
+
+    public func hasSensorHDR(cameraID: String) -> Bool {
+        guard let subdevice = sensorSubdevice(cameraID: cameraID) else { return false }
+        return (try? sensorHDRControl.isPresent(on: subdevice)) ?? false
+    }
+
+    public func isSensorHDROn(cameraID: String) -> Bool {
+        guard let subdevice = sensorSubdevice(cameraID: cameraID) else { return false }
+        return (try? sensorHDRControl.isOn(on: subdevice)) ?? false
+    }
+
+    public func setSensorHDR(_ on: Bool, cameraID: String) throws {
+        guard let subdevice = sensorSubdevice(cameraID: cameraID) else {
+            throw HardwareError(.unsupported, "camera '\(cameraID)': no V4L2 subdevice found for its sensor, so no sensor HDR")
+        }
+        let what = "\(subdevice.node): wide_dynamic_range \(on ? "on" : "off")"
+        let present: Bool
+        do throws(SyscallError) { present = try sensorHDRControl.isPresent(on: subdevice) } catch { throw error.hardwareError(what) }
+        guard present else {
+            throw HardwareError(.unsupported, "camera '\(cameraID)': sensor \(subdevice.name) (\(subdevice.node)) has no wide_dynamic_range control")
+        }
+        guard !hasOpenCameras else {
+            throw HardwareError(.busy, "camera '\(cameraID)': sensor HDR changes only with the camera released")
+        }
+        do throws(SyscallError) { try sensorHDRControl.set(on, on: subdevice) } catch { throw error.hardwareError(what) }
+        // The sensor's modes are read at the manager's start: start it again to see them.
+        guard isStarted else { return }
+        stop()
+        try start()
     }
 }

@@ -53,14 +53,11 @@ extension Supervisor {
     }
 
     private func reopenCamera(sensorHDR on: Bool) {
-        guard let old = camera, let switcher = devices.cameraProvider as? SensorHDRSwitch else { return }
-        let id = old.device.info.id, model = old.device.info.model
+        guard let info = camera?.device.info, let switcher = devices.cameraProvider as? SensorHDRSwitch else { return }
+        let id = info.id, model = info.model
         let reason = "sensor HDR \(on ? "on" : "off")"
         broadcast(ConsoleEvent("camera.state", [("state", "restarting"), ("reason", reason)]))
-        old.onDisconnect = nil
-        old.onStreamingError = nil
-        old.stopStreaming()
-        camera = nil
+        releaseCamera()
         do {
             try switcher.setSensorHDR(on, cameraID: id)
             try startCamera(try devices.cameraProvider.open(id: id))
@@ -73,5 +70,18 @@ extension Supervisor {
         log.notice("camera \(model) reopened for \(reason)")
         broadcast(ConsoleEvent("camera.state", [("state", "streaming"), ("format", camera?.activeFormat.format.label ?? ""), ("hdr", reason)]))
         broadcast(ConsoleEvent("video.hdr", [("active", on ? "on" : "off"), ("kind", on ? "sensor" : "none")]))
+    }
+
+    /// Stops the camera and lets go of it everywhere it is wired, so the device is released (libcamera
+    /// switches the sensor's HDR only with no camera open).
+    private func releaseCamera() {
+        if let old = camera {
+            old.onDisconnect = nil
+            old.onStreamingError = nil
+            old.stopStreaming()
+        }
+        camera = nil
+        captureService?.camera = nil
+        recorder?.camera = nil
     }
 }
