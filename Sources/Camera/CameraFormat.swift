@@ -50,8 +50,12 @@ public struct VideoHDRSupport: Hashable, Sendable, Codable {
 
     /// The way video HDR is done on this format: HdrMode when the camera has a value for video (no
     /// restart), else the sensor's mode.
-    public var preferredKind: VideoHDRKind? {
-        if let mode = videoHdrMode { return .hdrMode(mode) }
+    public var preferredKind: VideoHDRKind? { preferredKind(excluding: []) }
+
+    /// `preferredKind` without the HdrMode values in `unusable` (values the camera turned out not
+    /// to apply): the next value for video, else the sensor's mode.
+    public func preferredKind(excluding unusable: Set<HdrModeValue>) -> VideoHDRKind? {
+        if let mode = HdrModeValue.forVideo.first(where: { hdrModes.contains($0) && !unusable.contains($0) }) { return .hdrMode(mode) }
         return sensor ? .sensor : nil
     }
 

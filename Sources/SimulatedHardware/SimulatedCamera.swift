@@ -56,6 +56,10 @@ public final class SimulatedCamera: CameraDevice {
     public internal(set) var sensorHDR = false
     /// The HdrMode the last request taken for a frame asked for (Off until one does).
     public private(set) var hdrMode: HdrModeValue = .off
+    /// HdrMode values the camera lists but its tuning lacks: asked for one, it goes on in the mode
+    /// it was in, and its metadata says so (as Raspberry Pi's IPA does for a mode its tuning file has
+    /// no configuration for).
+    public var unconfiguredHdrModes: Set<HdrModeValue> = []
     /// The sensor mode chosen by the last `configure`.
     public private(set) var activeMode: SensorDescription.Mode?
     /// Frames the sensor produced since start, including dropped ones.
@@ -354,7 +358,7 @@ public final class SimulatedCamera: CameraDevice {
 
     /// Keeps a request's HdrMode: the IPA switches at the frame that takes it.
     private func takeHdrMode(_ controls: ControlList) {
-        if let mode = HdrModeValue(metadata: controls) { hdrMode = mode }
+        if let mode = HdrModeValue(metadata: controls), !unconfiguredHdrModes.contains(mode) { hdrMode = mode }
     }
 
     /// True when this frame's processed streams are rendered in HDR: the sensor's HDR mode, or an

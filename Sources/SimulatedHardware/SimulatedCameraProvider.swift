@@ -25,6 +25,8 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var minimumQueuedToStart = 1
     /// Largest rendered frame for cameras it opens (`SimulatedCamera.maximumRenderSize`); nil: full size.
     public var maximumRenderSize: PixelSize?
+    /// HdrMode values the tuning of cameras it opens lacks (`SimulatedCamera.unconfiguredHdrModes`).
+    public var unconfiguredHdrModes: Set<HdrModeValue> = []
     /// The camera most recently opened, for tests and fault injection.
     public private(set) var openedCamera: SimulatedCamera?
     /// False while the camera is unplugged: the manager lists no camera and `open` fails.
@@ -93,6 +95,7 @@ public final class SimulatedCameraProvider: CameraProvider {
         camera.minimumQueuedToStart = minimumQueuedToStart
         camera.maximumRenderSize = maximumRenderSize
         camera.sensorHDR = sensorHDROn
+        camera.unconfiguredHdrModes = unconfiguredHdrModes
         openedCamera = camera
         return camera
     }

@@ -45,6 +45,10 @@ extension Supervisor {
             broadcast(ConsoleEvent("video.hdr", [("active", kind == nil ? "off" : "on"), ("kind", kind?.description ?? "none")]))
         case .deferred(let reason):
             broadcast(ConsoleEvent("video.hdr", [("deferred", reason)]))
+        case .notApplied(let mode, let reported):
+            let reason = "the camera's frames report HdrMode \(reported), not \(mode) (its tuning has no \(mode))"
+            log.warning("video HDR: \(reason); using the next kind")
+            broadcast(ConsoleEvent("video.hdr", [("unused", mode.description), ("reason", reason)]))
         case .restartCamera(let on):
             // Not inside the frame handler or the `set` that asked: on the loop's next turn.
             let bound = self.bound

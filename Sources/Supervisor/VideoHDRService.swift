@@ -15,6 +15,9 @@ final class VideoHDRService {
         case restartCamera(sensorHDR: Bool)
         /// A switch `auto` wants waits for the end of the recording (the sensor's HDR needs a restart).
         case deferred(String)
+        /// The camera's frames did not confirm an HdrMode asked for: they kept reporting `reported`
+        /// (its tuning has no configuration for the value). The next kind is used instead.
+        case notApplied(HdrModeValue, reported: HdrModeValue)
     }
 
     /// Where events go (the supervisor's wiring turns them into console events and the restart).
@@ -36,6 +39,18 @@ final class VideoHDRService {
     /// Between `attach` and `cameraStarted`: the settings are being applied to a new camera, whose
     /// format is not yet the one asked for, so nothing is decided or switched.
     private var suspended = false
+    /// An HdrMode asked for and not yet seen in a frame's metadata: frames left to see it in, and
+    /// the value the frames reported instead.
+    private var confirming: (mode: HdrModeValue, framesLeft: Int, reported: HdrModeValue?)?
+    /// HdrMode values this camera was asked for and did not apply; not asked for again until
+    /// another camera is attached.
+    private(set) var notAppliedModes: Set<HdrModeValue> = []
+    /// The camera the modes above belong to (a reopen for the sensor's HDR keeps them).
+    private var cameraID: String?
+
+    /// Frames an HdrMode has to show up in the metadata (libcamera applies controls a few frames
+    /// late; Raspberry Pi's IPA reports the mode it runs in every frame).
+    static let confirmationFrames = 30
 
     /// Luma codes for the tone measure: a plain exposure clips at 250; in HDR the same scene
     /// light sits `hdrHeadroomStops` lower, about code 191 on the sRGB curve (where a plain
@@ -53,6 +68,9 @@ final class VideoHDRService {
     /// until `cameraStarted`, once the settings have selected its format.
     func attach(_ camera: CameraController) {
         self.camera = camera
+        if camera.device.info.id != cameraID { notAppliedModes = [] }
+        cameraID = camera.device.info.id
+        confirming = nil
         restartPending = false
         suspended = true
     }
@@ -85,8 +103,9 @@ final class VideoHDRService {
         if preference == .on && !support.isSupported {
             throw ConsoleError(.unsupported, "video.hdr on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
         }
-        let wantsSensor = preference == .on ? support.preferredKind == .sensor
-            : preference == .off ? false : policy.isActive && support.preferredKind == .sensor
+        let preferred = support.preferredKind(excluding: notAppliedModes)
+        let wantsSensor = preference == .on ? preferred == .sensor
+            : preference == .off ? false : policy.isActive && preferred == .sensor
         if wantsSensor != camera.sensorHDROn, let id = recorder?.recordingID {
             throw ConsoleError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set video.hdr after record stop")
         }
@@ -105,20 +124,41 @@ final class VideoHDRService {
         reconcile()
     }
 
-    /// Every streaming frame: `auto` measures the scene (processed stream) and switches when its
-    /// choice changes.
+    /// Every streaming frame: an HdrMode just asked for is confirmed from the metadata, and `auto`
+    /// measures the scene (processed stream) and switches when its choice changes.
     func frameArrived(_ completed: CompletedRequest) {
-        guard !suspended, policy.preference == .auto, policy.formatHasHDR, let camera,
+        guard !suspended else { return }
+        confirmHdrMode(HdrModeValue(metadata: completed.metadata))
+        guard policy.preference == .auto, policy.formatHasHDR, let camera,
               let buffer = completed.buffers[camera.processedRole] else { return }
         let clipped = inForce == nil ? Self.clippedCode : Self.clippedCodeInHDR
         guard let measure = FrameAnalysis.toneFractions(buffer, clippedCode: clipped, crushedCode: Self.crushedCode) else { return }
         if policy.sceneMeasured(measure) || desired != inForce { reconcile() }
     }
 
-    /// What should be in force: the format's preferred kind while the policy says HDR.
+    /// Watches for the HdrMode asked for in the frames' metadata. When `confirmationFrames` pass
+    /// with the frames reporting another value, the camera does not apply it: the value is set
+    /// aside (said as an event) and the next kind is used. Frames that report no HdrMode at all
+    /// cannot confirm it either way, and nothing falls back.
+    private func confirmHdrMode(_ reported: HdrModeValue?) {
+        guard var watch = confirming else { return }
+        if reported == watch.mode { confirming = nil; return }
+        if let reported { watch.reported = reported }
+        watch.framesLeft -= 1
+        confirming = watch
+        guard watch.framesLeft <= 0 else { return }
+        confirming = nil
+        guard let other = watch.reported else { return }
+        notAppliedModes.insert(watch.mode)
+        onEvent?(.notApplied(watch.mode, reported: other))
+        reconcile()
+    }
+
+    /// What should be in force: the format's preferred kind while the policy says HDR (HdrMode
+    /// values the camera did not apply left out).
     private var desired: VideoHDRKind? {
         guard policy.isActive, let camera else { return nil }
-        return camera.activeFormat.format.videoHDR.preferredKind
+        return camera.activeFormat.format.videoHDR.preferredKind(excluding: notAppliedModes)
     }
 
     /// Brings the camera to `desired`: HdrMode at once, the sensor's HDR by a restart.
@@ -140,6 +180,7 @@ final class VideoHDRService {
         }
         let mode: HdrModeValue? = if case .hdrMode(let m)? = want { m } else { nil }
         do throws(CameraError) { try camera.setHdrMode(mode) } catch { return }
+        confirming = mode.map { ($0, Self.confirmationFrames, nil) }
         onEvent?(.changed(want))
     }
 

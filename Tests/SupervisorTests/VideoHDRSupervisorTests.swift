@@ -62,6 +62,35 @@ import Testing
         #expect(b.reply("set video.hdr sometimes").hasPrefix("err bad-value"))
     }
 
+    /// A camera that lists an HdrMode its tuning has no configuration for (a Pi 4 asked for
+    /// MultiExposure) goes on reporting the mode it runs in: the value is set aside and the next
+    /// kind is used, then the sensor's own mode when no value for video is left.
+    @Test func anHdrModeTheCameraDoesNotApplyGivesWayToTheNextKind() throws {
+        let b = try Board()
+        b.provider.unconfiguredHdrModes = [.multiExposure, .singleExposure]
+        b.camera?.unconfiguredHdrModes = [.multiExposure]
+        #expect(b.reply("set format 1920x1080@56") == "ok format=1920x1080@56")
+        let on = b.send("set video.hdr on", settle: .seconds(2))
+        #expect(on.contains("ok video.hdr=on"), "\(on)")
+        #expect(on.contains("event video.hdr active=on kind=MultiExposure"), "\(on)")
+        #expect(on.contains { $0.hasPrefix("event video.hdr unused=MultiExposure reason=\"the camera's frames report HdrMode Off, not MultiExposure") }, "\(on)")
+        #expect(on.contains("event video.hdr active=on kind=SingleExposure"), "\(on)")
+        #expect(b.camera?.hdrMode == .singleExposure)
+        #expect(b.reply("status").contains("video.hdr=\"on (SingleExposure) frame=SingleExposure\""))
+        #expect(b.provider.sensorHDRSwitches == 0)
+
+        // The same camera's tuning without SingleExposure either: the sensor's HDR mode, by a restart.
+        b.camera?.unconfiguredHdrModes = [.multiExposure, .singleExposure]
+        #expect(b.send("set video.hdr off", settle: .milliseconds(300)).contains("event video.hdr active=off kind=none"))
+        let again = b.send("set video.hdr on", settle: .seconds(2))
+        #expect(again.contains("event video.hdr active=on kind=SingleExposure"), "\(again)")
+        #expect(again.contains { $0.hasPrefix("event video.hdr unused=SingleExposure") }, "\(again)")
+        #expect(again.contains("event camera.state state=restarting reason=\"sensor HDR on\""), "\(again)")
+        #expect(again.contains("event video.hdr active=on kind=sensor"), "\(again)")
+        #expect(b.provider.sensorHDRSwitches == 1)
+        #expect(b.reply("get video.hdr") == "ok video.hdr=on active=\"on (sensor)\"")
+    }
+
     @Test func theSensorsHDRIsARestartRefusedDuringARecordingAndAbsentWhereTheModeIsNot() throws {
         let b = try Board(libcamera: .debian0_0_3)  // no HdrMode: only the sensor's own HDR
         #expect(b.reply("set format 1536x864@120") == "ok format=1536x864@120")
