@@ -65,6 +65,22 @@ func libcameraHas(_ name: String) -> Bool { LibcameraControls.globalControl(name
         #expect(readBack.count == present.count)
     }
 
+    /// Video HDR's HdrMode and HdrChannel (libcamera 0.2 and later, Raspberry Pi's fork included) are
+    /// int32 enum controls; Debian's 0.0.3 has neither, and video HDR there is the sensor's own.
+    @Test func hdrModeAndHdrChannelExistFromLibcamera0_2() throws {
+        let version = LibcameraProvider.libcameraHeaderVersion.split(separator: ".").compactMap { Int($0) }
+        let hasHDRControls = version.count == 3 && (version[0], version[1]) >= (0, 2)
+        for name in [ControlName.hdrMode, ControlName.hdrChannel] {
+            #expect(libcameraHas(name) == hasHDRControls, "\(name) on libcamera \(LibcameraProvider.libcameraHeaderVersion)")
+            if hasHDRControls { #expect(LibcameraControls.globalControl(named: name)?.type == TC_VALUE_INT32) }
+        }
+        guard hasHDRControls else { return }
+        for mode in HdrModeValue.allCases {
+            let request: ControlList = [ControlName.hdrMode: .int32(mode.rawValue)]
+            #expect(try LibcameraControls.roundTripThroughGlobalTable(request) == request, "\(mode)")
+        }
+    }
+
     /// The frame's AE state comes from AeState or, where there is none, AeLocked: one must exist.
     @Test func aeStateOrAeLockedExists() {
         #expect(libcameraHas(ControlName.aeState) || libcameraHas(ControlName.aeLocked))
