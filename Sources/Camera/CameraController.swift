@@ -44,7 +44,14 @@ public final class CameraController {
     /// processed and raw streams): what bracket requests can have in flight, before viewers hold any.
     public var bracketBuffersAvailable: Int {
         let processed = (allocatedBuffers[processedRole] ?? (requestsInFlight + bracketBuffersPerStream)) - regularRequestLimit
-        return max(0, min(processed, allocatedBuffers[.raw] ?? processed))
+        let raw = allocatedBuffers[.raw].map { $0 - (regularRequestsFillRaw ? regularRequestLimit : 0) }
+        return max(0, min(processed, raw ?? processed))
+    }
+    /// True while regular requests fill the raw stream too: a still stream beside a video stream, so
+    /// any frame of the recording can be a capture's still, DNG included (zero shutter lag, as
+    /// picamera2's `capture_request` during a recording).
+    public var regularRequestsFillRaw: Bool {
+        videoStream != nil && processedRole == .stillCapture && activeFormat.format.rawPixelFormat != nil
     }
     /// While true, completed regular requests are not replaced, so their buffers come free for
     /// bracket requests. The controller is the one scheduler of requests: it holds while any
@@ -91,6 +98,9 @@ public final class CameraController {
     /// configured every request fills it, so recording takes its frames from here and a still or
     /// bracket during a recording leaves no gap in the video.
     public var onEveryFrame: ((CompletedRequest) -> Void)?
+    /// Called on the loop for every complete regular frame while a bracket may take one as its
+    /// still (`BracketEngine`'s zero shutter lag); set and cleared by that bracket.
+    public var onRegularFrameForBracket: ((CompletedRequest) -> Void)?
     /// The error that stopped streaming on its own (a failed re-queue), if any.
     public private(set) var lastError: (any Error)?
     /// Controls added to every regular (streaming) request, not to bracket requests: the video
@@ -245,8 +255,10 @@ public final class CameraController {
             var streams = [StreamConfiguration(role: processedRole, pixelFormat: format.pixelFormat, size: size,
                                                bufferCount: max(4, requestsInFlight + bracketBuffersPerStream))]
             if let raw = format.rawPixelFormat {
+                // Beside a video stream regular requests may fill it too (`regularRequestsFillRaw`).
+                let regular = videoStreamRequest != nil && processedRole == .stillCapture ? requestsInFlight : 0
                 streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize,
-                                                   bufferCount: max(4, bracketBuffersPerStream)))
+                                                   bufferCount: max(4, regular + bracketBuffersPerStream)))
             }
             return streams
         }
@@ -399,7 +411,7 @@ public final class CameraController {
         let cookie = takeCookie()
         var controls = controlsForNextRequest()
         for (name, value) in streamingControls { controls[name] = value }
-        let roles = videoStream == nil ? [processedRole] : [processedRole, .videoRecording]
+        let roles = videoStream == nil ? [processedRole] : [processedRole, .videoRecording] + (regularRequestsFillRaw ? [.raw] : [])
         try device.queueRequest(CaptureRequest(cookie: cookie, controls: supported(controls), roles: roles))
         regularInFlight.insert(cookie)
     }
@@ -427,6 +439,7 @@ public final class CameraController {
             latestRegular = state
             latestRequest = completed
             onEveryFrame?(completed)
+            if completed.isComplete { onRegularFrameForBracket?(completed) }
             onFrame?(completed, state)
             refillRegularRequests()
         }

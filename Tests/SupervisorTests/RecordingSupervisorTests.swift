@@ -208,6 +208,15 @@ import Video
         let files = try #require(SimulatedBoardHarness.field("files", in: frameEvent)).split(separator: ",").map(String.init)
         #expect(files.count == 2 && files.contains { $0.hasSuffix(".jpg") } && files.contains { $0.hasSuffix(".dng") }, "\(files)")
         let folder = (file as NSString).deletingLastPathComponent
+        // The still began its exposure within one frame (1/30 s) of the trigger: it is the
+        // recording's frame nearest the trigger (zero shutter lag), DNG included.
+        let bracketID = try #require(SimulatedBoardHarness.field("id", in: frameEvent))
+        let stillSidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath:
+            RecordingSupervisorTests.file(h, folder + "/" + bracketID + ".json")))) as? [String: Any]
+        let trigger = try #require((stillSidecar?["startMonotonicNanoseconds"] as? NSNumber)?.int64Value)
+        let exposureStart = try #require(((stillSidecar?["frames"] as? [[String: Any]])?.first?["sensorTimestampNanoseconds"] as? NSNumber)?.int64Value)
+        print("still: exposure began \(Double(exposureStart - trigger) / 1e6) ms after the trigger")
+        #expect(abs(exposureStart - trigger) <= 33_333_333, "\(Double(exposureStart - trigger) / 1e6) ms")
         for name in files {
             let size = try imageSize(RecordingSupervisorTests.file(h, folder + "/" + name))
             #expect(size.width == still.width && size.height == still.height, "\(name): \(size)")

@@ -17,6 +17,13 @@ import Hardware
 /// hold them) waits: the controller stops replacing its regular requests until the bracket's
 /// requests are queued, and the engine retries every frame time (`Statistics.bufferWaits`).
 ///
+/// Zero shutter lag for a single capture with the current settings (`takesRegularFramesFrom`): the
+/// regular frame whose exposure began nearest the trigger, filling the bracket's streams and
+/// matching the step's settings by its metadata, is the still. The streaming requests already in
+/// flight would otherwise come first, several frames after the trigger; with this the still begins
+/// within one frame of it. The step's own request still goes in (a frame like any other, and the
+/// still when no regular frame serves).
+///
 /// A camera without ExposureTime/AnalogueGain controls (vimc, some USB cameras) cannot vary or
 /// confirm exposure: only plans of "the current settings" (bias 0) run on it, each step takes the
 /// next complete frame of its own request, and the frame is reported with no actual settings
@@ -50,6 +57,8 @@ public final class BracketEngine {
     public private(set) var isFinished = false
 
     private let roles: [StreamRole]?
+    /// The trigger, from which regular frames may serve the one step (nil: only the bracket's own).
+    private let regularFramesFrom: MonotonicTime?
     private let onFrame: (MatchedFrame) -> Void
     private let onFinish: (Outcome) -> Void
     private let autoRange: AutoRangePolicy?
@@ -84,14 +93,18 @@ public final class BracketEngine {
     /// An engine for `plan` on `controller` (streaming). Steps are resolved now from the exposure
     /// settings (custom, locked) or the latest frame's exposure (auto). `onFrame` gets each kept frame, `onFinish` the outcome, both on the loop.
     /// `roles` are the streams each bracket request fills (nil: the controller's processed + raw).
+    /// `takesRegularFramesFrom`: the trigger, for a plan of one step of the current settings (bias
+    /// 0, no auto-range) that may take a regular frame exposed from then on (zero shutter lag).
     public init(controller: CameraController, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
                 roles: [StreamRole]? = nil, maximumSteps: Int = 32, maximumRequestsInFlight: Int = .max, limits: Limits = Limits(),
+                takesRegularFramesFrom trigger: MonotonicTime? = nil,
                 onFrame: @escaping (MatchedFrame) -> Void, onFinish: @escaping (Outcome) -> Void) throws {
         guard plan.steps.count <= maximumSteps else {
             throw CameraError(.outOfRange, "bracket: \(plan.steps.count) frames exceed the maximum of \(maximumSteps)")
         }
         self.controller = controller; self.gate = gate; self.limits = limits
         self.onFrame = onFrame; self.onFinish = onFinish; self.roles = roles
+        regularFramesFrom = plan.steps == [.evBias(0)] && plan.autoRange == nil ? trigger : nil
         self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
         self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
         confirmsSettings = controller.controlsExposure
@@ -150,9 +163,14 @@ public final class BracketEngine {
             holdsForWholeBracket = true
             holdRegularRequests()
         }
+        if regularFramesFrom != nil {
+            let bound = LoopBound(self, loop: controller.loop)
+            controller.onRegularFrameForBracket = { bound.value.regularFrameCompleted($0) }
+        }
         do {
             try queueBurst(from: 0)
         } catch {
+            controller.onRegularFrameForBracket = nil
             // The caller hears of it from the throw, not from onFinish.
             isFinished = true
             timeout?.cancel(); timeout = nil
@@ -352,6 +370,32 @@ public final class BracketEngine {
         }
     }
 
+    /// A regular frame, while the one step may take one: kept when its exposure began nearest the
+    /// trigger (no more than half a frame before it; frames come one frame time apart, so the first
+    /// such frame is within half a frame either side), it fills the bracket's streams, the gate let
+    /// the step go (its own request is queued) and, on a camera that reports them, its ExposureTime
+    /// and AnalogueGain match the step.
+    private func regularFrameCompleted(_ request: CompletedRequest) {
+        let frameMicroseconds = controller.observedFrameIntervalMicroseconds ?? controller.frameDurationRangeMicroseconds.minimum
+        guard !isFinished, let trigger = regularFramesFrom,
+              request.sensorTimestamp >= trigger - .microseconds(frameMicroseconds / 2),
+              let index = steps.indices.first(where: { !matched[$0] && queuedCookie[$0] != nil }) else { return }
+        let wanted = roles ?? [controller.processedRole] + (controller.activeFormat.format.rawPixelFormat == nil ? [] : [.raw])
+        guard wanted.allSatisfy({ request.buffers[$0] != nil }) else { return }
+        if confirmsSettings {
+            guard let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
+                  let gain = request.metadata[ControlName.analogueGain]?.doubleValue,
+                  let (step, clamped) = BracketMatching.match(actualExposureMicroseconds: Int(exposure), actualGain: gain, steps: steps,
+                                                              pending: [index], controlInfo: controller.device.controlInfo) else { return }
+            if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
+            accept(index: step, clamped: clamped, actual: (Int(exposure), gain), request: request)
+        } else {
+            if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
+            accept(index: index, clamped: false, actual: nil, request: request)
+        }
+        finishBurstIfIdle()
+    }
+
     /// Unmatched steps whose request was queued no later than `cookie` (causality, not counting).
     private func pendingIndices(upTo cookie: UInt64) -> [Int] {
         steps.indices.filter { !matched[$0] && (queuedCookie[$0].map { $0 <= cookie } ?? false) }
@@ -425,6 +469,7 @@ public final class BracketEngine {
     private func finish(_ outcome: Outcome) {
         guard !isFinished else { return }
         isFinished = true
+        if regularFramesFrom != nil { controller.onRegularFrameForBracket = nil }
         timeout?.cancel(); timeout = nil
         resumeWork?.cancel(); resumeWork = nil
         bufferRetry?.cancel(); bufferRetry = nil

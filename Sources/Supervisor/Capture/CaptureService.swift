@@ -204,6 +204,7 @@ final class CaptureService {
         do {
             engine = try BracketEngine(controller: camera, plan: plan, gate: makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
                                        maximumRequestsInFlight: max(camera.bracketBuffersAvailable - 2, 1),
+                                       takesRegularFramesFrom: triggerTime,
                                        onFrame: { bound.value.matched($0, in: current) },
                                        onFinish: { bound.value.engineFinished($0, in: current) })
             running = current
