@@ -33,7 +33,9 @@ extension TripodMain {
             do {
                 let device = try provider.open(id: first.id)
                 let sensor = sensors[first.model.lowercased()] ?? SensorDatabase(Array(sensors.values)).describe(device)
-                formats = FormatTable.formats(sensor: sensor, controlInfo: device.controlInfo)
+                // As the console's `formats`: the sensor's own HDR where the camera manager switches it.
+                let switchable = (provider as? SensorHDRSwitch)?.hasSensorHDR(cameraID: first.id) ?? false
+                formats = FormatTable.formats(sensor: sensor, controlInfo: device.controlInfo, sensorHDRSwitchable: switchable)
             } catch {
                 throw StartupError("camera \(first.model): \(error)")
             }
