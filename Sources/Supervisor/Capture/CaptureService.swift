@@ -51,8 +51,8 @@ final class CaptureService {
     var buttonConfiguration = ButtonConfiguration()
     /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
     var presets: [String: [String]] = [:]
-    /// Settings replaced by a half press, restored on release.
-    var halfPressSaved: [(String, String)] = []
+    /// The half press's hold on focus and exposure: what a release puts back (HalfPressLock.swift).
+    var halfPressLock = HalfPressLock()
     /// Makes the stabilization gate each capture asks before and after every frame: true for a
     /// bracket, false for a single capture (the null gate by default).
     var makeFrameGate: (_ bracket: Bool) -> any BracketFrameGate = { _ in UngatedFrames() }
