@@ -127,6 +127,7 @@ public final class Supervisor {
         stopRequestedAt = loop.now()
         state = .stopping
         captureService?.acceptsCaptures = false
+        captureService?.stopRequestedAt = stopRequestedAt
         // A recording is finalised first: its work mark holds the stop until record.stopped.
         if recorder?.isRecording == true { _ = try? recorder?.stop() }
         log.notice("stopping: \(reason)")

@@ -18,7 +18,7 @@ extension Supervisor {
         service.buttonConfiguration = typed.button
         guard let shutter = devices.shutter else { service.led?.show(.ready); return }
         let button = ButtonController(configuration: service.buttonConfiguration, loop: loop, shutter: shutter,
-                                      halfPress: devices.halfPress) { output in bound.value.handle(buttonOutput: output) }
+                                      halfPress: devices.halfPress) { [weak service] output in service?.handle(buttonOutput: output) }
         service.button = button
         button.start()
         do throws(ConsoleError) { _ = try service.prepare() } catch {
@@ -52,55 +52,26 @@ extension Supervisor {
         captureService?.led?.stop()
     }
 
-    /// What the button logic decided: captures go to the capture service's one entry point.
-    func handle(buttonOutput: ButtonOutput) {
-        guard let service = captureService else { return }
-        switch buttonOutput {
-        case .perform(let command):
-            let plan: BracketPlan
-            switch command.action {
-            case .capture:
-                plan = .single
-            case .bracket(let preset):
-                do throws(ConsoleError) {
-                    plan = try presetPlan(named: preset)
-                } catch {
-                    buttonCaptureFailed(command, error.message)
-                    return
-                }
-            case .triggerAutofocus:
-                do { try camera?.triggerAutofocus() } catch {
-                    broadcast(ConsoleEvent("button.error", [("action", "af"), ("reason", "\(error)")]))
-                }
-                return
-            case .toggleRecording:
-                do throws(ConsoleError) {
-                    if recorder?.isRecording == true { _ = try recorder?.stop() } else { _ = try startRecording() }
-                } catch {
-                    broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", error.message)]))
-                }
-                return
-            }
+    /// What the button asks that the capture service does not do itself: recording, the settings a
+    /// half press holds (through the one settings transaction), and a failed line.
+    func handle(buttonEvent: CaptureService.ButtonEvent) {
+        switch buttonEvent {
+        case .toggleRecording:
             do throws(ConsoleError) {
-                // A press made before a stop began, or one of a simulated gesture the stop waits
-                // for (`button press` just before the end of piped input), still captures.
-                let beforeStop = (stopRequestedAt.map { command.edgeTimestamp < $0 } ?? false) || isWorking(on: "button")
-                try service.start(plan, trigger: .button(edge: command.edgeTimestamp, queued: command.wasQueued), admitted: beforeStop)
+                if recorder?.isRecording == true { _ = try recorder?.stop() } else { _ = try startRecording() }
             } catch {
-                buttonCaptureFailed(command, error.message)
+                broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", error.message)]))
             }
-        case .queued(let command):
-            broadcast(ConsoleEvent("button.queued", [("action", command.action.description)]))
-        case .rejected(let command, let reason):
-            broadcast(ConsoleEvent("button.rejected", [("action", command.action.description), ("reason", reason)]))
         case .lineFailed(let line, let reason):
             log.error("shutter button \(line) stopped: \(reason); use the console")
             broadcast(ConsoleEvent("button.failed", [("line", line), ("reason", reason)]))
         case .lockFocusAndExposure:
-            guard let camera, let changes = service.halfPressLock.lock(HalfPressLock.CameraState(camera), settings: typed) else { return }
+            guard let service = captureService, let camera,
+                  let changes = service.halfPressLock.lock(HalfPressLock.CameraState(camera), settings: typed) else { return }
             applyHalfPress(changes, "half-press lock")
             broadcast(ConsoleEvent("button.half", [("locked", "yes")]))
         case .unlockFocusAndExposure:
+            guard let service = captureService else { return }
             applyHalfPress(service.halfPressLock.unlock(), "half-press release")
             broadcast(ConsoleEvent("button.half", [("locked", "no")]))
         }
@@ -114,12 +85,6 @@ extension Supervisor {
                 log.warning("\(what): \(key): \(error.message)")
             }
         }
-    }
-
-    private func buttonCaptureFailed(_ command: ButtonCommand, _ reason: String) {
-        broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"), ("trigger", "button")]))
-        captureService?.button?.captureDidFinish()
-        captureService?.showPattern(.error)
     }
 }
 

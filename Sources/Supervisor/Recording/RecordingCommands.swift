@@ -12,13 +12,20 @@ extension Supervisor {
         recorder.boardEncoder = devices.board.video?.encoder
         let bound = self.bound
         recorder.emit = { event in bound.value.broadcast(event) }
-        recorder.onRecordingChange = { recording in
-            let s = bound.value
-            s.captureService?.restingPattern = recording ? .recording : .ready
+        // Wiring, service to service (the capture service is made first, in registerCaptureCommands):
+        // the LED rests on the recording pattern while one runs, and a still kept during a
+        // recording is listed in the video's sidecar.
+        let captureService = self.captureService
+        recorder.onRecordingChange = { [weak captureService] recording in
+            captureService?.restingPattern = recording ? .recording : .ready
+        }
+        captureService?.onFrameKept = { [weak recorder] id, frame, request in
+            recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
+                                           sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
         }
         recorder.orientationAt = { time in bound.value.motion?.orientation(at: time) }
-        // Wiring, service to service: the recorder's stabilizer comes from video stabilization, which
-        // pauses its ScalerCrop while the recorder crops its own frames.
+        // The recorder's stabilizer comes from video stabilization, which pauses its ScalerCrop
+        // while the recorder crops its own frames.
         let videoStabilizer = self.videoStabilizer
         recorder.makeStabilizer = { [weak videoStabilizer] in videoStabilizer?.makeRecordingStabilizer() }
         recorder.onStabilizerChange = { [weak videoStabilizer] in videoStabilizer?.restart() }
