@@ -69,7 +69,7 @@ extension Supervisor {
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
         // Recording takes every frame, a bracket's too: a still during a recording leaves no gap.
-        controller.onEveryFrame = { completed in bound.value.recorder?.frameArrived(completed) }
+        controller.onEveryFrame = { [weak recorder = self.recorder] completed in recorder?.frameArrived(completed) }
         controller.onStreamingStopped = { bound.value.viewfinder?.presenter.mailbox.clear() }
         controller.onStreamingError = { error in
             let s = bound.value
@@ -208,6 +208,8 @@ extension Supervisor {
         let bound = self.bound
         tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
         motion = tracker
+        // Wiring, service to service: the recorder reads the orientation at each frame's time.
+        recorder?.orientationAt = { [weak tracker] time in tracker?.orientation(at: time) }
         captureService?.gyroLogs = GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log)
     }
 

@@ -23,7 +23,6 @@ extension Supervisor {
             recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
                                            sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
         }
-        recorder.orientationAt = { time in bound.value.motion?.orientation(at: time) }
         // The recorder's stabilizer comes from video stabilization, which pauses its ScalerCrop
         // while the recorder crops its own frames.
         let videoStabilizer = self.videoStabilizer
