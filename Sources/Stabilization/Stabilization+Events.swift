@@ -18,10 +18,4 @@ extension Stabilization.Event {
         case .videoActive(let m): [("active", m.rawValue)]
         }
     }
-
-    /// When the supervisor must store a new value for the setting (a forced off), the key and value.
-    public var settingUpdate: (key: String, value: String)? {
-        if case .lensEnabled(false, forced: true) = self { return ("stabilization.lens", "off") }
-        return nil
-    }
 }

@@ -5,23 +5,21 @@ import Motion
 /// The stabilization service: lens stabilization for brackets, automatic still stabilization and
 /// video stabilization, their settings, their events, and the per-capture frame gates.
 ///
-/// The supervisor owns one, feeds it the IMU health and the active format, routes the three
-/// `stabilization.*` settings to `apply(key:value:)`, turns `onEvent` into console events, and hands
+/// The supervisor owns one, feeds it the IMU health and the active format, passes the three
+/// `stabilization.*` settings as typed values (`setLensEnabled`, `setStillAutomatic`,
+/// `setVideoPreferred`), turns `onEvent` into console events, and hands
 /// `makeGate(kind:)` to the bracket engine for each capture. Loop-confined (the camera's loop, which
 /// also feeds `tracker`).
 public final class Stabilization {
     /// What consoles are told; every change of an observable value produces exactly one.
     public enum Event: Equatable, Sendable {
         case lensSupported(Bool)
-        /// `forced`: turned off because support was lost (the setting must be stored as off).
+        /// `forced`: turned off because support was lost (whoever stores the setting stores it as off).
         case lensEnabled(Bool, forced: Bool)
         case stillAutomatic(Bool)
         case videoPreferred(StabilizationMode)
         case videoActive(StabilizationMode)
     }
-
-    /// The three settings this service answers, in `settings` order.
-    public static let settingKeys = ["stabilization.lens", "stabilization.still", "stabilization.video"]
 
     public let tracker: MotionTracker
     public let sensor: SensorDescription
@@ -83,41 +81,23 @@ public final class Stabilization {
         video.formatChanged(f, framesPerSecond: fps)
     }
 
-    /// Applies one `stabilization.*` setting. Values: lens and still `on|off`; video
-    /// `off|standard|cinematic|auto`. Throws `.unsupported` for `lens on` while unsupported (the
-    /// message says why) and `.invalidArgument` for an unknown key or value.
-    public func apply(key: String, value: String) throws(StabilizationError) {
-        switch key {
-        case "stabilization.lens": try lens.setEnabled(try Self.onOff(key, value))
-        case "stabilization.still":
-            let on = try Self.onOff(key, value)
-            guard on != stillAutomatic else { return }
-            stillAutomatic = on
-            onEvent?(.stillAutomatic(on))
-        case "stabilization.video":
-            guard let mode = StabilizationMode(rawValue: value.lowercased()) else {
-                throw StabilizationError(.invalidArgument, "\(key): '\(value)' is not off, standard, cinematic or auto")
-            }
-            guard mode != video.preferred else { return }
-            onEvent?(.videoPreferred(mode))
-            video.setPreferred(mode)
-        default:
-            throw StabilizationError(.invalidArgument, "\(key): not a stabilization setting (\(Self.settingKeys.joined(separator: ", ")))")
-        }
+    /// `stabilization.lens`: lens stabilization for brackets. Throws `.unsupported` for on while
+    /// unsupported (the message says why); off is always accepted. An event only when it changes.
+    public func setLensEnabled(_ on: Bool) throws(StabilizationError) { try lens.setEnabled(on) }
+
+    /// `stabilization.still`: automatic still stabilization of single captures. An event only when it changes.
+    public func setStillAutomatic(_ on: Bool) {
+        guard on != stillAutomatic else { return }
+        stillAutomatic = on
+        onEvent?(.stillAutomatic(on))
     }
 
-    /// The current value of each setting, as `apply` takes it (lens reflects a forced off).
-    public var settings: [String: String] {
-        ["stabilization.lens": lens.enabled ? "on" : "off", "stabilization.still": stillAutomatic ? "on" : "off",
-         "stabilization.video": video.preferred.rawValue]
-    }
-
-    private static func onOff(_ key: String, _ value: String) throws(StabilizationError) -> Bool {
-        switch value.lowercased() {
-        case "on": return true
-        case "off": return false
-        default: throw StabilizationError(.invalidArgument, "\(key): '\(value)' is not on or off")
-        }
+    /// `stabilization.video`: the preferred video mode (never fails: an unsupported wish leaves the
+    /// active mode off). Events for the preference, then for the active mode when it changes.
+    public func setVideoPreferred(_ mode: StabilizationMode) {
+        guard mode != video.preferred else { return }
+        onEvent?(.videoPreferred(mode))
+        video.setPreferred(mode)
     }
 
     /// A fresh gate for one capture: brackets are gated when lens stabilization is enabled, single

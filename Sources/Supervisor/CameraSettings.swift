@@ -8,6 +8,9 @@ import Stabilization
 /// means custom exposure; `set focus.lens 2` locks focus at 2 D; `set wb.gains 1.9,1.6` locks those
 /// gains; `set wb.temperature 5600K` selects temperature mode). The reply names every key changed.
 extension Supervisor {
+    /// The `stabilization.*` keys, in the order they are applied.
+    static let stabilizationKeys = ["stabilization.lens", "stabilization.still", "stabilization.video"]
+
     /// Keys whose value implies a mode, and the mode it implies.
     static let impliedModes: [String: (key: String, value: String)] = [
         "exposure.duration": ("exposure.mode", "custom"),
@@ -48,22 +51,22 @@ extension Supervisor {
     func applyToCamera(changedKeys: Set<String>, settings s: [String: String]) throws(ConsoleError) {
         let proposed = TypedSettings(s)  // parsed once for the whole change
         do throws(ConsoleError) {
-            try apply(changedKeys, proposed, stabilizationValues: s)
+            try apply(changedKeys, proposed)
         } catch {
-            if s != settings { try? apply(changedKeys, typed, stabilizationValues: settings, rollingBack: true) }
+            if s != settings { try? apply(changedKeys, typed, rollingBack: true) }
             throw error
         }
     }
 
     /// Applies the keys; `rollingBack` leaves a format already in force alone (no restart).
-    private func apply(_ changedKeys: Set<String>, _ s: TypedSettings, stabilizationValues: [String: String],
-                       rollingBack: Bool = false) throws(ConsoleError) {
+    private func apply(_ changedKeys: Set<String>, _ s: TypedSettings, rollingBack: Bool = false) throws(ConsoleError) {
         guard let camera else { return }
         if let stabilization {
-            for key in Stabilization.settingKeys where changedKeys.contains(key) {
-                do throws(StabilizationError) { try stabilization.apply(key: key, value: stabilizationValues[key] ?? "") }
-                catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, error.message) }
-            }
+            do throws(StabilizationError) {
+                if changedKeys.contains("stabilization.lens") { try stabilization.setLensEnabled(s.stabilizationLens) }
+            } catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, error.message) }
+            if changedKeys.contains("stabilization.still") { stabilization.setStillAutomatic(s.stabilizationStillAutomatic) }
+            if changedKeys.contains("stabilization.video") { stabilization.setVideoPreferred(s.stabilizationVideoPreferred) }
         }
         if changedKeys.contains("format"), let running = captureService?.running {
             throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); change the format after bracket.done")

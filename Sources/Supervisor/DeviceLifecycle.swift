@@ -69,7 +69,7 @@ extension Supervisor {
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
         // Recording takes every frame, a bracket's too: a still during a recording leaves no gap.
-        controller.onEveryFrame = { completed in bound.value.recorder?.frameArrived(completed) }
+        controller.onEveryFrame = { [weak recorder = self.recorder] completed in recorder?.frameArrived(completed) }
         controller.onStreamingStopped = { bound.value.viewfinder?.presenter.mailbox.clear() }
         controller.onStreamingError = { error in
             let s = bound.value
@@ -102,7 +102,7 @@ extension Supervisor {
             startupWarning = note
         }
         // Stabilization settings depend on the IMU being healthy now: a refusal is logged, never fatal.
-        for key in Stabilization.settingKeys where settings[key] != SettingsSchema.definition(key)?.defaultValue {
+        for key in Self.stabilizationKeys where settings[key] != SettingsSchema.definition(key)?.defaultValue {
             do throws(ConsoleError) {
                 try applyToCamera(changedKeys: [key], settings: settings)
             } catch {
@@ -125,7 +125,7 @@ extension Supervisor {
     /// The settings applied at start: all but stabilization's, and without focus on a fixed-focus
     /// camera while focus is at its defaults.
     private func startupKeys(_ controller: CameraController) -> Set<String> {
-        var keys = Set(settings.keys).subtracting(Stabilization.settingKeys)
+        var keys = Set(settings.keys).subtracting(Self.stabilizationKeys)
         if controller.afSystem == "none" && settings["focus.mode"] == SettingsSchema.definition("focus.mode")?.defaultValue
             && settings["focus.lens"] == SettingsSchema.definition("focus.lens")?.defaultValue {
             keys.subtract(["focus.mode", "focus.lens"])
@@ -136,7 +136,7 @@ extension Supervisor {
     /// Every streaming frame: video stabilization follows it, the viewfinder shows it.
     func streamingFrameCompleted(_ completed: CompletedRequest, _ frame: FrameState) {
         captureService?.frameArrived()
-        stabilizeVideo(frameTime: frame.sensorTimestamp)
+        videoStabilizer.frameArrived(frameTime: frame.sensorTimestamp)
         videoHDR.frameArrived(completed)
         showOnViewfinder(completed, frame)
     }
@@ -208,6 +208,8 @@ extension Supervisor {
         let bound = self.bound
         tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
         motion = tracker
+        // Wiring, service to service: the recorder reads the orientation at each frame's time.
+        recorder?.orientationAt = { [weak tracker] time in tracker?.orientation(at: time) }
         captureService?.gyroLogs = GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log)
     }
 

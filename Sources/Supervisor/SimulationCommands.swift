@@ -87,7 +87,7 @@ extension Supervisor {
     /// Time after a simulated press or hold by which the button logic has decided what it was:
     /// the debounce window, the double-press window and the long-press threshold, plus 200 ms.
     var buttonGestureSettle: Duration {
-        let c = ButtonSettings.configuration(from: settings)
+        let c = typed.button
         let ms = c.debounceWindowMilliseconds + c.doublePressWindowMilliseconds + c.longPressThresholdMilliseconds + 200
         return .milliseconds(Int64(ms.rounded(.up)))
     }

@@ -51,8 +51,8 @@ public final class Supervisor {
     var watchdogTicks: WatchdogTicks?
     /// Lens, still and video stabilization, once the camera runs.
     public internal(set) var stabilization: Stabilization?
-    /// Plans the video stabilization crop while a video mode is active.
-    var videoCropPlanner: EISCropPlanner?
+    /// Video stabilization of the streaming frames: its crop planner and ScalerCrop (VideoStabilizationService.swift).
+    let videoStabilizer = VideoStabilizationService()
     /// The display's viewfinder, when the board has a display.
     var viewfinder: ViewfinderService?
     /// Captures (console and shutter button); see Capture/.
@@ -85,6 +85,9 @@ public final class Supervisor {
         registerRecordingCommands()
         let bound = self.bound
         videoHDR.onEvent = { event in bound.value.videoHDREvent(event) }
+        videoStabilizer.onEvent = { event in
+            if case .unavailable(let why) = event { bound.value.log.warning(why) }
+        }
     }
 
     /// A handle for callbacks from other threads.
@@ -124,6 +127,7 @@ public final class Supervisor {
         stopRequestedAt = loop.now()
         state = .stopping
         captureService?.acceptsCaptures = false
+        captureService?.stopRequestedAt = stopRequestedAt
         // A recording is finalised first: its work mark holds the stop until record.stopped.
         if recorder?.isRecording == true { _ = try? recorder?.stop() }
         log.notice("stopping: \(reason)")

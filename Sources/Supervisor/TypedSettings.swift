@@ -4,7 +4,8 @@ import Video
 
 /// The settings as typed values with their units, parsed once per change from the canonical text
 /// the schema produced at the edge (console `set`, the config file, saved JSON). Code that acts on
-/// settings (the camera, the viewfinder's per-frame status, captures) reads these, never strings.
+/// settings (the camera, stabilization, the button, the viewfinder's per-frame status, captures)
+/// reads these, never strings.
 /// The text stays the settings' wire form: what `get` shows and `save` writes.
 struct TypedSettings: Equatable {
     enum ExposureMode: String { case auto, locked, custom }
@@ -32,6 +33,14 @@ struct TypedSettings: Equatable {
     var video: VideoSettings
     /// `video.hdr`: a camera setting (VideoHDRService), not the recorder's.
     var videoHDR: VideoHDRPolicy.Preference
+    /// `stabilization.lens`: lens stabilization of brackets.
+    var stabilizationLens: Bool
+    /// `stabilization.still`: automatic still stabilization of single captures.
+    var stabilizationStillAutomatic: Bool
+    /// `stabilization.video`: the preferred video stabilization mode (the active one is the service's).
+    var stabilizationVideoPreferred: StabilizationMode
+    /// The `button.*` settings: debounce, gesture timing, actions, busy policy, required.
+    var button: ButtonConfiguration
 
     /// Parses canonical settings (the schema has checked each value); a value that does not parse
     /// (never expected) takes the key's default.
@@ -68,6 +77,34 @@ struct TypedSettings: Equatable {
         video.playbackFramesPerSecond = parsed("video.playback-fps", { t throws(ConsoleError) in try Self.number(t) }, 30)
         self.video = video
         videoHDR = VideoHDRPolicy.Preference(rawValue: text("video.hdr")) ?? .auto
+        stabilizationLens = text("stabilization.lens") == "on"
+        stabilizationStillAutomatic = text("stabilization.still") == "on"
+        stabilizationVideoPreferred = StabilizationMode(rawValue: text("stabilization.video")) ?? .off
+        button = Self.buttonConfiguration(text)
+    }
+
+    /// The `button.*` settings as the button's configuration; a value that does not parse keeps
+    /// the configuration's default.
+    private static func buttonConfiguration(_ text: (String) -> String) -> ButtonConfiguration {
+        var c = ButtonConfiguration()
+        func milliseconds(_ key: String) -> Double? {
+            var t = text(key)
+            if t.hasSuffix("ms") { t.removeLast(2) }
+            return Double(t)
+        }
+        func action(_ key: String, _ current: ButtonAction?) -> ButtonAction? {
+            let t = text(key)
+            return t == "none" ? nil : ButtonAction(parsing: t) ?? current
+        }
+        c.debounceWindowMilliseconds = milliseconds("button.debounce") ?? c.debounceWindowMilliseconds
+        c.doublePressWindowMilliseconds = milliseconds("button.double") ?? c.doublePressWindowMilliseconds
+        c.longPressThresholdMilliseconds = milliseconds("button.long") ?? c.longPressThresholdMilliseconds
+        c.press = action("button.press", c.press)
+        c.doublePress = action("button.double-press", c.doublePress)
+        c.longPress = action("button.long-press", c.longPress)
+        c.whileBusy = BusyPolicy(rawValue: text("button.busy")) ?? c.whileBusy
+        c.required = text("button.required") == "on"
+        return c
     }
 
     private static func number(_ text: String) throws(ConsoleError) -> Double {
@@ -82,6 +119,8 @@ struct TypedSettings: Equatable {
             && a.whiteBalanceMode == b.whiteBalanceMode && a.whiteBalanceGains == b.whiteBalanceGains
             && a.whiteBalanceKelvin == b.whiteBalanceKelvin && a.whiteBalanceTint == b.whiteBalanceTint
             && a.captureFormat == b.captureFormat && a.displayZebra == b.displayZebra && a.displayPeaking == b.displayPeaking
-            && a.video == b.video && a.videoHDR == b.videoHDR
+            && a.video == b.video && a.videoHDR == b.videoHDR && a.stabilizationLens == b.stabilizationLens
+            && a.stabilizationStillAutomatic == b.stabilizationStillAutomatic
+            && a.stabilizationVideoPreferred == b.stabilizationVideoPreferred && a.button == b.button
     }
 }

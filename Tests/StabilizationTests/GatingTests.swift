@@ -15,7 +15,7 @@ func handheldBracket(stabilized: Bool, frames: Int = 12, exposureMicroseconds: I
     try rig.controller.startStreaming()
     try rig.move("handheld", amplitude: amplitude)
     rig.loop.advance(by: .seconds(1))
-    if stabilized { try rig.stabilization.apply(key: "stabilization.lens", value: "on") }
+    if stabilized { try rig.stabilization.setLensEnabled(true) }
     let gate = rig.stabilization.makeGate(kind: .bracket)
     let harness = BracketHarness(rig: rig, gate: gate,
                                  exposures: Array(repeating: .microseconds(Int64(exposureMicroseconds)), count: frames), spacing: spacing)

@@ -45,7 +45,7 @@ struct StatusTests {
     @Test("Active: enabled on a tripod; alignment is the identity for the first frame")
     func active() throws {
         let rig = try streamingRig()
-        try rig.stabilization.apply(key: "stabilization.lens", value: "on")
+        try rig.stabilization.setLensEnabled(true)
         let gate = rig.stabilization.makeGate(kind: .bracket)
         let kept = bracket(rig, gate: gate, microseconds: [8_000, 16_000, 33_333])
         #expect(kept.map(\.verdict.status) == [.active, .active, .active])
@@ -56,7 +56,7 @@ struct StatusTests {
     @Test("OutOfRange: walking motion beyond K retakes, and an exposure over the limit (no retakes)")
     func outOfRange() throws {
         let rig = try streamingRig(exposureMicroseconds: 66_666, profile: "walking")
-        try rig.stabilization.apply(key: "stabilization.lens", value: "on")
+        try rig.stabilization.setLensEnabled(true)
         let gate = rig.stabilization.makeGate(kind: .bracket)
         let kept = bracket(rig, gate: gate, microseconds: [66_666])
         #expect(kept.map(\.verdict.status) == [.outOfRange])
@@ -64,7 +64,7 @@ struct StatusTests {
         #expect((kept[0].verdict.measuredBlurPixels ?? 0) > gate.thresholds.blurThresholdPixels)
 
         let tripod = try streamingRig(exposureMicroseconds: 1_200_000)
-        try tripod.stabilization.apply(key: "stabilization.lens", value: "on")
+        try tripod.stabilization.setLensEnabled(true)
         let long = tripod.stabilization.makeGate(kind: .bracket)
         let frames = bracket(tripod, gate: long, microseconds: [1_200_000])
         #expect(frames.map(\.verdict.status) == [.outOfRange])
@@ -74,7 +74,7 @@ struct StatusTests {
     @Test("Unavailable: the IMU fails during a bracket; and a single capture with no IMU at all")
     func unavailable() throws {
         let rig = try streamingRig()
-        try rig.stabilization.apply(key: "stabilization.lens", value: "on")
+        try rig.stabilization.setLensEnabled(true)
         let gate = rig.stabilization.makeGate(kind: .bracket)
         let first = bracket(rig, gate: gate, microseconds: [33_333])
         #expect(first.map(\.verdict.status) == [.active])
@@ -101,7 +101,7 @@ struct StatusTests {
         // the gate judges the exposure the metadata reports.
         let long = try streamingRig(exposureMicroseconds: 100_000)
         #expect(bracket(long, gate: long.stabilization.makeGate(kind: .single), microseconds: [100_000]).map(\.verdict.status) == [.active])
-        try long.stabilization.apply(key: "stabilization.still", value: "off")
+        long.stabilization.setStillAutomatic(false)
         #expect(bracket(long, gate: long.stabilization.makeGate(kind: .single), microseconds: [100_000]).map(\.verdict.status) == [.off])
         let short = try streamingRig(exposureMicroseconds: 10_000)
         #expect(bracket(short, gate: short.stabilization.makeGate(kind: .single), microseconds: [10_000]).map(\.verdict.status) == [.off])
@@ -110,7 +110,7 @@ struct StatusTests {
     @Test("alignment: each frame's rotation relative to the first matches the ground truth within 0.02°")
     func alignment() throws {
         let rig = try streamingRig(profile: "handheld", amplitude: 6)
-        try rig.stabilization.apply(key: "stabilization.lens", value: "on")
+        try rig.stabilization.setLensEnabled(true)
         var thresholds = StillStabilizationThresholds()
         thresholds.blurThresholdPixels = 1000  // keep every frame: this checks alignment only
         rig.stabilization.thresholds = thresholds

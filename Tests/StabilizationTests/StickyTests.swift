@@ -22,7 +22,7 @@ struct StickyTests {
         #expect(rig.stabilization.lens.supported)
         #expect(rig.events == [.lensSupported(true)])
         rig.clearEvents()
-        try rig.stabilization.apply(key: "stabilization.lens", value: "on")
+        try rig.stabilization.setLensEnabled(true)
         #expect(rig.events == [.lensEnabled(true, forced: false)])
         // Sticky: every capture's gate is requested until the user turns it off.
         #expect(rig.stabilization.makeGate(kind: .bracket).requested)
@@ -33,8 +33,8 @@ struct StickyTests {
         rig.loop.advance(by: .seconds(1))
         #expect(!rig.stabilization.lens.supported && !rig.stabilization.lens.enabled)
         #expect(rig.events == [.lensSupported(false), .lensEnabled(false, forced: true)])
-        #expect(rig.stabilization.settings["stabilization.lens"] == "off")
-        #expect(throws: StabilizationError.self) { try rig.stabilization.apply(key: "stabilization.lens", value: "on") }
+        #expect(!rig.stabilization.lens.enabled, "the forced off is what the setting now reads")
+        #expect(throws: StabilizationError.self) { try rig.stabilization.setLensEnabled(true) }
         #expect(!rig.stabilization.makeGate(kind: .bracket).requested)
         rig.clearEvents()
 
@@ -45,7 +45,7 @@ struct StickyTests {
         #expect(!rig.stabilization.lens.enabled, "stays off after support returns")
         #expect(rig.events == [.lensSupported(true)])
         #expect(!rig.stabilization.makeGate(kind: .bracket).requested)
-        try rig.stabilization.apply(key: "stabilization.lens", value: "on")
+        try rig.stabilization.setLensEnabled(true)
         #expect(rig.stabilization.lens.enabled)
     }
 
@@ -61,17 +61,32 @@ struct StickyTests {
         #expect(!lens.enabled)
     }
 
-    @Test("the three settings: values, events once per change, errors for unknown values and keys")
-    func settings() throws {
+    @Test("the typed setters: defaults, one event per change, and lens on refused while unsupported")
+    func typedSetters() throws {
         let rig = try Rig(format: "1920x1080")
         rig.clearEvents()
-        #expect(rig.stabilization.settings == ["stabilization.lens": "off", "stabilization.still": "on", "stabilization.video": "off"])
-        try rig.stabilization.apply(key: "stabilization.still", value: "off")
-        try rig.stabilization.apply(key: "stabilization.still", value: "off")
-        try rig.stabilization.apply(key: "stabilization.video", value: "cinematic")
-        #expect(rig.events == [.stillAutomatic(false), .videoPreferred(.cinematic), .videoActive(.cinematic)])
-        #expect(throws: StabilizationError.self) { try rig.stabilization.apply(key: "stabilization.video", value: "wobbly") }
-        #expect(throws: StabilizationError.self) { try rig.stabilization.apply(key: "stabilization.still", value: "maybe") }
-        #expect(throws: StabilizationError.self) { try rig.stabilization.apply(key: "stabilization.gimbal", value: "on") }
+        #expect(!rig.stabilization.lens.enabled && rig.stabilization.stillAutomatic && rig.stabilization.video.preferred == .off)
+        rig.stabilization.setStillAutomatic(false)
+        rig.stabilization.setStillAutomatic(false)
+        rig.stabilization.setVideoPreferred(.cinematic)
+        rig.stabilization.setVideoPreferred(.cinematic)
+        try rig.stabilization.setLensEnabled(true)
+        try rig.stabilization.setLensEnabled(true)
+        try rig.stabilization.setLensEnabled(false)
+        #expect(rig.events == [.stillAutomatic(false), .videoPreferred(.cinematic), .videoActive(.cinematic),
+                               .lensEnabled(true, forced: false), .lensEnabled(false, forced: false)])
+        #expect(!rig.stabilization.stillAutomatic && rig.stabilization.video.preferred == .cinematic)
+
+        rig.imu.bus.unplugged.insert(rig.imu.address)
+        rig.loop.advance(by: .seconds(1))
+        rig.clearEvents()
+        do {
+            try rig.stabilization.setLensEnabled(true)
+            Issue.record("lens on while the IMU is down must be refused")
+        } catch {
+            #expect(error.code == .unsupported && error.message.contains("IMU"))
+        }
+        try rig.stabilization.setLensEnabled(false)  // off is always accepted
+        #expect(rig.events.isEmpty && !rig.stabilization.lens.enabled)
     }
 }

@@ -18,7 +18,7 @@ func eisRun(_ mode: StabilizationMode, seconds: Int = 10) throws -> (off: Double
     let rig = try Rig(format: "1920x1080")
     try rig.move("handheld")
     rig.loop.advance(by: .seconds(1))
-    try rig.stabilization.apply(key: "stabilization.video", value: mode.rawValue)
+    rig.stabilization.setVideoPreferred(mode)
     #expect(rig.stabilization.video.active == mode)
     let planner = try #require(try rig.stabilization.makeCropPlanner())
     var crops: [EISCrop] = []
@@ -61,7 +61,7 @@ struct VideoTests {
     @Test("auto picks cinematic at 30 fps and standard at 50 fps on 1080p; a wish the format cannot meet leaves it off")
     func autoAndFallback() throws {
         let rig = try Rig(format: "1920x1080@30")
-        try rig.stabilization.apply(key: "stabilization.video", value: "auto")
+        rig.stabilization.setVideoPreferred(.auto)
         #expect(rig.stabilization.video.active == .cinematic)
         try rig.controller.selectFormat("1920x1080@50")
         rig.stabilization.formatChanged(rig.controller.activeFormat)
@@ -69,7 +69,7 @@ struct VideoTests {
         let bare = try #require(rig.controller.formats.first { !$0.stabilizationModes.contains(.standard) })
         try rig.controller.apply(FormatSelection(format: bare))
         rig.stabilization.formatChanged(rig.controller.activeFormat)
-        try rig.stabilization.apply(key: "stabilization.video", value: "cinematic")
+        rig.stabilization.setVideoPreferred(.cinematic)
         #expect(rig.stabilization.video.preferred == .cinematic && rig.stabilization.video.active == .off)
         #expect(try rig.stabilization.makeCropPlanner() == nil)
     }
@@ -104,7 +104,7 @@ struct ScalerCropTests {
         try rig.move("handheld")
         try rig.controller.startStreaming()
         rig.loop.advance(by: .seconds(1))
-        try rig.stabilization.apply(key: "stabilization.video", value: "standard")
+        rig.stabilization.setVideoPreferred(.standard)
         let planner = try #require(try rig.stabilization.makeCropPlanner())
         final class Log { var sent: [PixelRect] = []; var reported: [PixelRect] = [] }
         let log = Log()

@@ -9,25 +9,24 @@ import Testing
 /// and forced setting changes out, and a gate per capture for the bracket engine.
 @Suite("Wiring example")
 struct WiringExampleTests {
-    @Test("settings → apply; events → console lines and stored settings; a gate per capture")
+    @Test("typed settings in; events → console lines and stored settings; a gate per capture")
     func wiring() throws {
         let rig = try Rig(format: "1920x1080")  // full frame-rate range, up to 56 fps: auto → standard
-        var stored = rig.stabilization.settings       // the supervisor's settings store
+        var storedLens = false       // the supervisor's typed setting
         var console: [String] = []
         rig.stabilization.onEvent = { event in
             console.append(([event.consoleName] + event.consoleFields.map { "\($0.0)=\($0.1)" }).joined(separator: " "))
-            if let update = event.settingUpdate { stored[update.key] = update.value }
+            if case .lensEnabled(let on, forced: true) = event { storedLens = on }  // a forced off is stored
         }
-        for (key, value) in [("stabilization.lens", "on"), ("stabilization.video", "auto")] {
-            try rig.stabilization.apply(key: key, value: value)   // instead of `err not-yet`
-            stored[key] = value
-        }
+        try rig.stabilization.setLensEnabled(true)
+        storedLens = true
+        rig.stabilization.setVideoPreferred(.auto)
         rig.imu.bus.unplugged.insert(rig.imu.address)
         rig.loop.advance(by: .seconds(1))
         #expect(console == ["stabilization.lens enabled=on", "stabilization.video preferred=auto",
                             "stabilization.video active=standard", "stabilization.lens supported=false",
                             "stabilization.lens enabled=off forced=yes", "stabilization.video active=off"])
-        #expect(stored == rig.stabilization.settings)
+        #expect(!storedLens && storedLens == rig.stabilization.lens.enabled)
         // The bracket engine's gate: an ordinary BracketFrameGate.
         let gate: any BracketFrameGate = rig.stabilization.makeGate(kind: .bracket)
         #expect(gate.judge(index: 0, attempt: 1, exposureStart: rig.loop.now(), exposure: .milliseconds(33)).status == .off)
@@ -38,7 +37,7 @@ struct WiringExampleTests {
         let rig = try Rig(format: "1920x1080")
         try rig.move("walking")
         rig.loop.advance(by: .seconds(1))
-        try rig.stabilization.apply(key: "stabilization.lens", value: "on")
+        try rig.stabilization.setLensEnabled(true)
         let gate = rig.stabilization.makeGate(kind: .bracket)
         let start = rig.loop.now()
         var answers = 0

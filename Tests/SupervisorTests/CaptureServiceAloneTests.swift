@@ -45,3 +45,37 @@ import Testing
     service.acceptsCaptures = false
     #expect(throws: ConsoleError.self) { try loop.perform { () throws(ConsoleError) in try service.start(.single, trigger: .console) } }
 }
+
+/// The button's outputs at the capture service (issue 20): captures are its own; recording, the
+/// half press and a failed line flow out as events, one way, and never as calls into the supervisor.
+@Test func theButtonsOutputsStartCapturesHereAndTheRestFlowsOutAsEvents() throws {
+    let loop = ManualEventLoop()
+    let service = CaptureService(loop: loop, storage: SimulatedStorage(), work: WorkTracker())
+    var events: [ConsoleEvent] = []
+    var asked: [CaptureService.ButtonEvent] = []
+    service.emit = { events.append($0) }
+    service.onButtonEvent = { asked.append($0) }
+    func command(_ action: ButtonAction) -> ButtonCommand {
+        ButtonCommand(action: action, gesture: .press, edgeTimestamp: loop.now(), wasQueued: false)
+    }
+    loop.perform {
+        service.handle(buttonOutput: .perform(command(.toggleRecording)))
+        service.handle(buttonOutput: .lockFocusAndExposure(edgeTimestamp: loop.now()))
+        service.handle(buttonOutput: .unlockFocusAndExposure(edgeTimestamp: loop.now()))
+        service.handle(buttonOutput: .lineFailed(line: "gpiochip0:17", reason: "EIO"))
+    }
+    #expect(asked == [.toggleRecording, .lockFocusAndExposure, .unlockFocusAndExposure,
+                      .lineFailed(line: "gpiochip0:17", reason: "EIO")])
+    #expect(events.isEmpty)
+
+    loop.perform {
+        service.handle(buttonOutput: .perform(command(.bracket(preset: "hdr5"))))
+        service.handle(buttonOutput: .rejected(command(.capture), reason: "busy"))
+    }
+    #expect(events.map(\.name) == ["bracket.failed", "button.rejected"])
+    #expect(events.first?.fields.first { $0.key == "reason" }?.value == "no bracket preset \"hdr5\"; `preset list` shows the saved ones")
+    #expect(events.first?.fields.first { $0.key == "trigger" }?.value == "button")
+    service.presets["hdr5"] = ["ev", "3", "1"]
+    #expect(try service.presetPlan(named: "hdr5").steps.count == 3)
+    #expect(asked.count == 4, "captures are never asked of the supervisor")
+}

@@ -1,8 +1,8 @@
 import Foundation  // trimmingCharacters
 import Console
 
-/// The `button.*` settings (console `set`/`get`, the config file, `save`) and the
-/// `ButtonConfiguration` they describe.
+/// The `button.*` settings (console `set`/`get`, the config file, `save`); the
+/// `ButtonConfiguration` they describe is parsed once per change in `TypedSettings.button`.
 enum ButtonSettings {
     /// Every `button.*` key of `SettingsSchema`.
     static let keys: Set<String> = ["button.debounce", "button.double", "button.long", "button.press",
@@ -24,30 +24,6 @@ enum ButtonSettings {
         }
         if case .bracket(let name) = action { try BracketPresetName.check(name) }
         return action.description
-    }
-
-    /// The configuration the settings describe; values are assumed validated (a bad one keeps the
-    /// default).
-    static func configuration(from settings: [String: String]) -> ButtonConfiguration {
-        var c = ButtonConfiguration()
-        func milliseconds(_ key: String) -> Double? {
-            guard var t = settings[key] else { return nil }
-            if t.hasSuffix("ms") { t.removeLast(2) }
-            return Double(t)
-        }
-        func action(_ key: String, _ current: ButtonAction?) -> ButtonAction? {
-            guard let t = settings[key] else { return current }
-            return t == "none" ? nil : ButtonAction(parsing: t) ?? current
-        }
-        c.debounceWindowMilliseconds = milliseconds("button.debounce") ?? c.debounceWindowMilliseconds
-        c.doublePressWindowMilliseconds = milliseconds("button.double") ?? c.doublePressWindowMilliseconds
-        c.longPressThresholdMilliseconds = milliseconds("button.long") ?? c.longPressThresholdMilliseconds
-        c.press = action("button.press", c.press)
-        c.doublePress = action("button.double-press", c.doublePress)
-        c.longPress = action("button.long-press", c.longPress)
-        c.whileBusy = settings["button.busy"].flatMap(BusyPolicy.init(rawValue:)) ?? c.whileBusy
-        c.required = settings["button.required"].map { $0 == "on" } ?? c.required
-        return c
     }
 }
 

@@ -41,7 +41,7 @@ extension Supervisor {
             } catch { return .error(error) }
         case "delete":
             guard args.count == 2 else { return .err(.usage, usage) }
-            guard service.presets[args[1]] != nil else { return .error(Self.missingPreset(args[1])) }
+            guard service.presets[args[1]] != nil else { return .error(CaptureService.missingPreset(args[1])) }
             var updated = service.presets
             updated[args[1]] = nil
             return storePresets(updated, context: &context, reply: .ok([("deleted", args[1])]))
@@ -50,21 +50,12 @@ extension Supervisor {
         }
     }
 
-    /// The plan of the preset `name`; throws when there is none (or it no longer parses).
-    func presetPlan(named name: String) throws(ConsoleError) -> BracketPlan {
-        guard let arguments = captureService?.presets[name] else { throw Self.missingPreset(name) }
-        return try BracketCommandParser.parse(arguments)
-    }
-
     /// `bracket` arguments: `preset <name>` or a form `BracketCommandParser` reads.
     func bracketPlan(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
         guard arguments.first?.lowercased() == "preset" else { return try BracketCommandParser.parse(arguments) }
         guard arguments.count == 2 else { throw ConsoleError(.usage, "usage: bracket preset <name>") }
-        return try presetPlan(named: arguments[1])
-    }
-
-    private static func missingPreset(_ name: String) -> ConsoleError {
-        ConsoleError(.badValue, "no bracket preset \"\(name)\"; `preset list` shows the saved ones")
+        guard let service = captureService else { throw CaptureService.missingPreset(arguments[1]) }
+        return try service.presetPlan(named: arguments[1])
     }
 
     /// Writes `presets` to the state directory (when there is one) off the loop, then keeps them

@@ -15,10 +15,10 @@ extension Supervisor {
             }
             service.led = player
         }
-        service.buttonConfiguration = ButtonSettings.configuration(from: settings)
+        service.buttonConfiguration = typed.button
         guard let shutter = devices.shutter else { service.led?.show(.ready); return }
         let button = ButtonController(configuration: service.buttonConfiguration, loop: loop, shutter: shutter,
-                                      halfPress: devices.halfPress) { output in bound.value.handle(buttonOutput: output) }
+                                      halfPress: devices.halfPress) { [weak service] output in service?.handle(buttonOutput: output) }
         service.button = button
         button.start()
         do throws(ConsoleError) { _ = try service.prepare() } catch {
@@ -30,7 +30,7 @@ extension Supervisor {
     /// With `button.required on`, a board without a shutter line stops start-up (before any device
     /// opens), naming the board and, when there is one, why the line could not be opened.
     func checkRequiredButton() throws(StartupError) {
-        guard settings["button.required"] == "on", devices.shutter == nil else { return }
+        guard typed.button.required, devices.shutter == nil else { return }
         let why = devices.notes.first { $0.hasPrefix("shutter button:") }
             .map { $0.replacingOccurrences(of: "; the console still works", with: "") }
             ?? "GPIO backend \"\(devices.board.gpio.backend)\" has no shutter line"
@@ -40,7 +40,7 @@ extension Supervisor {
     /// Applies the `button.*` settings to the running button (after `set`, `reset`).
     func applyButtonSettings() {
         guard let service = captureService else { return }
-        let configuration = ButtonSettings.configuration(from: settings)
+        let configuration = typed.button
         guard configuration != service.buttonConfiguration else { return }
         service.buttonConfiguration = configuration
         service.button?.reconfigure(configuration)
@@ -52,85 +52,39 @@ extension Supervisor {
         captureService?.led?.stop()
     }
 
-    /// What the button logic decided: captures go to the capture service's one entry point.
-    func handle(buttonOutput: ButtonOutput) {
-        guard let service = captureService else { return }
-        switch buttonOutput {
-        case .perform(let command):
-            let plan: BracketPlan
-            switch command.action {
-            case .capture:
-                plan = .single
-            case .bracket(let preset):
-                do throws(ConsoleError) {
-                    plan = try presetPlan(named: preset)
-                } catch {
-                    buttonCaptureFailed(command, error.message)
-                    return
-                }
-            case .triggerAutofocus:
-                do { try camera?.triggerAutofocus() } catch {
-                    broadcast(ConsoleEvent("button.error", [("action", "af"), ("reason", "\(error)")]))
-                }
-                return
-            case .toggleRecording:
-                do throws(ConsoleError) {
-                    if recorder?.isRecording == true { _ = try recorder?.stop() } else { _ = try startRecording() }
-                } catch {
-                    broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", error.message)]))
-                }
-                return
-            }
+    /// What the button asks that the capture service does not do itself: recording, the settings a
+    /// half press holds (through the one settings transaction), and a failed line.
+    func handle(buttonEvent: CaptureService.ButtonEvent) {
+        switch buttonEvent {
+        case .toggleRecording:
             do throws(ConsoleError) {
-                // A press made before a stop began, or one of a simulated gesture the stop waits
-                // for (`button press` just before the end of piped input), still captures.
-                let beforeStop = (stopRequestedAt.map { command.edgeTimestamp < $0 } ?? false) || isWorking(on: "button")
-                try service.start(plan, trigger: .button(edge: command.edgeTimestamp, queued: command.wasQueued), admitted: beforeStop)
+                if recorder?.isRecording == true { _ = try recorder?.stop() } else { _ = try startRecording() }
             } catch {
-                buttonCaptureFailed(command, error.message)
+                broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", error.message)]))
             }
-        case .queued(let command):
-            broadcast(ConsoleEvent("button.queued", [("action", command.action.description)]))
-        case .rejected(let command, let reason):
-            broadcast(ConsoleEvent("button.rejected", [("action", command.action.description), ("reason", reason)]))
         case .lineFailed(let line, let reason):
             log.error("shutter button \(line) stopped: \(reason); use the console")
             broadcast(ConsoleEvent("button.failed", [("line", line), ("reason", reason)]))
         case .lockFocusAndExposure:
-            lockForHalfPress(service)
+            guard let service = captureService, let camera,
+                  let changes = service.halfPressLock.lock(HalfPressLock.CameraState(camera), settings: typed) else { return }
+            applyHalfPress(changes, "half-press lock")
+            broadcast(ConsoleEvent("button.half", [("locked", "yes")]))
         case .unlockFocusAndExposure:
-            for (key, value) in service.halfPressSaved {
-                do throws(ConsoleError) { _ = try change(key: key, value: value) } catch {
-                    log.warning("half-press release: \(key): \(error.message)")
-                }
-            }
-            service.halfPressSaved = []
+            guard let service = captureService else { return }
+            applyHalfPress(service.halfPressLock.unlock(), "half-press release")
             broadcast(ConsoleEvent("button.half", [("locked", "no")]))
         }
     }
 
-    /// Half press: holds the current exposure (exposure.mode locked) when the camera has exposure
-    /// controls and a metered frame, and, with AF, the current lens position (focus.lens +
-    /// focus.mode locked); the previous values return on release. What cannot be held is left alone.
-    private func lockForHalfPress(_ service: CaptureService) {
-        guard service.halfPressSaved.isEmpty, let camera else { return }
-        var changes: [(String, String)] = camera.controlsExposure && camera.latest?.exposure != nil ? [("exposure.mode", "locked")] : []
-        if camera.afSystem != "none", let lens = camera.latest?.lensPositionDioptres {
-            changes = [("focus.lens", ValueParser.formatNumber(lens)), ("focus.mode", "locked")] + changes
-        }
-        service.halfPressSaved = changes.compactMap { key, _ in settings[key].map { (key, $0) } }
-        for (key, value) in changes {
+    /// Applies what the half-press lock decided through the one settings transaction; a change
+    /// the camera refuses is logged, and the rest still apply.
+    private func applyHalfPress(_ changes: [HalfPressLock.Change], _ what: String) {
+        for (key, value) in changes.map(\.setting) {
             do throws(ConsoleError) { _ = try change(key: key, value: value) } catch {
-                log.warning("half-press lock: \(key): \(error.message)")
+                log.warning("\(what): \(key): \(error.message)")
             }
         }
-        broadcast(ConsoleEvent("button.half", [("locked", "yes")]))
-    }
-
-    private func buttonCaptureFailed(_ command: ButtonCommand, _ reason: String) {
-        broadcast(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"), ("trigger", "button")]))
-        captureService?.button?.captureDidFinish()
-        captureService?.showPattern(.error)
     }
 }
 

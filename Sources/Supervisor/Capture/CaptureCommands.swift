@@ -1,7 +1,6 @@
 import Camera
 import Console
 import Hardware
-import Video
 
 extension Supervisor {
     /// Creates the capture service and adds `capture`, `bracket` and `prepare`. Called once from
@@ -10,11 +9,7 @@ extension Supervisor {
         let service = CaptureService(loop: loop, storage: devices.storage, work: work)
         let bound = self.bound
         service.emit = { event in bound.value.broadcast(event) }  // events flow out to the consoles
-        // A still kept during a recording is listed in the video's sidecar.
-        service.onFrameKept = { id, frame, request in
-            bound.value.recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
-                                                       sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
-        }
+        service.onButtonEvent = { event in bound.value.handle(buttonEvent: event) }
         service.captureFormat = typed.captureFormat
         captureService = service
         registerPresetCommands()

@@ -29,6 +29,8 @@ final class CaptureService {
     var captureFormat: TypedSettings.CaptureFormat = .both
     /// False before start and once a stop began: no new bracket starts.
     var acceptsCaptures = false
+    /// When the stop began (pushed by the supervisor): a button press from before it still captures.
+    var stopRequestedAt: MonotonicTime?
     /// Work in progress: a running bracket is marked here, and a stop waits for it.
     let work: WorkTracker
     /// Where events go (the consoles and the journal).
@@ -39,6 +41,8 @@ final class CaptureService {
     /// Makes each saved bracket's gyro log; nil without an IMU.
     var gyroLogs: GyroLogMaker?
     private var openedWriter: FrameWriter?
+    /// What a button gesture asks that is not a capture (CaptureService+Button.swift).
+    var onButtonEvent: (ButtonEvent) -> Void = { _ in }
     /// The shutter button and status LED, when the board has them (see ButtonWiring.swift).
     var button: ButtonController?
     var led: StatusLEDPlayer?
@@ -51,8 +55,8 @@ final class CaptureService {
     var buttonConfiguration = ButtonConfiguration()
     /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
     var presets: [String: [String]] = [:]
-    /// Settings replaced by a half press, restored on release.
-    var halfPressSaved: [(String, String)] = []
+    /// The half press's hold on focus and exposure: what a release puts back (HalfPressLock.swift).
+    var halfPressLock = HalfPressLock()
     /// Makes the stabilization gate each capture asks before and after every frame: true for a
     /// bracket, false for a single capture (the null gate by default).
     var makeFrameGate: (_ bracket: Bool) -> any BracketFrameGate = { _ in UngatedFrames() }

@@ -12,13 +12,23 @@ extension Supervisor {
         recorder.boardEncoder = devices.board.video?.encoder
         let bound = self.bound
         recorder.emit = { event in bound.value.broadcast(event) }
-        recorder.onRecordingChange = { recording in
-            let s = bound.value
-            s.captureService?.restingPattern = recording ? .recording : .ready
+        // Wiring, service to service (the capture service is made first, in registerCaptureCommands):
+        // the LED rests on the recording pattern while one runs, and a still kept during a
+        // recording is listed in the video's sidecar.
+        let captureService = self.captureService
+        recorder.onRecordingChange = { [weak captureService] recording in
+            captureService?.restingPattern = recording ? .recording : .ready
         }
-        recorder.orientationAt = { time in bound.value.motion?.orientation(at: time) }
-        recorder.makeStabilizer = { bound.value.makeRecordingStabilizer() }
-        recorder.onStabilizerChange = { bound.value.restartVideoStabilization() }
+        captureService?.onFrameKept = { [weak recorder] id, frame, request in
+            recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
+                                           sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
+        }
+        // The recorder's stabilizer comes from video stabilization, which pauses its ScalerCrop
+        // while the recorder crops its own frames.
+        let videoStabilizer = self.videoStabilizer
+        recorder.makeStabilizer = { [weak videoStabilizer] in videoStabilizer?.makeRecordingStabilizer() }
+        recorder.onStabilizerChange = { [weak videoStabilizer] in videoStabilizer?.restart() }
+        videoStabilizer.recorder = recorder
         self.recorder = recorder
         videoHDR.recorder = recorder  // wiring: the sensor's HDR does not switch during a recording
         commands.add(Command("record", synopsis: "start|stop",
@@ -52,25 +62,12 @@ extension Supervisor {
         if let running = captureService?.running {
             throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); record after bracket.done")
         }
-        let capture = VideoCaptureState(stabilizationPreferred: settings["stabilization.video"] ?? "off",
+        let capture = VideoCaptureState(stabilizationPreferred: typed.stabilizationVideoPreferred.rawValue,
                                         stabilizationActive: stabilization?.video.active.rawValue ?? "off",
                                         hdr: videoHDR.inForce?.description ?? "off")
         let mapping = try? AxisMapping(devices.board.imu.orientation ?? "XYZ")
         return try recorder.start(capture: capture, axisMapping: devices.imu == nil ? nil : mapping,
                                   readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera))
-    }
-
-    /// Video stabilization of encoded frames: the recorded (and pre-recorded) frames themselves are
-    /// cropped, each by its own exposure's orientation; the viewfinder's ScalerCrop pauses meanwhile.
-    /// Nil when the mode is off or there is no IMU.
-    func makeRecordingStabilizer() -> RecordingStabilizer? {
-        guard motion != nil, let stabilization, let field = camera?.activeFormat.format.sensorCrop.size else { return nil }
-        do throws(StabilizationError) {
-            return try stabilization.makeCropPlanner().map { RecordingStabilizer(planner: $0, field: field) }
-        } catch {
-            log.warning("video stabilization of the recording: \(error.message)")
-            return nil
-        }
     }
 
     /// Pushes the `video.*` settings to the recorder (start, and every change of them).
