@@ -46,7 +46,13 @@ import TestSupport
             let started = first.ask("record start") ?? "none"
             #expect(started.hasPrefix("ok recording="), "\(started)")
             video = SimulatedBoardHarness.field("file", in: started).map { first.captures + "/" + $0 }
-            usleep(2_500_000)  // fragments reach the disk at each keyframe (1 s)
+            // Fragments reach the disk at each keyframe (1 s of video): wait for 2 s of encoded
+            // frames, however slowly a loaded machine runs the child, so at least one is written.
+            for _ in 0..<200 {
+                usleep(100_000)
+                let status = first.ask("status") ?? ""
+                if Int(SimulatedBoardHarness.field("recording.frames", in: status) ?? "") ?? 0 >= 60 { break }
+            }
         } else if phase != "idle" {
             #expect(first.ask("bracket ev 31 0.2")?.hasPrefix("ok bracket=") == true)
             if phase == "writing" {
