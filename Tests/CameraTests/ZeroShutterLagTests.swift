@@ -21,11 +21,12 @@ private func recordingRig(video: Bool = true) throws -> Rig {
     return rig
 }
 
-private func capture(_ rig: Rig, _ plan: BracketPlan = .single, zeroShutterLag: Bool = true) throws -> (trigger: MonotonicTime, log: BracketLog) {
+private func capture(_ rig: Rig, _ plan: BracketPlan = .single, roles: [StreamRole] = [.stillCapture, .raw],
+                     zeroShutterLag: Bool = true) throws -> (trigger: MonotonicTime, log: BracketLog) {
     let log = BracketLog()
     rig.loop.advance(by: .milliseconds(11))  // a trigger between frame starts
     let trigger = rig.loop.now()
-    let engine = try BracketEngine(controller: rig.controller, plan: plan, roles: [.stillCapture, .raw],
+    let engine = try BracketEngine(controller: rig.controller, plan: plan, roles: roles,
                                    takesRegularFramesFrom: zeroShutterLag ? trigger : nil,
                                    onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     try engine.start()
@@ -76,4 +77,16 @@ private func capture(_ rig: Rig, _ plan: BracketPlan = .single, zeroShutterLag: 
     #expect(rig.controller.latestRequest?.buffers[.raw] == nil)
     let (_, log) = try capture(rig)
     #expect(log.frames.first?.request.buffers[.raw] != nil)  // its own request filled it
+}
+
+@Test func aJPEGCaptureTakesTheNearestFrameUnlessTheViewfinderCropsTheStream() throws {
+    let rig = try recordingRig(video: false)
+    let (trigger, log) = try capture(rig, roles: [.stillCapture])
+    let nearest = try #require(log.frames.first)
+    #expect(nearest.request.sensorTimestamp - trigger <= .microseconds(33_333 / 2))
+    // The viewfinder's stabilization crop rides on regular requests only: the capture's own frame.
+    rig.controller.streamingControls[ControlName.scalerCrop] = .rectangle(PixelRect(x: 100, y: 50, width: 2000, height: 1124))
+    let (croppedTrigger, cropped) = try capture(rig, roles: [.stillCapture])
+    let own = try #require(cropped.frames.first)
+    #expect(own.request.sensorTimestamp - croppedTrigger > .microseconds(33_333))
 }

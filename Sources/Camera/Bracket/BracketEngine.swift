@@ -380,6 +380,8 @@ public final class BracketEngine {
         guard !isFinished, let trigger = regularFramesFrom,
               request.sensorTimestamp >= trigger - .microseconds(frameMicroseconds / 2),
               let index = steps.indices.first(where: { !matched[$0] && queuedCookie[$0] != nil }) else { return }
+        // Regular requests may carry the viewfinder's stabilization crop, which a capture's own do not.
+        guard controller.streamingControls.isEmpty else { return }
         let wanted = roles ?? [controller.processedRole] + (controller.activeFormat.format.rawPixelFormat == nil ? [] : [.raw])
         guard wanted.allSatisfy({ request.buffers[$0] != nil }) else { return }
         if confirmsSettings {
