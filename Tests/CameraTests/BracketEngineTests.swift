@@ -26,9 +26,10 @@ func streamingRig(exposureDelay: Int = 2, gainDelay: Int = 2) throws -> Rig {
     return rig
 }
 
-func runBracket(_ rig: Rig, _ plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames()) throws -> (BracketEngine, BracketLog) {
+func runBracket(_ rig: Rig, _ plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(), roles: [StreamRole]? = nil,
+                takesRegularFramesFrom trigger: MonotonicTime? = nil) throws -> (BracketEngine, BracketLog) {
     let log = BracketLog()
-    let engine = try BracketEngine(controller: rig.controller, plan: plan, gate: gate,
+    let engine = try BracketEngine(controller: rig.controller, plan: plan, gate: gate, roles: roles, takesRegularFramesFrom: trigger,
                                    onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     try engine.start()
     rig.loop.advance(by: .seconds(3))

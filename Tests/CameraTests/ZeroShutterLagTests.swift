@@ -23,14 +23,9 @@ private func recordingRig(video: Bool = true) throws -> Rig {
 
 private func capture(_ rig: Rig, _ plan: BracketPlan = .single, roles: [StreamRole] = [.stillCapture, .raw],
                      zeroShutterLag: Bool = true) throws -> (trigger: MonotonicTime, log: BracketLog) {
-    let log = BracketLog()
     rig.loop.advance(by: .milliseconds(11))  // a trigger between frame starts
     let trigger = rig.loop.now()
-    let engine = try BracketEngine(controller: rig.controller, plan: plan, roles: roles,
-                                   takesRegularFramesFrom: zeroShutterLag ? trigger : nil,
-                                   onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
-    try engine.start()
-    rig.loop.advance(by: .seconds(1))
+    let (_, log) = try runBracket(rig, plan, roles: roles, takesRegularFramesFrom: zeroShutterLag ? trigger : nil)
     return (trigger, log)
 }
 
