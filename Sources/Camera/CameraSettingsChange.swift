@@ -20,12 +20,9 @@ public struct CameraSettingsChange: Hashable, Sendable {
 
     public init(format: String? = nil, zoomFactor: Double? = nil, exposureMode: ExposureMode? = nil,
                 exposureBiasEV: Double? = nil, focusMode: FocusMode? = nil, whiteBalance: WhiteBalanceChoice? = nil) {
-        self.format = format
-        self.zoomFactor = zoomFactor
-        self.exposureMode = exposureMode
-        self.exposureBiasEV = exposureBiasEV
-        self.focusMode = focusMode
-        self.whiteBalance = whiteBalance
+        self.format = format; self.zoomFactor = zoomFactor
+        self.exposureMode = exposureMode; self.exposureBiasEV = exposureBiasEV
+        self.focusMode = focusMode; self.whiteBalance = whiteBalance
     }
 }
 

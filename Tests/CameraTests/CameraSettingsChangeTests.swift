@@ -5,14 +5,6 @@ import Testing
 // `CameraController.apply(_:)`: a change of several settings is one transaction (issue 20), all of
 // it or none of it, with the controller put back as it was when a part is refused.
 
-private func streaming(_ format: String = "1920x1080@30") throws -> Rig {
-    let rig = try Rig()
-    try rig.controller.selectFormat(format)
-    try rig.controller.startStreaming()
-    rig.loop.advance(by: .milliseconds(300))
-    return rig
-}
-
 /// The format whose maximum zoom is the smallest, and that maximum.
 private func leastZoomingFormat(_ rig: Rig) throws -> (format: CameraFormat, maximumZoom: Double) {
     let least = rig.controller.formats.compactMap { f in f.maximumZoom.map { (f, $0) } }.min { $0.1 < $1.1 }
@@ -25,7 +17,7 @@ private struct HookRefusal: Error {}
 
 @Suite struct CameraSettingsChangeTests {
     @Test func aChangeAppliesEveryPartInOrder() throws {
-        let rig = try streaming()
+        let rig = try Rig.streaming()
         try rig.controller.setZoom(2)
         var told: [Bool] = []
         let change = CameraSettingsChange(format: "1", zoomFactor: 1, exposureMode: .custom(durationMicroseconds: 8000, iso: 200),
@@ -47,7 +39,7 @@ private struct HookRefusal: Error {}
     }
 
     @Test func aZoomTheNewFormatCannotTakePutsTheFormatAndZoomBack() throws {
-        let rig = try streaming()
+        let rig = try Rig.streaming()
         let least = try leastZoomingFormat(rig)
         let before = rig.controller.activeFormat
         // Above the zoom in force, so it goes after the format, whose maximum it exceeds.
@@ -63,7 +55,7 @@ private struct HookRefusal: Error {}
     }
 
     @Test func aRefusedFormatLeavesTheZoomAsItWas() throws {
-        let rig = try streaming()
+        let rig = try Rig.streaming()
         let least = try leastZoomingFormat(rig)
         let before = rig.controller.activeFormat
         let zoom = least.maximumZoom + 0.5
@@ -79,7 +71,7 @@ private struct HookRefusal: Error {}
     }
 
     @Test func anExposureErrorAfterAFormatChangeRestoresTheFormat() throws {
-        let rig = try streaming()
+        let rig = try Rig.streaming()
         try rig.controller.setExposureBias(ev: -1)
         let before = rig.controller.activeFormat
         let controlsBefore = rig.controller.controlsForNextRequest(consumeTrigger: false)
@@ -93,7 +85,7 @@ private struct HookRefusal: Error {}
     }
 
     @Test func aLaterRefusalKeepsTheHeldExposureAndGainsExactly() throws {
-        let rig = try streaming()
+        let rig = try Rig.streaming()
         try rig.controller.setExposure(.locked)
         try rig.controller.setWhiteBalance(.locked)
         let controlsBefore = rig.controller.controlsForNextRequest(consumeTrigger: false)
@@ -107,7 +99,7 @@ private struct HookRefusal: Error {}
     }
 
     @Test func aRefusalByTheHookAfterTheFormatPutsTheFormatBack() throws {
-        let rig = try streaming()
+        let rig = try Rig.streaming()
         let before = rig.controller.activeFormat
         #expect(throws: HookRefusal.self) {
             try rig.controller.apply(CameraSettingsChange(format: "1", zoomFactor: 1)) { _ in throw HookRefusal() }
