@@ -84,17 +84,19 @@ private struct HookRefusal: Error {}
         #expect(rig.controller.controlsForNextRequest(consumeTrigger: false) == controlsBefore, "every request control as before")
     }
 
-    @Test func aLaterRefusalKeepsTheHeldExposureAndGainsExactly() throws {
+    @Test func aRefusalOfTheLastPartKeepsTheHeldExposureAndGainsExactly() throws {
         let rig = try Rig.streaming()
         try rig.controller.setExposure(.locked)
         try rig.controller.setWhiteBalance(.locked)
+        let focusBefore = rig.controller.focusMode
         let controlsBefore = rig.controller.controlsForNextRequest(consumeTrigger: false)
-        rig.loop.advance(by: .milliseconds(300))  // newer frames: a lock taken now would hold other values
-        let change = CameraSettingsChange(exposureMode: .locked, focusMode: .locked(lensPositionDioptres: 1000),
-                                          whiteBalance: .mode(.auto))
+        rig.loop.advance(by: .milliseconds(300))  // newer frames: a lock taken now could hold other values
+        let change = CameraSettingsChange(exposureMode: .auto, exposureBiasEV: 1, focusMode: .continuous,
+                                          whiteBalance: .mode(.lockedGains(WhiteBalanceGains(red: 100, blue: 1))))
         let error = #expect(throws: CameraError.self) { try rig.controller.apply(change) }
-        #expect(error?.kind == .outOfRange, "the lens cannot reach 1000 D: \(String(describing: error))")
-        #expect(rig.controller.exposureMode == .locked && rig.controller.whiteBalanceMode == .locked)
+        #expect(error?.kind == .outOfRange && error?.message.contains("red gain") == true, "\(String(describing: error))")
+        #expect(rig.controller.exposureMode == .locked && rig.controller.exposureBiasEV == 0)
+        #expect(rig.controller.focusMode == focusBefore && rig.controller.whiteBalanceMode == .locked)
         #expect(rig.controller.controlsForNextRequest(consumeTrigger: false) == controlsBefore, "the held values are the ones before")
     }
 
