@@ -3,10 +3,11 @@ import Hardware
 
 /// The system calls Tripod makes on descriptors, in one place like `StorageSyscalls`: device
 /// nodes (i2c-dev, the IIO buffer, DRM), the DRM hot-plug uevent netlink socket, serial ports, the
-/// control socket and its clients, stdin and stdout. Tests inject errnos at any of them (`FaultInjectingDescriptorSyscalls`). Each call
-/// is made once: retrying EINTR is the caller's job, so injected EINTRs exercise the real retry
-/// loops. A failure is a `SyscallError`; `SyscallError.hardwareError` turns it into a
-/// `HardwareError` through the one errno mapping (`HardwareError.Kind(errno:)`).
+/// control socket and its clients, stdin and stdout. Tests inject errnos at any of them
+/// (`FaultInjectingDescriptorSyscalls`). Each call is made once: retrying EINTR is the caller's
+/// job, so injected EINTRs exercise the real retry loops. A failure is a `SyscallError`;
+/// `SyscallError.hardwareError` turns it into a `HardwareError` through the one errno mapping
+/// (`HardwareError.Kind(errno:)`).
 public protocol DescriptorSyscalls: Sendable {
     /// open(2).
     func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32
