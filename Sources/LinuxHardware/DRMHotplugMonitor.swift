@@ -1,53 +1,53 @@
-import Glibc
 import Hardware
+import Syscalls
 
 /// Tells when the kernel reports a DRM hot-plug: a non-blocking netlink socket
 /// (`socket(AF_NETLINK, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT)`, kernel multicast group 1) whose
-/// messages with `SUBSYSTEM=drm` and `HOTPLUG=1` mean "re-probe the connectors".
+/// messages with `SUBSYSTEM=drm` and `HOTPLUG=1` mean "re-probe the connectors". Its socket, bind
+/// and receive go through the descriptor seam (`DescriptorSyscalls`).
 ///
 /// Poll `hotplugOccurred()` from the display thread or a loop timer, then call
 /// `DisplayDevice.checkConnection()`. Where the socket cannot be opened (some containers),
 /// re-probing on a timer alone works too, only slower to notice.
 public final class DRMHotplugMonitor {
     public let fd: Int32
+    private let syscalls: any DescriptorSyscalls
 
-    public init() throws(HardwareError) {
-        let fd = socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                        Self.netlinkKobjectUevent)
-        guard fd >= 0 else { throw DRMCard.error(errno, "uevent netlink: socket") }
-        var address = NetlinkAddress(family: sa_family_t(AF_NETLINK), pad: 0, portID: 0, groups: 1)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<NetlinkAddress>.size)) }
+    public convenience init() throws(HardwareError) {
+        try self.init(syscalls: SystemDescriptorSyscalls())
+    }
+
+    /// Opens and binds the uevent socket through `syscalls`; a bind that fails closes it.
+    init(syscalls: any DescriptorSyscalls) throws(HardwareError) {
+        self.syscalls = syscalls
+        let fd: Int32
+        do { fd = try syscalls.netlinkSocket(protocol: Self.netlinkKobjectUevent) } catch {
+            throw error.hardwareError("uevent netlink: socket")
         }
-        guard bound == 0 else {
-            let e = errno
-            close(fd)
-            throw DRMCard.error(e, "uevent netlink: bind")
+        do { try syscalls.bind(fd, netlinkGroups: Self.kernelGroup) } catch {
+            syscalls.close(fd)
+            throw error.hardwareError("uevent netlink: bind")
         }
         self.fd = fd
     }
 
-    deinit { close(fd) }
+    deinit { syscalls.close(fd) }
 
     /// `NETLINK_KOBJECT_UEVENT` from linux/netlink.h (not exposed by Glibc's module; including
     /// that header in a C module clashes with Glibc's own socket declarations).
     static let netlinkKobjectUevent: Int32 = 15
 
-    /// `struct sockaddr_nl` from linux/netlink.h, same layout (12 bytes).
-    struct NetlinkAddress {
-        var family: sa_family_t
-        var pad: UInt16
-        var portID: UInt32
-        var groups: UInt32
-    }
+    /// The kernel's uevent multicast group (bit mask), as udev's own listener binds.
+    static let kernelGroup: UInt32 = 1
 
-    /// Drains pending uevents; true if any was a DRM hot-plug. Never blocks.
+    /// Drains pending uevents; true if any was a DRM hot-plug. Never blocks: any failed receive
+    /// (EAGAIN when drained, EINTR) ends the drain; what is left waits for the next poll.
     public func hotplugOccurred() -> Bool {
         var found = false
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { break }
+            guard let n = try? buffer.withUnsafeMutableBytes({ raw throws(SyscallError) in try syscalls.read(fd, raw) }),
+                  n > 0 else { break }
             if Self.isDRMHotplug(Array(buffer[0..<n])) { found = true }
         }
         return found

@@ -46,62 +46,75 @@ extension Supervisor {
     }
 
     /// Pushes the settings that changed to the camera as one transaction: all of the change or
-    /// none of it. When the camera refuses a part, what went through before it is put back (the
-    /// settings in force, applied again for the same keys) and nothing is stored.
+    /// none of it. The camera controller applies its part as one (`CameraController.apply(_:)`)
+    /// and puts itself back when a part is refused; the other services' parts (stabilization, the
+    /// services that follow the format, video HDR) are put back here (the settings in force, applied
+    /// again for the same keys) and nothing is stored.
     func applyToCamera(changedKeys: Set<String>, settings s: [String: String]) throws(ConsoleError) {
+        guard let camera else { return }
         let proposed = TypedSettings(s)  // parsed once for the whole change
+        var formatSeen: FormatSelection?
         do throws(ConsoleError) {
-            try apply(changedKeys, proposed)
+            try applyStabilization(changedKeys, proposed)
+            if changedKeys.contains("format"), let running = captureService?.running {
+                throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); change the format after bracket.done")
+            }
+            try applyCamera(cameraChange(changedKeys, proposed), to: camera) { formatChanged throws(ConsoleError) in
+                if formatChanged {
+                    formatSeen = camera.activeFormat
+                    formatFollowers(camera)
+                }
+                if changedKeys.contains("video.hdr") { try videoHDR.setPreference(proposed.videoHDR) }
+            }
         } catch {
-            if s != settings { try? apply(changedKeys, typed, rollingBack: true) }
+            // The camera is back as it was; the services that followed it are put back too.
+            let inForce = typed
+            if s != settings { try? applyStabilization(changedKeys, inForce) }
+            if let seen = formatSeen, seen != camera.activeFormat { formatFollowers(camera) }
+            if s != settings, changedKeys.contains("video.hdr") { try? videoHDR.setPreference(inForce.videoHDR) }
             throw error
         }
     }
 
-    /// Applies the keys; `rollingBack` leaves a format already in force alone (no restart).
-    private func apply(_ changedKeys: Set<String>, _ s: TypedSettings, rollingBack: Bool = false) throws(ConsoleError) {
-        guard let camera else { return }
-        if let stabilization {
-            do throws(StabilizationError) {
-                if changedKeys.contains("stabilization.lens") { try stabilization.setLensEnabled(s.stabilizationLens) }
-            } catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, error.message) }
-            if changedKeys.contains("stabilization.still") { stabilization.setStillAutomatic(s.stabilizationStillAutomatic) }
-            if changedKeys.contains("stabilization.video") { stabilization.setVideoPreferred(s.stabilizationVideoPreferred) }
+    /// The stabilization settings among the keys; they go first (they can refuse `lens on`).
+    private func applyStabilization(_ changedKeys: Set<String>, _ s: TypedSettings) throws(ConsoleError) {
+        guard let stabilization else { return }
+        do throws(StabilizationError) {
+            if changedKeys.contains("stabilization.lens") { try stabilization.setLensEnabled(s.stabilizationLens) }
+        } catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, error.message) }
+        if changedKeys.contains("stabilization.still") { stabilization.setStillAutomatic(s.stabilizationStillAutomatic) }
+        if changedKeys.contains("stabilization.video") { stabilization.setVideoPreferred(s.stabilizationVideoPreferred) }
+    }
+
+    /// The services that follow the camera's active format.
+    private func formatFollowers(_ camera: CameraController) {
+        stabilization?.formatChanged(camera.activeFormat)
+        videoStabilizationChanged()
+        videoHDR.formatChanged()
+    }
+
+    /// The camera's part of a change: the keys that changed, as the controller's typed values. A
+    /// format change applies the exposure again (a custom one must fit the new format).
+    private func cameraChange(_ changedKeys: Set<String>, _ s: TypedSettings) -> CameraSettingsChange {
+        var change = CameraSettingsChange()
+        if changedKeys.contains("format") { change.format = s.format }
+        if changedKeys.contains("zoom") { change.zoomFactor = s.zoomFactor }
+        if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
+            change.exposureMode = exposureMode(s)
         }
-        if changedKeys.contains("format"), let running = captureService?.running {
-            throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); change the format after bracket.done")
+        if changedKeys.contains("exposure.bias") { change.exposureBiasEV = s.exposureBiasEV }
+        if !changedKeys.isDisjoint(with: ["focus.mode", "focus.lens"]) { change.focusMode = focusMode(s) }
+        if !changedKeys.isDisjoint(with: ["wb.mode", "wb.gains", "wb.temperature", "wb.tint"]) {
+            change.whiteBalance = whiteBalance(s)
         }
+        return change
+    }
+
+    /// Runs the controller's transaction; its errors become console errors (the hook's pass as they are).
+    private func applyCamera(_ change: CameraSettingsChange, to camera: CameraController,
+                             afterFormat: (Bool) throws(ConsoleError) -> Void) throws(ConsoleError) {
         do {
-            // A format checks the zoom in force: a lower zoom goes first (`reset` from a zoom the new
-            // format cannot take), a higher one after the format (its maximum is the new format's).
-            let newZoom = changedKeys.contains("zoom") ? s.zoomFactor : nil
-            let previousZoom = camera.zoomFactor
-            let zoomFirst = newZoom.map { $0 < previousZoom } ?? false
-            if zoomFirst, let zoom = newZoom { try camera.setZoom(zoom) }
-            let formatInForce = rollingBack && (try? FormatTable.select(s.format, from: camera.formats)) == camera.activeFormat
-            if changedKeys.contains("format"), !formatInForce {
-                do { try camera.selectFormat(s.format) } catch {
-                    if zoomFirst { try? camera.setZoom(previousZoom) }  // nothing changes when refused
-                    throw error
-                }
-                stabilization?.formatChanged(camera.activeFormat)
-                videoStabilizationChanged()
-                videoHDR.formatChanged()
-            }
-            if changedKeys.contains("video.hdr") { try videoHDR.setPreference(s.videoHDR) }
-            if !zoomFirst, let zoom = newZoom { try camera.setZoom(zoom) }
-            if !changedKeys.isDisjoint(with: ["exposure.mode", "exposure.duration", "exposure.iso", "format"]) {
-                try camera.setExposure(exposureMode(s))
-            }
-            if changedKeys.contains("exposure.bias") {
-                try camera.setExposureBias(ev: s.exposureBiasEV)
-            }
-            if !changedKeys.isDisjoint(with: ["focus.mode", "focus.lens"]) {
-                try camera.setFocus(focusMode(s))
-            }
-            if !changedKeys.isDisjoint(with: ["wb.mode", "wb.gains", "wb.temperature", "wb.tint"]) {
-                try applyWhiteBalance(s, to: camera)
-            }
+            try camera.apply(change) { formatChanged in try afterFormat(formatChanged) }
         } catch let error as ConsoleError {
             throw error
         } catch let error as CameraError {
@@ -127,14 +140,12 @@ extension Supervisor {
         }
     }
 
-    private func applyWhiteBalance(_ s: TypedSettings, to camera: CameraController) throws {
+    private func whiteBalance(_ s: TypedSettings) -> CameraSettingsChange.WhiteBalanceChoice {
         switch s.whiteBalanceMode {
-        case .locked: try camera.setWhiteBalance(.locked)
-        case .gains:
-            try camera.setWhiteBalance(.lockedGains(WhiteBalanceGains(red: s.whiteBalanceGains.red, blue: s.whiteBalanceGains.blue)))
-        case .temperature:
-            try camera.setWhiteBalance(TemperatureAndTint(temperatureKelvin: s.whiteBalanceKelvin, tint: s.whiteBalanceTint))
-        case .auto: try camera.setWhiteBalance(.auto)
+        case .locked: return .mode(.locked)
+        case .gains: return .mode(.lockedGains(WhiteBalanceGains(red: s.whiteBalanceGains.red, blue: s.whiteBalanceGains.blue)))
+        case .temperature: return .light(TemperatureAndTint(temperatureKelvin: s.whiteBalanceKelvin, tint: s.whiteBalanceTint))
+        case .auto: return .mode(.auto)
         }
     }
 

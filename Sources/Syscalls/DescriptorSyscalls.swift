@@ -2,11 +2,12 @@ import Glibc
 import Hardware
 
 /// The system calls Tripod makes on descriptors, in one place like `StorageSyscalls`: device
-/// nodes (i2c-dev, the IIO buffer, DRM), serial ports, the control socket and its clients, stdin
-/// and stdout. Tests inject errnos at any of them (`FaultInjectingDescriptorSyscalls`). Each call
-/// is made once: retrying EINTR is the caller's job, so injected EINTRs exercise the real retry
-/// loops. A failure is a `SyscallError`; `SyscallError.hardwareError` turns it into a
-/// `HardwareError` through the one errno mapping (`HardwareError.Kind(errno:)`).
+/// nodes (i2c-dev, the IIO buffer, DRM), the DRM hot-plug uevent netlink socket, serial ports, the
+/// control socket and its clients, stdin and stdout. Tests inject errnos at any of them
+/// (`FaultInjectingDescriptorSyscalls`). Each call is made once: retrying EINTR is the caller's
+/// job, so injected EINTRs exercise the real retry loops. A failure is a `SyscallError`;
+/// `SyscallError.hardwareError` turns it into a `HardwareError` through the one errno mapping
+/// (`HardwareError.Kind(errno:)`).
 public protocol DescriptorSyscalls: Sendable {
     /// open(2).
     func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32
@@ -46,6 +47,25 @@ public protocol DescriptorSyscalls: Sendable {
     func unlink(_ path: String) throws(SyscallError)
     /// chmod(2).
     func chmod(_ path: String, _ mode: mode_t) throws(SyscallError)
+    /// socket(2) AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, of a netlink `protocol`
+    /// (NETLINK_KOBJECT_UEVENT). Read it with `read` (recv(2) without flags).
+    func netlinkSocket(protocol: Int32) throws(SyscallError) -> Int32
+    /// bind(2) to a netlink address (`struct sockaddr_nl`, port 0: the kernel's choice) receiving
+    /// the kernel's multicast `groups` (a bit mask).
+    func bind(_ fd: Int32, netlinkGroups groups: UInt32) throws(SyscallError)
+}
+
+/// `struct sockaddr_nl` from linux/netlink.h, same layout (12 bytes); Glibc's module does not
+/// expose that header (including it in a C module clashes with Glibc's own socket declarations).
+public struct NetlinkAddress: Sendable {
+    public var family: sa_family_t
+    public var pad: UInt16
+    public var portID: UInt32
+    public var groups: UInt32
+
+    public init(portID: UInt32 = 0, groups: UInt32) {
+        family = sa_family_t(AF_NETLINK); pad = 0; self.portID = portID; self.groups = groups
+    }
 }
 
 /// The real calls, straight to Glibc.
@@ -140,4 +160,17 @@ public struct SystemDescriptorSyscalls: DescriptorSyscalls {
     public func unlink(_ path: String) throws(SyscallError) { try check(Glibc.unlink(path)) }
 
     public func chmod(_ path: String, _ mode: mode_t) throws(SyscallError) { try check(Glibc.chmod(path, mode)) }
+
+    public func netlinkSocket(protocol: Int32) throws(SyscallError) -> Int32 {
+        let fd = Glibc.socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), `protocol`)
+        try check(fd)
+        return fd
+    }
+
+    public func bind(_ fd: Int32, netlinkGroups groups: UInt32) throws(SyscallError) {
+        var address = NetlinkAddress(groups: groups)
+        try check(withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<NetlinkAddress>.size)) }
+        })
+    }
 }

@@ -48,6 +48,15 @@ struct Rig {
         controller = try CameraController(device: listed ?? device, sensor: description, loop: loop)
     }
 
+    /// A rig streaming `format`, 300 ms in.
+    static func streaming(_ format: String = "1920x1080@30") throws -> Rig {
+        let rig = try Rig()
+        try rig.controller.selectFormat(format)
+        try rig.controller.startStreaming()
+        rig.loop.advance(by: .milliseconds(300))
+        return rig
+    }
+
     /// Runs the loop for `frames` frames of `microseconds` each.
     func run(frames: Int, frameMicroseconds: Int64) {
         loop.advance(by: .microseconds(frameMicroseconds * Int64(frames)))

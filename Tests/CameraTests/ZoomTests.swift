@@ -6,21 +6,13 @@ import Testing
 
 // Digital zoom through ScalerCrop, with AVFoundation's videoZoomFactor semantics.
 
-private func streaming(_ format: String = "1920x1080@30") throws -> Rig {
-    let rig = try Rig()
-    try rig.controller.selectFormat(format)
-    try rig.controller.startStreaming()
-    rig.loop.advance(by: .milliseconds(300))
-    return rig
-}
-
 private func reportedCrop(_ rig: Rig) -> PixelRect? {
     if case .rectangle(let r)? = rig.controller.latestRequest?.metadata[ControlName.scalerCrop] { return r }
     return nil
 }
 
 @Test func zoomTwoCropsTheCentreHalfOfTheFieldAndOneGoesBackToTheWholeField() throws {
-    let rig = try streaming()
+    let rig = try Rig.streaming()
     let field = rig.controller.activeFormat.format.sensorCrop
     try rig.controller.setZoom(2)
     rig.loop.advance(by: .milliseconds(300))
@@ -34,7 +26,7 @@ private func reportedCrop(_ rig: Rig) -> PixelRect? {
 }
 
 @Test func zoomOutsideTheFormatsRangeIsRefusedStatingIt() throws {
-    let rig = try streaming()
+    let rig = try Rig.streaming()
     let top = rig.controller.maximumZoomFactor
     #expect(top > 2)
     for factor in [0.5, top + 1] {
@@ -45,7 +37,7 @@ private func reportedCrop(_ rig: Rig) -> PixelRect? {
 }
 
 @Test func aFormatWhoseMaximumZoomIsBelowTheCurrentZoomIsRefused() throws {
-    let rig = try streaming()
+    let rig = try Rig.streaming()
     let formats = rig.controller.formats
     guard let smallest = formats.compactMap({ f in f.maximumZoom.map { (f, $0) } }).min(by: { $0.1 < $1.1 }) else {
         Issue.record("no format reports a maximum zoom"); return
@@ -57,7 +49,7 @@ private func reportedCrop(_ rig: Rig) -> PixelRect? {
 }
 
 @Test func zoomingAStabilizationCropKeepsItsShiftWhole() throws {
-    let rig = try streaming()
+    let rig = try Rig.streaming()
     try rig.controller.setZoom(4)
     let field = rig.controller.activeFormat.format.sensorCrop
     let shifted = PixelRect(x: field.x + 40, y: field.y + 24, width: field.width - 200, height: field.height - 112)

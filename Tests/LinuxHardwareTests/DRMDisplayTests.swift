@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import Hardware
+import Syscalls
 import Testing
 import TestSupport
 @testable import LinuxHardware
@@ -50,7 +52,7 @@ import TestSupport
     }
 
     @Test func ueventSocketBindsOrFailsNamingTheCall() {
-        #expect(MemoryLayout<DRMHotplugMonitor.NetlinkAddress>.size == 12)
+        #expect(MemoryLayout<NetlinkAddress>.size == 12)
         do {
             let monitor = try DRMHotplugMonitor()
             #expect(monitor.fd >= 0)
@@ -67,6 +69,90 @@ import TestSupport
                                                         "HOTPLUG=1", "SEQNUM=1234"])))
         #expect(!DRMHotplugMonitor.isDRMHotplug(message(["add@/devices/usb1", "ACTION=add", "SUBSYSTEM=usb"])))
         #expect(!DRMHotplugMonitor.isDRMHotplug(message(["change@/x/drm/card0", "SUBSYSTEM=drm", "LEASE=1"])))
+    }
+}
+
+/// The descriptor seam with the uevent socket replaced by one end of a Unix datagram socket pair
+/// (the test sends uevents into the other end, as the kernel would); bind only counts and takes
+/// its injected faults. Records the descriptors closed.
+private final class UeventSocketPair: FaultInjectingDescriptorSyscalls, @unchecked Sendable {
+    private(set) var monitorEnd: Int32 = -1, kernelEnd: Int32 = -1
+    private(set) var closed: [Int32] = []
+
+    override func netlinkSocket(protocol: Int32) throws(SyscallError) -> Int32 {
+        try step(.socket)
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw SyscallError(errno: errno)
+        }
+        (monitorEnd, kernelEnd) = (fds[0], fds[1])
+        return monitorEnd
+    }
+
+    override func bind(_ fd: Int32, netlinkGroups groups: UInt32) throws(SyscallError) { try step(.bind) }
+
+    override func close(_ fd: Int32) {
+        closed.append(fd)
+        super.close(fd)
+    }
+
+    /// Sends one uevent datagram to the monitor.
+    func sendUevent(_ fields: [String]) {
+        let message: [UInt8] = fields.flatMap { field -> [UInt8] in Array(field.utf8) + [0] }
+        #expect(message.withUnsafeBytes { Glibc.send(kernelEnd, $0.baseAddress, $0.count, 0) } == message.count)
+    }
+
+    deinit { if kernelEnd >= 0 { Glibc.close(kernelEnd) } }
+}
+
+/// The uevent netlink socket on the descriptor seam: the errors of its socket and bind, and how a
+/// failed receive ends a drain.
+@Suite struct DRMHotplugSeamTests {
+    static let hotplug = ["change@/devices/platform/vkms/drm/card0", "ACTION=change", "SUBSYSTEM=drm", "HOTPLUG=1"]
+
+    @Test(arguments: [EACCES, EPERM])
+    func aSocketRefusedAsInAContainerIsAPermissionErrorNamingTheCall(errno: Int32) {
+        let syscalls = FaultInjectingDescriptorSyscalls.failing(.socket, errno)
+        #expect {
+            _ = try DRMHotplugMonitor(syscalls: syscalls)
+        } throws: { error in
+            guard let error = error as? HardwareError else { return false }
+            return error.kind == .permission && error.errno == errno
+                && error.message == "uevent netlink: socket: \(SyscallError(errno: errno).description) (errno \(errno))"
+        }
+        #expect(syscalls.count(.bind) == 0, "nothing is bound without a socket")
+    }
+
+    @Test func aRefusedBindIsReportedAndTheSocketClosed() throws {
+        let syscalls = UeventSocketPair()
+        syscalls.fail(.bind, errno: EADDRINUSE)
+        let error = #expect(throws: HardwareError.self) { _ = try DRMHotplugMonitor(syscalls: syscalls) }
+        #expect(error?.message.hasPrefix("uevent netlink: bind: ") == true, "\(String(describing: error))")
+        #expect(error?.errno == EADDRINUSE)
+        #expect(syscalls.closed == [syscalls.monitorEnd], "the socket is closed, once")
+    }
+
+    @Test func aDrainEndsAtEAGAINAndAtAnInterruptedReceiveLeavingTheRestForTheNextPoll() throws {
+        let syscalls = UeventSocketPair()
+        let monitor = try DRMHotplugMonitor(syscalls: syscalls)
+        #expect(monitor.fd == syscalls.monitorEnd)
+        #expect(!monitor.hotplugOccurred(), "nothing pending: the first receive is EAGAIN")
+        syscalls.sendUevent(Self.hotplug)
+        syscalls.fail(.read, errno: EINTR)
+        #expect(!monitor.hotplugOccurred(), "an interrupted receive ends the drain")
+        syscalls.fail(.read, errno: EAGAIN)
+        #expect(!monitor.hotplugOccurred(), "so does an EAGAIN")
+        syscalls.sendUevent(["add@/devices/usb1", "ACTION=add", "SUBSYSTEM=usb"])
+        #expect(monitor.hotplugOccurred(), "the next poll finds the waiting hot-plug among the uevents")
+        #expect(!monitor.hotplugOccurred(), "drained")
+    }
+
+    @Test func theMonitorClosesItsSocketOnce() throws {
+        let syscalls = UeventSocketPair()
+        var monitor: DRMHotplugMonitor? = try DRMHotplugMonitor(syscalls: syscalls)
+        #expect(monitor != nil && syscalls.closed.isEmpty)
+        monitor = nil
+        #expect(syscalls.closed == [syscalls.monitorEnd])
     }
 }
 

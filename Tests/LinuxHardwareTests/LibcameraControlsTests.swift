@@ -120,29 +120,27 @@ func libcameraHas(_ name: String) -> Bool { LibcameraControls.globalControl(name
     /// Where the ControlId has array-ness (0.4+), a wrong length is refused; before, the value's own
     /// shape is taken (only the element type is checked) and the one gain goes through as it is.
     @Test func arrayLengthIsCheckedWhereTheControlIdHasIt() throws {
-        let gains = try #require(LibcameraControls.globalControl(named: ControlName.colourGains))
-        let oneGain: ControlList = [ControlName.colourGains: .floatArray([1.5])]
-        guard gains.arrayShapeKnown else {
-            #expect(try LibcameraControls.roundTripThroughGlobalTable(oneGain) == oneGain)
-            return
-        }
-        let error = #expect(throws: HardwareError.self) { try LibcameraControls.roundTripThroughGlobalTable(oneGain) }
-        #expect(error?.kind == .invalidArgument)
-        #expect(error?.message.contains("takes 2 values") == true)
+        try expectShapeChecked([ControlName.colourGains: .floatArray([1.5])], refusal: "takes 2 values")
     }
 
     /// An array for a scalar control: refused where the ControlId says it is scalar (0.4+), passed
     /// through with its own shape before.
     @Test func arrayForScalarControlIsRejectedWhereTheControlIdSaysScalar() throws {
-        let lens = try #require(LibcameraControls.globalControl(named: ControlName.lensPosition))
-        let twoPositions: ControlList = [ControlName.lensPosition: .floatArray([1, 2])]
-        guard lens.arrayShapeKnown else {
-            #expect(try LibcameraControls.roundTripThroughGlobalTable(twoPositions) == twoPositions)
+        try expectShapeChecked([ControlName.lensPosition: .floatArray([1, 2])], refusal: "takes a single float")
+    }
+
+    /// `wrong` (one control, a value of the wrong shape) is refused as invalid, naming `refusal`, where
+    /// its ControlId has array-ness; before, it goes through the global table as it is.
+    private func expectShapeChecked(_ wrong: ControlList, refusal: String) throws {
+        let name = try #require(wrong.keys.first)
+        let control = try #require(LibcameraControls.globalControl(named: name))
+        guard control.arrayShapeKnown else {
+            #expect(try LibcameraControls.roundTripThroughGlobalTable(wrong) == wrong)
             return
         }
-        let error = #expect(throws: HardwareError.self) { try LibcameraControls.roundTripThroughGlobalTable(twoPositions) }
+        let error = #expect(throws: HardwareError.self) { try LibcameraControls.roundTripThroughGlobalTable(wrong) }
         #expect(error?.kind == .invalidArgument)
-        #expect(error?.message.contains("takes a single float") == true)
+        #expect(error?.message.contains(refusal) == true, "\(String(describing: error))")
     }
 
     @Test func theElementTypeIsCheckedOnEveryVersion() {

@@ -7,7 +7,7 @@ import Syscalls
 /// fail with EMFILE, then accept works again. Thread-safe: the transports call it from their own
 /// threads. Open so that an in-memory device (a fake i2c-dev node) can take over some calls.
 open class FaultInjectingDescriptorSyscalls: DescriptorSyscalls, @unchecked Sendable {
-    /// The calls faults can be injected at.
+    /// The calls faults can be injected at (`socket` and `bind` are the Unix and the netlink ones).
     public enum Call: String, Sendable {
         case open, read, write, send, ioctl, shutdown, terminalAttributes, setTerminalAttributes
         case socket, bind, listen, accept, connect, unlink, chmod
@@ -70,4 +70,6 @@ open class FaultInjectingDescriptorSyscalls: DescriptorSyscalls, @unchecked Send
     open func connect(_ fd: Int32, _ address: sockaddr_un) throws(SyscallError) { try through(.connect) { () throws(SyscallError) in try real.connect(fd, address) } }
     open func unlink(_ path: String) throws(SyscallError) { try through(.unlink) { () throws(SyscallError) in try real.unlink(path) } }
     open func chmod(_ path: String, _ mode: mode_t) throws(SyscallError) { try through(.chmod) { () throws(SyscallError) in try real.chmod(path, mode) } }
+    open func netlinkSocket(protocol: Int32) throws(SyscallError) -> Int32 { try through(.socket) { () throws(SyscallError) in try real.netlinkSocket(protocol: `protocol`) } }
+    open func bind(_ fd: Int32, netlinkGroups groups: UInt32) throws(SyscallError) { try through(.bind) { () throws(SyscallError) in try real.bind(fd, netlinkGroups: groups) } }
 }
