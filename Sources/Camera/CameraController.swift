@@ -98,6 +98,8 @@ public final class CameraController {
     /// configured every request fills it, so recording takes its frames from here and a still or
     /// bracket during a recording leaves no gap in the video.
     public var onEveryFrame: ((CompletedRequest) -> Void)?
+    /// The controls each regular request in flight was queued with (`regularRequestHadCurrentControls`).
+    private var regularRequestControls: [UInt64: ControlList] = [:]
     /// Called on the loop for every complete regular frame while a bracket may take one as its
     /// still (`BracketEngine`'s zero shutter lag); set and cleared by that bracket.
     public var onRegularFrameForBracket: ((CompletedRequest) -> Void)?
@@ -314,6 +316,7 @@ public final class CameraController {
         device.stop()
         // The requests in flight complete cancelled; the next start begins afresh.
         regularInFlight = []
+        regularRequestControls = [:]
         holds = 0  // holds of the old run lapse (their release is ignored: another generation)
         allocatedBuffers = [:]
         videoStream = nil
@@ -322,6 +325,18 @@ public final class CameraController {
         // while the caller holds frame buffers): let go of the last frame and tell the viewers.
         latestRequest = nil
         onStreamingStopped?()
+    }
+
+    /// Lets go of the device for good: streaming stops, the device's events no longer reach this
+    /// controller (`setEventHandler` with a handler that drops them, which also breaks the
+    /// device → handler → controller cycle) and every hook is cleared, so the device, and the camera
+    /// it holds open, goes away with the last reference to it (the frames already lent go back as
+    /// their holders drop them).
+    public func close() {
+        stopStreaming()
+        device.setEventHandler { _ in }
+        onFrame = nil; onEveryFrame = nil; onRegularFrameForBracket = nil
+        onDisconnect = nil; onStreamingError = nil; onStreamingStopped = nil
     }
 
     /// Asks the controller to stop replacing regular requests until the returned hold is released
@@ -407,12 +422,24 @@ public final class CameraController {
         return controls.filter { current[$0.key] != nil }
     }
 
+    /// True when regular request `cookie` (in flight or completing now) was queued with the
+    /// controls a regular request would carry now (the settings, zoom and streaming controls in
+    /// force): its frame was made with the settings in force, not with ones from before a change.
+    public func regularRequestHadCurrentControls(_ cookie: UInt64) -> Bool {
+        guard let queued = regularRequestControls[cookie] else { return false }
+        var now = controlsForNextRequest(consumeTrigger: false)
+        for (name, value) in streamingControls { now[name] = value }
+        return supported(now) == queued
+    }
+
     private func queueRegularRequest() throws {
         let cookie = takeCookie()
         var controls = controlsForNextRequest()
         for (name, value) in streamingControls { controls[name] = value }
         let roles = videoStream == nil ? [processedRole] : [processedRole, .videoRecording] + (regularRequestsFillRaw ? [.raw] : [])
-        try device.queueRequest(CaptureRequest(cookie: cookie, controls: supported(controls), roles: roles))
+        let sent = supported(controls)
+        try device.queueRequest(CaptureRequest(cookie: cookie, controls: sent, roles: roles))
+        regularRequestControls[cookie] = sent
         regularInFlight.insert(cookie)
     }
 
@@ -433,13 +460,14 @@ public final class CameraController {
                 return
             }
             regularInFlight.remove(completed.cookie)
+            defer { regularRequestControls[completed.cookie] = nil }
             guard completed.isComplete else { return }
             let state = frameState(completed)
             latest = state
             latestRegular = state
             latestRequest = completed
             onEveryFrame?(completed)
-            if completed.isComplete { onRegularFrameForBracket?(completed) }
+            onRegularFrameForBracket?(completed)
             onFrame?(completed, state)
             refillRegularRequests()
         }

@@ -53,10 +53,11 @@ public struct VideoHDRSupport: Hashable, Sendable, Codable {
     public var preferredKind: VideoHDRKind? { preferredKind(excluding: []) }
 
     /// `preferredKind` without the HdrMode values in `unusable` (values the camera turned out not
-    /// to apply): the next value for video, else the sensor's mode.
-    public func preferredKind(excluding unusable: Set<HdrModeValue>) -> VideoHDRKind? {
+    /// to apply): the next value for video, else the sensor's mode unless `sensorUsable` is false
+    /// (its switch failed).
+    public func preferredKind(excluding unusable: Set<HdrModeValue>, sensorUsable: Bool = true) -> VideoHDRKind? {
         if let mode = HdrModeValue.forVideo.first(where: { hdrModes.contains($0) && !unusable.contains($0) }) { return .hdrMode(mode) }
-        return sensor ? .sensor : nil
+        return sensor && sensorUsable ? .sensor : nil
     }
 
     private enum CodingKeys: String, CodingKey { case sensor, hdrModes }

@@ -1,3 +1,5 @@
+import Hardware
+
 /// A change of several camera settings applied as one transaction by `CameraController.apply(_:)`:
 /// all of it or none of it. Every part is optional; nil leaves that setting as it is.
 public struct CameraSettingsChange: Hashable, Sendable {
@@ -71,13 +73,16 @@ extension CameraController {
             case nil: break
             }
         } catch {
-            restore(before)
+            do { try restore(before) } catch let restoring {
+                throw HardwareError((restoring as? HardwareError)?.kind ?? .other, "\(error); putting back format \(before.activeFormat.format.label) failed too (\(restoring)), so \(activeFormat.format.label) is in force")
+            }
             throw error
         }
     }
 
-    /// Puts the settings of a snapshot back; the format only when another is active (a restart).
-    func restore(_ snapshot: SettingsSnapshot) {
+    /// Puts the settings of a snapshot back; the format only when another is active (a restart,
+    /// which can be refused: then the settings are back but the other format stays in force).
+    func restore(_ snapshot: SettingsSnapshot) throws {
         // The snapshot's zoom and exposure fit its format: set them first, so it is accepted again.
         zoomFactor = snapshot.zoomFactor
         exposureMode = snapshot.exposureMode
@@ -87,6 +92,6 @@ extension CameraController {
         pendingAfTrigger = snapshot.pendingAfTrigger
         whiteBalanceMode = snapshot.whiteBalanceMode
         lockedGains = snapshot.lockedGains
-        if activeFormat != snapshot.activeFormat { try? apply(snapshot.activeFormat) }
+        if activeFormat != snapshot.activeFormat { try apply(snapshot.activeFormat) }
     }
 }

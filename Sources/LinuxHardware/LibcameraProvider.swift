@@ -46,6 +46,7 @@ public final class LibcameraProvider: CameraProvider {
 
     /// Starts libcamera (`CameraManager::start`). Does nothing when already started.
     public func start() throws {
+        wantsRunning = true
         guard manager == nil else { return }
         let handle = try ManagerHandle()
         try checkShim(tc_manager_start(handle.pointer), "CameraManager::start") { handle.lastError }
@@ -54,12 +55,25 @@ public final class LibcameraProvider: CameraProvider {
 
     /// Stops libcamera (`CameraManager::stop`) once every camera opened from this provider is
     /// released; until then they keep it running.
-    public func stop() { manager = nil }
+    public func stop() {
+        wantsRunning = false
+        manager = nil
+    }
+
+    /// True between `start()` and `stop()`, even while a restart of the manager (after a sensor HDR
+    /// switch) has not succeeded yet: `cameras()` and `open` then try starting it again.
+    private var wantsRunning = false
+
+    /// The started manager; a provider that should run but whose restart failed tries once more.
+    private var runningManager: ManagerHandle? {
+        if manager == nil, wantsRunning { try? start() }
+        return manager
+    }
 
     /// The cameras libcamera lists now (`CameraManager::cameras()` and their properties); empty
     /// when stopped or when there is no camera.
     public func cameras() -> [CameraInfo] {
-        guard let manager else { return [] }
+        guard let manager = runningManager else { return [] }
         let count = tc_manager_camera_count(manager.pointer)
         return (0..<count).compactMap { index in
             var info = tc_camera_info()
@@ -86,7 +100,7 @@ public final class LibcameraProvider: CameraProvider {
 
     /// `open(id:)` with the concrete type.
     public func openCamera(id: String) throws -> LibcameraCamera {
-        guard let manager else {
+        guard let manager = runningManager else {
             throw HardwareError(.other, "libcamera: open camera '\(id)': provider not started (call start() first)")
         }
         let available = cameras()
@@ -148,9 +162,13 @@ extension LibcameraProvider: SensorHDRSwitch {
             throw HardwareError(.busy, "camera '\(cameraID)': sensor HDR changes only with the camera released")
         }
         do throws(SyscallError) { try sensorHDRControl.set(on, on: subdevice) } catch { throw error.hardwareError(what) }
-        // The sensor's modes are read at the manager's start: start it again to see them.
+        // The sensor's modes are read at the manager's start: start it again to see them. Should
+        // that fail, `cameras()` and `open` try again (`wantsRunning`).
         guard isStarted else { return }
-        stop()
-        try start()
+        manager = nil
+        do { try start() } catch {
+            throw HardwareError((error as? HardwareError)?.kind ?? .other,
+                                "camera '\(cameraID)': wide_dynamic_range is \(on ? "on" : "off") but libcamera did not start again: \(error)")
+        }
     }
 }

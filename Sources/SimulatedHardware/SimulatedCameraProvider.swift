@@ -27,13 +27,16 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var maximumRenderSize: PixelSize?
     /// HdrMode values the tuning of cameras it opens lacks (`SimulatedCamera.unconfiguredHdrModes`).
     public var unconfiguredHdrModes: Set<HdrModeValue> = []
-    /// The camera most recently opened, for tests and fault injection.
-    public private(set) var openedCamera: SimulatedCamera?
+    /// The camera most recently opened, while it is open (its last holder keeps it), for tests and
+    /// fault injection.
+    public private(set) weak var openedCamera: SimulatedCamera?
     /// False while the camera is unplugged: the manager lists no camera and `open` fails.
     public private(set) var isPluggedIn = true
     /// The sensor's own HDR for the next open (`SensorHDRSwitch`), as `wide_dynamic_range` stays set
     /// on the sensor between opens.
     public private(set) var sensorHDROn = false
+    /// An error the next switches of the sensor's HDR throw (a driver refusing it), for tests.
+    public var sensorHDRSwitchFault: HardwareError?
     /// Switches of the sensor's HDR so far, for tests.
     public private(set) var sensorHDRSwitches = 0
 
@@ -112,6 +115,11 @@ extension SimulatedCameraProvider: SensorHDRSwitch {
         guard hasSensorHDR(cameraID: cameraID) else {
             throw HardwareError(.unsupported, "simulated camera \(cameraID) (\(sensor.model)): the sensor has no HDR mode (wide_dynamic_range)")
         }
+        // As libcamera's: the sensor's control changes only with every camera released.
+        if openedCamera != nil {
+            throw HardwareError(.busy, "simulated camera \(cameraID): sensor HDR changes only with the camera released")
+        }
+        if let sensorHDRSwitchFault { throw sensorHDRSwitchFault }
         guard on != sensorHDROn else { return }
         sensorHDROn = on
         sensorHDRSwitches += 1

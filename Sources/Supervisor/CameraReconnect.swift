@@ -55,37 +55,4 @@ extension Supervisor {
             loop.execute { bound.value.reopenCamera(sensorHDR: on) }
         }
     }
-
-    private func reopenCamera(sensorHDR on: Bool) {
-        guard let info = camera?.device.info, let switcher = devices.cameraProvider as? SensorHDRSwitch else { return }
-        let id = info.id, model = info.model
-        let reason = "sensor HDR \(on ? "on" : "off")"
-        broadcast(ConsoleEvent("camera.state", [("state", "restarting"), ("reason", reason)]))
-        releaseCamera()
-        do {
-            try switcher.setSensorHDR(on, cameraID: id)
-            try startCamera(try devices.cameraProvider.open(id: id))
-        } catch {
-            log.error("camera \(model): reopening for \(reason) failed: \(error)")
-            broadcast(ConsoleEvent("camera.state", [("state", "stopped"), ("reason", "reopening for \(reason) failed: \(error)")]))
-            watchForCameraReturn()
-            return
-        }
-        log.notice("camera \(model) reopened for \(reason)")
-        broadcast(ConsoleEvent("camera.state", [("state", "streaming"), ("format", camera?.activeFormat.format.label ?? ""), ("hdr", reason)]))
-        broadcast(ConsoleEvent("video.hdr", [("active", on ? "on" : "off"), ("kind", on ? "sensor" : "none")]))
-    }
-
-    /// Stops the camera and lets go of it everywhere it is wired, so the device is released (libcamera
-    /// switches the sensor's HDR only with no camera open).
-    private func releaseCamera() {
-        if let old = camera {
-            old.onDisconnect = nil
-            old.onStreamingError = nil
-            old.stopStreaming()
-        }
-        camera = nil
-        captureService?.camera = nil
-        recorder?.camera = nil
-    }
 }

@@ -71,6 +71,10 @@ extension Supervisor {
             let inForce = typed
             if s != settings { try? applyStabilization(changedKeys, inForce) }
             if let seen = formatSeen, seen != camera.activeFormat { formatFollowers(camera) }
+            // A format the camera could not put back stays in force: the setting says so.
+            if (try? FormatTable.select(settings["format"] ?? "", from: camera.formats))?.format != camera.activeFormat.format {
+                settings["format"] = camera.activeFormat.format.label
+            }
             if s != settings, changedKeys.contains("video.hdr") { try? videoHDR.setPreference(inForce.videoHDR) }
             throw error
         }

@@ -45,6 +45,9 @@ final class VideoHDRService {
     /// HdrMode values this camera was asked for and did not apply; not asked for again until
     /// another camera is attached.
     private(set) var notAppliedModes: Set<HdrModeValue> = []
+    /// True once switching this camera's sensor HDR failed: not asked for again until another
+    /// camera is attached.
+    private(set) var sensorHDRUnusable = false
     /// The camera the modes above belong to (a reopen for the sensor's HDR keeps them).
     private var cameraID: String?
 
@@ -68,7 +71,7 @@ final class VideoHDRService {
     /// until `cameraStarted`, once the settings have selected its format.
     func attach(_ camera: CameraController) {
         self.camera = camera
-        if camera.device.info.id != cameraID { notAppliedModes = [] }
+        if camera.device.info.id != cameraID { notAppliedModes = []; sensorHDRUnusable = false }
         cameraID = camera.device.info.id
         confirming = nil
         restartPending = false
@@ -103,7 +106,7 @@ final class VideoHDRService {
         if preference == .on && !support.isSupported {
             throw ConsoleError(.unsupported, "video.hdr on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
         }
-        let preferred = support.preferredKind(excluding: notAppliedModes)
+        let preferred = support.preferredKind(excluding: notAppliedModes, sensorUsable: !sensorHDRUnusable)
         let wantsSensor = preference == .on ? preferred == .sensor
             : preference == .off ? false : policy.isActive && preferred == .sensor
         if wantsSensor != camera.sensorHDROn, let id = recorder?.recordingID {
@@ -158,7 +161,14 @@ final class VideoHDRService {
     /// values the camera did not apply left out).
     private var desired: VideoHDRKind? {
         guard policy.isActive, let camera else { return nil }
-        return camera.activeFormat.format.videoHDR.preferredKind(excluding: notAppliedModes)
+        return camera.activeFormat.format.videoHDR.preferredKind(excluding: notAppliedModes, sensorUsable: !sensorHDRUnusable)
+    }
+
+    /// Switching the sensor's HDR failed (the camera reopens as it was): the sensor's mode is left
+    /// aside for this camera, and the next kind, if any, is used once the camera has started.
+    func sensorHDRFailed() {
+        sensorHDRUnusable = true
+        restartPending = false
     }
 
     /// Brings the camera to `desired`: HdrMode at once, the sensor's HDR by a restart.

@@ -85,3 +85,12 @@ private func capture(_ rig: Rig, _ plan: BracketPlan = .single, roles: [StreamRo
     let own = try #require(cropped.frames.first)
     #expect(own.request.sensorTimestamp - croppedTrigger > .microseconds(33_333))
 }
+
+@Test func framesQueuedBeforeAChangeOfZoomAreNotTheCapturesStill() throws {
+    let rig = try recordingRig(video: false)
+    try rig.controller.setZoom(2)  // the requests in flight still have the whole field
+    let zoomed = try #require(rig.controller.zoomControl)
+    let (_, log) = try capture(rig, roles: [.stillCapture])
+    let frame = try #require(log.frames.first)
+    #expect(frame.request.metadata[ControlName.scalerCrop] == zoomed, "the still has the zoom in force")
+}

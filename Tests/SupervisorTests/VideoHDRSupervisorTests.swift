@@ -91,6 +91,34 @@ import Testing
         #expect(b.reply("get video.hdr") == "ok video.hdr=on active=\"on (sensor)\"")
     }
 
+    /// A camera still held open when the switch comes (its frames not yet given back) is waited
+    /// for; a switch the driver refuses reopens the camera as it was, once, and sets the sensor's
+    /// mode aside instead of trying again every second.
+    @Test func theSensorsHDRSwitchWaitsForTheCameraAndAFailedOneReopensItAsItWas() throws {
+        let b = try Board(libcamera: .debian0_0_3)
+        #expect(b.reply("set format 1920x1080@56") == "ok format=1920x1080@56")
+        var held = b.camera  // as a frame still lent out would keep the old camera open
+        let first = b.send("set video.hdr on", settle: .milliseconds(300))
+        #expect(first.contains("event camera.state state=restarting reason=\"sensor HDR on\""), "\(first)")
+        #expect(b.provider.sensorHDRSwitches == 0, "not while the old camera is open")
+        held = nil
+        let then = b.send("get video.hdr", settle: .milliseconds(300))
+        #expect(held == nil && b.provider.sensorHDRSwitches == 1, "\(then)")
+        #expect(then.contains("event video.hdr active=on kind=sensor"), "\(then)")
+
+        let failing = try Board(libcamera: .debian0_0_3)
+        #expect(failing.reply("set format 1920x1080@56") == "ok format=1920x1080@56")
+        failing.provider.sensorHDRSwitchFault = HardwareError(.io, "VIDIOC_S_CTRL wide_dynamic_range: Input/output error")
+        let refused = failing.send("set video.hdr on", settle: .seconds(3))
+        #expect(refused.filter { $0.hasPrefix("event camera.state state=restarting") }.count == 1, "\(refused)")
+        #expect(refused.contains { $0.hasPrefix("event video.hdr unused=sensor reason=\"switching the sensor's HDR failed") }, "\(refused)")
+        #expect(refused.contains("event camera.state state=streaming format=1920x1080@56"), "\(refused)")
+        #expect(failing.reply("get video.hdr") == "ok video.hdr=on active=off")
+        #expect(failing.supervisor.camera?.isStreaming == true)
+        failing.advance(.seconds(3))
+        #expect(!failing.send("status").contains { $0.hasPrefix("event camera.state") }, "no restart again")
+    }
+
     @Test func theSensorsHDRIsARestartRefusedDuringARecordingAndAbsentWhereTheModeIsNot() throws {
         let b = try Board(libcamera: .debian0_0_3)  // no HdrMode: only the sensor's own HDR
         #expect(b.reply("set format 1536x864@120") == "ok format=1536x864@120")

@@ -380,8 +380,10 @@ public final class BracketEngine {
         guard !isFinished, let trigger = regularFramesFrom,
               request.sensorTimestamp >= trigger - .microseconds(frameMicroseconds / 2),
               let index = steps.indices.first(where: { !matched[$0] && queuedCookie[$0] != nil }) else { return }
-        // Regular requests may carry the viewfinder's stabilization crop, which a capture's own do not.
-        guard controller.streamingControls.isEmpty else { return }
+        // Regular requests may carry the viewfinder's stabilization crop, which a capture's own do
+        // not; and a frame whose request went in before a change of settings is not the capture's.
+        guard controller.streamingGeneration == generation, controller.streamingControls.isEmpty,
+              controller.regularRequestHadCurrentControls(request.cookie) else { return }
         let wanted = roles ?? [controller.processedRole] + (controller.activeFormat.format.rawPixelFormat == nil ? [] : [.raw])
         guard wanted.allSatisfy({ request.buffers[$0] != nil }) else { return }
         if confirmsSettings {
