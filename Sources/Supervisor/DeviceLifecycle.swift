@@ -61,6 +61,7 @@ extension Supervisor {
         } catch {
             throw StartupError("camera \(device.info.model): \(error)")
         }
+        camera?.close()  // a disconnected camera's controller: let go of its device for good
         camera = controller
         videoHDR.attach(controller)   // and video HDR switches it, once its settings are in
         captureService?.camera = controller  // wiring: captures drive this camera
