@@ -47,6 +47,11 @@ public final class CameraController {
         let raw = allocatedBuffers[.raw].map { $0 - (regularRequestsFillRaw ? regularRequestLimit : 0) }
         return max(0, min(processed, raw ?? processed))
     }
+    /// The streams a capture's request fills unless told otherwise: the processed stream, and the
+    /// raw stream where the format has one.
+    public var captureRoles: [StreamRole] {
+        [processedRole] + (activeFormat.format.rawPixelFormat == nil ? [] : [.raw])
+    }
     /// True while regular requests fill the raw stream too: a still stream beside a video stream, so
     /// any frame of the recording can be a capture's still, DNG included (zero shutter lag, as
     /// picamera2's `capture_request` during a recording).
@@ -369,7 +374,7 @@ public final class CameraController {
         let cookie = takeCookie()
         var merged = controlsForNextRequest(consumeTrigger: false)
         for (name, value) in controls { merged[name] = value }
-        var wanted = roles ?? ([processedRole] + (activeFormat.format.rawPixelFormat == nil ? [] : [.raw]))
+        var wanted = roles ?? captureRoles
         if videoStream != nil, !wanted.contains(.videoRecording) { wanted.append(.videoRecording) }  // the video goes on
         explicitRequests[cookie] = completion
         do {

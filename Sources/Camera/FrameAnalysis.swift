@@ -33,44 +33,12 @@ public enum FrameAnalysis {
     }
 
     /// How much of a processed frame sits at the ends of the 8-bit range, for video HDR's `auto`:
-    /// the fraction of sampled pixels with a channel at or over `clippedCode` (BGR888, RGB888,
-    /// XRGB8888; luma for YUV420) and the fraction with luma at or under `crushedCode`. Samples
-    /// every `step`th pixel each way. nil for other formats or an empty frame.
-    public static func toneFractions(_ buffer: FrameBuffer, clippedCode: UInt8 = 250, crushedCode: UInt8 = 10,
-                                     step: Int = 8) -> VideoHDRPolicy.SceneMeasure? {
-        let bpp: Int
-        switch buffer.pixelFormat {
-        case .bgr888, .rgb888: bpp = 3
-        case .xrgb8888: bpp = 4
-        case .yuv420: bpp = 1
-        default: return nil
-        }
-        let step = max(step, 1)
-        return buffer.withUnsafeBytes { bytes -> VideoHDRPolicy.SceneMeasure? in
-            var clipped = 0, crushed = 0, count = 0
-            for row in stride(from: step / 2, to: buffer.size.height, by: step) {
-                let base = row * buffer.stride
-                for column in stride(from: step / 2, to: buffer.size.width, by: step) {
-                    let p = base + column * bpp
-                    guard p + min(bpp, 3) <= bytes.count else { continue }
-                    let top: UInt8, luma: Int
-                    if bpp == 1 {
-                        top = bytes[p]; luma = Int(bytes[p])
-                    } else {
-                        let a = bytes[p], b = bytes[p + 1], c = bytes[p + 2]
-                        top = max(a, b, c)
-                        // Rec. 601 weights; R and B swap places between the formats, which a
-                        // threshold near black does not notice.
-                        luma = (Int(a) * 77 + Int(b) * 150 + Int(c) * 29) >> 8
-                    }
-                    if top >= clippedCode { clipped += 1 }
-                    if luma <= Int(crushedCode) { crushed += 1 }
-                    count += 1
-                }
-            }
-            guard count > 0 else { return nil }
-            return VideoHDRPolicy.SceneMeasure(clippedFraction: Double(clipped) / Double(count),
-                                               crushedFraction: Double(crushed) / Double(count))
+    /// auto-range's measure (`TonalExtremes`: a channel at or over `clippedCode`, every channel at
+    /// or under `crushedCode`, on a bounded grid of pixels). nil for formats it does not read.
+    public static func toneFractions(_ buffer: FrameBuffer, clippedCode: UInt8 = 250,
+                                     crushedCode: UInt8 = 10) -> VideoHDRPolicy.SceneMeasure? {
+        TonalExtremes(buffer, clippedLevel: clippedCode, crushedLevel: crushedCode).map {
+            VideoHDRPolicy.SceneMeasure(clippedFraction: $0.clippedFraction, crushedFraction: $0.crushedFraction)
         }
     }
 

@@ -147,7 +147,7 @@ extension Supervisor {
     private func whiteBalance(_ s: TypedSettings) -> CameraSettingsChange.WhiteBalanceChoice {
         switch s.whiteBalanceMode {
         case .locked: return .mode(.locked)
-        case .gains: return .mode(.lockedGains(WhiteBalanceGains(red: s.whiteBalanceGains.red, blue: s.whiteBalanceGains.blue)))
+        case .gains: return .mode(.lockedGains(s.whiteBalanceGains))
         case .temperature: return .light(TemperatureAndTint(temperatureKelvin: s.whiteBalanceKelvin, tint: s.whiteBalanceTint))
         case .auto: return .mode(.auto)
         }

@@ -23,7 +23,7 @@ struct TypedSettings: Equatable {
     var focusMode: FocusMode
     var lensPositionDioptres: Double
     var whiteBalanceMode: WhiteBalanceMode
-    var whiteBalanceGains: (red: Double, blue: Double)
+    var whiteBalanceGains: WhiteBalanceGains
     var whiteBalanceKelvin: Double
     var whiteBalanceTint: Double
     var captureFormat: CaptureFormat
@@ -60,7 +60,10 @@ struct TypedSettings: Equatable {
         focusMode = FocusMode(rawValue: text("focus.mode")) ?? .continuous
         lensPositionDioptres = parsed("focus.lens", ValueParser.dioptres, 0)
         whiteBalanceMode = WhiteBalanceMode(rawValue: text("wb.mode")) ?? .auto
-        whiteBalanceGains = parsed("wb.gains", ValueParser.gains, (1, 1))
+        whiteBalanceGains = parsed("wb.gains", { t throws(ConsoleError) in
+            let gains = try ValueParser.gains(t)
+            return WhiteBalanceGains(red: gains.red, blue: gains.blue)
+        }, WhiteBalanceGains(red: 1, blue: 1))
         whiteBalanceKelvin = parsed("wb.temperature", ValueParser.kelvin, 5500)
         whiteBalanceTint = parsed("wb.tint", { t throws(ConsoleError) in try Self.number(t) }, 0)
         captureFormat = CaptureFormat(rawValue: text("capture.format")) ?? .both
@@ -110,17 +113,5 @@ struct TypedSettings: Equatable {
     private static func number(_ text: String) throws(ConsoleError) -> Double {
         guard let v = Double(text), v.isFinite else { throw ConsoleError(.badValue, "\"\(text)\" is not a number") }
         return v
-    }
-
-    static func == (a: TypedSettings, b: TypedSettings) -> Bool {
-        a.format == b.format && a.zoomFactor == b.zoomFactor && a.exposureMode == b.exposureMode
-            && a.exposureDurationMicroseconds == b.exposureDurationMicroseconds && a.exposureISO == b.exposureISO
-            && a.exposureBiasEV == b.exposureBiasEV && a.focusMode == b.focusMode && a.lensPositionDioptres == b.lensPositionDioptres
-            && a.whiteBalanceMode == b.whiteBalanceMode && a.whiteBalanceGains == b.whiteBalanceGains
-            && a.whiteBalanceKelvin == b.whiteBalanceKelvin && a.whiteBalanceTint == b.whiteBalanceTint
-            && a.captureFormat == b.captureFormat && a.displayZebra == b.displayZebra && a.displayPeaking == b.displayPeaking
-            && a.video == b.video && a.videoHDR == b.videoHDR && a.stabilizationLens == b.stabilizationLens
-            && a.stabilizationStillAutomatic == b.stabilizationStillAutomatic
-            && a.stabilizationVideoPreferred == b.stabilizationVideoPreferred && a.button == b.button
     }
 }

@@ -354,20 +354,29 @@ public final class BracketEngine {
             }
             return
         }
-        guard let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
-              let gain = request.metadata[ControlName.analogueGain]?.doubleValue else {
+        guard let actual = Self.reportedExposure(request) else {
             statistics.framesSkipped += 1
             statistics.framesWithoutSettings += 1
             return
         }
-        let actual = (Int(exposure), gain)
-        let info = controller.device.controlInfo
-        if let (index, clamped) = BracketMatching.match(actualExposureMicroseconds: actual.0, actualGain: actual.1,
-                                                        steps: steps, pending: pendingIndices(upTo: request.cookie), controlInfo: info) {
+        if let (index, clamped) = match(actual, pending: pendingIndices(upTo: request.cookie)) {
             accept(index: index, clamped: clamped, actual: actual, request: request)
         } else {
             statistics.framesSkipped += 1
         }
+    }
+
+    /// The ExposureTime (µs) and AnalogueGain a frame's metadata reports; nil when it reports none.
+    private static func reportedExposure(_ request: CompletedRequest) -> (microseconds: Int, gain: Double)? {
+        guard let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
+              let gain = request.metadata[ControlName.analogueGain]?.doubleValue else { return nil }
+        return (Int(exposure), gain)
+    }
+
+    /// The pending step whose settings `actual` are (`BracketMatching`), and whether clamped.
+    private func match(_ actual: (microseconds: Int, gain: Double), pending: [Int]) -> (index: Int, clamped: Bool)? {
+        BracketMatching.match(actualExposureMicroseconds: actual.microseconds, actualGain: actual.gain, steps: steps,
+                              pending: pending, controlInfo: controller.device.controlInfo)
     }
 
     /// A regular frame, while the one step may take one: kept when its exposure began nearest the
@@ -384,19 +393,16 @@ public final class BracketEngine {
         // not; and a frame whose request went in before a change of settings is not the capture's.
         guard controller.streamingGeneration == generation, controller.streamingControls.isEmpty,
               controller.regularRequestHadCurrentControls(request.cookie) else { return }
-        let wanted = roles ?? [controller.processedRole] + (controller.activeFormat.format.rawPixelFormat == nil ? [] : [.raw])
-        guard wanted.allSatisfy({ request.buffers[$0] != nil }) else { return }
+        guard (roles ?? controller.captureRoles).allSatisfy({ request.buffers[$0] != nil }) else { return }
+        var actual: (microseconds: Int, gain: Double)?
+        var clamped = false
         if confirmsSettings {
-            guard let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
-                  let gain = request.metadata[ControlName.analogueGain]?.doubleValue,
-                  let (step, clamped) = BracketMatching.match(actualExposureMicroseconds: Int(exposure), actualGain: gain, steps: steps,
-                                                              pending: [index], controlInfo: controller.device.controlInfo) else { return }
-            if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
-            accept(index: step, clamped: clamped, actual: (Int(exposure), gain), request: request)
-        } else {
-            if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
-            accept(index: index, clamped: false, actual: nil, request: request)
+            guard let reported = Self.reportedExposure(request), let matched = match(reported, pending: [index]) else { return }
+            actual = reported
+            clamped = matched.clamped
         }
+        if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
+        accept(index: index, clamped: clamped, actual: actual.map { ($0.microseconds, $0.gain) }, request: request)
         finishBurstIfIdle()
     }
 
