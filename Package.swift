@@ -55,29 +55,39 @@ let package = Package(
             "Hardware", "Syscalls", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CV4L2", "CSystemd",
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
+        // The shutter button and the status LED: debouncing, gestures, the busy gate, LED patterns.
+        .target(name: "Controls", dependencies: ["Hardware", "Console"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim", "CCrypto"]),
         .target(name: "Console", dependencies: []),
-        .target(name: "Viewfinder", dependencies: ["Hardware"]),
-        .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion"]),
+        .target(name: "Viewfinder", dependencies: ["Hardware", "Syscalls", "Camera", "Motion"]),
+        .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion", "Video"]),
         .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
-        // Wires services; knows no backend (the device graph comes from Startup).
+        // Captures: the bracket in progress, the frame writer's queue, gyro logs, bracket presets.
+        .target(name: "Capture", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Controls"]),
+        // Recording: the video stream, the recording service and its stabilizer.
+        .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Stabilization", "Video"]),
+        // The settings: one table of typed keys, the one commit path, the config file, persisted state.
+        .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture"]),
+        // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
+            "Controls", "Capture", "Recording", "Settings",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
         .target(name: "Startup", dependencies: [
-            "Supervisor", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+            "Supervisor", "Settings", "Syscalls", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
         // replays inputs (ConsoleFuzz FILE|DIR...).
-        .executableTarget(name: "ConsoleFuzz", dependencies: ["Boards", "Startup", "Supervisor", "SimulatedHardware", "ManualLoop", "Console", "Hardware"]),
+        .executableTarget(name: "ConsoleFuzz", dependencies: ["Boards", "Startup", "Supervisor", "Syscalls", "SimulatedHardware", "ManualLoop", "Console", "Hardware"]),
         // Declares every module it imports.
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
-            "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder",
+            "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Syscalls", "Settings", "Capture", "Recording",
+            "Controls",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -91,11 +101,12 @@ let package = Package(
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),
         // Helpers shared by test targets and benchmarks (ffprobe and other tools, a storage with
         // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
-        .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor"],
+        .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor", "Settings"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport"],
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
+                                                     "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

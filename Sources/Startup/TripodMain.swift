@@ -2,7 +2,10 @@ import Console
 import Foundation
 import Boards
 import Hardware
+import Settings
+import Syscalls
 import LinuxHardware
+import Settings
 import Supervisor
 
 /// The `tripod` executable's body: parses arguments, runs a subcommand, returns the exit status.
@@ -142,7 +145,7 @@ public enum TripodMain {
         let supervisor = Supervisor(devices: devices, loop: loop,
                                     services: services, log: log)
         for entry in config?.entries ?? [] {
-            do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value) }
+            do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
         }
         let consoles = ConsoleTransports.prepare(console: console, socket: arguments.socket, loop: loop, log: log)
@@ -153,7 +156,7 @@ public enum TripodMain {
 
     /// The settings schema as the config file sees it: the same validation as console `set`.
     static let settingsSchema = ClosureConfigSchema { key, value in
-        do throws(ConsoleError) { return try SettingsSchema.validate(key: key, value: value) }
+        do throws(ConsoleError) { return try SettingsTable.validate(key: key, value: value) }
         catch where error.code == .unknownKey { throw ConfigSchemaError.unknownKey(key) }
         catch { throw ConfigSchemaError.invalidValue(key: key, reason: error.message) }
     }

@@ -1,9 +1,15 @@
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 
 extension Supervisor {
     /// The firmware's version, in the banner, `tripod --version` and gyro logs.
-    public static let firmwareVersion = "0.1.0"
+    public static let firmwareVersion = TripodVersion.firmware
 
     /// The lines a person sees first on a console: board, devices, captures, how to go on.
     public func bannerLines() -> [String] {

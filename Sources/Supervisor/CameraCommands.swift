@@ -1,6 +1,12 @@
 import Camera
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Recording
+import Controls
+import Capture
+import Settings
 
 extension Supervisor {
     /// Camera commands: the format table, format selection, AF trigger and gray-world lock.
@@ -15,7 +21,7 @@ extension Supervisor {
         commands.add(Command("format", synopsis: "<index|WxH@fps>", summary: "select the active format (same as set format)",
                              detail: ["example: format 1536x864@120", "example: format 2"], arguments: 1...1) { context, args in
             do throws(ConsoleError) {
-                return .ok(try context.supervisor.change(key: "format", value: args[0]))
+                return .ok(try context.supervisor.change(key: SettingsTable.format.key, value: args[0]))
             } catch { return .error(error) }
         })
         commands.add(Command("af", summary: "start one autofocus scan (focus.mode auto)",
@@ -34,10 +40,14 @@ extension Supervisor {
             guard let camera = s.camera else { return .err(.unsupported, "no camera") }
             do {
                 let gains = try camera.lockWhiteBalanceGrayWorld()
-                let text = ValueParser.formatNumber(gains.red) + "," + ValueParser.formatNumber(gains.blue)
-                s.settings["wb.mode"] = "gains"
-                s.settings["wb.gains"] = text
-                return .ok([("wb.mode", "gains"), ("wb.gains", text)])
+                let change = try s.settings.update(origin: .grayWorld) {
+                    $0.whiteBalanceMode = .gains
+                    $0.whiteBalanceGains = gains
+                }
+                let fields = [SettingsTable.whiteBalanceMode.any, SettingsTable.whiteBalanceGains.any].map { ($0.key, $0.text(in: change.new)) }
+                return .ok(fields)
+            } catch let error as ConsoleError {
+                return .error(error)
             } catch let error as CameraError {
                 return .err(s.consoleCode(error), error.message)
             } catch { return .err(.device, "\(error)") }

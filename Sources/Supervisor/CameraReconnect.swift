@@ -1,5 +1,11 @@
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 
 extension Supervisor {
     /// How often a disconnected camera is looked for.

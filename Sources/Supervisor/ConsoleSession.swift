@@ -1,5 +1,11 @@
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 
 /// Where a console's lines go. Implementations buffer and never block the loop: a slow or stuck
 /// client loses output (and is told so), it never stalls the supervisor.

@@ -1,5 +1,11 @@
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Recording
+import Controls
+import Capture
+import Settings
 
 extension Supervisor {
     /// The commands every board has. Capability commands are added by their own files.
@@ -21,13 +27,13 @@ extension Supervisor {
             } catch { return .error(error) }
         })
         commands.add(Command("get", synopsis: "[key]", summary: "read a setting, or all of them",
-                             detail: ["keys: " + SettingsSchema.all.map(\.key).joined(separator: " "),
+                             detail: ["keys: " + SettingsTable.all.map(\.key).joined(separator: " "),
                                       "example: get exposure.duration  →  ok exposure.duration=1/60"],
                              arguments: 0...1) { context, args in
             context.supervisor.getReply(args.first)
         })
         commands.add(Command("set", synopsis: "<key> <value>", summary: "change a setting (same keys as the config file)",
-                             detail: SettingsSchema.all.map { "\($0.key): \($0.summary) (\($0.forms))" } +
+                             detail: SettingsTable.all.map { "\($0.key): \($0.summary) (\($0.forms))" } +
                                  ["example: set exposure.duration 1/60", "example: set exposure.iso ISO 400"],
                              arguments: 2...8) { context, args in
             let value = args.dropFirst().joined(separator: " ")
@@ -51,11 +57,10 @@ extension Supervisor {
 
     func getReply(_ key: String?) -> Reply {
         guard let key else {
-            return .ok(SettingsSchema.all.map { ($0.key, settings[$0.key] ?? $0.defaultValue) })
+            return .ok(SettingsTable.all.map { ($0.key, $0.text(in: typed)) })
         }
-        guard let value = settings[key] else {
-            return .err(.unknownKey, "unknown setting \"\(key)\"; keys: \(SettingsSchema.all.map(\.key).joined(separator: " "))")
-        }
+        let value: String
+        do throws(ConsoleError) { value = try SettingsTable.lookUp(key).text(in: typed) } catch { return .error(error) }
         if let active = activeValue(for: key), active != value { return .ok([(key, value), ("active", active)]) }
         return .ok([(key, value)])
     }

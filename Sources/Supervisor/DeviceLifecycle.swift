@@ -1,7 +1,13 @@
 import Camera
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Recording
+import Controls
+import Capture
 import Motion
+import Settings
 import Stabilization
 
 /// Live device state the supervisor keeps for `status` and for the capture path.
@@ -88,12 +94,13 @@ extension Supervisor {
         // the camera refuses (saved with another camera) give way to the config file and defaults,
         // so the console stays reachable to fix them; a config-file value it refuses stops the start.
         do throws(ConsoleError) {
-            try applyToCamera(changedKeys: startupKeys(controller), settings: settings)
+            try settings.reapply(keys: startupKeys(controller))
         } catch {
-            guard !settingsBeforeRestore.isEmpty else { throw StartupError("settings: \(error.message)") }
-            let reverted = revertSavedSettings()
+            guard settings.hasRestored else { throw StartupError("settings: \(error.message)") }
+            let reverted: [String]
             do throws(ConsoleError) {
-                try applyToCamera(changedKeys: startupKeys(controller), settings: settings)
+                reverted = try settings.revertRestored()
+                try settings.reapply(keys: startupKeys(controller))
             } catch {
                 // Not the saved settings' fault: the config file (or a default) is refused.
                 throw StartupError("settings: \(error.message)")
@@ -103,12 +110,12 @@ extension Supervisor {
             startupWarning = note
         }
         // Stabilization settings depend on the IMU being healthy now: a refusal is logged, never fatal.
-        for key in Self.stabilizationKeys where settings[key] != SettingsSchema.definition(key)?.defaultValue {
+        for setting in Self.stabilizationSettings where setting.differs(typed, .defaults) {
             do throws(ConsoleError) {
-                try applyToCamera(changedKeys: [key], settings: settings)
+                try settings.reapply(keys: [setting.key])
             } catch {
-                log.warning("\(key)=\(settings[key] ?? ""): \(error.message); left at \(SettingsSchema.definition(key)?.defaultValue ?? "")")
-                settings[key] = SettingsSchema.definition(key)?.defaultValue
+                log.warning("\(setting.key)=\(setting.text(in: typed)): \(error.message); left at \(setting.defaultText)")
+                _ = try? settings.update(origin: .startupFallback) { setting.copy(from: .defaults, to: &$0) }
             }
         }
         videoHDR.cameraStarted()
@@ -118,18 +125,20 @@ extension Supervisor {
             throw StartupError("camera \(device.info.model): cannot start streaming: \(error)")
         }
         // Video settings (a pre-record buffer starts now); a refusal is logged, never fatal.
-        do throws(ConsoleError) { try applyVideoSettings(typed.video) } catch {
+        do throws(ConsoleError) { try settings.reapply(keys: Set(Self.recordingSettings.map(\.key))) } catch {
             log.warning("video settings: \(error.message)")
         }
     }
 
-    /// The settings applied at start: all but stabilization's, and without focus on a fixed-focus
+    /// The settings applied when the camera opens: all but stabilization's (after, once the IMU's
+    /// health is known) and the recorder's (once streaming), and without focus on a fixed-focus
     /// camera while focus is at its defaults.
     private func startupKeys(_ controller: CameraController) -> Set<String> {
-        var keys = Set(settings.keys).subtracting(Self.stabilizationKeys)
-        if controller.afSystem == "none" && settings["focus.mode"] == SettingsSchema.definition("focus.mode")?.defaultValue
-            && settings["focus.lens"] == SettingsSchema.definition("focus.lens")?.defaultValue {
-            keys.subtract(["focus.mode", "focus.lens"])
+        var keys = Set(SettingsTable.all.map(\.key))
+            .subtracting((Self.stabilizationSettings + Self.recordingSettings).map(\.key))
+        let focus = [SettingsTable.focusMode.any, SettingsTable.focusLens.any]
+        if controller.afSystem == "none", !focus.contains(where: { $0.differs(typed, .defaults) }) {
+            keys.subtract(focus.map(\.key))
         }
         return keys
     }

@@ -1,5 +1,11 @@
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 import Motion
 
 /// `imu`: the newest IMU sample as the motion pipeline has it, in units: what the driver decoded

@@ -1,6 +1,12 @@
 import Camera
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 import Motion
 import Stabilization
 
@@ -17,7 +23,9 @@ extension Supervisor {
             let s = bound.value
             s.broadcast(ConsoleEvent(event.consoleName, event.consoleFields))
             // A forced off is stored, so `get` and `save` say off (the one place the event becomes a setting).
-            if case .lensEnabled(false, forced: true) = event { s.settings["stabilization.lens"] = "off" }
+            if case .lensEnabled(false, forced: true) = event {
+                _ = try? s.settings.update(origin: .forcedOff) { $0.stabilizationLens = false }
+            }
             if case .videoActive = event { s.videoStabilizationChanged() }
         }
         stabilization = service

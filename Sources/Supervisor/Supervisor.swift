@@ -2,7 +2,13 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Viewfinder
+import Syscalls
+import Recording
+import Controls
+import Capture
 import Motion
+import Settings
 import Stabilization
 
 /// The one process that owns the board: camera, IMU, button, LED, display, consoles and captures.
@@ -19,16 +25,14 @@ public final class Supervisor {
     public let services: SupervisorServices
     public let log: Logger
     public private(set) var state: State = .created
-    public internal(set) var settings: [String: String] = SettingsSchema.defaults {
-        didSet {
-            typed = TypedSettings(settings)
-            captureService?.captureFormat = typed.captureFormat  // settings → capture, one way
-        }
-    }
-    /// The settings as typed values, parsed once per change: what acts on settings reads these.
-    private(set) var typed = TypedSettings(SettingsSchema.defaults)
-    /// What the saved settings (`save`) replaced at start: their config-file or default values.
-    var settingsBeforeRestore: [String: String] = [:]
+    /// The settings: one typed store with one commit path (module Settings), wired once in
+    /// SettingsWiring.swift. Every writer (console, config file, saved state, reset, gray-world,
+    /// the half press, a forced lens-off) commits through it.
+    public let settings = SettingsStore()
+    /// The settings in force, typed: what acts on settings reads these.
+    var typed: TypedSettings { settings.current }
+    /// The half press's hold on focus and exposure: what a release puts back.
+    var halfPressLock = HalfPressLock()
     /// Something at start that did not go as configured, shown by `status` until the next start.
     var startupWarning: String?
     let startedAt: MonotonicTime
@@ -46,8 +50,6 @@ public final class Supervisor {
     public internal(set) var camera: CameraController?
     /// Bias-corrected IMU samples, orientation and blur predictions, once the IMU runs.
     public internal(set) var motion: MotionTracker?
-    /// Settings before the console changed anything: defaults, then the config file. `reset` returns here.
-    var baseSettings: [String: String] = SettingsSchema.defaults
     var watchdogTicks: WatchdogTicks?
     /// Lens, still and video stabilization, once the camera runs.
     public internal(set) var stabilization: Stabilization?
@@ -76,6 +78,7 @@ public final class Supervisor {
         self.startedAt = loop.now()
         let weakSelf = WeakSupervisor(self)
         work.onIdle = { weakSelf.value?.finishStopIfIdle() }
+        wireSettings()
         registerCoreCommands()
         registerCameraCommands()
         registerPersistenceCommands()
@@ -101,7 +104,7 @@ public final class Supervisor {
         loop.preconditionInEventLoop()
         state = .starting
         for note in devices.notes { log.warning(note) }
-        baseSettings = settings
+        settings.setBase(settings.current)  // defaults, then the config file: where reset returns
         restoreSavedSettings()
         try startDevices()
         state = .ready

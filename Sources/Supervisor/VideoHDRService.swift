@@ -1,6 +1,12 @@
 import Camera
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 
 /// Video HDR (`video.hdr auto|on|off`), the one owner of its state: the preference and what `auto`
 /// has chosen (`VideoHDRPolicy`, fed a tone measure of every streaming frame), and the switching.

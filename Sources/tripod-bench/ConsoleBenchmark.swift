@@ -1,6 +1,7 @@
 import Boards
 import Foundation
 import Hardware
+import Syscalls
 import LinuxHardware
 import Startup
 import Supervisor

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Syscalls
 import Viewfinder
 
 /// `tools/bench display`: the viewfinder's per-frame cost (convert + scale + overlays) against

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
+import Controls
 import Hardware
+import Syscalls
 import LinuxHardware
 import SimulatedHardware
 import Startup

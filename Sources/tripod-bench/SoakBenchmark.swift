@@ -1,6 +1,7 @@
 import Boards
 import Foundation
 import Hardware
+import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Startup

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Startup

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Hardware
+import Syscalls
 import LinuxHardware
 import ManualLoop
 import SimulatedHardware

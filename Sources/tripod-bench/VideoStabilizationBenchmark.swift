@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Syscalls
 import SimulatedHardware
 import Supervisor
 

@@ -1,6 +1,11 @@
 import Hardware
+import Syscalls
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 @Suite struct ButtonShutterLagTests {
     @Test func lagIsFromEdgeToFirstRequest() {

@@ -1,8 +1,13 @@
 import Hardware
+import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 @Suite struct ButtonStatusLEDTests {
     /// A player and its LED on a manual loop.

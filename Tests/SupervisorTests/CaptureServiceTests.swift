@@ -1,10 +1,15 @@
 import Console
 import Foundation
 import Hardware
+import Syscalls
 import Media
 import SimulatedHardware
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 @Test func aButtonPressRunsTheBracketAndRecordsTheEdgeAndShutterLag() throws {
     let rig = try CaptureRig { $0.presets["ev3"] = ["ev", "3", "1"] }

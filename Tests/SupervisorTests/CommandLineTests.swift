@@ -1,6 +1,10 @@
 import Testing
 @testable import Startup
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 @Suite struct CommandLineTests {
     @Test func runOptions() throws {

@@ -2,6 +2,10 @@ import Console
 import Foundation
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// docs/console.md documents the whole language: each command, setting key and error code.
 @Suite struct ConsoleDocsTests {
@@ -24,7 +28,7 @@ import Testing
 
     @Test func everySettingKeyAndErrorCodeIsDocumented() throws {
         let doc = try Self.doc
-        for setting in SettingsSchema.all {
+        for setting in SettingsTable.all {
             #expect(doc.contains("`\(setting.key)`"), "docs/console.md does not document the key \(setting.key)")
         }
         for code in ConsoleError.Code.allCases {

@@ -5,6 +5,10 @@ import Syscalls
 import Testing
 import TestSupport
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// Faults injected at the descriptor seam (`DescriptorSyscalls`) under the console transports: the
 /// supervisor says what failed and keeps serving.

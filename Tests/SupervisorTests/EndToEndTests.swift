@@ -1,7 +1,12 @@
 import Foundation
 import Hardware
+import Syscalls
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 @Suite(.serialized) struct EndToEndTests {
     @Test func helpStatusAndQuitOnTheSimulatedBoard() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Syscalls
 import Media
 import SimulatedHardware
 import Testing
@@ -8,6 +9,10 @@ import ManualLoop
 import TestSupport
 @testable import Startup
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// The fault matrix (issue 19, section 3) on the simulated board, in process on the manual clock:
 /// each fault in each phase (idle, bracket running, frames being written). Every cell must keep

@@ -2,6 +2,7 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Syscalls
 import LinuxHardware
 import ManualLoop
 import Motion
@@ -9,6 +10,10 @@ import Stabilization
 import Testing
 import Video
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// The recording's own stabilization: each frame leaves with the crop planned for its exposure;
 /// cinematic holds its look-ahead, and a stop releases every held frame.

@@ -1,11 +1,16 @@
 import Foundation
 import Hardware
+import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
 import Boards
 @testable import Startup
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// Defects from the issue-19 review, each with the test that would have caught it.
 @Suite struct RobustnessTests {

@@ -3,6 +3,10 @@ import Console
 import Foundation
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// A change of several settings is one transaction (issue 20): when the camera refuses a part, the
 /// parts before it are put back and nothing is stored; the camera keeps streaming.
@@ -13,16 +17,16 @@ import Testing
         let before = board.reply("get format")
         let formatBefore = try #require(board.supervisor.camera?.activeFormat)
         let exposureBefore = board.supervisor.camera?.exposureMode
-        var proposed = board.supervisor.settings
-        proposed["format"] = "1"                 // goes through first (a restart)
-        proposed["exposure.mode"] = "custom"     // then the exposure
-        proposed["exposure.duration"] = "1/125"
-        proposed["focus.mode"] = "locked"        // the lens cannot reach 1000 D: refused last
-        proposed["focus.lens"] = "1000"
+        var proposed = board.supervisor.settings.current
+        proposed.format = "1"                       // goes through first (a restart)
+        proposed.exposureMode = .custom             // then the exposure
+        proposed.exposureDurationMicroseconds = 8000
+        proposed.focusMode = .locked                // the lens cannot reach 1000 D: refused last
+        proposed.lensPositionDioptres = 1000
         let keys: Set<String> = ["format", "exposure.mode", "exposure.duration", "focus.mode", "focus.lens"]
         var refusal: ConsoleError?
         board.loop.perform {
-            do throws(ConsoleError) { try board.supervisor.applyToCamera(changedKeys: keys, settings: proposed) }
+            do throws(ConsoleError) { try board.supervisor.settings.commit(proposed, keys: keys, origin: .console) }
             catch { refusal = error }
         }
         #expect(refusal?.code == .outOfRange, "\(String(describing: refusal))")

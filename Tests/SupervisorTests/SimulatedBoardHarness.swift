@@ -1,9 +1,14 @@
 import Foundation
 import Hardware
+import Syscalls
 import ManualLoop
 import SimulatedHardware
 @testable import Startup
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// A supervisor on the simulated board with the manual clock, and a console to talk to it.
 final class SimulatedBoardHarness {

@@ -1,7 +1,12 @@
 import Foundation
 import Hardware
+import Syscalls
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// The short version of `tools/bench soak`: brackets back to back on the simulated board (camera
 /// streaming, IMU running, shaking), every one completes, and what the loop holds, the open

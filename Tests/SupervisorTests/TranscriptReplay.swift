@@ -1,8 +1,13 @@
 import Console
 import Foundation
 import Hardware
+import Syscalls
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// Golden console transcripts: Tests/SupervisorTests/Transcripts/<command>.txt.
 ///

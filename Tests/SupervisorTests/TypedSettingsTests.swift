@@ -1,16 +1,21 @@
 import Camera
 import Console
 import Hardware
+import Syscalls
 import Testing
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// The settings parsed once per change (issue 20): stabilization and the button read typed values.
 @Suite struct TypedSettingsTests {
-    /// The canonical text the schema makes of each value, as `set` stores it.
+    /// The typed settings after each text is parsed at the edge, as `set` does.
     private func typed(_ changes: [String: String]) throws -> TypedSettings {
-        var settings = SettingsSchema.defaults
-        for (key, value) in changes { settings[key] = try SettingsSchema.validate(key: key, value: value) }
-        return TypedSettings(settings)
+        var settings = TypedSettings.defaults
+        for (key, value) in changes { try SettingsTable.lookUp(key).set(value, in: &settings) }
+        return settings
     }
 
     @Test func stabilizationDefaultsAndValues() throws {
@@ -43,13 +48,12 @@ import Testing
         #expect(try typed(["button.press": "none"]).button.press == nil, "none leaves the gesture unused")
     }
 
-    @Test func aValueThatDoesNotParseKeepsTheDefault() {
-        var settings = SettingsSchema.defaults
-        settings["button.debounce"] = "soon"
-        settings["button.press"] = "wave"
-        settings["stabilization.video"] = "wobbly"
-        let t = TypedSettings(settings)
-        #expect(t.button == ButtonConfiguration() && t.stabilizationVideoPreferred == .off)
+    @Test func aValueThatDoesNotParseIsRefusedAtTheEdgeAndChangesNothing() {
+        var settings = TypedSettings.defaults
+        for (key, text) in [("button.debounce", "soon"), ("button.press", "wave"), ("stabilization.video", "wobbly")] {
+            #expect(throws: ConsoleError.self) { try SettingsTable.lookUp(key).set(text, in: &settings) }
+        }
+        #expect(settings == .defaults)
     }
 
     @Test func theSupervisorsTypedSettingsFollowSetAndTheForcedLensOff() throws {
@@ -98,9 +102,16 @@ import Testing
 /// The half press's decision: what it holds from the camera's latest frame, and what a release puts back.
 @Suite struct HalfPressLockTests {
     private func settings(_ changes: [String: String] = [:]) -> TypedSettings {
-        var s = SettingsSchema.defaults
-        for (k, v) in changes { s[k] = v }
-        return TypedSettings(s)
+        var s = TypedSettings.defaults
+        for (k, v) in changes { try? SettingsTable.setting(k)?.set(v, in: &s) }
+        return s
+    }
+
+    /// The settings after `changes` are made, in order.
+    private func applying(_ changes: [HalfPressLock.Change], to start: TypedSettings) -> TypedSettings {
+        var s = start
+        for change in changes { change.apply(to: &s) }
+        return s
     }
 
     @Test func holdsFocusThenExposureAndPutsBackTheSettingsInForce() {
@@ -109,12 +120,12 @@ import Testing
         let current = settings(["focus.mode": "continuous", "focus.lens": "0.5", "exposure.mode": "auto"])
         let changes = lock.lock(camera, settings: current)
         #expect(changes == [.lensPosition(dioptres: 1.25), .focusMode(.locked), .exposureMode(.locked)])
-        #expect(changes?.map(\.setting.key) == ["focus.lens", "focus.mode", "exposure.mode"])
-        #expect(changes?.map(\.setting.value) == ["1.25", "locked", "locked"])
+        let held = applying(changes ?? [], to: current)
+        #expect(held.lensPositionDioptres == 1.25 && held.focusMode == .locked && held.exposureMode == .locked)
         #expect(lock.lock(camera, settings: current) == nil, "a second half press while held changes nothing")
         let restore = lock.unlock()
         #expect(restore == [.lensPosition(dioptres: 0.5), .focusMode(.continuous), .exposureMode(.auto)])
-        #expect(restore.map(\.setting.value) == ["0.5", "continuous", "auto"])
+        #expect(applying(restore, to: held) == current, "the release puts back exactly the settings in force")
         #expect(lock.unlock().isEmpty && lock.saved.isEmpty, "a release puts back once")
     }
 
@@ -133,11 +144,10 @@ import Testing
         #expect(lock.unlock().isEmpty)
     }
 
-    @Test func theRestoredLensPositionIsTheCanonicalTextGetShows() throws {
+    @Test func theRestoredLensPositionIsTheValueInForce() throws {
         var lock = HalfPressLock()
-        let text = try SettingsSchema.validate(key: "focus.lens", value: "0.3m")  // 3.333 D
-        _ = lock.lock(HalfPressLock.CameraState(exposureMetered: false, lensPositionDioptres: 2),
-                      settings: settings(["focus.lens": text]))
-        #expect(lock.unlock().first?.setting.value == text)
+        let current = settings(["focus.lens": "0.3m"])  // 3.333… D
+        _ = lock.lock(HalfPressLock.CameraState(exposureMetered: false, lensPositionDioptres: 2), settings: current)
+        #expect(applying(lock.unlock(), to: settings()).lensPositionDioptres == current.lensPositionDioptres)
     }
 }

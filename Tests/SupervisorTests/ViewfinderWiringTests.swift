@@ -1,12 +1,17 @@
 import Boards
 import Foundation
 import Hardware
+import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
 import TestSupport
 @testable import Startup
 @testable import Supervisor
+@testable import Settings
+@testable import Recording
+@testable import Controls
+@testable import Capture
 
 /// A display that records what it is shown.
 private final class RecordingDisplay: DisplayDevice, @unchecked Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Syscalls
 import LinuxHardware
 
 /// A `StreamingStorage` over a real directory whose streams fail with ENOSPC (or EIO) once

@@ -1,5 +1,6 @@
 import Boards
 import Hardware
+import Syscalls
 import ManualLoop
 import Startup
 import Supervisor

@@ -1,12 +1,18 @@
 import Camera
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 
 /// Bracket presets: named bracket arguments (`preset save hdr5 ev 5 1`), run by `bracket preset
 /// <name>` and by a button action `bracket:<name>`. Kept in `presets.json` in the state directory,
 /// written atomically on every change and loaded at start.
 extension Supervisor {
-    func registerPresetCommands() {
+    public func registerPresetCommands() {
         commands.add(Command("preset", synopsis: "save <name> <bracket arguments> | list | delete <name>",
                              summary: "named brackets for `bracket preset <name>` and the button",
                              detail: ["save hdr5 ev 5 1: checks the arguments as `bracket` does and keeps them (replacing a preset of that name)",
@@ -51,7 +57,7 @@ extension Supervisor {
     }
 
     /// `bracket` arguments: `preset <name>` or a form `BracketCommandParser` reads.
-    func bracketPlan(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
+    public func bracketPlan(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
         guard arguments.first?.lowercased() == "preset" else { return try BracketCommandParser.parse(arguments) }
         guard arguments.count == 2 else { throw ConsoleError(.usage, "usage: bracket preset <name>") }
         guard let service = captureService else { throw CaptureService.missingPreset(arguments[1]) }
@@ -81,7 +87,7 @@ extension Supervisor {
     }
 
     /// Loads the presets kept in the state directory (at start). Bad entries are logged and skipped.
-    func restorePresets() {
+    public func restorePresets() {
         guard let store = services.state, let service = captureService else { return }
         let saved: [String: [String]]?
         do { saved = try store.load([String: [String]].self, from: StateStore.File.presets) }

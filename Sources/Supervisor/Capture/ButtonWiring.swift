@@ -1,7 +1,13 @@
 import Foundation  // replacingOccurrences
 import Camera
 import Console
+import Controls
 import Hardware
+import Viewfinder
+import Syscalls
+import Recording
+import Capture
+import Settings
 
 extension Supervisor {
     /// Starts the shutter button (debounce, gestures, busy policy) driving the capture service,
@@ -66,25 +72,21 @@ extension Supervisor {
             log.error("shutter button \(line) stopped: \(reason); use the console")
             broadcast(ConsoleEvent("button.failed", [("line", line), ("reason", reason)]))
         case .lockFocusAndExposure:
-            guard let service = captureService, let camera,
-                  let changes = service.halfPressLock.lock(HalfPressLock.CameraState(camera), settings: typed) else { return }
+            guard let camera, let changes = halfPressLock.lock(HalfPressLock.CameraState(camera), settings: typed) else { return }
             applyHalfPress(changes, "half-press lock")
             broadcast(ConsoleEvent("button.half", [("locked", "yes")]))
         case .unlockFocusAndExposure:
-            guard let service = captureService else { return }
-            applyHalfPress(service.halfPressLock.unlock(), "half-press release")
+            applyHalfPress(halfPressLock.unlock(), "half-press release")
             broadcast(ConsoleEvent("button.half", [("locked", "no")]))
         }
     }
 
-    /// Applies what the half-press lock decided through the one settings transaction; a change
-    /// the camera refuses is logged, and the rest still apply.
+    /// Commits what the half-press lock decided as one change; a refusal is logged.
     private func applyHalfPress(_ changes: [HalfPressLock.Change], _ what: String) {
-        for (key, value) in changes.map(\.setting) {
-            do throws(ConsoleError) { _ = try change(key: key, value: value) } catch {
-                log.warning("\(what): \(key): \(error.message)")
-            }
-        }
+        guard !changes.isEmpty else { return }
+        do throws(ConsoleError) {
+            try settings.update(origin: .halfPress) { settings in for change in changes { change.apply(to: &settings) } }
+        } catch { log.warning("\(what): \(error.message)") }
     }
 }
 

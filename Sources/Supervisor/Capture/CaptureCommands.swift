@@ -1,6 +1,12 @@
 import Camera
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 
 extension Supervisor {
     /// Creates the capture service and adds `capture`, `bracket` and `prepare`. Called once from

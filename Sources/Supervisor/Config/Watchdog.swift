@@ -1,4 +1,10 @@
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 
 /// The service watchdog, pinged from the supervisor's main loop itself.
 ///

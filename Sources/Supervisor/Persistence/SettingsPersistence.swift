@@ -1,5 +1,11 @@
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Recording
+import Controls
+import Capture
+import Settings
 
 /// `save` and `reset`: the last manual settings, kept in the state directory (settings.json).
 ///
@@ -19,7 +25,7 @@ extension Supervisor {
     /// Writes the settings that differ from defaults + config file, off the loop; answers once written.
     func saveSettings(_ context: inout CommandContext) -> Reply {
         guard let writer = stateWriter else { return .err(.unsupported, "no state directory; start with --state DIR") }
-        let changed = settings.filter { baseSettings[$0.key] != $0.value }
+        let changed = settings.changedFromBase
         let reply = context.answerLater()
         beginWork("save")
         writer.save(changed, as: StateStore.File.settings) { error in
@@ -30,16 +36,10 @@ extension Supervisor {
     }
 
     func resetSettings(_ context: inout CommandContext) -> Reply {
-        let proposed = baseSettings
-        let changedKeys = Set(settings.filter { proposed[$0.key] != $0.value }.map(\.key))
-        do throws(ConsoleError) {
-            try applyToCamera(changedKeys: changedKeys, settings: proposed)
-        } catch {
-            return .error(error)
-        }
-        settings = proposed
-        applyButtonSettings()
-        let done: Reply = .ok([("reset", String(changedKeys.count))])
+        // One commit: every service that follows a setting (camera, recorder, viewfinder, button) hears of it.
+        let change: SettingsChange
+        do throws(ConsoleError) { change = try settings.reset() } catch { return .error(error) }
+        let done: Reply = .ok([("reset", String(change.keys.count))])
         guard let writer = stateWriter else { return done }
         let reply = context.answerLater()
         beginWork("save")
@@ -58,21 +58,8 @@ extension Supervisor {
         let saved: [String: String]?
         do { saved = try store.load([String: String].self, from: StateStore.File.settings) }
         catch { log.warning("saved settings ignored: \(error)"); return }
-        for (key, value) in (saved ?? [:]).sorted(by: { $0.key < $1.key }) {
-            do throws(ConsoleError) {
-                let valid = try SettingsSchema.validate(key: key, value: value)
-                if settingsBeforeRestore[key] == nil { settingsBeforeRestore[key] = settings[key] }
-                settings[key] = valid
-            } catch { log.warning("saved setting \(key) ignored: \(error.message)") }
+        for skipped in settings.restore(saved: saved ?? [:]) {
+            log.warning("saved setting \(skipped.key) ignored: \(skipped.reason)")
         }
-    }
-
-    /// Puts back the values the saved settings replaced (the config file's, or the defaults), after
-    /// the camera refused them (another camera than the one they were saved with); returns the keys.
-    func revertSavedSettings() -> [String] {
-        let keys = settingsBeforeRestore.keys.sorted()
-        for key in keys { settings[key] = settingsBeforeRestore[key] ?? SettingsSchema.definition(key)?.defaultValue }
-        settingsBeforeRestore = [:]
-        return keys
     }
 }

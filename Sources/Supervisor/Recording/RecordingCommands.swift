@@ -1,7 +1,13 @@
 import Camera
 import Console
 import Hardware
+import Viewfinder
+import Syscalls
+import Settings
+import Controls
+import Capture
 import Motion
+import Recording
 import Stabilization
 import Video
 
@@ -27,8 +33,10 @@ extension Supervisor {
         // while the recorder crops its own frames.
         let videoStabilizer = self.videoStabilizer
         recorder.makeStabilizer = { [weak videoStabilizer] in videoStabilizer?.makeRecordingStabilizer() }
-        recorder.onStabilizerChange = { [weak videoStabilizer] in videoStabilizer?.restart() }
-        videoStabilizer.recorder = recorder
+        recorder.onStabilizerChange = { [weak videoStabilizer, weak recorder] in
+            videoStabilizer?.recordingCropsItsOwnFrames = recorder?.stabilizesInSoftware ?? false
+            videoStabilizer?.restart()
+        }
         self.recorder = recorder
         videoHDR.recorder = recorder  // wiring: the sensor's HDR does not switch during a recording
         commands.add(Command("record", synopsis: "start|stop",

@@ -1,5 +1,10 @@
 import Foundation
 import Hardware
+import Viewfinder
+import Settings
+import Recording
+import Controls
+import Capture
 import Syscalls
 
 /// The console transports as the supervisor's owner starts them (TripodMain, benchmarks).

@@ -1,5 +1,10 @@
 import Foundation
 import Hardware
+import Viewfinder
+import Settings
+import Recording
+import Controls
+import Capture
 import Syscalls
 
 /// The local control socket (AF_UNIX stream) that `tripod ctl` talks to. Each connection is a

@@ -1,5 +1,10 @@
 import Foundation
 import Hardware
+import Viewfinder
+import Settings
+import Recording
+import Controls
+import Capture
 import Syscalls
 
 /// Writes console output to a file descriptor from its own thread, so a slow or stuck reader never

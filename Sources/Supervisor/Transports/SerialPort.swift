@@ -1,5 +1,10 @@
 import Foundation
 import Hardware
+import Viewfinder
+import Settings
+import Recording
+import Controls
+import Capture
 import Syscalls
 
 /// A serial console device (/dev/ttyAMA0, /dev/ttyS0, /dev/ttyGS0) set up through termios.

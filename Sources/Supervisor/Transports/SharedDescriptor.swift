@@ -1,5 +1,10 @@
 import Foundation
 import Hardware
+import Viewfinder
+import Settings
+import Recording
+import Controls
+import Capture
 import Syscalls
 
 /// A file descriptor shared by a client's reader and writer threads, closed (`close(2)`) when both

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
+import Controls
 import Hardware
+import Syscalls
 import Media
 
 /// Runs the `CaptureStore` (synchronous, hundreds of ms per 12 MP frame) on its own serial queue,
@@ -13,21 +15,21 @@ import Media
 ///
 /// The store and the current recorder are touched only on `queue`: that confinement is what makes
 /// the `@unchecked Sendable` sound.
-final class FrameWriter: @unchecked Sendable {
-    let queue = DispatchQueue(label: "tripod.capture.writer")
+public final class FrameWriter: @unchecked Sendable {
+    public let queue = DispatchQueue(label: "tripod.capture.writer")
     private let intake = DispatchQueue(label: "tripod.capture.intake")
-    let loop: any EventLoop
+    public let loop: any EventLoop
     private let storage: any Storage
     private let configuration: CaptureStore.Configuration
     private var store: CaptureStore?
     private var recorder: BracketRecorder?
 
-    init(storage: any Storage, configuration: CaptureStore.Configuration, loop: any EventLoop) {
+    public init(storage: any Storage, configuration: CaptureStore.Configuration, loop: any EventLoop) {
         self.storage = storage; self.configuration = configuration; self.loop = loop
     }
 
     /// Opens the store (scans folders for sequence numbers) ahead of the first bracket.
-    func open(then done: @escaping @Sendable (Error?) -> Void) {
+    public func open(then done: @escaping @Sendable (Error?) -> Void) {
         submit {
             let error: Error?
             do { _ = try self.openStore(); error = nil } catch let e { error = e }
@@ -36,7 +38,7 @@ final class FrameWriter: @unchecked Sendable {
     }
 
     /// Begins a bracket (room check, sequence number, date folder); `done` gets its id or the error.
-    func begin(_ start: BracketStart, then done: @escaping @Sendable (Result<String, MediaError>) -> Void) {
+    public func begin(_ start: BracketStart, then done: @escaping @Sendable (Result<String, MediaError>) -> Void) {
         submit {
             let result: Result<String, MediaError>
             do {
@@ -56,7 +58,7 @@ final class FrameWriter: @unchecked Sendable {
 
     /// Saves one frame of the current bracket. `done` gets its record, nil when no bracket is open
     /// (it was refused or already failed), or the error (the bracket is then failed).
-    func add(_ frame: CompletedRequest, requested: FrameSettings, index: Int, clamped: Bool,
+    public func add(_ frame: CompletedRequest, requested: FrameSettings, index: Int, clamped: Bool,
              stabilization: StabilizationRecord, sensorHDR: Bool,
              then done: @escaping @Sendable (Result<FrameRecord?, MediaError>) -> Void) {
         intake.async {
@@ -85,7 +87,7 @@ final class FrameWriter: @unchecked Sendable {
 
     /// Ends the current bracket: finished (complete) or failed with `failure`. `done` gets the final
     /// sidecar (nil when none was open) or the storage error.
-    func end(failure: String?, then done: @escaping @Sendable (Result<BracketSidecar?, MediaError>) -> Void) {
+    public func end(failure: String?, then done: @escaping @Sendable (Result<BracketSidecar?, MediaError>) -> Void) {
         submit {
             let result: Result<BracketSidecar?, MediaError>
             if let recorder = self.recorder {
@@ -111,7 +113,7 @@ final class FrameWriter: @unchecked Sendable {
 
     /// Writes one more file of the bracket (its gyro log) atomically, after the frames before it;
     /// `render` makes its bytes on the writer's queue, never on the loop.
-    func writeFile(rendering render: @escaping @Sendable () -> [UInt8], to path: String,
+    public func writeFile(rendering render: @escaping @Sendable () -> [UInt8], to path: String,
                    then done: @escaping @Sendable ((any Error)?) -> Void) {
         submit {
             let error: (any Error)?
@@ -121,7 +123,7 @@ final class FrameWriter: @unchecked Sendable {
     }
 
     /// Waits until everything submitted so far has run (tests and shutdown; blocks the caller).
-    func drain() {
+    public func drain() {
         intake.sync {}
         queue.sync {}
     }
@@ -132,7 +134,7 @@ final class FrameWriter: @unchecked Sendable {
     }
 
     /// The request with its buffers copied into memory it owns.
-    static func copied(_ frame: CompletedRequest) -> CompletedRequest {
+    public static func copied(_ frame: CompletedRequest) -> CompletedRequest {
         var copy = frame
         copy.buffers = frame.buffers.mapValues { FrameBuffer(pixelFormat: $0.pixelFormat, size: $0.size, stride: $0.stride, bytes: $0.bytes) }
         return copy

@@ -9,10 +9,10 @@ import Console
 /// - `bracket manual <duration>@<iso> ...`: durations in `ValueParser.duration` forms, ISO as a
 ///   number, e.g. `bracket manual 1/60@400 1/15@800`;
 /// - `bracket auto`: the auto-range bracket.
-enum BracketCommandParser {
-    static let usage = "bracket ev <count> <step> | bracket ev <ev> <ev> ... | bracket manual <duration>@<iso> ... | bracket auto | bracket preset <name>"
+public enum BracketCommandParser {
+    public static let usage = "bracket ev <count> <step> | bracket ev <ev> <ev> ... | bracket manual <duration>@<iso> ... | bracket auto | bracket preset <name>"
 
-    static func parse(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
+    public static func parse(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
         guard let form = arguments.first?.lowercased() else { throw ConsoleError(.usage, "usage: \(usage)") }
         let rest = Array(arguments.dropFirst())
         do {

@@ -7,19 +7,19 @@ import Hardware
 /// The `StateStore` is touched by this serial queue only once the supervisor runs (which makes the
 /// `@unchecked Sendable` sound); what was saved is
 /// reported back on the loop. Writes run in the order they were asked for, so the last one wins.
-final class StateWriter: @unchecked Sendable {
+public final class StateWriter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "tripod.state.writer")
     private let store: StateStore
     private let loop: any EventLoop
 
-    init(store: StateStore, loop: any EventLoop) {
+    public init(store: StateStore, loop: any EventLoop) {
         self.store = store
         self.loop = loop
     }
 
     /// Encodes and writes `value` as `name` on the writer's queue; `done` runs on the loop with the
     /// error, if any.
-    func save<Value: Encodable & Sendable>(_ value: Value, as name: String,
+    public func save<Value: Encodable & Sendable>(_ value: Value, as name: String,
                                            then done: @escaping @Sendable ((any Error)?) -> Void) {
         let loop = self.loop
         queue.async {
@@ -30,7 +30,7 @@ final class StateWriter: @unchecked Sendable {
     }
 
     /// Deletes `name` on the writer's queue, after the writes before it.
-    func reset(_ name: String, then done: @escaping @Sendable ((any Error)?) -> Void) {
+    public func reset(_ name: String, then done: @escaping @Sendable ((any Error)?) -> Void) {
         let loop = self.loop
         queue.async {
             let failure: (any Error)?
@@ -40,5 +40,5 @@ final class StateWriter: @unchecked Sendable {
     }
 
     /// Blocks until every write asked for so far has run (tests; shutdown).
-    func drain() { queue.sync {} }
+    public func drain() { queue.sync {} }
 }

@@ -1,9 +1,9 @@
 /// The lexical part of `tripod.conf`: one line to a key and a raw value (see `ConfigFile`).
-enum ConfigLineParser {
-    struct Failure: Error { var message: String }
+public enum ConfigLineParser {
+    public struct Failure: Error { var message: String }
 
     /// nil for a blank or comment line.
-    static func parse(_ line: Substring) throws -> (key: String, value: String)? {
+    public static func parse(_ line: Substring) throws -> (key: String, value: String)? {
         let trimmed = line.trimmingBlanks()
         if trimmed.isEmpty || trimmed.first == "#" { return nil }
         guard let equals = trimmed.firstIndex(of: "=") else {
@@ -92,7 +92,7 @@ enum ConfigLineParser {
 
 extension Substring {
     /// Without leading and trailing spaces and tabs.
-    func trimmingBlanks() -> Substring {
+    public func trimmingBlanks() -> Substring {
         var s = self
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }

@@ -1,6 +1,5 @@
 import Hardware
 import Motion
-import Stabilization
 import Video
 
 /// Video stabilization of a recording, done on the recorded frames: each frame gets the crop the
@@ -11,30 +10,30 @@ import Video
 ///
 /// Unlike the viewfinder's ScalerCrop, which reaches the camera only with the requests queued
 /// next (about four frames later), nothing here lags the motion.
-final class RecordingStabilizer {
+public final class RecordingStabilizer {
     private let planner: EISCropPlanner
     /// The planner's field (the format's sensor crop), in which its crops are given.
     private let field: PixelSize
     private var held: [VideoFrame] = []
 
-    init(planner: EISCropPlanner, field: PixelSize) {
+    public init(planner: EISCropPlanner, field: PixelSize) {
         self.planner = planner; self.field = field
     }
 
     /// Frames held for the look-ahead.
-    var heldFrames: Int { held.count }
+    public var heldFrames: Int { held.count }
     /// The most frames it holds (cinematic's look-ahead; 0 for standard).
-    var lookaheadFrames: Int { planner.lookaheadFrames }
+    public var lookaheadFrames: Int { planner.lookaheadFrames }
 
     /// Adds the next frame with the orientation at the middle of its exposure; returns the frames
     /// whose crops are now decided, oldest first.
-    func push(_ frame: VideoFrame, orientation: Quaternion) -> [VideoFrame] {
+    public func push(_ frame: VideoFrame, orientation: Quaternion) -> [VideoFrame] {
         held.append(frame)
         return release(planner.push(frameTime: frame.sensorTimestamp, orientation: orientation))
     }
 
     /// The frames still held, with crops smoothed over what is known (end of the recording).
-    func flush() -> [VideoFrame] { release(planner.flush()) + takeRest() }
+    public func flush() -> [VideoFrame] { release(planner.flush()) + takeRest() }
 
     private func release(_ crops: [EISCrop]) -> [VideoFrame] {
         var out: [VideoFrame] = []

@@ -1,6 +1,8 @@
 import Camera
 import Console
+import Controls
 import Hardware
+import Syscalls
 
 /// The shutter button's outputs, at the capture service that owns the button: a capture or a
 /// preset's bracket starts here, autofocus goes to the camera; what is not the capture service's
@@ -8,7 +10,7 @@ import Hardware
 /// event (`onButtonEvent`).
 extension CaptureService {
     /// What a button gesture asks of others.
-    enum ButtonEvent: Equatable {
+    public enum ButtonEvent: Equatable {
         /// Start a recording, or stop the one running.
         case toggleRecording
         /// Half press: hold focus and exposure.
@@ -20,7 +22,7 @@ extension CaptureService {
     }
 
     /// What the button logic decided.
-    func handle(buttonOutput: ButtonOutput) {
+    public func handle(buttonOutput: ButtonOutput) {
         switch buttonOutput {
         case .perform(let command):
             let plan: BracketPlan
@@ -63,12 +65,12 @@ extension CaptureService {
     }
 
     /// The plan of the preset `name`; throws when there is none (or it no longer parses).
-    func presetPlan(named name: String) throws(ConsoleError) -> BracketPlan {
+    public func presetPlan(named name: String) throws(ConsoleError) -> BracketPlan {
         guard let arguments = presets[name] else { throw Self.missingPreset(name) }
         return try BracketCommandParser.parse(arguments)
     }
 
-    static func missingPreset(_ name: String) -> ConsoleError {
+    public static func missingPreset(_ name: String) -> ConsoleError {
         ConsoleError(.badValue, "no bracket preset \"\(name)\"; `preset list` shows the saved ones")
     }
 

@@ -1,11 +1,13 @@
 import Camera
 import Console
 import Foundation
+import Controls
 import Hardware
+import Syscalls
 import Media
 
 /// Who asked for a bracket.
-enum CaptureTrigger: Equatable {
+public enum CaptureTrigger: Equatable {
     /// A console command (`capture`, `bracket ...`).
     case console
     /// The shutter button; `edge` is the press edge's kernel time, `queued` true when it waited
@@ -20,70 +22,68 @@ enum CaptureTrigger: Equatable {
 /// It owns its state and never calls back into the supervisor: the supervisor pushes what it
 /// needs (the camera, `capture.format`, whether captures are accepted), and what happens flows
 /// out as events (`emit`) and as work marks (`work`), which a stop waits for.
-final class CaptureService {
-    let loop: any EventLoop
-    let storage: any Storage
+public final class CaptureService {
+    public let loop: any EventLoop
+    public let storage: any Storage
     /// The camera, once it is open (wired by the supervisor at start).
-    var camera: CameraController?
+    public var camera: CameraController?
     /// Files written per frame (`capture.format`), pushed on every settings change.
-    var captureFormat: TypedSettings.CaptureFormat = .both
+    public var captureFormat: CaptureFormat = .both
     /// False before start and once a stop began: no new bracket starts.
-    var acceptsCaptures = false
+    public var acceptsCaptures = false
     /// When the stop began (pushed by the supervisor): a button press from before it still captures.
-    var stopRequestedAt: MonotonicTime?
+    public var stopRequestedAt: MonotonicTime?
     /// Work in progress: a running bracket is marked here, and a stop waits for it.
-    let work: WorkTracker
+    public let work: WorkTracker
     /// Where events go (the consoles and the journal).
-    var emit: (ConsoleEvent) -> Void = { _ in }
+    public var emit: (ConsoleEvent) -> Void = { _ in }
     /// Each frame a capture keeps (bracket id, 1-based frame, the request), as it is matched,
     /// before it is written: a recording lists the stills taken during it.
-    var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
+    public var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
     /// Makes each saved bracket's gyro log; nil without an IMU.
-    var gyroLogs: GyroLogMaker?
+    public var gyroLogs: GyroLogMaker?
     private var openedWriter: FrameWriter?
     /// What a button gesture asks that is not a capture (CaptureService+Button.swift).
-    var onButtonEvent: (ButtonEvent) -> Void = { _ in }
+    public var onButtonEvent: (ButtonEvent) -> Void = { _ in }
     /// The shutter button and status LED, when the board has them (see ButtonWiring.swift).
-    var button: ButtonController?
-    var led: StatusLEDPlayer?
+    public var button: ButtonController?
+    public var led: StatusLEDPlayer?
     /// The LED pattern between brackets: ready, or recording while a video records (pushed by the
     /// supervisor's recording wiring).
-    var restingPattern: StatusLEDPattern = .ready {
+    public var restingPattern: StatusLEDPattern = .ready {
         didSet { if running == nil, led?.pattern != .error { led?.show(restingPattern) } }
     }
     /// Debounce, gestures and busy policy of the button, from the `button.*` settings (ButtonWiring.swift).
-    var buttonConfiguration = ButtonConfiguration()
+    public var buttonConfiguration = ButtonConfiguration()
     /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
-    var presets: [String: [String]] = [:]
-    /// The half press's hold on focus and exposure: what a release puts back (HalfPressLock.swift).
-    var halfPressLock = HalfPressLock()
+    public var presets: [String: [String]] = [:]
     /// Makes the stabilization gate each capture asks before and after every frame: true for a
     /// bracket, false for a single capture (the null gate by default).
-    var makeFrameGate: (_ bracket: Bool) -> any BracketFrameGate = { _ in UngatedFrames() }
+    public var makeFrameGate: (_ bracket: Bool) -> any BracketFrameGate = { _ in UngatedFrames() }
     /// Extra buffers per stream `prepare` allocates for bracket requests; the engine keeps at most
     /// this many minus 2 (frames being copied out) outstanding.
-    var bracketBuffersPerStream = 8
+    public var bracketBuffersPerStream = 8
     /// Memory for frames awaiting write, bytes (a quarter of physical memory by default).
-    var memoryBudgetBytes = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 4)
+    public var memoryBudgetBytes = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 4)
     /// Recent shutter lags (trigger → first bracket request queued).
-    private(set) var lags = ShutterLagStatistics()
-    private(set) var isPrepared = false
-    private(set) var bracketsSaved = 0
-    private(set) var bracketsFailed = 0
-    private(set) var running: Running?
+    public private(set) var lags = ShutterLagStatistics()
+    public private(set) var isPrepared = false
+    public private(set) var bracketsSaved = 0
+    public private(set) var bracketsFailed = 0
+    public private(set) var running: Running?
     private var waitingButton: (BracketPlan, CaptureTrigger)?
     /// A capture asked for before the camera's first frame (just after start), and its time limit.
     private var waitingForFirstFrame: (plan: BracketPlan, trigger: CaptureTrigger, at: MonotonicTime, timeout: ScheduledWork)?
     /// How long a capture waits for the camera's first frame before it fails.
-    var firstFrameWait: Duration = .seconds(2)
+    public var firstFrameWait: Duration = .seconds(2)
 
     /// One bracket in progress.
-    final class Running {
-        let plan: BracketPlan
+    public final class Running {
+        public let plan: BracketPlan
         let trigger: CaptureTrigger
         var engine: BracketEngine?
-        var id: String?
-        var framesSaved = 0
+        public internal(set) var id: String?
+        public internal(set) var framesSaved = 0
         var storageFailure: String?
         var engineFailure: String?
         var statistics: BracketEngine.Statistics?
@@ -91,14 +91,14 @@ final class CaptureService {
         init(plan: BracketPlan, trigger: CaptureTrigger) { self.plan = plan; self.trigger = trigger }
     }
 
-    init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
+    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
         self.loop = loop
         self.storage = storage
         self.work = work
     }
 
     /// The writer, made on first use with the camera's sensor (identity, black level, ISO convention).
-    func writer(for camera: CameraController) -> FrameWriter {
+    public func writer(for camera: CameraController) -> FrameWriter {
         if let openedWriter { return openedWriter }
         let made = FrameWriter(storage: storage, configuration: CaptureStore.Configuration(sensor: camera.sensor), loop: loop)
         openedWriter = made
@@ -106,14 +106,14 @@ final class CaptureService {
     }
 
     /// Blocks until every write submitted so far has run (tests; shutdown after the last bracket).
-    func drainWrites() { openedWriter?.drain() }
+    public func drainWrites() { openedWriter?.drain() }
 
     // MARK: Prepare
 
     /// Configures the camera's processed stream as a still stream (plus raw, as always), opens the
     /// store, and reports the maximum bracket. Restarting the stream is the only set-up cost; after
     /// this, a press only queues requests.
-    func prepare() throws(ConsoleError) -> [(String, String)] {
+    public func prepare() throws(ConsoleError) -> [(String, String)] {
         guard let camera else { throw ConsoleError(.unsupported, "no camera") }
         let clock = ContinuousClock()
         let began = clock.now
@@ -144,7 +144,7 @@ final class CaptureService {
     }
 
     /// The largest bracket for the camera's active format and the memory budget.
-    func capacity(_ camera: CameraController) -> BracketCapacity {
+    public func capacity(_ camera: CameraController) -> BracketCapacity {
         let (raw, still) = outputs(camera)
         let format = camera.activeFormat.format
         let rgbSize = camera.processedStreamSize ?? camera.preferredProcessedSize(for: format)
@@ -167,7 +167,7 @@ final class CaptureService {
     /// stopping); `triggeredAt`: when a console command asked for it, if earlier than now. Returns
     /// the reply fields.
     @discardableResult
-    func start(_ plan: BracketPlan, trigger: CaptureTrigger, admitted: Bool = false,
+    public func start(_ plan: BracketPlan, trigger: CaptureTrigger, admitted: Bool = false,
                triggeredAt: MonotonicTime? = nil) throws(ConsoleError) -> [(String, String)] {
         if running != nil {
             if case .button(_, true) = trigger, waitingButton == nil {
@@ -248,7 +248,7 @@ final class CaptureService {
     }
 
     /// Called for every streaming frame: starts a capture that was waiting for the first one.
-    func frameArrived() {
+    public func frameArrived() {
         guard let (plan, trigger, askedAt, timeout) = waitingForFirstFrame else { return }
         timeout.cancel()
         waitingForFirstFrame = nil
@@ -262,7 +262,7 @@ final class CaptureService {
 
     /// The camera went away: a running bracket fails now (its frames already kept stay), and a
     /// capture waiting for the first frame fails too.
-    func cameraDisconnected() {
+    public func cameraDisconnected() {
         running?.engine?.cancel(reason: "camera disconnected mid-bracket")
         failWaitingForFirstFrame("camera disconnected before its first frame")
     }
@@ -393,7 +393,7 @@ final class CaptureService {
 
     /// Shows a pattern on the status LED (when there is one); an error shows for 3 s, then ready
     /// unless a bracket runs again.
-    func showPattern(_ pattern: StatusLEDPattern) {
+    public func showPattern(_ pattern: StatusLEDPattern) {
         guard let led else { return }
         led.show(pattern)
         guard pattern == .error else { return }
@@ -407,7 +407,7 @@ final class CaptureService {
     // MARK: Status
 
     /// Fields for `status`: capture state, maximum bracket, shutter lag p50/last.
-    func statusFields() -> [(String, String)] {
+    public func statusFields() -> [(String, String)] {
         var fields: [(String, String)] = [("capture", running.map { "running \($0.id ?? $0.plan.summary)" } ?? "idle"),
                                           ("brackets", "\(bracketsSaved) saved, \(bracketsFailed) failed")]
         if let camera { fields.append(("bracket.max", String(capacity(camera).maximumFrames))) }

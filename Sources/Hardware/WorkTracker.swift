@@ -1,21 +1,28 @@
 /// Work in progress (a running bracket, a state write, a simulated press), counted by reason. A
 /// stop waits until there is none: whoever owns the stop sets `onIdle`. Services get the tracker,
 /// not the supervisor, so they mark their work without calling back into it. Loop-confined.
-final class WorkTracker {
+public final class WorkTracker {
     private var inProgress: [String: Int] = [:]
     /// Called on the loop each time the last piece of work ends.
-    var onIdle: (() -> Void)?
+    public var onIdle: (() -> Void)?
+
+    public init() {}
 
     /// Marks work in progress; pair with `end`.
-    func begin(_ reason: String) { inProgress[reason, default: 0] += 1 }
+    public func begin(_ reason: String) { inProgress[reason, default: 0] += 1 }
 
-    func end(_ reason: String) {
+    public func end(_ reason: String) {
         if let n = inProgress[reason] { inProgress[reason] = n > 1 ? n - 1 : nil }
         if inProgress.isEmpty { onIdle?() }
     }
 
-    var isEmpty: Bool { inProgress.isEmpty }
+    public var isEmpty: Bool { inProgress.isEmpty }
 
     /// True while work of this kind is in progress.
-    func contains(_ reason: String) -> Bool { inProgress[reason] != nil }
+    public func contains(_ reason: String) -> Bool { inProgress[reason] != nil }
+}
+
+/// The firmware's version, named in banners, sidecars and logs.
+public enum TripodVersion {
+    public static let firmware = "0.1.0"
 }

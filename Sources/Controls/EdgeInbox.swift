@@ -10,20 +10,20 @@ public enum ButtonLine: String, Hashable, Sendable {
 /// `push` never blocks on the loop: it appends under a lock and asks for one loop hop only when the
 /// inbox was empty, so a burst of chatter costs one `execute`, not one per edge. Beyond `capacity`
 /// the oldest edges are dropped (the newest decides the level) and counted.
-final class EdgeInbox: Sendable {
+public final class EdgeInbox: Sendable {
     private struct State: Sendable {
         var edges: [(ButtonLine, GPIOEdge)] = []
         var hopPending = false
         var dropped = 0
         var received = 0
     }
-    let capacity: Int
+    public let capacity: Int
     private let state = LockedValue(State())
 
-    init(capacity: Int) { self.capacity = max(2, capacity) }
+    public init(capacity: Int) { self.capacity = max(2, capacity) }
 
     /// Adds an edge; true when the caller must schedule a drain on the loop.
-    func push(_ line: ButtonLine, _ edge: GPIOEdge) -> Bool {
+    public func push(_ line: ButtonLine, _ edge: GPIOEdge) -> Bool {
         state.withLock { s in
             s.received += 1
             s.edges.append((line, edge))
@@ -37,12 +37,12 @@ final class EdgeInbox: Sendable {
     }
 
     /// Takes every queued edge, in arrival order.
-    func drain() -> [(ButtonLine, GPIOEdge)] {
+    public func drain() -> [(ButtonLine, GPIOEdge)] {
         state.withLock { s in
             defer { s.edges.removeAll(keepingCapacity: true); s.hopPending = false }
             return s.edges
         }
     }
 
-    var counts: (received: Int, dropped: Int) { state.withLock { ($0.received, $0.dropped) } }
+    public var counts: (received: Int, dropped: Int) { state.withLock { ($0.received, $0.dropped) } }
 }

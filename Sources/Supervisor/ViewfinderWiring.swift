@@ -1,61 +1,14 @@
 import Camera
 import Foundation
 import Hardware
+import Syscalls
+import Settings
+import Recording
+import Controls
+import Capture
 import Motion
 import Viewfinder
-
-/// Shows the viewfinder on the board's display, off the capture path: the camera posts each frame
-/// to a latest-frame mailbox (never blocking), and a display thread of its own converts, overlays
-/// and page-flips. A slow display drops frames; it never delays a request or a bracket.
-final class ViewfinderService: @unchecked Sendable {
-    let presenter: ViewfinderPresenter
-    private let running = LockedValue(true)
-    private let failures = LockedValue<String?>(nil)
-    /// The display's name as the display thread last read it (a hot-plug changes it). `DRMDisplay`
-    /// is single-threaded, so the loop reads this copy, never the display.
-    private let shownName: LockedValue<String>
-
-    /// The display's name for `status` (any thread).
-    var displayName: String { shownName.current }
-
-    /// Takes DRM master and starts the display thread. The display is used on that thread only.
-    init(display: any DisplayDevice, log: Logger) throws {
-        presenter = ViewfinderPresenter(display: display)
-        shownName = LockedValue(display.name)  // before the display thread starts: still ours
-        try display.startShowing()
-        let box = DisplayBox(display: display)
-        let thread = Thread { [presenter, running, failures, shownName] in
-            var idle = 0
-            while running.current {
-                do {
-                    if try presenter.presentLatest() { idle = 0 } else { idle += 1; usleep(5_000) }
-                    if idle % 200 == 199 {  // about once a second when idle
-                        _ = try box.display.checkConnection()
-                        let name = box.display.name
-                        shownName.withLock { $0 = name }
-                    }
-                } catch {
-                    let message = "\(error)"
-                    if failures.current != message { log.warning("display: \(message)") }
-                    failures.withLock { $0 = message }
-                    usleep(100_000)
-                }
-            }
-            box.display.stopShowing()
-        }
-        thread.name = "tripod-viewfinder"
-        thread.start()
-    }
-
-    /// Hands the newest frame to the display thread (any thread, never blocks).
-    func post(frame: FrameBuffer, status: ViewfinderStatus) { presenter.post(frame: frame, status: status) }
-
-    /// Stops the display thread, which gives up DRM master.
-    func stop() { running.withLock { $0 = false } }
-
-    /// The display is loop-external: only the display thread touches it after `init`.
-    private struct DisplayBox: @unchecked Sendable { let display: any DisplayDevice }
-}
+import Viewfinder
 
 extension Supervisor {
     /// Starts the viewfinder when the board has a display (not the null display).
@@ -73,7 +26,7 @@ extension Supervisor {
     }
 
     /// Hands a streaming frame to the display thread (never blocks).
-    func showOnViewfinder(_ completed: CompletedRequest, _ frame: FrameState) {
+    public func showOnViewfinder(_ completed: CompletedRequest, _ frame: FrameState) {
         guard let viewfinder, let camera, let buffer = completed.buffers[camera.processedRole] else { return }
         viewfinder.post(frame: buffer, status: viewfinderStatus(frame))
     }
@@ -87,7 +40,7 @@ extension Supervisor {
     }
 
     /// The overlay's status line, from the frame's metadata and the settings.
-    func viewfinderStatus(_ frame: FrameState) -> ViewfinderStatus {
+    public func viewfinderStatus(_ frame: FrameState) -> ViewfinderStatus {
         var status = ViewfinderStatus()
         status.exposureDurationMicroseconds = frame.exposureDurationMicroseconds
         status.iso = frame.iso.map { Int($0.rounded()) }
@@ -130,7 +83,7 @@ extension Supervisor {
     }
 
     /// Roll about the optical axis (z), degrees, from the fused orientation.
-    static func rollDegrees(_ q: Quaternion) -> Double {
+    public static func rollDegrees(_ q: Quaternion) -> Double {
         atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z)) * 180 / .pi
     }
 }

@@ -2,6 +2,7 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Syscalls
 import Media
 import Motion
 import Stabilization
@@ -15,72 +16,72 @@ import Video
 /// camera, the `video.*` settings and the capture state to label files with; what happens flows out
 /// as events (`emit`), a work mark while a recording runs (a stop waits for its file to be
 /// finalised), and the LED's resting pattern (`onRecordingChange`).
-final class VideoRecorder {
-    let loop: any EventLoop
+public final class VideoRecorder {
+    public let loop: any EventLoop
     /// Where videos go; nil when the captures storage cannot stream (then `record` says so).
-    let storage: (any StreamingStorage)?
-    let work: WorkTracker
+    public let storage: (any StreamingStorage)?
+    public let work: WorkTracker
     /// The camera, once open.
-    var camera: CameraController?
+    public var camera: CameraController?
     /// The board's hardware H.264 encoder ("h264_v4l2m2m"), tried first for `video.codec h264`.
-    var boardEncoder: String?
+    public var boardEncoder: String?
     /// Where events go (the consoles and the journal).
-    var emit: (ConsoleEvent) -> Void = { _ in }
+    public var emit: (ConsoleEvent) -> Void = { _ in }
     /// Called with true when a recording starts and false when it has ended.
-    var onRecordingChange: (Bool) -> Void = { _ in }
+    public var onRecordingChange: (Bool) -> Void = { _ in }
     /// The `video.*` settings in force (pushed on every change).
-    private(set) var settings = VideoSettings()
+    public private(set) var settings = VideoSettings()
     private var service: RecordingService?
     /// What the service was last configured with.
     private var configuredSettings: VideoSettings?
     /// The recording in progress (its id), from `start` until its `stopped` event.
-    private(set) var recordingID: String?
+    public private(set) var recordingID: String?
     /// Frames `submit` refused (a buffer the encoder cannot take), reported once per recording.
     private var submitFailureReported = false
     private let naming = CaptureNaming(prefix: "VID")
     /// Video stabilization of the frames being encoded (a recording or the pre-record ring; nil:
     /// off), and where it reads the orientation at a given time.
     private var stabilizer: RecordingStabilizer?
-    var orientationAt: (MonotonicTime) -> Quaternion? = { _ in nil }
+    public var orientationAt: (MonotonicTime) -> Quaternion? = { _ in nil }
     /// A stabilizer for the video stabilization mode and format in force, or nil (off, no IMU).
-    var makeStabilizer: () -> RecordingStabilizer? = { nil }
+    public var makeStabilizer: () -> RecordingStabilizer? = { nil }
     /// Called when `stabilizesInSoftware` may have changed (the viewfinder's ScalerCrop follows it).
-    var onStabilizerChange: () -> Void = {}
+    public var onStabilizerChange: () -> Void = {}
     /// True while the encoded frames are stabilized here (the viewfinder's ScalerCrop stays off then,
     /// or the video would be cropped twice).
-    var stabilizesInSoftware: Bool { stabilizer != nil }
+    public var stabilizesInSoftware: Bool { stabilizer != nil }
     /// The work mark a recording holds.
-    static let workReason = "recording"
+    public static let workReason = "recording"
     /// A stop waiting until the IMU's samples reach the end of the last frame, so the Gyroflow log
     /// covers the whole video (the IMU delivers in batches, behind the camera); at most
     /// `motionCoverWait`. Frames that arrive meanwhile are not recorded.
     private var pendingStop: (coverUntil: MonotonicTime, deadline: ScheduledWork)?
-    static let motionCoverWait: Duration = .milliseconds(500)
+    public static let motionCoverWait: Duration = .milliseconds(500)
     /// The end of the newest frame's exposure seen, and whether the recording logs motion.
     private var newestFrameEnd: MonotonicTime?
     private var logsMotion = false
     /// The last second of IMU samples: a recording's Gyroflow log begins before its first frame.
     private var recentMotion: [IMUSample] = []
 
-    init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
+    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
         self.loop = loop
         self.storage = storage as? any StreamingStorage
         self.work = work
     }
 
-    var isRecording: Bool { recordingID != nil }
+    public var isRecording: Bool { recordingID != nil }
 
     /// Blocks until the encoder queue has done what it was given (tests; events still hop to the loop).
-    func drainEncoder() { service?.drain() }
+    public func drainEncoder() { service?.drain() }
 
     /// The recording's snapshot for `status`, or nil before anything was configured.
-    var status: RecordingStatus? { service?.status }
+    public var status: RecordingStatus? { service?.status }
 
     /// New `video.*` settings (already validated by the schema). Refused while recording. With a
     /// pre-record time the video stream and encoder start now, so a later `record start` has
     /// the seconds before it.
     /// A refused change leaves the previous settings in force.
-    func apply(_ typed: VideoSettings) throws(ConsoleError) {
+    public func apply(_ typed: VideoSettings) throws(ConsoleError) {
         if let recordingID { throw ConsoleError(.busy, "recording \(recordingID): video settings change after record stop") }
         var next = typed
         next.encoderName = typed.codec == .h264 ? boardEncoder : nil
@@ -100,7 +101,7 @@ final class VideoRecorder {
 
     /// The video stabilization mode or the format changed: outside a recording, the pre-record
     /// ring's stabilizer is rebuilt for it (a recording keeps the one it started with).
-    func videoStabilizationChanged() {
+    public func videoStabilizationChanged() {
         guard !isRecording, settings.prerecordSeconds > 0, service != nil else { return }
         replaceStabilizer()
         do throws(ConsoleError) { try configureService() } catch {
@@ -174,7 +175,7 @@ final class VideoRecorder {
     }
 
     /// `record start`: arms the camera, names the file and starts writing. Returns the reply fields.
-    func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?) throws(ConsoleError) -> [(String, String)] {
+    public func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?) throws(ConsoleError) -> [(String, String)] {
         if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
         guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
         try arm(restabilize: false)
@@ -183,7 +184,7 @@ final class VideoRecorder {
         let id = nextID(in: folder, storage: storage)
         let request = RecordingRequest(id: id, folder: folder, capture: capture, axisMapping: axisMapping,
                                        frameReadoutMilliseconds: readoutMilliseconds,
-                                       firmwareVersion: "tripod \(Supervisor.firmwareVersion)")
+                                       firmwareVersion: "tripod \(TripodVersion.firmware)")
         do throws(VideoError) { try service.start(request) } catch {
             disarm()
             throw ConsoleError(error.kind == .state ? .busy : .device, error.message)
@@ -205,7 +206,7 @@ final class VideoRecorder {
 
     /// `record stop` (and a supervisor stop): the queued frames are encoded and the file finalised;
     /// `record.stopped` follows when it is.
-    func stop() throws(ConsoleError) -> [(String, String)] {
+    public func stop() throws(ConsoleError) -> [(String, String)] {
         guard let recordingID, let service else { throw ConsoleError(.usage, "not recording; record start first") }
         guard pendingStop == nil else { return [("stopping", recordingID)] }
         // The held look-ahead belongs to this recording; a pre-record ring goes on with a new one.
@@ -231,7 +232,7 @@ final class VideoRecorder {
 
     /// The camera went away: a recording ends now with what came (file finished, `record.failed`
     /// saying why) rather than waiting for frames that may never come.
-    func cameraDisconnected() {
+    public func cameraDisconnected() {
         guard let recordingID, let service else { return }
         if let pending = pendingStop {
             pending.deadline.cancel()  // a waiting stop (its frames already handed over) ends now
@@ -248,7 +249,7 @@ final class VideoRecorder {
 
     /// A completed streaming request: its video stream (YUV420), or the processed stream when the
     /// camera has no video stream (converted on the encoder queue). Never blocks.
-    func frameArrived(_ completed: CompletedRequest) {
+    public func frameArrived(_ completed: CompletedRequest) {
         guard let service, let camera, pendingStop == nil else { return }
         newestFrameEnd = completed.sensorTimestamp
             + .microseconds(Int64(completed.metadata[ControlName.exposureTime]?.doubleValue ?? 0))
@@ -271,7 +272,7 @@ final class VideoRecorder {
 
     /// A still kept during a recording (a `capture` or a bracket's frame): the video's sidecar
     /// lists it. Ignored when not recording.
-    func stillKept(_ still: VideoStill) {
+    public func stillKept(_ still: VideoStill) {
         guard isRecording else { return }
         service?.noteStill(still)
     }
@@ -280,7 +281,7 @@ final class VideoRecorder {
     /// recording's log starts with it); the service gets them only while frames are taken (a
     /// recording or a pre-record ring): otherwise nothing drains its motion inbox, and every IMU
     /// batch would trim a full 65,536-sample buffer. A waiting stop ends once they reach its frame.
-    func motionArrived(_ samples: [IMUSample]) {
+    public func motionArrived(_ samples: [IMUSample]) {
         guard let newest = samples.last?.timestamp else { return }
         recentMotion += samples
         if let cut = recentMotion.firstIndex(where: { $0.timestamp >= newest - .seconds(1) }), cut > 0 {
@@ -325,7 +326,7 @@ final class VideoRecorder {
     }
 
     /// Fields for `status`.
-    func statusFields() -> [(String, String)] {
+    public func statusFields() -> [(String, String)] {
         guard let status = service?.status else { return [("recording", storage == nil ? "unavailable" : "off")] }
         var fields: [(String, String)] = []
         if let id = recordingID {
@@ -347,6 +348,6 @@ final class VideoRecorder {
 /// The recorder as its service's events see them: weak (the recorder owns the service), and read
 /// only on the loop, where the events are delivered (`loop.execute`).
 private struct WeakRecorder: @unchecked Sendable {
-    weak var value: VideoRecorder?
-    init(_ value: VideoRecorder) { self.value = value }
+    public weak var value: VideoRecorder?
+    public init(_ value: VideoRecorder) { self.value = value }
 }

@@ -1,25 +1,27 @@
 import Camera
 import Hardware
 import Motion
-import Stabilization
 
 /// Video stabilization of the streaming frames, the one owner of its crop planning: the planner
 /// for the active mode and format (none when off), fed each frame's orientation, whose newest crop
 /// rides on the camera's next requests as ScalerCrop. While a recording crops its own frames
 /// (`RecordingStabilizer`, made here too) the ScalerCrop pauses, so nothing is cropped twice.
 /// What it cannot do is said as an event. Loop-confined.
-final class VideoStabilizationService {
-    enum Event: Equatable {
+public final class VideoStabilizationService {
+    public init() {}
+
+    public enum Event: Equatable {
         /// Frames stay uncropped, and why (a line for the journal).
         case unavailable(String)
     }
 
     /// Where events go (the supervisor's wiring logs them).
-    var onEvent: ((Event) -> Void)?
-    /// The recorder, asked whether it crops its own frames.
-    weak var recorder: VideoRecorder?
+    public var onEvent: ((Event) -> Void)?
+    /// True while a recording crops its own frames (`RecordingStabilizer`): the ScalerCrop pauses.
+    /// The wiring sets it from the recorder's `stabilizesInSoftware`, then calls `restart`.
+    public var recordingCropsItsOwnFrames = false
     /// The crop planner of the streaming frames; nil while video stabilization is off or paused.
-    private(set) var planner: EISCropPlanner?
+    public private(set) var planner: EISCropPlanner?
     private weak var camera: CameraController?
     private var stabilization: Stabilization?
     /// The IMU's motion; nil without an IMU (then nothing is planned).
@@ -27,7 +29,7 @@ final class VideoStabilizationService {
 
     /// A new camera and its stabilization service (at start, after a reconnect or a reopen); the
     /// planner starts again for them.
-    func attach(camera: CameraController, stabilization: Stabilization, motion: MotionTracker?) {
+    public func attach(camera: CameraController, stabilization: Stabilization, motion: MotionTracker?) {
         self.camera = camera
         self.stabilization = stabilization
         self.motion = motion
@@ -36,11 +38,11 @@ final class VideoStabilizationService {
 
     /// A new crop planner for the active video stabilization mode and format (none when off, or
     /// while a recording crops its own frames); the ScalerCrop in force is dropped meanwhile.
-    func restart() {
+    public func restart() {
         planner = nil
         camera?.streamingControls[ControlName.scalerCrop] = nil
         guard let stabilization, stabilization.video.active != .off else { return }
-        if recorder?.stabilizesInSoftware == true { return }
+        if recordingCropsItsOwnFrames { return }
         guard camera?.device.controlInfo[ControlName.scalerCrop] != nil else {
             onEvent?(.unavailable("video stabilization: the camera has no ScalerCrop control; frames stay uncropped"))
             return
@@ -54,7 +56,7 @@ final class VideoStabilizationService {
 
     /// Every streaming frame: feeds the orientation at `frameTime` (the frame's sensor timestamp)
     /// to the planner and puts its newest crop on the next requests.
-    func frameArrived(frameTime: MonotonicTime) {
+    public func frameArrived(frameTime: MonotonicTime) {
         guard let planner, let stabilization, let motion else { return }
         guard let crop = planner.push(frameTime: frameTime, orientation: motion.orientation).last,
               let rect = stabilization.scalerCrop(for: crop) else { return }
@@ -64,7 +66,7 @@ final class VideoStabilizationService {
 
     /// Video stabilization of a recording's own frames (each cropped by its own exposure's
     /// orientation); nil when the mode is off or there is no IMU.
-    func makeRecordingStabilizer() -> RecordingStabilizer? {
+    public func makeRecordingStabilizer() -> RecordingStabilizer? {
         guard motion != nil, let stabilization, let field = camera?.activeFormat.format.sensorCrop.size else { return nil }
         do throws(StabilizationError) {
             return try stabilization.makeCropPlanner().map { RecordingStabilizer(planner: $0, field: field) }

@@ -1,0 +1,234 @@
+import Foundation  // trimmingCharacters
+import Camera
+import Console
+import Controls
+
+/// What kind of value a setting takes: what `help`, errors and the settings JSON show of it.
+public enum SettingKind: Sendable, Equatable {
+    case choice([String])
+    case duration
+    case iso
+    case ev
+    case kelvin
+    case tint
+    case dioptres
+    case gains
+    case onOff
+    /// A format index or WxH@fps, checked against the camera's table when applied.
+    case format
+    /// Whole milliseconds within the range ("300" or "300ms"); canonical "300ms".
+    case milliseconds(ClosedRange<Int>)
+    /// A shutter-button action: capture, bracket:<preset>, record, af or none.
+    case buttonAction
+    /// A zoom factor ("2", "2x", "1.5"), from 1 up to the format's maximum (checked when applied).
+    case zoom
+    /// A bit rate in bits per second: "10M", "2500k" or "8000000"; canonical "10M", "2.5M", "800k".
+    case bitrate
+    /// A number within the range, with an optional unit suffix ("30", "2.5s", "10min"); canonical without it.
+    case number(ClosedRange<Double>, unit: String)
+
+    /// Accepted forms, for help and errors.
+    public var forms: String {
+        switch self {
+        case .choice(let allowed): return allowed.joined(separator: "|")
+        case .duration: return "1/60, 16.7ms, 16667us, 0.5s"
+        case .iso: return "ISO 400 or 400"
+        case .ev: return "+1.5 EV, -1"
+        case .kelvin: return "5600K"
+        case .tint: return "-150…+150"
+        case .dioptres: return "dioptres (2.5), inf, or a distance (0.5m)"
+        case .gains: return "red,blue (1.9,1.6)"
+        case .onOff: return "on|off"
+        case .format: return "index or WxH@fps"
+        case .milliseconds(let range): return "\(range.lowerBound)…\(range.upperBound) ms"
+        case .buttonAction: return ButtonSettings.actionForms
+        case .zoom: return "1 (whole field) … the format's maximum, e.g. 2 or 1.5x"
+        case .bitrate: return "bits per second: 10M, 2500k, 8000000 (100k…200M)"
+        case .number(let range, let unit):
+            return "\(ValueParser.formatNumber(range.lowerBound))…\(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
+        }
+    }
+
+    /// The unit values are given in, where there is one (for forms and the settings JSON).
+    public var unit: String? {
+        switch self {
+        case .duration: return "s"
+        case .iso: return "ISO"
+        case .ev: return "EV"
+        case .kelvin: return "K"
+        case .dioptres: return "D"
+        case .milliseconds: return "ms"
+        case .zoom: return "×"
+        case .bitrate: return "bit/s"
+        case .number(_, let unit): return unit.isEmpty ? nil : unit
+        default: return nil
+        }
+    }
+}
+
+/// How one setting's typed value is read from text (console, config file, saved JSON) and written
+/// back as its canonical text. The only place where a setting is text.
+public struct SettingCodec<Value: Equatable & Sendable>: Sendable {
+    public let kind: SettingKind
+    let parse: @Sendable (_ text: String, _ key: String) throws(ConsoleError) -> Value
+    let format: @Sendable (Value) -> String
+}
+
+extension SettingCodec where Value: RawRepresentable<String> {
+    /// One of the enum's raw values.
+    static func choice(_ allowed: [Value]) -> SettingCodec {
+        let names = allowed.map(\.rawValue)
+        return SettingCodec(kind: .choice(names), parse: { text, _ throws(ConsoleError) in
+            let name = try ValueParser.choice(text, from: names)
+            return allowed[names.firstIndex(of: name) ?? 0]
+        }, format: { $0.rawValue })
+    }
+}
+
+extension SettingCodec where Value == Bool {
+    /// "on" or "off" (also yes/no, true/false, 1/0).
+    static var onOff: SettingCodec {
+        SettingCodec(kind: .onOff, parse: { text, _ throws(ConsoleError) in try ValueParser.bool(text) }, format: { $0 ? "on" : "off" })
+    }
+}
+
+extension SettingCodec where Value == Int {
+    /// An exposure duration, kept in whole microseconds; written as a shutter speed ("1/60").
+    static var durationMicroseconds: SettingCodec {
+        SettingCodec(kind: .duration, parse: { text, _ throws(ConsoleError) in Int(try ValueParser.duration(text).microseconds) },
+                     format: { ValueParser.formatShutter(.microseconds($0)) })
+    }
+}
+
+extension SettingCodec where Value == Double {
+    static var iso: SettingCodec {
+        SettingCodec(kind: .iso, parse: { text, _ throws(ConsoleError) in try ValueParser.iso(text) }, format: ValueParser.formatNumber)
+    }
+}
+
+extension SettingCodec where Value == Double {
+    static var ev: SettingCodec {
+        SettingCodec(kind: .ev, parse: { text, _ throws(ConsoleError) in try ValueParser.ev(text) },
+                     format: { ($0 > 0 ? "+" : "") + ValueParser.formatNumber($0) })
+    }
+}
+
+extension SettingCodec where Value == Double {
+    static var kelvin: SettingCodec {
+        SettingCodec(kind: .kelvin, parse: { text, _ throws(ConsoleError) in try ValueParser.kelvin(text) },
+                     format: { ValueParser.formatNumber($0) + "K" })
+    }
+}
+
+extension SettingCodec where Value == Double {
+    static var tint: SettingCodec {
+        SettingCodec(kind: .tint, parse: { text, _ throws(ConsoleError) in
+            guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+                throw ConsoleError(.badValue, "\"\(text)\" is not a tint; use a number from -150 (green) to +150 (magenta)")
+            }
+            return v
+        }, format: ValueParser.formatNumber)
+    }
+}
+
+extension SettingCodec where Value == Double {
+    static var dioptres: SettingCodec {
+        SettingCodec(kind: .dioptres, parse: { text, _ throws(ConsoleError) in try ValueParser.dioptres(text) }, format: ValueParser.formatNumber)
+    }
+}
+
+extension SettingCodec where Value == WhiteBalanceGains {
+    static var gains: SettingCodec {
+        SettingCodec(kind: .gains, parse: { text, _ throws(ConsoleError) in
+            let g = try ValueParser.gains(text)
+            return WhiteBalanceGains(red: g.red, blue: g.blue)
+        }, format: { ValueParser.formatNumber($0.red) + "," + ValueParser.formatNumber($0.blue) })
+    }
+}
+
+extension SettingCodec where Value == String {
+    /// A format index or WxH@fps, lower case; resolved against the camera's table when applied.
+    static var formatSpec: SettingCodec {
+        SettingCodec(kind: .format, parse: { text, _ throws(ConsoleError) in
+            let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            guard !t.isEmpty, !t.contains(" ") else { throw ConsoleError(.badValue, "format is an index or WxH@fps, e.g. 1920x1080@60") }
+            return t
+        }, format: { $0 })
+    }
+}
+
+extension SettingCodec where Value == Double {
+    /// Whole milliseconds within `range`, kept as a Double of milliseconds.
+    static func milliseconds(_ range: ClosedRange<Int>, example: String) -> SettingCodec {
+        SettingCodec(kind: .milliseconds(range), parse: { text, key throws(ConsoleError) in
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if t.hasSuffix("ms") { t.removeLast(2) }
+            guard let ms = Int(t) else { throw ConsoleError(.badValue, "\(key) \"\(text)\" is not whole milliseconds; e.g. \(example)") }
+            guard range.contains(ms) else {
+                throw ConsoleError(.outOfRange, "\(key) \"\(text)\" must be whole milliseconds from \(range.lowerBound) to \(range.upperBound), e.g. \(example)")
+            }
+            return Double(ms)
+        }, format: { "\(Int($0.rounded()))ms" })
+    }
+}
+
+extension SettingCodec where Value == ButtonAction? {
+    /// A button gesture's action; nil is "none".
+    static var buttonAction: SettingCodec {
+        SettingCodec(kind: .buttonAction, parse: { text, key throws(ConsoleError) in
+            let canonical = try ButtonSettings.normaliseAction(text, key: key)
+            return canonical == "none" ? nil : ButtonAction(parsing: canonical)
+        }, format: { $0?.description ?? "none" })
+    }
+}
+
+extension SettingCodec where Value == Double {
+    static var zoom: SettingCodec {
+        SettingCodec(kind: .zoom, parse: { text, key throws(ConsoleError) in
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if t.hasSuffix("x") { t.removeLast() }
+            guard let v = Double(t), v.isFinite else { throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a zoom factor; e.g. 2 or 1.5x") }
+            guard v >= 1, v <= 64 else { throw ConsoleError(.outOfRange, "\(key) \(text) must be from 1 (the whole field) up to the format's maximum (see formats)") }
+            return v
+        }, format: ValueParser.formatNumber)
+    }
+}
+
+extension SettingCodec where Value == Int {
+    /// Bits per second from "10M", "2500k", "8000000" (100k…200M).
+    static var bitrate: SettingCodec {
+        SettingCodec(kind: .bitrate, parse: { text, key throws(ConsoleError) in
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            var scale = 1.0
+            if t.hasSuffix("bps") { t.removeLast(3) }
+            if t.hasSuffix("m") { scale = 1e6; t.removeLast() } else if t.hasSuffix("k") { scale = 1e3; t.removeLast() }
+            guard let v = Double(t), v.isFinite else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a bit rate; e.g. 10M, 2500k or 8000000")
+            }
+            let bits = (v * scale).rounded()
+            guard bits >= 100_000, bits <= 200_000_000 else {
+                throw ConsoleError(.outOfRange, "\(key) \(text) must be from 100k to 200M bits per second")
+            }
+            return Int(bits)
+        }, format: { bits in
+            bits >= 1_000_000 ? ValueParser.formatNumber(Double(bits) / 1e6) + "M" : ValueParser.formatNumber(Double(bits) / 1e3) + "k"
+        })
+    }
+}
+
+extension SettingCodec where Value == Double {
+    /// A number within `range`, with an optional unit suffix.
+    static func number(_ range: ClosedRange<Double>, unit: String, example: String) -> SettingCodec {
+        SettingCodec(kind: .number(range, unit: unit), parse: { text, key throws(ConsoleError) in
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if !unit.isEmpty, t.hasSuffix(unit) { t.removeLast(unit.count) }
+            guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a number; e.g. \(example)")
+            }
+            guard range.contains(v) else {
+                throw ConsoleError(.outOfRange, "\(key) \(text) must be from \(ValueParser.formatNumber(range.lowerBound)) to \(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)")
+            }
+            return v
+        }, format: ValueParser.formatNumber)
+    }
+}

@@ -1,0 +1,200 @@
+import Console
+
+/// Who proposed a change: the store treats every origin the same; participants and observers may
+/// read it (the journal, the network's refusals of local-only keys).
+public enum SettingsOrigin: String, Sendable {
+    case console, configFile, saved, reset, revert, startup, startupFallback, halfPress, grayWorld, forcedOff, network
+}
+
+/// One committed (or proposed) change: the settings before and after, and the keys it touches.
+/// A key can be touched without its value changing (`set focus.mode auto` again restarts a scan; a
+/// new camera gets every setting).
+public struct SettingsChange: Sendable {
+    public let old: TypedSettings
+    public let new: TypedSettings
+    public let keys: Set<String>
+    public let origin: SettingsOrigin
+
+    public init(old: TypedSettings, new: TypedSettings, keys: Set<String>, origin: SettingsOrigin) {
+        self.old = old; self.new = new; self.keys = keys; self.origin = origin
+    }
+
+    /// True when the change touches `setting`.
+    public func touches<V>(_ setting: Setting<V>) -> Bool { keys.contains(setting.key) }
+    /// True when the change touches any of `settings`.
+    public func touches(any settings: [AnySetting]) -> Bool { settings.contains { keys.contains($0.key) } }
+    /// True when the change touches a key of the group ("button", "video", "display").
+    public func touches(group: String) -> Bool { keys.contains { $0.split(separator: ".").first.map(String.init) == group } }
+
+    /// The same keys going back from `new` to `old`: what puts a participant back.
+    public var reversed: SettingsChange { SettingsChange(old: new, new: old, keys: keys, origin: origin) }
+
+    /// The touched keys with their new canonical text, in table order (the `set` reply).
+    public var fields: [(String, String)] {
+        SettingsTable.all.filter { keys.contains($0.key) }.map { ($0.key, $0.text(in: new)) }
+    }
+}
+
+/// The one owner of the settings in force, and the one path by which they change:
+/// propose → validate → apply as one transaction → store → notify.
+///
+/// - Text is parsed at the edge (`proposal(key:text:)`); typed edits (`update`) skip the text.
+/// - Participants apply a change in the order they were added. When one refuses, those before it
+///   get the reversed change (in reverse order), nothing is stored, and the refusal is thrown.
+///   After a refusal each participant's `inForce` hook may say what the device kept instead
+///   (a format the camera could not put back); that is stored and notified.
+/// - Observers learn of each committed change once, with the typed old and new values.
+///
+/// Loop-confined, like the supervisor.
+public final class SettingsStore {
+    /// A service that takes part in the transaction: it applies the change, or refuses it.
+    public struct Participant {
+        public var name: String
+        public var apply: (SettingsChange) throws(ConsoleError) -> Void
+        public var inForce: ((inout TypedSettings) -> Void)?
+
+        public init(name: String, apply: @escaping (SettingsChange) throws(ConsoleError) -> Void,
+                    inForce: ((inout TypedSettings) -> Void)? = nil) {
+            self.name = name; self.apply = apply; self.inForce = inForce
+        }
+    }
+
+    /// The settings in force.
+    public private(set) var current: TypedSettings
+    /// Defaults, then the config file: where `reset` returns and what `save` compares against.
+    public private(set) var base: TypedSettings
+    /// The values the saved settings replaced at start (config file or defaults), by key.
+    private var beforeRestore: [String: TypedSettings] = [:]
+    private var participants: [Participant] = []
+    private var observers: [(SettingsChange) -> Void] = []
+
+    public init(base: TypedSettings = .defaults) {
+        self.base = base
+        self.current = base
+    }
+
+    /// Adds a participant; they apply in the order added.
+    public func participate(_ participant: Participant) { participants.append(participant) }
+
+    /// Adds an observer of committed changes.
+    public func observe(_ observer: @escaping (SettingsChange) -> Void) { observers.append(observer) }
+
+    // MARK: Propose and validate (the edge)
+
+    /// The settings with `key` set from `text`, plus the mode it selects; validated, not applied.
+    public func proposal(key: String, text: String) throws(ConsoleError) -> (settings: TypedSettings, keys: Set<String>) {
+        let setting = try SettingsTable.lookUp(key)
+        var proposed = current
+        try setting.set(text, in: &proposed)
+        var keys: Set<String> = [key]
+        if let implied = setting.selects, implied.apply(&proposed) { keys.insert(implied.key) }
+        return (proposed, keys)
+    }
+
+    // MARK: Commit
+
+    /// Console `set` (and the network's): validates, commits, and returns the touched keys' text.
+    @discardableResult
+    public func set(_ key: String, _ text: String, origin: SettingsOrigin = .console) throws(ConsoleError) -> SettingsChange {
+        let (proposed, keys) = try proposal(key: key, text: text)
+        return try commit(proposed, keys: keys, origin: origin)
+    }
+
+    /// A typed edit of the settings in force; touches the keys whose values change, plus `alsoTouching`.
+    @discardableResult
+    public func update(origin: SettingsOrigin, alsoTouching extra: Set<String> = [],
+                       _ edit: (inout TypedSettings) -> Void) throws(ConsoleError) -> SettingsChange {
+        var proposed = current
+        edit(&proposed)
+        return try commit(proposed, keys: SettingsTable.keys(differingBetween: current, and: proposed).union(extra), origin: origin)
+    }
+
+    /// Applies the settings in force again for `keys` (a new camera), through the same transaction.
+    public func reapply(keys: Set<String>, origin: SettingsOrigin = .startup) throws(ConsoleError) {
+        try commit(current, keys: keys, origin: origin)
+    }
+
+    /// The one commit: apply (all participants or none), store, notify.
+    @discardableResult
+    public func commit(_ proposed: TypedSettings, keys: Set<String>, origin: SettingsOrigin) throws(ConsoleError) -> SettingsChange {
+        let change = SettingsChange(old: current, new: proposed, keys: keys, origin: origin)
+        guard !keys.isEmpty else { return change }
+        var applied: [Participant] = []
+        do throws(ConsoleError) {
+            for participant in participants {
+                try participant.apply(change)
+                applied.append(participant)
+            }
+        } catch {
+            for participant in applied.reversed() { try? participant.apply(change.reversed) }
+            settleAfterRefusal()
+            throw error
+        }
+        current = proposed
+        for observer in observers { observer(change) }
+        return change
+    }
+
+    /// After a refusal: what the devices kept instead of the settings in force is stored.
+    private func settleAfterRefusal() {
+        var settled = current
+        for participant in participants { participant.inForce?(&settled) }
+        let keys = SettingsTable.keys(differingBetween: current, and: settled)
+        guard !keys.isEmpty else { return }
+        let change = SettingsChange(old: current, new: settled, keys: keys, origin: .revert)
+        current = settled
+        for observer in observers { observer(change) }
+    }
+
+    // MARK: Base, saved settings, reset
+
+    /// Sets the base (defaults, then the config file) before start; the settings in force follow.
+    public func setBase(_ settings: TypedSettings) {
+        base = settings
+        current = settings
+    }
+
+    /// Start-up: the saved settings (`save`), each validated and committed on its own; a bad entry
+    /// is returned with its reason and skipped. Remembers what each replaced, for `revertRestored`.
+    public func restore(saved: [String: String]) -> [(key: String, reason: String)] {
+        var skipped: [(String, String)] = []
+        for (key, text) in saved.sorted(by: { $0.key < $1.key }) {
+            do throws(ConsoleError) {
+                let before = current
+                let (proposed, keys) = try proposal(key: key, text: text)
+                try commit(proposed, keys: keys, origin: .saved)
+                for key in keys where beforeRestore[key] == nil { beforeRestore[key] = before }
+            } catch { skipped.append((key, error.message)) }
+        }
+        return skipped
+    }
+
+    /// True when saved settings replaced anything at start.
+    public var hasRestored: Bool { !beforeRestore.isEmpty }
+
+    /// Puts back what the saved settings replaced (the camera refused them: saved with another
+    /// camera); returns the keys.
+    public func revertRestored() throws(ConsoleError) -> [String] {
+        let keys = beforeRestore.keys.sorted()
+        var proposed = current
+        for key in keys {
+            guard let setting = SettingsTable.setting(key), let before = beforeRestore[key] else { continue }
+            setting.copy(from: before, to: &proposed)
+        }
+        beforeRestore = [:]
+        try commit(proposed, keys: Set(keys), origin: .revert)
+        return keys
+    }
+
+    /// `reset`: back to the base; returns the change (its keys are those that differed).
+    @discardableResult
+    public func reset() throws(ConsoleError) -> SettingsChange {
+        try commit(base, keys: SettingsTable.keys(differingBetween: current, and: base), origin: .reset)
+    }
+
+    /// The keys whose values differ from the base, as text: what `save` writes.
+    public var changedFromBase: [String: String] {
+        let keys = SettingsTable.keys(differingBetween: current, and: base)
+        return SettingsTable.texts(current).filter { keys.contains($0.key) }
+    }
+}

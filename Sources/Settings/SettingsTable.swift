@@ -1,0 +1,172 @@
+import Camera
+import Capture
+import Console
+import Controls
+import Video
+
+/// One setting: its key (console `set`/`get`, the config file, saved JSON, the network's JSON),
+/// where its typed value lives in `TypedSettings`, how it is parsed and written, and its help.
+public struct Setting<Value: Equatable & Sendable>: Sendable {
+    public let key: String
+    public let path: WritableKeyPath<TypedSettings, Value> & Sendable
+    public let codec: SettingCodec<Value>
+    public let summary: String
+
+    init(_ key: String, _ path: WritableKeyPath<TypedSettings, Value> & Sendable, _ codec: SettingCodec<Value>, _ summary: String) {
+        self.key = key; self.path = path; self.codec = codec; self.summary = summary
+    }
+
+    /// The value's canonical text in `settings`.
+    public func text(in settings: TypedSettings) -> String { codec.format(settings[keyPath: path]) }
+
+    /// Parses `text` (any accepted form) into a typed value.
+    public func parse(_ text: String) throws(ConsoleError) -> Value { try codec.parse(text, key) }
+}
+
+/// A setting whose type is erased: what the table lists, the edges read and write through.
+public struct AnySetting: Sendable {
+    public let key: String
+    public let kind: SettingKind
+    public let summary: String
+    /// The default value's canonical text.
+    public let defaultText: String
+    private let read: @Sendable (TypedSettings) -> String
+    private let write: @Sendable (inout TypedSettings, String) throws(ConsoleError) -> Void
+    private let copy: @Sendable (TypedSettings, inout TypedSettings) -> Void
+    private let differ: @Sendable (TypedSettings, TypedSettings) -> Bool
+    /// The mode a value of this key selects (`exposure.duration` selects `exposure.mode custom`).
+    public let selects: ImpliedMode?
+
+    /// A mode a parameter selects, as on a camera's M dial.
+    public struct ImpliedMode: Sendable {
+        public let key: String
+        let apply: @Sendable (inout TypedSettings) -> Bool
+    }
+
+    init<Value>(_ setting: Setting<Value>, selects implied: ImpliedMode? = nil) {
+        key = setting.key; kind = setting.codec.kind; summary = setting.summary
+        defaultText = setting.text(in: .defaults)
+        read = { setting.text(in: $0) }
+        write = { settings, text throws(ConsoleError) in settings[keyPath: setting.path] = try setting.parse(text) }
+        copy = { from, to in to[keyPath: setting.path] = from[keyPath: setting.path] }
+        differ = { $0[keyPath: setting.path] != $1[keyPath: setting.path] }
+        selects = implied
+    }
+
+    /// The canonical text of this setting in `settings`.
+    public func text(in settings: TypedSettings) -> String { read(settings) }
+    /// Parses `text` into `settings` (validated at the edge; throws with the forms it accepts).
+    public func set(_ text: String, in settings: inout TypedSettings) throws(ConsoleError) { try write(&settings, text) }
+    /// Puts this setting's value from `source` into `settings`.
+    public func copy(from source: TypedSettings, to settings: inout TypedSettings) { copy(source, &settings) }
+    /// True when the two settings differ in this key.
+    public func differs(_ a: TypedSettings, _ b: TypedSettings) -> Bool { differ(a, b) }
+    /// Accepted forms, for help and errors.
+    public var forms: String { kind.forms }
+    /// The settings' group: the part of the key before its first dot ("button" for `button.long`).
+    public var group: Substring { key.split(separator: ".").first ?? Substring(key) }
+}
+
+extension Setting {
+    /// This setting selecting `mode`'s value `value`, for the table.
+    func selecting<Mode>(_ mode: Setting<Mode>, _ value: Mode) -> AnySetting {
+        AnySetting(self, selects: AnySetting.ImpliedMode(key: mode.key) { settings in
+            guard settings[keyPath: mode.path] != value else { return false }
+            settings[keyPath: mode.path] = value
+            return true
+        })
+    }
+}
+
+/// The one table of settings. Each key is written here once, with its parse, format, unit and help;
+/// its default is `TypedSettings`'s. Nothing else spells a key.
+public enum SettingsTable {
+    public static let format = Setting("format", \.format, .formatSpec, "active camera format (see formats)")
+    public static let zoom = Setting("zoom", \.zoomFactor, .zoom, "digital zoom factor through ScalerCrop (processed frames and JPEG; not DNG)")
+    public static let exposureMode = Setting("exposure.mode", \.exposureMode, .choice(TypedSettings.ExposureMode.allCases), "auto exposure, held, or custom duration+ISO")
+    public static let exposureDuration = Setting("exposure.duration", \.exposureDurationMicroseconds, .durationMicroseconds, "custom exposure duration")
+    public static let exposureISO = Setting("exposure.iso", \.exposureISO, .iso, "custom ISO (100 × analogue gain)")
+    public static let exposureBias = Setting("exposure.bias", \.exposureBiasEV, .ev, "exposure bias in auto and locked modes")
+    public static let focusMode = Setting("focus.mode", \.focusMode, .choice(TypedSettings.FocusMode.allCases), "manual lens, single scan, or continuous AF")
+    public static let focusLens = Setting("focus.lens", \.lensPositionDioptres, .dioptres, "lens position when locked, dioptres (0 = infinity)")
+    public static let whiteBalanceMode = Setting("wb.mode", \.whiteBalanceMode, .choice(TypedSettings.WhiteBalanceMode.allCases), "auto WB, held, given gains, or temperature+tint")
+    public static let whiteBalanceGains = Setting("wb.gains", \.whiteBalanceGains, .gains, "red,blue gains for wb.mode gains")
+    public static let whiteBalanceTemperature = Setting("wb.temperature", \.whiteBalanceKelvin, .kelvin, "colour temperature for wb.mode temperature")
+    public static let whiteBalanceTint = Setting("wb.tint", \.whiteBalanceTint, .tint, "tint for wb.mode temperature (+ magenta, − green)")
+    public static let stabilizationLens = Setting("stabilization.lens", \.stabilizationLens, .onOff, "lens-style stabilization during brackets")
+    public static let stabilizationStill = Setting("stabilization.still", \.stabilizationStillAutomatic, .onOff, "automatic still stabilization for long exposures")
+    public static let stabilizationVideo = Setting("stabilization.video", \.stabilizationVideoPreferred, .choice(StabilizationMode.allCases), "preferred video stabilization mode")
+    public static let captureFormat = Setting("capture.format", \.captureFormat, .choice(CaptureFormat.allCases), "files written per frame")
+    public static let displayZebra = Setting("display.zebra", \.displayZebra, .onOff, "viewfinder: zebra stripes on clipped highlights")
+    public static let displayPeaking = Setting("display.peaking", \.displayPeaking, .onOff, "viewfinder: focus peaking on edges")
+    public static let buttonDebounce = Setting("button.debounce", \.button.debounceWindowMilliseconds, .milliseconds(1...200, example: "10ms"), "shutter button debounce window")
+    public static let buttonDouble = Setting("button.double", \.button.doublePressWindowMilliseconds, .milliseconds(50...2000, example: "300ms"), "longest release-to-press gap of a double press")
+    public static let buttonLong = Setting("button.long", \.button.longPressThresholdMilliseconds, .milliseconds(200...10000, example: "800ms"), "hold time from which a press is a long press")
+    public static let buttonPress = Setting("button.press", \.button.press, .buttonAction, "action of a single press")
+    public static let buttonDoublePress = Setting("button.double-press", \.button.doublePress, .buttonAction, "action of a double press")
+    public static let buttonLongPress = Setting("button.long-press", \.button.longPress, .buttonAction, "action of a long press")
+    public static let buttonBusy = Setting("button.busy", \.button.whileBusy, .choice([BusyPolicy.queueOne, .reject]), "capture presses while a bracket runs")
+    public static let buttonRequired = Setting("button.required", \.button.required, .onOff, "fail start-up when the board has no shutter button line")
+    public static let videoCodec = Setting("video.codec", \.video.codec, .choice(VideoSettings.Codec.allCases), "video codec (H.264: the board's hardware encoder where it has one, else libx264)")
+    public static let videoContainer = Setting("video.container", \.video.container, .choice(VideoSettings.Container.allCases), "video container (MP4 written as fragments while recording)")
+    public static let videoBitrate = Setting("video.bitrate", \.video.bitrateBitsPerSecond, .bitrate, "video bit rate")
+    public static let videoFPS = Setting("video.fps", \.video.captureFramesPerSecond, .number(1...240, unit: "fps", example: "30"), "recording frame rate (the format's maximum when that is lower)")
+    public static let videoPrerecord = Setting("video.prerecord", \.video.prerecordSeconds, .number(0...60, unit: "s", example: "0"), "seconds of video kept before record start")
+    public static let videoSplit = Setting("video.split", \.video.splitMinutes, .number(0...1440, unit: "min", example: "0"), "minutes per file, 0 = one file")
+    public static let videoSlowMotion = Setting("video.slowmotion", \.video.slowMotion, .onOff, "high-frame-rate video plays back at video.playback-fps")
+    public static let videoHDR = Setting("video.hdr", \.videoHDR, .choice(VideoHDRPolicy.Preference.allCases), "video HDR: auto (the scene decides), on or off (formats' hdr column)")
+    public static let videoPlaybackFPS = Setting("video.playback-fps", \.video.playbackFramesPerSecond, .number(1...240, unit: "fps", example: "30"), "playback rate of slow motion")
+
+    /// Every setting, in the order `get` and `help` list them.
+    public static let all: [AnySetting] = [
+        AnySetting(format), AnySetting(zoom),
+        AnySetting(exposureMode), exposureDuration.selecting(exposureMode, .custom), exposureISO.selecting(exposureMode, .custom),
+        AnySetting(exposureBias),
+        AnySetting(focusMode), focusLens.selecting(focusMode, .locked),
+        AnySetting(whiteBalanceMode), whiteBalanceGains.selecting(whiteBalanceMode, .gains),
+        whiteBalanceTemperature.selecting(whiteBalanceMode, .temperature), whiteBalanceTint.selecting(whiteBalanceMode, .temperature),
+        AnySetting(stabilizationLens), AnySetting(stabilizationStill), AnySetting(stabilizationVideo),
+        AnySetting(captureFormat), AnySetting(displayZebra), AnySetting(displayPeaking),
+        AnySetting(buttonDebounce), AnySetting(buttonDouble), AnySetting(buttonLong), AnySetting(buttonPress),
+        AnySetting(buttonDoublePress), AnySetting(buttonLongPress), AnySetting(buttonBusy), AnySetting(buttonRequired),
+        AnySetting(videoCodec), AnySetting(videoContainer), AnySetting(videoBitrate), AnySetting(videoFPS),
+        AnySetting(videoPrerecord), AnySetting(videoSplit), AnySetting(videoSlowMotion), AnySetting(videoHDR),
+        AnySetting(videoPlaybackFPS),
+    ]
+
+    private static let byKey: [String: AnySetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
+
+    /// The setting named `key`, or nil.
+    public static func setting(_ key: String) -> AnySetting? { byKey[key] }
+
+    /// The setting named `key`, or an `unknown-key` error listing the keys.
+    public static func lookUp(_ key: String) throws(ConsoleError) -> AnySetting {
+        guard let setting = byKey[key] else {
+            throw ConsoleError(.unknownKey, "unknown setting \"\(key)\"; keys: \(all.map(\.key).joined(separator: " "))")
+        }
+        return setting
+    }
+
+    /// Validates one `key = value` (console or config file) and returns the canonical text.
+    public static func validate(key: String, value: String) throws(ConsoleError) -> String {
+        let setting = try lookUp(key)
+        var scratch = TypedSettings.defaults
+        try setting.set(value, in: &scratch)
+        return setting.text(in: scratch)
+    }
+
+    /// The keys whose values differ between the two settings.
+    public static func keys(differingBetween a: TypedSettings, and b: TypedSettings) -> Set<String> {
+        Set(all.filter { $0.differs(a, b) }.map(\.key))
+    }
+
+    /// The settings as canonical text, keyed (saved JSON, `get`).
+    public static func texts(_ settings: TypedSettings) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0.text(in: settings)) })
+    }
+}
+
+extension Setting {
+    /// Type-erased, for comparisons with a change's keys.
+    public var any: AnySetting { SettingsTable.setting(key) ?? AnySetting(self) }
+}

@@ -1,0 +1,48 @@
+import Camera
+import Capture
+import Controls
+import Video
+
+/// The settings in force, as typed values with their units: the one stored form. Text exists only
+/// at the edges (console, config file, saved JSON), through `SettingsTable`. Each property's
+/// default is written here, once; the table names the key, the parse, the format and the help.
+public struct TypedSettings: Equatable, Sendable {
+    public enum ExposureMode: String, Sendable, CaseIterable { case auto, locked, custom }
+    public enum FocusMode: String, Sendable, CaseIterable { case locked, auto, continuous }
+    public enum WhiteBalanceMode: String, Sendable, CaseIterable { case auto, locked, gains, temperature }
+
+    /// `format`: a format index or WxH@fps, resolved against the camera's table when applied.
+    public var format = "0"
+    public var zoomFactor: Double = 1
+    public var exposureMode = ExposureMode.auto
+    public var exposureDurationMicroseconds = 16_667
+    public var exposureISO: Double = 100
+    public var exposureBiasEV: Double = 0
+    public var focusMode = FocusMode.continuous
+    public var lensPositionDioptres: Double = 0
+    public var whiteBalanceMode = WhiteBalanceMode.auto
+    public var whiteBalanceGains = WhiteBalanceGains(red: 1, blue: 1)
+    public var whiteBalanceKelvin: Double = 5500
+    public var whiteBalanceTint: Double = 0
+    /// `stabilization.lens`: lens stabilization of brackets.
+    public var stabilizationLens = false
+    /// `stabilization.still`: automatic still stabilization of single captures.
+    public var stabilizationStillAutomatic = true
+    /// `stabilization.video`: the preferred video stabilization mode (the active one is the service's).
+    public var stabilizationVideoPreferred = StabilizationMode.off
+    public var captureFormat = CaptureFormat.both
+    public var displayZebra = false
+    public var displayPeaking = false
+    /// The `button.*` settings: debounce, gesture timing, actions, busy policy, required (defaults: the button's).
+    public var button = ButtonConfiguration()
+    /// The `video.*` settings, except the encoder (the board's) and the rate cap (the format's);
+    /// defaults: the recorder's.
+    public var video = VideoSettings()
+    /// `video.hdr`: a camera setting (VideoHDRService), not the recorder's.
+    public var videoHDR = VideoHDRPolicy.Preference.auto
+
+    public init() {}
+
+    /// The defaults: what a fresh rig starts with before the config file.
+    public static let defaults = TypedSettings()
+}
