@@ -88,6 +88,9 @@ public final class CaptureService {
         var engineFailure: String?
         var statistics: BracketEngine.Statistics?
         var lag: Duration?
+        /// The streams `capture.format` writes; a frame may carry more (a regular frame during a
+        /// recording fills raw and the still stream), and only these are written.
+        var roles: Set<StreamRole> = []
         init(plan: BracketPlan, trigger: CaptureTrigger) { self.plan = plan; self.trigger = trigger }
     }
 
@@ -203,6 +206,7 @@ public final class CaptureService {
         if raw { roles.append(.raw) }
         let maximum = capacity(camera).maximumFrames
         let current = Running(plan: plan, trigger: trigger)
+        current.roles = Set(roles.filter { $0 == .raw ? raw : still })
         let bound = LoopBound(self, loop: loop)
         let engine: BracketEngine
         do {
@@ -311,7 +315,9 @@ public final class CaptureService {
         let total = current.plan.steps.count, index = frame.index
         onFrameKept(current.id ?? "?", index + 1, frame.request)
         let run = LoopBound(current, loop: loop)
-        writer(for: camera).add(frame.request, requested: requested, index: index, clamped: frame.isClamped,
+        var request = frame.request
+        request.buffers = request.buffers.filter { current.roles.contains($0.key) }
+        writer(for: camera).add(request, requested: requested, index: index, clamped: frame.isClamped,
                    stabilization: stabilization, sensorHDR: camera.sensorHDROn) { result in bound.value.written(result, index: index, total: total, in: run.value) }
     }
 

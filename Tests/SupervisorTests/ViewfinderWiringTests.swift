@@ -14,7 +14,7 @@ import TestSupport
 @testable import Capture
 
 /// A display that records what it is shown.
-private final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
+final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
     let frames = LockedValue(0)
     let showing = LockedValue(false)
     /// Threads that read `name` while the display was showing (DRMDisplay is single-threaded).
