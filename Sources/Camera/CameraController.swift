@@ -22,10 +22,11 @@ public final class CameraController {
     /// Requests kept queued while streaming (libcamera's pipeline needs a few; each adds a frame of
     /// control latency).
     public var requestsInFlight = 4
+    /// What the streams are for, as handed to the last `startStreaming` (its one writer).
+    public private(set) var streaming = StreamingConfiguration()
     /// Buffers allocated per stream, beyond the `requestsInFlight` of the processed stream, for
-    /// bracket requests (a request needs a free buffer in each of its streams). Applies at the next
-    /// `startStreaming`.
-    public var bracketBuffersPerStream = 0
+    /// bracket requests (a request needs a free buffer in each of its streams).
+    public var bracketBuffersPerStream: Int { streaming.bracketBuffersPerStream }
     /// Buffers the camera allocated per stream at the last `startStreaming` (a pipeline may give
     /// fewer than asked: libcamera's vimc always gives 4).
     public private(set) var allocatedBuffers: [StreamRole: Int] = [:]
@@ -64,8 +65,8 @@ public final class CameraController {
     public var holdsRegularRequests: Bool { holds > 0 }
     /// Holds in force on this streaming run.
     private var holds = 0
-    /// The processed stream role (viewfinder for preview, videoRecording for recording).
-    public var processedRole: StreamRole = .viewfinder
+    /// The processed stream role: viewfinder for preview, stillCapture once captures want full stills.
+    public var processedRole: StreamRole { streaming.processedRole }
     /// True between `startStreaming` and `stopStreaming` (or a disconnect).
     public private(set) var isStreaming = false
     /// The recording's stream, asked for with `requestVideoStream` (CameraController+Video.swift).
@@ -226,8 +227,11 @@ public final class CameraController {
     /// mode, as rpicam-apps' --mode does), starts, and queues `requestsInFlight`. The processed
     /// stream is the format's size, or, as a still stream, the format's `highResolutionStill`
     /// (the video, when one is wanted, is then the smaller processed stream at the format's size).
-    public func startStreaming() throws {
+    /// `configuration`: what the streams are for (nil keeps the one in force, as a restart after a
+    /// format change does).
+    public func startStreaming(_ configuration: StreamingConfiguration? = nil) throws {
         guard !isStreaming else { return }
+        if let configuration { streaming = configuration }
         let format = activeFormat.format
         let (status, streams, configured) = try configureStreams(for: format)
         if status == .invalid {

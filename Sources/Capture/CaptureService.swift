@@ -63,6 +63,13 @@ public final class CaptureService {
     /// Extra buffers per stream `prepare` allocates for bracket requests; the engine keeps at most
     /// this many minus 2 (frames being copied out) outstanding.
     public var bracketBuffersPerStream = 8
+    /// True on a board with a shutter button: the camera streams stills from the start, so the
+    /// first press reconfigures nothing.
+    public var wantsStillsFromStart = false
+    /// What the camera's streams are for when it starts: stills once prepared (or with a button).
+    public var streamingConfiguration: StreamingConfiguration {
+        isPrepared || wantsStillsFromStart ? .stills(bracketBuffersPerStream: bracketBuffersPerStream) : StreamingConfiguration()
+    }
     /// Memory for frames awaiting write, bytes (a quarter of physical memory by default).
     public var memoryBudgetBytes = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 4)
     /// Recent shutter lags (trigger → first bracket request queued).
@@ -120,14 +127,11 @@ public final class CaptureService {
         guard let camera else { throw ConsoleError(.unsupported, "no camera") }
         let clock = ContinuousClock()
         let began = clock.now
-        if camera.processedRole != .stillCapture || camera.bracketBuffersPerStream != bracketBuffersPerStream {
-            camera.processedRole = .stillCapture
-            camera.bracketBuffersPerStream = bracketBuffersPerStream
-            if camera.isStreaming {
-                camera.stopStreaming()
-                do { try camera.startStreaming() } catch {
-                    throw ConsoleError(.device, "prepare: cannot restart the camera with a still stream: \(error)")
-                }
+        let stills = StreamingConfiguration.stills(bracketBuffersPerStream: bracketBuffersPerStream)
+        if camera.streaming != stills {
+            camera.stopStreaming()
+            do { try camera.startStreaming(stills) } catch {
+                throw ConsoleError(.device, "prepare: cannot restart the camera with a still stream: \(error)")
             }
         }
         if !isPrepared {

@@ -23,8 +23,6 @@ public struct SettingsChange: Sendable {
     public func touches<V>(_ setting: Setting<V>) -> Bool { keys.contains(setting.key) }
     /// True when the change touches any of `settings`.
     public func touches(any settings: [AnySetting]) -> Bool { settings.contains { keys.contains($0.key) } }
-    /// True when the change touches a key of the group ("button", "video", "display").
-    public func touches(group: String) -> Bool { keys.contains { $0.split(separator: ".").first.map(String.init) == group } }
 
     /// The same keys going back from `new` to `old`: what puts a participant back.
     public var reversed: SettingsChange { SettingsChange(old: new, new: old, keys: keys, origin: origin) }

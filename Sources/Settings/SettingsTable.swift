@@ -63,8 +63,6 @@ public struct AnySetting: Sendable {
     public func differs(_ a: TypedSettings, _ b: TypedSettings) -> Bool { differ(a, b) }
     /// Accepted forms, for help and errors.
     public var forms: String { kind.forms }
-    /// The settings' group: the part of the key before its first dot ("button" for `button.long`).
-    public var group: Substring { key.split(separator: ".").first ?? Substring(key) }
 }
 
 extension Setting {
@@ -133,6 +131,15 @@ public enum SettingsTable {
         AnySetting(videoPrerecord), AnySetting(videoSplit), AnySetting(videoSlowMotion), AnySetting(videoHDR),
         AnySetting(videoPlaybackFPS),
     ]
+
+    /// The viewfinder's settings.
+    public static let display = [displayZebra.any, displayPeaking.any]
+    /// The button's settings (`ButtonConfiguration`).
+    public static let button = all.filter { $0.key.hasPrefix("button.") }
+    /// The stabilization settings, applied after the camera starts (they depend on the IMU's health).
+    public static let stabilization = [stabilizationLens.any, stabilizationStill.any, stabilizationVideo.any]
+    /// The recorder's settings: every `video.*` key but `video.hdr` (the camera's).
+    public static let recording = all.filter { $0.key.hasPrefix("video.") && $0.key != videoHDR.key }
 
     private static let byKey: [String: AnySetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
 

@@ -67,11 +67,7 @@ extension Supervisor {
         } catch {
             throw StartupError("camera \(device.info.model): \(error)")
         }
-        camera?.close()  // a disconnected camera's controller: let go of its device for good
-        camera = controller
-        videoHDR.attach(controller)   // and video HDR switches it, once its settings are in
-        captureService?.camera = controller  // wiring: captures drive this camera
-        recorder?.camera = controller        // and recording takes its frames
+        attachCamera(controller)  // a disconnected camera's controller lets go of its device for good
         let bound = self.bound
         controller.onDisconnect = { bound.value.cameraDisconnected() }
         controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
@@ -82,12 +78,6 @@ extension Supervisor {
             let s = bound.value
             s.log.error("camera stopped streaming: \(error)")
             s.broadcast(ConsoleEvent("camera.state", [("state", "stopped"), ("reason", "\(error)")]))
-        }
-        // With a shutter button the processed stream is the still stream from the start, with the
-        // bracket buffers allocated, so the first press reconfigures nothing.
-        if devices.shutter != nil, let service = captureService {
-            controller.processedRole = .stillCapture
-            controller.bracketBuffersPerStream = service.bracketBuffersPerStream
         }
         startStabilization(sensor: controller.sensor, format: controller.activeFormat)
         // Defaults the camera cannot do (focus on a fixed-focus sensor) are left alone. Saved settings
@@ -110,7 +100,7 @@ extension Supervisor {
             startupWarning = note
         }
         // Stabilization settings depend on the IMU being healthy now: a refusal is logged, never fatal.
-        for setting in Self.stabilizationSettings where setting.differs(typed, .defaults) {
+        for setting in SettingsTable.stabilization where setting.differs(typed, .defaults) {
             do throws(ConsoleError) {
                 try settings.reapply(keys: [setting.key])
             } catch {
@@ -120,12 +110,13 @@ extension Supervisor {
         }
         videoHDR.cameraStarted()
         do {
-            try controller.startStreaming()
+            // The capture service decides what the streams are for (stills from the start with a button).
+            try controller.startStreaming(captureService?.streamingConfiguration ?? StreamingConfiguration())
         } catch {
             throw StartupError("camera \(device.info.model): cannot start streaming: \(error)")
         }
         // Video settings (a pre-record buffer starts now); a refusal is logged, never fatal.
-        do throws(ConsoleError) { try settings.reapply(keys: Set(Self.recordingSettings.map(\.key))) } catch {
+        do throws(ConsoleError) { try settings.reapply(keys: Set(SettingsTable.recording.map(\.key))) } catch {
             log.warning("video settings: \(error.message)")
         }
     }
@@ -135,7 +126,7 @@ extension Supervisor {
     /// camera while focus is at its defaults.
     private func startupKeys(_ controller: CameraController) -> Set<String> {
         var keys = Set(SettingsTable.all.map(\.key))
-            .subtracting((Self.stabilizationSettings + Self.recordingSettings).map(\.key))
+            .subtracting((SettingsTable.stabilization + SettingsTable.recording).map(\.key))
         let focus = [SettingsTable.focusMode.any, SettingsTable.focusLens.any]
         if controller.afSystem == "none", !focus.contains(where: { $0.differs(typed, .defaults) }) {
             keys.subtract(focus.map(\.key))

@@ -31,10 +31,7 @@ extension Supervisor {
     /// Stops the camera and lets go of it everywhere it is wired (`CameraController.close`), so the
     /// device is released: libcamera switches the sensor's HDR only with no camera open.
     private func releaseCamera() {
-        camera?.close()
-        camera = nil
-        captureService?.camera = nil
-        recorder?.camera = nil
+        attachCamera(nil)
     }
 
     private func switchSensorHDR(_ on: Bool, camera info: CameraInfo, attemptsLeft: Int) {

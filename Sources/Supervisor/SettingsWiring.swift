@@ -15,12 +15,6 @@ import Stabilization
 /// transaction: the recorder's part, stabilization's, then the camera's; a refusal puts back the
 /// parts before it (SettingsStore.commit).
 extension Supervisor {
-    /// The stabilization settings, applied after the camera starts (they depend on the IMU's health).
-    static let stabilizationSettings = [SettingsTable.stabilizationLens.any, SettingsTable.stabilizationStill.any,
-                                        SettingsTable.stabilizationVideo.any]
-    /// The recorder's settings: every `video.*` key but `video.hdr` (the camera's).
-    static let recordingSettings = SettingsTable.all.filter { $0.group == "video" && $0.key != SettingsTable.videoHDR.key }
-
     /// Wires the store once: participants in transaction order, then the observers.
     func wireSettings() {
         settings.participate(.init(name: "recording") { [weak self] change throws(ConsoleError) in
@@ -47,8 +41,8 @@ extension Supervisor {
     private func settingsCommitted(_ change: SettingsChange) {
         // The recording's rate is capped by the format's: a new format re-arms a pre-record.
         if change.touches(SettingsTable.format) { try? applyVideoSettings(change.new.video) }
-        if change.touches(group: "display") { applyViewfinderOptions() }
-        if change.touches(group: "button") { applyButtonSettings() }
+        if change.touches(any: SettingsTable.display) { applyViewfinderOptions() }
+        if change.touches(any: SettingsTable.button) { applyButtonSettings() }
         if change.touches(SettingsTable.captureFormat) { captureService?.captureFormat = change.new.captureFormat }
     }
 
@@ -57,7 +51,7 @@ extension Supervisor {
         if change.touches(SettingsTable.format), change.old.format != change.new.format, let id = recorder?.recordingID {
             throw ConsoleError(.busy, "recording \(id): change the format after record stop")
         }
-        guard change.touches(any: Self.recordingSettings), camera != nil else { return }
+        guard change.touches(any: SettingsTable.recording), camera != nil else { return }
         try applyVideoSettings(change.new.video)
     }
 

@@ -46,7 +46,7 @@ public final class Supervisor {
     private(set) var stopRequestedAt: MonotonicTime?
     /// Device state that commands and `status` read.
     var runtime = DeviceRuntime()
-    /// The camera, once started.
+    /// The camera, once started; attached everywhere at once (`attachCamera`, Composition.swift).
     public internal(set) var camera: CameraController?
     /// Bias-corrected IMU samples, orientation and blur predictions, once the IMU runs.
     public internal(set) var motion: MotionTracker?
@@ -57,9 +57,9 @@ public final class Supervisor {
     let videoStabilizer = VideoStabilizationService()
     /// The display's viewfinder, when the board has a display.
     var viewfinder: ViewfinderService?
-    /// Captures (console and shutter button); see Capture/.
+    /// Captures (console and shutter button), made once in Composition.swift.
     var captureService: CaptureService?
-    /// Video recording (see Recording/).
+    /// Video recording, made once in Composition.swift.
     var recorder: VideoRecorder?
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
     let videoHDR = VideoHDRService()
@@ -78,6 +78,7 @@ public final class Supervisor {
         self.startedAt = loop.now()
         let weakSelf = WeakSupervisor(self)
         work.onIdle = { weakSelf.value?.finishStopIfIdle() }
+        composeServices()
         wireSettings()
         registerCoreCommands()
         registerCameraCommands()
@@ -86,11 +87,6 @@ public final class Supervisor {
         registerCaptureCommands()
         registerIMUCommands()
         registerRecordingCommands()
-        let bound = self.bound
-        videoHDR.onEvent = { event in bound.value.videoHDREvent(event) }
-        videoStabilizer.onEvent = { event in
-            if case .unavailable(let why) = event { bound.value.log.warning(why) }
-        }
     }
 
     /// A handle for callbacks from other threads.

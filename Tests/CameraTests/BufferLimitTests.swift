@@ -12,8 +12,7 @@ private func limitedRig(buffers: Int, bracketBuffers: Int) throws -> Rig {
     let rig = try Rig()
     rig.camera.maximumBufferCount = buffers
     rig.controller.requestsInFlight = 4
-    rig.controller.bracketBuffersPerStream = bracketBuffers
-    try rig.controller.startStreaming()
+    try rig.controller.startStreaming(StreamingConfiguration(bracketBuffersPerStream: bracketBuffers))
     rig.loop.advance(by: .milliseconds(500))
     return rig
 }

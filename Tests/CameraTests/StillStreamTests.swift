@@ -10,9 +10,8 @@ private func stillRig(format: String, role: StreamRole, video: Bool, processedSt
     let rig = try Rig()
     rig.camera.processedStreamLimit = processedStreamLimit
     try rig.controller.selectFormat(format)
-    rig.controller.processedRole = role
     if video { try rig.controller.requestVideoStream(VideoStreamRequest(framesPerSecond: 30)) }
-    try rig.controller.startStreaming()
+    try rig.controller.startStreaming(StreamingConfiguration(processedRole: role))
     rig.loop.advance(by: .milliseconds(200))
     return rig
 }

@@ -12,11 +12,9 @@ import Testing
 private func recordingRig(video: Bool = true) throws -> Rig {
     let rig = try Rig { $0.exposureDelayFrames = 2; $0.gainDelayFrames = 2 }
     try rig.controller.selectFormat("1920x1080@56")
-    rig.controller.processedRole = .stillCapture
-    rig.controller.bracketBuffersPerStream = 4
     try rig.controller.setExposure(.custom(durationMicroseconds: 10_000, iso: 200))
     if video { try rig.controller.requestVideoStream(VideoStreamRequest(framesPerSecond: 30)) }
-    try rig.controller.startStreaming()
+    try rig.controller.startStreaming(.stills(bracketBuffersPerStream: 4))
     rig.loop.advance(by: .milliseconds(500))
     return rig
 }

@@ -9,15 +9,9 @@ import Controls
 import Capture
 
 extension Supervisor {
-    /// Creates the capture service and adds `capture`, `bracket` and `prepare`. Called once from
-    /// `init`. (The simulated board's `button` command is in SimulationCommands.swift.)
+    /// Adds `capture`, `bracket` and `prepare` (the capture service is made in Composition.swift).
+    /// (The simulated board's `button` command is in SimulationCommands.swift.)
     func registerCaptureCommands() {
-        let service = CaptureService(loop: loop, storage: devices.storage, work: work)
-        let bound = self.bound
-        service.emit = { event in bound.value.broadcast(event) }  // events flow out to the consoles
-        service.onButtonEvent = { event in bound.value.handle(buttonEvent: event) }
-        service.captureFormat = typed.captureFormat
-        captureService = service
         registerPresetCommands()
         commands.add(Command("capture", summary: "take one frame with the current settings (a one-frame bracket)",
                              detail: ["Writes what capture.format says (dng, jpeg or both) and a sidecar.",

@@ -12,33 +12,8 @@ import Stabilization
 import Video
 
 extension Supervisor {
-    /// Creates the recorder and adds `record start|stop`. Called once from `init`.
+    /// Adds `record start|stop` (the recorder is made in Composition.swift).
     func registerRecordingCommands() {
-        let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work)
-        recorder.boardEncoder = devices.board.video?.encoder
-        let bound = self.bound
-        recorder.emit = { event in bound.value.broadcast(event) }
-        // Wiring, service to service (the capture service is made first, in registerCaptureCommands):
-        // the LED rests on the recording pattern while one runs, and a still kept during a
-        // recording is listed in the video's sidecar.
-        let captureService = self.captureService
-        recorder.onRecordingChange = { [weak captureService] recording in
-            captureService?.restingPattern = recording ? .recording : .ready
-        }
-        captureService?.onFrameKept = { [weak recorder] id, frame, request in
-            recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
-                                           sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
-        }
-        // The recorder's stabilizer comes from video stabilization, which pauses its ScalerCrop
-        // while the recorder crops its own frames.
-        let videoStabilizer = self.videoStabilizer
-        recorder.makeStabilizer = { [weak videoStabilizer] in videoStabilizer?.makeRecordingStabilizer() }
-        recorder.onStabilizerChange = { [weak videoStabilizer, weak recorder] in
-            videoStabilizer?.recordingCropsItsOwnFrames = recorder?.stabilizesInSoftware ?? false
-            videoStabilizer?.restart()
-        }
-        self.recorder = recorder
-        videoHDR.recorder = recorder  // wiring: the sensor's HDR does not switch during a recording
         commands.add(Command("record", synopsis: "start|stop",
                              summary: "record video (video.* settings) until record stop",
                              detail: ["start: H.264 (or MJPEG) in MP4 or MKV, PTS from each frame's SensorTimestamp,",

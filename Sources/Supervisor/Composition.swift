@@ -1,0 +1,63 @@
+import Camera
+import Capture
+import Console
+import Hardware
+import Recording
+import Stabilization
+import Video
+
+/// The composition: the services made once, from `init`, and wired service to service; and the
+/// camera, attached to every holder in one place. Data flows one way: services report events out
+/// and never call back into the supervisor.
+extension Supervisor {
+    /// Makes the capture service and the recorder and wires them to each other and to video
+    /// stabilization. Called once, from `init`, before the commands are registered.
+    func composeServices() {
+        let bound = self.bound
+        let capture = CaptureService(loop: loop, storage: devices.storage, work: work)
+        capture.emit = { event in bound.value.broadcast(event) }  // events flow out to the consoles
+        capture.onButtonEvent = { event in bound.value.handle(buttonEvent: event) }
+        capture.captureFormat = typed.captureFormat
+        // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
+        capture.wantsStillsFromStart = devices.shutter != nil
+
+        let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work)
+        recorder.boardEncoder = devices.board.video?.encoder
+        recorder.emit = { event in bound.value.broadcast(event) }
+        // The LED rests on the recording pattern while one runs, and a still kept during a
+        // recording is listed in the video's sidecar.
+        recorder.onRecordingChange = { [weak capture] recording in
+            capture?.restingPattern = recording ? .recording : .ready
+        }
+        capture.onFrameKept = { [weak recorder] id, frame, request in
+            recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
+                                           sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
+        }
+        // The recorder's stabilizer comes from video stabilization, which pauses its ScalerCrop
+        // while the recorder crops its own frames (told, not asked: no pointer back).
+        let videoStabilizer = self.videoStabilizer
+        recorder.makeStabilizer = { [weak videoStabilizer] in videoStabilizer?.makeRecordingStabilizer() }
+        recorder.onStabilizerChange = { [weak videoStabilizer, weak recorder] in
+            videoStabilizer?.recordingCropsItsOwnFrames = recorder?.stabilizesInSoftware ?? false
+            videoStabilizer?.restart()
+        }
+        captureService = capture
+        self.recorder = recorder
+        videoHDR.recorder = recorder  // the sensor's HDR does not switch during a recording
+        videoHDR.onEvent = { event in bound.value.videoHDREvent(event) }
+        videoStabilizer.onEvent = { event in
+            if case .unavailable(let why) = event { bound.value.log.warning(why) }
+        }
+    }
+
+    /// The one place the camera is attached: the supervisor, captures, recording and video HDR
+    /// hold this controller (video stabilization gets it with the stabilization service). Nil lets
+    /// go of it everywhere (the sensor-HDR switch needs the device released).
+    func attachCamera(_ controller: CameraController?) {
+        if let old = camera, old !== controller { old.close() }  // a replaced controller lets go of its device
+        camera = controller
+        captureService?.camera = controller
+        recorder?.camera = controller
+        if let controller { videoHDR.attach(controller) }
+    }
+}
