@@ -36,7 +36,7 @@ public final class CaptureService {
     /// Work in progress: a running bracket is marked here, and a stop waits for it.
     public let work: WorkTracker
     /// Where events go (the consoles and the journal).
-    public var emit: (ConsoleEvent) -> Void = { _ in }
+    public let emit: (ConsoleEvent) -> Void
     /// Each frame a capture keeps (bracket id, 1-based frame, the request), as it is matched,
     /// before it is written: a recording lists the stills taken during it.
     public var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
@@ -44,7 +44,7 @@ public final class CaptureService {
     public var gyroLogs: GyroLogMaker?
     private var openedWriter: FrameWriter?
     /// What a button gesture asks that is not a capture (CaptureService+Button.swift).
-    public var onButtonEvent: (ButtonEvent) -> Void = { _ in }
+    public let onButtonEvent: (ButtonEvent) -> Void
     /// The shutter button and status LED, when the board has them (see ButtonWiring.swift).
     public var button: ButtonController?
     public var led: StatusLEDPlayer?
@@ -65,7 +65,7 @@ public final class CaptureService {
     public var bracketBuffersPerStream = 8
     /// True on a board with a shutter button: the camera streams stills from the start, so the
     /// first press reconfigures nothing.
-    public var wantsStillsFromStart = false
+    public let wantsStillsFromStart: Bool
     /// What the camera's streams are for when it starts: stills once prepared (or with a button).
     public var streamingConfiguration: StreamingConfiguration {
         isPrepared || wantsStillsFromStart ? .stills(bracketBuffersPerStream: bracketBuffersPerStream) : StreamingConfiguration()
@@ -101,10 +101,16 @@ public final class CaptureService {
         init(plan: BracketPlan, trigger: CaptureTrigger) { self.plan = plan; self.trigger = trigger }
     }
 
-    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
+    /// `emit` and `onButtonEvent` are where what happens flows out; `wantsStillsFromStart`: a board
+    /// with a shutter button streams stills from the start.
+    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false,
+                emit: @escaping (ConsoleEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
         self.loop = loop
         self.storage = storage
         self.work = work
+        self.wantsStillsFromStart = wantsStillsFromStart
+        self.emit = emit
+        self.onButtonEvent = onButtonEvent
     }
 
     /// The writer, made on first use with the camera's sensor (identity, black level, ISO convention).

@@ -24,9 +24,9 @@ public final class VideoRecorder {
     /// The camera, once open.
     public var camera: CameraController?
     /// The board's hardware H.264 encoder ("h264_v4l2m2m"), tried first for `video.codec h264`.
-    public var boardEncoder: String?
+    public let boardEncoder: String?
     /// Where events go (the consoles and the journal).
-    public var emit: (ConsoleEvent) -> Void = { _ in }
+    public let emit: (ConsoleEvent) -> Void
     /// Called with true when a recording starts and false when it has ended.
     public var onRecordingChange: (Bool) -> Void = { _ in }
     /// The `video.*` settings in force (pushed on every change).
@@ -63,10 +63,14 @@ public final class VideoRecorder {
     /// The last second of IMU samples: a recording's Gyroflow log begins before its first frame.
     private var recentMotion: [IMUSample] = []
 
-    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker) {
+    /// `boardEncoder`: the board's hardware H.264 encoder, if any; `emit`: where events go.
+    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
+                emit: @escaping (ConsoleEvent) -> Void = { _ in }) {
         self.loop = loop
         self.storage = storage as? any StreamingStorage
         self.work = work
+        self.boardEncoder = boardEncoder
+        self.emit = emit
     }
 
     public var isRecording: Bool { recordingID != nil }

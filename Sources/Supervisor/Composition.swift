@@ -14,16 +14,13 @@ extension Supervisor {
     /// stabilization. Called once, from `init`, before the commands are registered.
     func composeServices() {
         let bound = self.bound
-        let capture = CaptureService(loop: loop, storage: devices.storage, work: work)
-        capture.emit = { event in bound.value.broadcast(event) }  // events flow out to the consoles
-        capture.onButtonEvent = { event in bound.value.handle(buttonEvent: event) }
-        capture.captureFormat = typed.captureFormat
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
-        capture.wantsStillsFromStart = devices.shutter != nil
-
-        let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work)
-        recorder.boardEncoder = devices.board.video?.encoder
-        recorder.emit = { event in bound.value.broadcast(event) }
+        let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
+                                     emit: { event in bound.value.broadcast(event) },  // events flow out to the consoles
+                                     onButtonEvent: { event in bound.value.handle(buttonEvent: event) })
+        capture.captureFormat = typed.captureFormat
+        let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
+                                     emit: { event in bound.value.broadcast(event) })
         // The LED rests on the recording pattern while one runs, and a still kept during a
         // recording is listed in the video's sidecar.
         recorder.onRecordingChange = { [weak capture] recording in

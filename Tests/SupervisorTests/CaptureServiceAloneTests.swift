@@ -27,9 +27,8 @@ import Testing
     let work = WorkTracker()
     var idle = 0
     work.onIdle = { idle += 1 }
-    let service = CaptureService(loop: loop, storage: storage, work: work)
     var events: [ConsoleEvent] = []
-    service.emit = { events.append($0) }
+    let service = CaptureService(loop: loop, storage: storage, work: work, emit: { events.append($0) })
     service.camera = camera
     service.acceptsCaptures = true
     service.captureFormat = .jpeg
@@ -55,11 +54,10 @@ import Testing
 /// half press and a failed line flow out as events, one way, and never as calls into the supervisor.
 @Test func theButtonsOutputsStartCapturesHereAndTheRestFlowsOutAsEvents() throws {
     let loop = ManualEventLoop()
-    let service = CaptureService(loop: loop, storage: SimulatedStorage(), work: WorkTracker())
     var events: [ConsoleEvent] = []
     var asked: [CaptureService.ButtonEvent] = []
-    service.emit = { events.append($0) }
-    service.onButtonEvent = { asked.append($0) }
+    let service = CaptureService(loop: loop, storage: SimulatedStorage(), work: WorkTracker(),
+                                 emit: { events.append($0) }, onButtonEvent: { asked.append($0) })
     func command(_ action: ButtonAction) -> ButtonCommand {
         ButtonCommand(action: action, gesture: .press, edgeTimestamp: loop.now(), wasQueued: false)
     }
