@@ -1,20 +1,17 @@
 import Camera
 import Console
 import Hardware
-import Viewfinder
 import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 
 /// Video HDR (`video.hdr auto|on|off`), the one owner of its state: the preference and what `auto`
 /// has chosen (`VideoHDRPolicy`, fed a tone measure of every streaming frame), and the switching.
 /// HdrMode goes on the camera's next requests; the sensor's own HDR needs the camera reopened,
 /// which this asks for as an event (`.restartCamera`), and never during a recording. What is in
 /// force is read from the camera itself (`sensorHDROn`, `hdrMode`), never kept twice. Loop-confined.
-final class VideoHDRService {
-    enum Event {
+public final class VideoHDRService {
+    public init() {}
+
+    public enum Event {
         /// Video HDR in force changed: its kind, or nil for off.
         case changed(VideoHDRKind?)
         /// The sensor's HDR must be switched: reopen the camera with it `on`.
@@ -27,15 +24,15 @@ final class VideoHDRService {
     }
 
     /// Where events go (the supervisor's wiring turns them into console events and the restart).
-    var onEvent: ((Event) -> Void)?
-    private(set) var policy = VideoHDRPolicy()
+    public var onEvent: ((Event) -> Void)?
+    public private(set) var policy = VideoHDRPolicy()
     /// `video.hdr` as set: a format without HDR turns the policy's `on` back to auto, and a later
     /// format with HDR takes the setting again.
     private var requested = VideoHDRPolicy.Preference.auto
     /// The camera it switches; set on every start of the camera.
     private weak var camera: CameraController?
     /// The recorder, asked whether a recording runs (the sensor's HDR cannot switch during one).
-    weak var recorder: VideoRecorder?
+    public weak var recorder: VideoRecorder?
     /// The format the policy's scene history belongs to: a restart for the sensor's HDR keeps it.
     private var formatLabel: String?
     /// A restart asked for and not yet done (asked once).
@@ -50,24 +47,24 @@ final class VideoHDRService {
     private var confirming: (mode: HdrModeValue, framesLeft: Int, reported: HdrModeValue?)?
     /// HdrMode values this camera was asked for and did not apply; not asked for again until
     /// another camera is attached.
-    private(set) var notAppliedModes: Set<HdrModeValue> = []
+    public private(set) var notAppliedModes: Set<HdrModeValue> = []
     /// True once switching this camera's sensor HDR failed: not asked for again until another
     /// camera is attached.
-    private(set) var sensorHDRUnusable = false
+    public private(set) var sensorHDRUnusable = false
     /// The camera the modes above belong to (a reopen for the sensor's HDR keeps them).
     private var cameraID: String?
 
     /// Frames an HdrMode has to show up in the metadata (libcamera applies controls a few frames
     /// late; Raspberry Pi's IPA reports the mode it runs in every frame).
-    static let confirmationFrames = 30
+    public static let confirmationFrames = 30
 
     /// Luma codes for the tone measure: a plain exposure clips at 250; in HDR the same scene
     /// light sits `hdrHeadroomStops` lower, about code 191 on the sRGB curve (where a plain
     /// exposure would have clipped), so `auto` keeps seeing the highlights it switched on for.
-    static let clippedCode: UInt8 = 250, clippedCodeInHDR: UInt8 = 191, crushedCode: UInt8 = 10
+    public static let clippedCode: UInt8 = 250, clippedCodeInHDR: UInt8 = 191, crushedCode: UInt8 = 10
 
     /// What is in force on the camera now.
-    var inForce: VideoHDRKind? {
+    public var inForce: VideoHDRKind? {
         guard let camera else { return nil }
         if camera.sensorHDROn { return .sensor }
         return camera.hdrMode.map { .hdrMode($0) }
@@ -75,7 +72,7 @@ final class VideoHDRService {
 
     /// A new camera (at start, after a reconnect, or reopened for the sensor's HDR): decisions wait
     /// until `cameraStarted`, once the settings have selected its format.
-    func attach(_ camera: CameraController) {
+    public func attach(_ camera: CameraController) {
         self.camera = camera
         if camera.device.info.id != cameraID { notAppliedModes = []; sensorHDRUnusable = false }
         cameraID = camera.device.info.id
@@ -86,7 +83,7 @@ final class VideoHDRService {
 
     /// The attached camera has its settings: a new format starts the scene's history again (a
     /// reopen for the sensor's HDR keeps the format, and so auto's choice).
-    func cameraStarted() {
+    public func cameraStarted() {
         suspended = false
         formatChanged()
         if policy.formatHasHDR { try? policy.setPreference(requested) }
@@ -94,7 +91,7 @@ final class VideoHDRService {
     }
 
     /// The active format changed: a format without HDR drops a forced `on` (said as an event).
-    func formatChanged() {
+    public func formatChanged() {
         guard let camera, !suspended else { return }
         let format = camera.activeFormat.format
         if format.label != formatLabel {
@@ -106,7 +103,7 @@ final class VideoHDRService {
     }
 
     /// Checks `video.hdr` against the active format and the recording without changing anything.
-    func check(_ preference: VideoHDRPolicy.Preference) throws(ConsoleError) {
+    public func check(_ preference: VideoHDRPolicy.Preference) throws(ConsoleError) {
         guard let camera else { return }
         let support = camera.activeFormat.format.videoHDR
         if preference == .on && !support.isSupported {
@@ -123,7 +120,7 @@ final class VideoHDRService {
     /// Sets the preference (checked with `check` first). While a camera starts the setting is
     /// only kept: like a format change, a start on a format without HDR keeps HDR off, not the
     /// camera from starting.
-    func setPreference(_ preference: VideoHDRPolicy.Preference) throws(ConsoleError) {
+    public func setPreference(_ preference: VideoHDRPolicy.Preference) throws(ConsoleError) {
         guard !suspended else { requested = preference; return }
         try check(preference)
         do throws(CameraError) { try policy.setPreference(preference) } catch {
@@ -135,7 +132,7 @@ final class VideoHDRService {
 
     /// Every streaming frame: an HdrMode just asked for is confirmed from the metadata, and `auto`
     /// measures the scene (processed stream) and switches when its choice changes.
-    func frameArrived(_ completed: CompletedRequest) {
+    public func frameArrived(_ completed: CompletedRequest) {
         guard !suspended else { return }
         confirmHdrMode(HdrModeValue(metadata: completed.metadata))
         guard policy.preference == .auto, policy.formatHasHDR, let camera,
@@ -172,7 +169,7 @@ final class VideoHDRService {
 
     /// Switching the sensor's HDR failed (the camera reopens as it was): the sensor's mode is left
     /// aside for this camera, and the next kind, if any, is used once the camera has started.
-    func sensorHDRFailed() {
+    public func sensorHDRFailed() {
         sensorHDRUnusable = true
         restartPending = false
     }
@@ -201,5 +198,5 @@ final class VideoHDRService {
     }
 
     /// `get video.hdr`'s `active=` and `status`: "on (MultiExposure)", "on (sensor)" or "off".
-    var activeDescription: String { inForce.map { "on (\($0))" } ?? "off" }
+    public var activeDescription: String { inForce.map { "on (\($0))" } ?? "off" }
 }
