@@ -8,18 +8,18 @@ import Syscalls
 final class DRMCard {
     let path: String
     let fd: Int32
-    private let syscalls: any DescriptorSyscalls
+    let syscalls: any SystemCalls
 
     /// `open(path, O_RDWR | O_CLOEXEC)` through `syscalls`, then `drmModeGetResources` to check it
     /// does KMS.
-    init(path: String, syscalls: any DescriptorSyscalls) throws(HardwareError) {
+    init(path: String, syscalls: any SystemCalls) throws(HardwareError) {
         self.path = path
         self.syscalls = syscalls
-        do { fd = try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.open(path, O_RDWR | O_CLOEXEC) } }
+        do { fd = try syscalls.open(path, O_RDWR | O_CLOEXEC) }
         catch { throw error.hardwareError("\(path): open") }
         guard let resources = drmModeGetResources(fd) else {
             let e = SyscallError(errno: errno)
-            syscalls.close(fd)
+            try? syscalls.close(fd)
             throw HardwareError(.unsupported, "\(path): drmModeGetResources: not a KMS device (\(e))", errno: e.errno)
         }
         drmModeFreeResources(resources)
@@ -27,7 +27,7 @@ final class DRMCard {
         _ = drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1)
     }
 
-    deinit { syscalls.close(fd) }
+    deinit { try? syscalls.close(fd) }
 
     /// The `HardwareError` for a libdrm call that failed with `code`, naming `what`.
     static func error(_ code: Int32, _ what: String) -> HardwareError {

@@ -43,11 +43,11 @@ public final class DRMDisplay: DisplayDevice {
     /// `.unsupported` for a node without KMS. A device with nothing connected is not an error:
     /// `size` is nil until `checkConnection()` sees a monitor.
     public convenience init(devicePath: String, mode: String? = nil) throws(HardwareError) {
-        try self.init(devicePath: devicePath, mode: mode, syscalls: SystemDescriptorSyscalls())
+        try self.init(devicePath: devicePath, mode: mode, syscalls: SystemSyscalls())
     }
 
     /// The same with the device node opened through `syscalls` (tests inject faults there).
-    init(devicePath: String, mode: String? = nil, syscalls: any DescriptorSyscalls) throws(HardwareError) {
+    init(devicePath: String, mode: String? = nil, syscalls: any SystemCalls) throws(HardwareError) {
         self.devicePath = devicePath
         self.requestedMode = mode
         card = try DRMCard(path: devicePath, syscalls: syscalls)
@@ -169,6 +169,14 @@ public final class DRMDisplay: DisplayDevice {
         front = 1 - front
     }
 
+    /// poll(2) of the card's descriptor `fd` (the node `devicePath`) through the seam, which retries
+    /// EINTR: true when an event is there to read, false when `timeoutMilliseconds` ran out.
+    static func waitForEvent(on fd: Int32, of devicePath: String, timeoutMilliseconds: Int32,
+                             syscalls: any SystemCalls) throws(HardwareError) -> Bool {
+        do { return try syscalls.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: timeoutMilliseconds) != 0 }
+        catch { throw DRMCard.error(error.errno, "\(devicePath): poll for page-flip event") }
+    }
+
     /// Blocks (poll) until the queued flip's event arrives and `drmHandleEvent` clears the flag.
     private func waitForFlip() throws(HardwareError) {
         var context = drmEventContext()
@@ -177,13 +185,8 @@ public final class DRMDisplay: DisplayDevice {
             userData?.assumingMemoryBound(to: Int32.self).pointee = 0
         }
         while flipPending.pointee != 0 {
-            var descriptor = pollfd(fd: card.fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, flipTimeoutMilliseconds)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw DRMCard.error(errno, "\(devicePath): poll for page-flip event")
-            }
-            guard ready > 0 else {
+            guard try Self.waitForEvent(on: card.fd, of: devicePath, timeoutMilliseconds: flipTimeoutMilliseconds,
+                                        syscalls: card.syscalls) else {
                 flipPending.pointee = 0
                 throw HardwareError(.timeout, "\(devicePath): page-flip event did not arrive within \(flipTimeoutMilliseconds) ms")
             }

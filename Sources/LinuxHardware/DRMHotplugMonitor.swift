@@ -11,27 +11,27 @@ import Syscalls
 /// re-probing on a timer alone works too, only slower to notice.
 public final class DRMHotplugMonitor {
     public let fd: Int32
-    private let syscalls: any DescriptorSyscalls
+    private let syscalls: any SystemCalls
 
     public convenience init() throws(HardwareError) {
-        try self.init(syscalls: SystemDescriptorSyscalls())
+        try self.init(syscalls: SystemSyscalls())
     }
 
     /// Opens and binds the uevent socket through `syscalls`; a bind that fails closes it.
-    init(syscalls: any DescriptorSyscalls) throws(HardwareError) {
+    init(syscalls: any SystemCalls) throws(HardwareError) {
         self.syscalls = syscalls
         let fd: Int32
         do { fd = try syscalls.netlinkSocket(protocol: Self.netlinkKobjectUevent) } catch {
             throw error.hardwareError("uevent netlink: socket")
         }
         do { try syscalls.bind(fd, netlinkGroups: Self.kernelGroup) } catch {
-            syscalls.close(fd)
+            try? syscalls.close(fd)
             throw error.hardwareError("uevent netlink: bind")
         }
         self.fd = fd
     }
 
-    deinit { syscalls.close(fd) }
+    deinit { try? syscalls.close(fd) }
 
     /// `NETLINK_KOBJECT_UEVENT` from linux/netlink.h (not exposed by Glibc's module; including
     /// that header in a C module clashes with Glibc's own socket declarations).
@@ -41,7 +41,7 @@ public final class DRMHotplugMonitor {
     static let kernelGroup: UInt32 = 1
 
     /// Drains pending uevents; true if any was a DRM hot-plug. Never blocks: any failed receive
-    /// (EAGAIN when drained, EINTR) ends the drain; what is left waits for the next poll.
+    /// (EAGAIN when drained; the seam retries EINTR) ends the drain; what is left waits for the next poll.
     public func hotplugOccurred() -> Bool {
         var found = false
         var buffer = [UInt8](repeating: 0, count: 8192)

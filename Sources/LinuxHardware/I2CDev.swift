@@ -8,7 +8,7 @@ import Syscalls
 /// `open(2)` the node, `ioctl(I2C_SLAVE, address)` (EBUSY when a kernel driver owns the address:
 /// use the IIO backend then), `ioctl(I2C_FUNCS)` to learn whether plain `I2C_RDWR` transfers
 /// work; SMBus calls go through libi2c's `i2c_smbus_*` (each one `I2C_SMBUS` ioctl), which return
-/// −errno on failure. EINTR is retried; other errnos become `HardwareError`s naming the node,
+/// −errno on failure. The syscall seam retries EINTR; other errnos become `HardwareError`s naming the node,
 /// the address and the call. Not thread-safe: use from one loop.
 public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
     public let path: String
@@ -22,7 +22,7 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
 
     /// Opens `path` ("/dev/i2c-1") and selects `address` (7-bit).
     public convenience init(path: String, address: UInt8) throws {
-        try self.init(path: path, address: address, syscalls: SystemDescriptorSyscalls())
+        try self.init(path: path, address: address, syscalls: SystemSyscalls())
     }
 
     /// The same through `syscalls` (tests inject faults there).
@@ -33,21 +33,21 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
         let label = "\(path.split(separator: "/").last.map(String.init) ?? path)@0x\(String(address, radix: 16))"
         self.name = label
         let fd: Int32
-        do { fd = try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.open(path, O_RDWR | O_CLOEXEC) } }
+        do { fd = try syscalls.open(path, O_RDWR | O_CLOEXEC) }
         catch { throw error.hardwareError("\(label): open \(path)") }
         var functions: UInt = 0
         do {
-            try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_SLAVE), value: CInt(address)) }
+            try syscalls.ioctl(fd, UInt(I2C_SLAVE), value: CInt(address))
         } catch {
-            syscalls.close(fd)
+            try? syscalls.close(fd)
             throw error.hardwareError("\(label): ioctl I2C_SLAVE")
         }
         do {
             try withUnsafeMutablePointer(to: &functions) { p throws(SyscallError) in
-                try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_FUNCS), pointer: p) }
+                try syscalls.ioctl(fd, UInt(I2C_FUNCS), pointer: p)
             }
         } catch {
-            syscalls.close(fd)
+            try? syscalls.close(fd)
             throw error.hardwareError("\(label): ioctl I2C_FUNCS")
         }
         self.fd = fd
@@ -55,13 +55,13 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
         supportsBlockRead = functions & UInt(I2C_FUNC_SMBUS_READ_I2C_BLOCK) != 0
     }
 
-    deinit { syscalls.close(fd) }
+    deinit { try? syscalls.close(fd) }
 
     private func hex(_ r: UInt8) -> String { "0x" + String(r, radix: 16) }
 
-    /// Runs one SMBus transaction, retrying EINTR.
+    /// Runs one SMBus transaction (the seam retries EINTR).
     private func smbus(_ what: @autoclosure () -> String, _ call: SMBusCall) throws -> Int32 {
-        do { return try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.smbus(fd, call) } }
+        do { return try syscalls.smbus(fd, call) }
         catch { throw error.hardwareError("\(name): \(what())") }
     }
 
@@ -127,7 +127,7 @@ public final class LinuxI2CDevice: I2CDevice, @unchecked Sendable {
             try msgs.withUnsafeMutableBufferPointer { m throws(SyscallError) in
                 var data = i2c_rdwr_ioctl_data(msgs: m.baseAddress, nmsgs: UInt32(m.count))
                 try withUnsafeMutablePointer(to: &data) { p throws(SyscallError) in
-                    try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.ioctl(fd, UInt(I2C_RDWR), pointer: p) }
+                    try syscalls.ioctl(fd, UInt(I2C_RDWR), pointer: p)
                 }
             }
         } catch {

@@ -62,13 +62,12 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     private let requestedRateHertz: Double
     private let pollInterval: Duration
     private let shared: LockedValue<Double>
-    private let writeSysfs: @Sendable (_ path: String, _ value: String) -> Int32
     /// Set once a sysfs write was refused as read-only; read from any thread (`name`).
     private let readOnly = LockedValue(false)
     // Loop-confined:
     private var handler: (@Sendable (IMUEvent) -> Void)?
     private var fd: Int32 = -1
-    private let syscalls: any DescriptorSyscalls
+    private let syscalls: any SystemCalls
     private var layout = IIOScanLayout(channels: [])
     private var scale = (gyro: [1.0, 1, 1], accel: [1.0, 1, 1])
     private var offset = (gyro: [0.0, 0, 0], accel: [0.0, 0, 0])
@@ -79,22 +78,14 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     private var pollingRaw = false
     private var retryDelay: Duration = .milliseconds(100)
 
-    /// `writeSysfs` writes one attribute and returns 0 or the errno (tests inject a read-only /sys).
-    public convenience init(found: Found, loop: any EventLoop, axisMapping: AxisMapping = .identity,
-                            rateHertz: Double = 500, pollInterval: Duration = .milliseconds(10),
-                            writeSysfs: @escaping @Sendable (_ path: String, _ value: String) -> Int32 = IIOIMU.writeAttributeFile) {
-        self.init(found: found, loop: loop, axisMapping: axisMapping, rateHertz: rateHertz, pollInterval: pollInterval,
-                  writeSysfs: writeSysfs, syscalls: SystemDescriptorSyscalls())
-    }
-
-    /// The same with the buffer's open/read/close through `syscalls` (tests inject faults there).
-    init(found: Found, loop: any EventLoop, axisMapping: AxisMapping, rateHertz: Double, pollInterval: Duration,
-         writeSysfs: @escaping @Sendable (_ path: String, _ value: String) -> Int32 = IIOIMU.writeAttributeFile,
-         syscalls: any DescriptorSyscalls) {
+    /// An IMU on the IIO device `found`: its sysfs attributes written and its buffer opened and
+    /// read through `syscalls` (tests inject faults there).
+    public init(found: Found, loop: any EventLoop, axisMapping: AxisMapping = .identity,
+                rateHertz: Double = 500, pollInterval: Duration = .milliseconds(10),
+                syscalls: any SystemCalls = SystemSyscalls()) {
         self.syscalls = syscalls
         self.found = found; self.loop = loop; self.axisMapping = axisMapping
         self.requestedRateHertz = rateHertz; self.pollInterval = pollInterval
-        self.writeSysfs = writeSysfs
         shared = LockedValue(rateHertz)
     }
 
@@ -102,14 +93,15 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
         "\(found.name) via IIO \(found.devicePath)" + (readOnly.current ? " (read-only /sys: raw attributes polled)" : "")
     }
 
-    /// `open`/`write`/`close` of a sysfs attribute; 0 or the errno.
-    public static func writeAttributeFile(_ path: String, _ value: String) -> Int32 {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)  // as Data.write did: tests use plain files
-        guard fd >= 0 else { return errno }
-        defer { Glibc.close(fd) }
+    /// `open(2)`, one `write(2)` and `close(2)` of a sysfs attribute through `syscalls` (a sysfs
+    /// store takes the value in one write; a short one is EIO).
+    static func writeAttributeFile(_ path: String, _ value: String, syscalls: any SystemCalls) throws(SyscallError) {
+        // O_CREAT | O_TRUNC as Data.write did: tests use plain files.
+        let fd = try syscalls.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+        defer { try? syscalls.close(fd) }
         let bytes = Array((value + "\n").utf8)
-        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        return n == bytes.count ? 0 : (n < 0 ? errno : EIO)
+        let written = bytes.withUnsafeBytes { raw in Result { () throws(SyscallError) in try syscalls.write(fd, raw) } }
+        if try written.get() != bytes.count { throw SyscallError(errno: EIO) }
     }
     public var sampleRateHertz: Double { shared.current }
 
@@ -137,10 +129,10 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
 
     private func path(_ attribute: String) -> String { found.sysfsDirectory + "/" + attribute }
     private func writeAttribute(_ attribute: String, _ value: String) throws {
-        let code = writeSysfs(path(attribute), value)
-        guard code != 0 else { return }
-        if code == EROFS || code == EACCES || code == EPERM { throw ReadOnlySysfs() }
-        throw HardwareError(.io, "\(found.sysfsDirectory): write \(attribute)=\(value): \(String(cString: strerror(code)))")
+        do throws(SyscallError) { try Self.writeAttributeFile(path(attribute), value, syscalls: syscalls) } catch {
+            if [EROFS, EACCES, EPERM].contains(error.errno) { throw ReadOnlySysfs() }
+            throw error.hardwareError("\(found.sysfsDirectory): write \(attribute)=\(value)")
+        }
     }
 
     /// A sysfs write refused because /sys is read-only here (or not ours to write).
@@ -256,7 +248,7 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
     }
 
     private func closeBuffer() {
-        if fd >= 0 { syscalls.close(fd); fd = -1 }
+        if fd >= 0 { try? syscalls.close(fd); fd = -1 }
         running = false
     }
 
@@ -295,8 +287,6 @@ public final class IIOIMU: IMUDevice, @unchecked Sendable {
                 n = try readChunk(&chunk)
             } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
                 break
-            } catch where error.errno == EINTR {
-                continue
             } catch {
                 fault(error.hardwareError("\(found.devicePath): read"))
                 return

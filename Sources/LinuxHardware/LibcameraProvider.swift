@@ -18,7 +18,7 @@ public final class LibcameraProvider: CameraProvider {
 
     /// A stopped provider. `syscalls`, `sysfsRoot` and `devRoot` reach the sensors' subdevices
     /// (the sensor's own HDR, `SensorHDRSwitch`); tests give a fake tree.
-    public init(syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls(), sysfsRoot: String = "/sys", devRoot: String = "/dev") {
+    public init(syscalls: any SystemCalls = SystemSyscalls(), sysfsRoot: String = "/sys", devRoot: String = "/dev") {
         self.sysfsRoot = sysfsRoot
         self.devRoot = devRoot
         self.sensorHDRControl = SensorHDRControl(syscalls: syscalls)
@@ -135,7 +135,8 @@ extension LibcameraProvider: SensorHDRSwitch {
     /// The subdevice of a listed camera, by its id and model.
     func sensorSubdevice(cameraID: String) -> SensorSubdevice? {
         let model = cameras().first { $0.id == cameraID }?.model ?? ""
-        return SensorSubdevice.find(cameraID: cameraID, model: model, sysfsRoot: sysfsRoot, devRoot: devRoot)
+        return SensorSubdevice.find(cameraID: cameraID, model: model, sysfsRoot: sysfsRoot, devRoot: devRoot,
+                                     syscalls: sensorHDRControl.syscalls)
     }
 
     public func hasSensorHDR(cameraID: String) -> Bool {

@@ -3,14 +3,14 @@ import Hardware
 import Syscalls
 
 /// Files that grow front to back (videos): open(O_EXCL) under the final name, write(2) in a loop,
-/// lseek(2) for a container's index, fsync. Every call goes through `StorageSyscalls`, so tests can
+/// lseek(2) for a container's index, fsync. Every call goes through the syscall seam, so tests can
 /// inject ENOSPC or EIO mid-file.
 extension PosixStorage: StreamingStorage {
     public func createStream(_ path: String) throws -> any StorageStream {
         try validateStoragePath(path)
         let file = absolute(path)
-        let fd = try retryingEINTR("open \(file)") { () throws(SyscallError) in
-            try sys.open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = try calling("open \(file)") { () throws(SyscallError) in
+            try sys.open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
         }
         do {
             try syncDirectory(split(file).directory)
@@ -45,7 +45,7 @@ final class PosixStorageStream: StorageStream {
         let fd = try descriptor()
         var done = 0
         while done < bytes.count {
-            let n = try storage.retryingEINTR("write \(path)") { () throws(SyscallError) in
+            let n = try storage.calling("write \(path)") { () throws(SyscallError) in
                 try storage.sys.write(fd, UnsafeRawBufferPointer(rebasing: bytes[done...]))
             }
             if n <= 0 { throw HardwareError(.io, "\(path): write returned \(n)", errno: EIO) }
@@ -57,26 +57,25 @@ final class PosixStorageStream: StorageStream {
 
     func seek(to target: Int64) throws {
         let fd = try descriptor()
-        offset = try storage.retryingEINTR("lseek \(path)") { () throws(SyscallError) in
+        offset = try storage.calling("lseek \(path)") { () throws(SyscallError) in
             try storage.sys.seek(fd, to: target)
         }
     }
 
     func sync() throws {
         let fd = try descriptor()
-        try storage.retryingEINTR("fsync \(path)") { () throws(SyscallError) in try storage.sys.fsync(fd) }
+        try storage.calling("fsync \(path)") { () throws(SyscallError) in try storage.sys.fsync(fd) }
     }
 
     func close() throws {
         let fd = try descriptor()
         self.fd = nil
         do {
-            try storage.retryingEINTR("fsync \(path)") { () throws(SyscallError) in try storage.sys.fsync(fd) }
+            try storage.calling("fsync \(path)") { () throws(SyscallError) in try storage.sys.fsync(fd) }
         } catch {
             try? storage.sys.close(fd)
             throw error
         }
-        // close is not retried on EINTR: Linux has released the descriptor either way.
         do { try storage.sys.close(fd) } catch { throw storage.hardwareError(error, "close \(path)") }
     }
 }

@@ -5,22 +5,23 @@ import Syscalls
 /// The real `Storage`: files under a root directory, each write atomic and durable.
 ///
 /// `writeAtomically`: open a hidden temp file in the same directory with O_EXCL, write it all
-/// (retrying EINTR and short writes), fsync, close, rename over the target, fsync the directory.
+/// (continuing short writes; the seam retries EINTR), fsync, close, rename over the target, fsync
+/// the directory. Every call goes through the syscall seam (`SystemCalls`, module Syscalls).
 /// On any failure before the rename the temp file is removed, so the target keeps its old
 /// content or stays absent: never partial. Errors are `HardwareError`s naming the path and call.
 public final class PosixStorage: Storage, Sendable {
     /// The root directory, as given (absolute, or relative to the working directory).
     public let root: String
     public var rootDescription: String { root }
-    let sys: any StorageSyscalls
+    let sys: any SystemCalls
     private let tempCounter = LockedValue<UInt64>(0)
 
     /// Storage under `root`, created (with parents) when missing.
     public convenience init(root: String) throws {
-        try self.init(root: root, syscalls: SystemStorageSyscalls())
+        try self.init(root: root, syscalls: SystemSyscalls())
     }
 
-    init(root: String, syscalls: any StorageSyscalls) throws {
+    init(root: String, syscalls: any SystemCalls) throws {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         self.sys = syscalls
         var prefix = self.root.hasPrefix("/") ? "" : "."
@@ -36,28 +37,27 @@ public final class PosixStorage: Storage, Sendable {
         let (directory, name) = split(target)
         let serial = tempCounter.withLock { value in value += 1; return value }
         let temp = "\(directory)/.\(name).tmp-\(getpid())-\(serial)"
-        let fd = try retryingEINTR("open \(temp)") { () throws(SyscallError) in
-            try sys.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = try calling("open \(temp)") { () throws(SyscallError) in
+            try sys.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
         }
         do {
             try bytes.withUnsafeBytes { buffer in
                 var offset = 0
                 while offset < buffer.count {
-                    let n = try retryingEINTR("write \(temp)") { () throws(SyscallError) in
+                    let n = try calling("write \(temp)") { () throws(SyscallError) in
                         try sys.write(fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]))
                     }
                     if n <= 0 { throw HardwareError(.io, "\(temp): write returned \(n)", errno: EIO) }
                     offset += n
                 }
             }
-            try retryingEINTR("fsync \(temp)") { () throws(SyscallError) in try sys.fsync(fd) }
+            try calling("fsync \(temp)") { () throws(SyscallError) in try sys.fsync(fd) }
         } catch {
             try? sys.close(fd)
             try? sys.unlink(temp)
             throw error
         }
         do {
-            // close is not retried on EINTR: Linux has released the descriptor either way.
             do { try sys.close(fd) } catch { throw hardwareError(error, "close \(temp)") }
             do { try sys.rename(temp, target) } catch { throw hardwareError(error, "rename \(temp) to \(target)") }
         } catch {
@@ -70,13 +70,13 @@ public final class PosixStorage: Storage, Sendable {
     public func read(_ path: String) throws -> [UInt8] {
         try validateStoragePath(path)
         let file = absolute(path)
-        let fd = try retryingEINTR("open \(file)") { () throws(SyscallError) in try sys.open(file, O_RDONLY | O_CLOEXEC, 0) }
+        let fd = try calling("open \(file)") { () throws(SyscallError) in try sys.open(file, O_RDONLY | O_CLOEXEC) }
         defer { try? sys.close(fd) }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = try chunk.withUnsafeMutableBytes { buffer in
-                try retryingEINTR("read \(file)") { () throws(SyscallError) in try sys.read(fd, buffer) }
+                try calling("read \(file)") { () throws(SyscallError) in try sys.read(fd, buffer) }
             }
             if n == 0 { return result }
             result += chunk[0..<n]
@@ -158,11 +158,11 @@ public final class PosixStorage: Storage, Sendable {
 
     /// fsync of a directory, so a rename in it survives power loss.
     func syncDirectory(_ directory: String) throws {
-        let fd = try retryingEINTR("open \(directory)") { () throws(SyscallError) in
-            try sys.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let fd = try calling("open \(directory)") { () throws(SyscallError) in
+            try sys.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
         defer { try? sys.close(fd) }
-        try retryingEINTR("fsync \(directory)") { () throws(SyscallError) in try sys.fsync(fd) }
+        try calling("fsync \(directory)") { () throws(SyscallError) in try sys.fsync(fd) }
     }
 
     func absolute(_ path: String) -> String { root + "/" + path }
@@ -172,17 +172,12 @@ public final class PosixStorage: Storage, Sendable {
         return (String(path[..<slash]), String(path[path.index(after: slash)...]))
     }
 
-    /// Runs one call, again while it fails with EINTR; any other errno becomes a HardwareError.
-    func retryingEINTR<R>(_ call: String, _ body: () throws(SyscallError) -> R) throws -> R {
-        while true {
-            do { return try body() } catch {
-                if error.errno == EINTR { continue }
-                throw hardwareError(error, call)
-            }
-        }
+    /// Runs one call of the seam (which retries EINTR); its errno becomes a HardwareError naming `call`.
+    func calling<R>(_ call: String, _ body: () throws(SyscallError) -> R) throws -> R {
+        do { return try body() } catch { throw hardwareError(error, call) }
     }
 
     func hardwareError(_ error: SyscallError, _ call: String) -> HardwareError {
-        HardwareError(storageErrorKind(error.errno), "\(call): \(String(cString: strerror(error.errno)))", errno: error.errno)
+        HardwareError(HardwareError.Kind(errno: error.errno), "\(call): \(String(cString: strerror(error.errno)))", errno: error.errno)
     }
 }

@@ -17,32 +17,27 @@ public struct SensorSubdevice: Sendable, Equatable {
     /// its firmware node ("/base/soc/i2c0mux/i2c@1/imx708@1a"), which is the subdevice's
     /// `device/of_node` under /sys/firmware/devicetree; a sensor without one (ACPI, vimc) is the one
     /// subdevice whose name starts with the camera's model, when exactly one does.
+    /// `realpath(3)` goes through `syscalls`: a link that does not resolve (ENOENT, or any other
+    /// errno) is not the camera's.
     public static func find(cameraID: String, model: String, sysfsRoot: String = "/sys",
-                            devRoot: String = "/dev") -> SensorSubdevice? {
+                            devRoot: String = "/dev", syscalls: any SystemCalls = SystemSyscalls()) -> SensorSubdevice? {
         let classDirectory = sysfsRoot + "/class/video4linux"
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: classDirectory)) ?? [])
             .filter { $0.hasPrefix("v4l-subdev") }.sorted()
-        let devicetree = realPath(sysfsRoot + "/firmware/devicetree") ?? sysfsRoot + "/firmware/devicetree"
+        let devicetree = (try? syscalls.realPath(sysfsRoot + "/firmware/devicetree")) ?? sysfsRoot + "/firmware/devicetree"
         var byModel: [SensorSubdevice] = []
         for entry in entries {
             let directory = classDirectory + "/" + entry
             let name = ((try? String(contentsOfFile: directory + "/name", encoding: .utf8)) ?? "")
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let subdevice = SensorSubdevice(node: devRoot + "/" + entry, name: name)
-            if let node = realPath(directory + "/device/of_node"), node.hasPrefix(devicetree),
+            if let node = try? syscalls.realPath(directory + "/device/of_node"), node.hasPrefix(devicetree),
                String(node.dropFirst(devicetree.count)) == cameraID {
                 return subdevice
             }
             if !model.isEmpty, name.lowercased().hasPrefix(model.lowercased()) { byModel.append(subdevice) }
         }
         return byModel.count == 1 ? byModel[0] : nil
-    }
-
-    /// `realpath(3)`: the path with every symbolic link resolved, or nil when it does not exist.
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = Glibc.realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }
 
@@ -51,9 +46,9 @@ public struct SensorSubdevice: Sendable, Equatable {
 /// VIDIOC_S_CTRL through the descriptor seam. The driver refuses a change while the sensor streams
 /// (EBUSY).
 public struct SensorHDRControl: Sendable {
-    let syscalls: any DescriptorSyscalls
+    let syscalls: any SystemCalls
 
-    public init(syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) { self.syscalls = syscalls }
+    public init(syscalls: any SystemCalls = SystemSyscalls()) { self.syscalls = syscalls }
 
     /// True when the subdevice has the control and it is not disabled (VIDIOC_QUERYCTRL).
     public func isPresent(on subdevice: SensorSubdevice) throws(SyscallError) -> Bool {
@@ -88,10 +83,8 @@ public struct SensorHDRControl: Sendable {
     }
 
     private func withDescriptor<T>(_ subdevice: SensorSubdevice, _ body: (Int32) throws(SyscallError) -> T) throws(SyscallError) -> T {
-        let fd = try SyscallError.retryingInterrupts { () throws(SyscallError) in
-            try syscalls.open(subdevice.node, O_RDWR | O_CLOEXEC)
-        }
-        defer { syscalls.close(fd) }
+        let fd = try syscalls.open(subdevice.node, O_RDWR | O_CLOEXEC)
+        defer { try? syscalls.close(fd) }
         return try body(fd)
     }
 }

@@ -27,22 +27,22 @@ public struct Logger: Sendable {
     /// Logs to a file descriptor with `write(2)`. A line that cannot be written (EPIPE when the
     /// reader is gone, EIO on a hung-up terminal, EBADF) is lost, never fatal: the supervisor keeps
     /// running without its log rather than trapping in `FileHandle.write`.
-    public static func descriptor(_ fd: Int32, withPriorityPrefix: Bool) -> Logger {
-        Logger(withPriorityPrefix: withPriorityPrefix) { line in writeIgnoringErrors(fd, line + "\n") }
+    public static func descriptor(_ fd: Int32, withPriorityPrefix: Bool,
+                                  syscalls: any SystemCalls = SystemSyscalls()) -> Logger {
+        Logger(withPriorityPrefix: withPriorityPrefix) { line in writeIgnoringErrors(fd, line + "\n", syscalls: syscalls) }
     }
 
-    /// `write(2)` of all of `text`, retrying EINTR and short writes; returns false on any other
-    /// error (the text is dropped).
+    /// `write(2)` through the syscall seam (which retries EINTR) until all of `text` is written,
+    /// continuing short writes; false on any error (the rest of the text is dropped).
     @discardableResult
-    public static func writeIgnoringErrors(_ fd: Int32, _ text: String) -> Bool {
+    public static func writeIgnoringErrors(_ fd: Int32, _ text: String, syscalls: any SystemCalls = SystemSyscalls()) -> Bool {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
+            let n = bytes.withUnsafeBytes { raw in
+                try? syscalls.write(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
             }
+            guard let n, n > 0 else { return false }
             offset += n
         }
         return true

@@ -15,11 +15,4 @@ public struct SyscallError: Error, Equatable, Sendable, CustomStringConvertible 
     public func hardwareError(_ what: String) -> HardwareError {
         HardwareError(HardwareError.Kind(errno: errno), "\(what): \(description) (errno \(errno))", errno: errno)
     }
-
-    /// Runs `body` again while it fails with EINTR (a signal interrupted the call).
-    public static func retryingInterrupts<T>(_ body: () throws(SyscallError) -> T) throws(SyscallError) -> T {
-        while true {
-            do { return try body() } catch where error.errno == EINTR { continue }
-        }
-    }
 }

@@ -2,7 +2,9 @@ import Foundation
 import Glibc
 import Hardware
 import Media
+import Syscalls
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 /// The capture store on a real directory, with faults forced at the system calls.
@@ -22,7 +24,7 @@ import Testing
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sys = FaultInjectingSyscalls()
-        let storage = try PosixStorage(root: dir, syscalls: sys)
+        let storage = try PosixStorage(root: dir, syscalls: RetryingSyscalls(sys))
         let timeZone = TimeZone(identifier: "UTC") ?? .current
         let store = try CaptureStore(storage: storage, configuration: CaptureStore.Configuration(
             camera: CameraIdentity(make: "Raspberry Pi", model: "test", uniqueCameraModel: "Raspberry Pi test"),

@@ -75,7 +75,7 @@ import TestSupport
 /// The descriptor seam with the uevent socket replaced by one end of a Unix datagram socket pair
 /// (the test sends uevents into the other end, as the kernel would); bind only counts and takes
 /// its injected faults. Records the descriptors closed.
-private final class UeventSocketPair: FaultInjectingDescriptorSyscalls, @unchecked Sendable {
+private final class UeventSocketPair: FaultInjectingSyscalls, @unchecked Sendable {
     private(set) var monitorEnd: Int32 = -1, kernelEnd: Int32 = -1
     private(set) var closed: [Int32] = []
 
@@ -91,9 +91,9 @@ private final class UeventSocketPair: FaultInjectingDescriptorSyscalls, @uncheck
 
     override func bind(_ fd: Int32, netlinkGroups groups: UInt32) throws(SyscallError) { try step(.bind) }
 
-    override func close(_ fd: Int32) {
+    override func close(_ fd: Int32) throws(SyscallError) {
         closed.append(fd)
-        super.close(fd)
+        try super.close(fd)
     }
 
     /// Sends one uevent datagram to the monitor.
@@ -112,9 +112,9 @@ private final class UeventSocketPair: FaultInjectingDescriptorSyscalls, @uncheck
 
     @Test(arguments: [EACCES, EPERM])
     func aSocketRefusedAsInAContainerIsAPermissionErrorNamingTheCall(errno: Int32) {
-        let syscalls = FaultInjectingDescriptorSyscalls.failing(.socket, errno)
+        let syscalls = FaultInjectingSyscalls.failing(.socket, errno)
         #expect {
-            _ = try DRMHotplugMonitor(syscalls: syscalls)
+            _ = try DRMHotplugMonitor(syscalls: RetryingSyscalls(syscalls))
         } throws: { error in
             guard let error = error as? HardwareError else { return false }
             return error.kind == .permission && error.errno == errno
@@ -126,20 +126,23 @@ private final class UeventSocketPair: FaultInjectingDescriptorSyscalls, @uncheck
     @Test func aRefusedBindIsReportedAndTheSocketClosed() throws {
         let syscalls = UeventSocketPair()
         syscalls.fail(.bind, errno: EADDRINUSE)
-        let error = #expect(throws: HardwareError.self) { _ = try DRMHotplugMonitor(syscalls: syscalls) }
+        let error = #expect(throws: HardwareError.self) { _ = try DRMHotplugMonitor(syscalls: RetryingSyscalls(syscalls)) }
         #expect(error?.message.hasPrefix("uevent netlink: bind: ") == true, "\(String(describing: error))")
         #expect(error?.errno == EADDRINUSE)
         #expect(syscalls.closed == [syscalls.monitorEnd], "the socket is closed, once")
     }
 
-    @Test func aDrainEndsAtEAGAINAndAtAnInterruptedReceiveLeavingTheRestForTheNextPoll() throws {
+    @Test func aDrainEndsAtEAGAINLeavingTheRestForTheNextPollAndAnInterruptedReceiveIsRetried() throws {
         let syscalls = UeventSocketPair()
-        let monitor = try DRMHotplugMonitor(syscalls: syscalls)
+        let monitor = try DRMHotplugMonitor(syscalls: RetryingSyscalls(syscalls))
         #expect(monitor.fd == syscalls.monitorEnd)
         #expect(!monitor.hotplugOccurred(), "nothing pending: the first receive is EAGAIN")
         syscalls.sendUevent(Self.hotplug)
         syscalls.fail(.read, errno: EINTR)
-        #expect(!monitor.hotplugOccurred(), "an interrupted receive ends the drain")
+        let before = syscalls.count(.read)
+        #expect(monitor.hotplugOccurred(), "the seam retries an interrupted receive")
+        #expect(syscalls.count(.read) == before + 3, "EINTR, the uevent, then EAGAIN")
+        syscalls.sendUevent(Self.hotplug)
         syscalls.fail(.read, errno: EAGAIN)
         #expect(!monitor.hotplugOccurred(), "so does an EAGAIN")
         syscalls.sendUevent(["add@/devices/usb1", "ACTION=add", "SUBSYSTEM=usb"])
@@ -149,7 +152,7 @@ private final class UeventSocketPair: FaultInjectingDescriptorSyscalls, @uncheck
 
     @Test func theMonitorClosesItsSocketOnce() throws {
         let syscalls = UeventSocketPair()
-        var monitor: DRMHotplugMonitor? = try DRMHotplugMonitor(syscalls: syscalls)
+        var monitor: DRMHotplugMonitor? = try DRMHotplugMonitor(syscalls: RetryingSyscalls(syscalls))
         #expect(monitor != nil && syscalls.closed.isEmpty)
         monitor = nil
         #expect(syscalls.closed == [syscalls.monitorEnd])
@@ -254,8 +257,8 @@ private final class UeventSocketPair: FaultInjectingDescriptorSyscalls, @uncheck
 }
 
 /// The error opening `path` as a DRM display (through `syscalls`), or nil when it opened.
-private func drmOpenError(_ path: String, _ syscalls: FaultInjectingDescriptorSyscalls = FaultInjectingDescriptorSyscalls()) -> HardwareError? {
-    do { _ = try DRMDisplay(devicePath: path, syscalls: syscalls) } catch { return error }
+private func drmOpenError(_ path: String, _ syscalls: FaultInjectingSyscalls = FaultInjectingSyscalls()) -> HardwareError? {
+    do { _ = try DRMDisplay(devicePath: path, syscalls: RetryingSyscalls(syscalls)) } catch { return error }
     return nil
 }
 
@@ -269,7 +272,7 @@ private func drmOpenError(_ path: String, _ syscalls: FaultInjectingDescriptorSy
     }
 
     @Test func anInterruptedOpenIsRetried() {
-        let faults = FaultInjectingDescriptorSyscalls.failing(.open, EINTR)
+        let faults = FaultInjectingSyscalls.failing(.open, EINTR)
         let error = drmOpenError("/dev/null", faults)
         #expect(error?.kind == .unsupported, "the retried open reached drmModeGetResources: \(String(describing: error))")
         #expect(faults.count(.open) == 2)

@@ -9,7 +9,7 @@ import TestSupport
 
 /// An i2c-dev node in memory: registers, the adapter's functions, and faults queued per call
 /// (the descriptor seam, as `FaultInjectingSyscalls` is for storage).
-private final class FakeI2CNode: FaultInjectingDescriptorSyscalls, I2CSyscalls, @unchecked Sendable {
+private final class FakeI2CNode: FaultInjectingSyscalls, I2CSyscalls, @unchecked Sendable {
     var registers: [UInt8: UInt8] = [0x75: 0x68]
     var functions: UInt = UInt(I2C_FUNC_I2C) | UInt(I2C_FUNC_SMBUS_READ_I2C_BLOCK)
     /// errnos to throw at the next calls of a kind ("open", "I2C_SLAVE", "smbus"), in order.
@@ -23,12 +23,12 @@ private final class FakeI2CNode: FaultInjectingDescriptorSyscalls, I2CSyscalls, 
         throw SyscallError(errno: e)
     }
 
-    override func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32 {
+    override func open(_ path: String, _ flags: Int32, mode: mode_t) throws(SyscallError) -> Int32 {
         try fault("open")
         opened += 1
         return 42
     }
-    override func close(_ fd: Int32) { closed += 1 }
+    override func close(_ fd: Int32) throws(SyscallError) { closed += 1 }
     override func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int { throw SyscallError(errno: EINVAL) }
     override func ioctl(_ fd: Int32, _ request: UInt, value: CInt) throws(SyscallError) { try fault("I2C_SLAVE") }
     override func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
@@ -49,7 +49,7 @@ private final class FakeI2CNode: FaultInjectingDescriptorSyscalls, I2CSyscalls, 
     @Test func anInterruptedTransactionIsRetried() throws {
         let node = FakeI2CNode()
         node.faults = ["open": [EINTR], "I2C_SLAVE": [EINTR], "smbus": [EINTR, EINTR]]
-        let device = try LinuxI2CDevice(path: "/dev/i2c-1", address: 0x68, syscalls: node)
+        let device = try LinuxI2CDevice(path: "/dev/i2c-1", address: 0x68, syscalls: RetryingSyscalls(node))
         #expect(try device.readByte(register: 0x75) == 0x68)
         #expect(node.smbusCalls == 3, "two EINTRs, then the read")
         #expect(device.supportsPlainTransfer && device.supportsBlockRead)
@@ -57,7 +57,7 @@ private final class FakeI2CNode: FaultInjectingDescriptorSyscalls, I2CSyscalls, 
 
     @Test func aNackIsAnIOErrorNamingTheRegister() throws {
         let node = FakeI2CNode()
-        let device = try LinuxI2CDevice(path: "/dev/i2c-1", address: 0x68, syscalls: node)
+        let device = try LinuxI2CDevice(path: "/dev/i2c-1", address: 0x68, syscalls: RetryingSyscalls(node))
         node.faults = ["smbus": [EREMOTEIO]]
         do {
             _ = try device.readByte(register: 0x3b)
@@ -72,7 +72,7 @@ private final class FakeI2CNode: FaultInjectingDescriptorSyscalls, I2CSyscalls, 
     /// The error opening `path` with `faults` queued, or nil when it opened.
     private func openError(_ node: FakeI2CNode, _ path: String, faults: [String: [Int32]]) -> HardwareError? {
         node.faults = faults
-        do { _ = try LinuxI2CDevice(path: path, address: 0x68, syscalls: node) } catch { return error as? HardwareError }
+        do { _ = try LinuxI2CDevice(path: path, address: 0x68, syscalls: RetryingSyscalls(node)) } catch { return error as? HardwareError }
         return nil
     }
 
@@ -98,10 +98,10 @@ private final class FakeI2CNode: FaultInjectingDescriptorSyscalls, I2CSyscalls, 
         let fake = try FakeIIO()
         try fake.appendToBuffer([])
         let loop = ManualEventLoop()
-        let reads = FaultInjectingDescriptorSyscalls()
+        let reads = FaultInjectingSyscalls()
         let found = try #require(IIOIMU.find(sysfsRoot: fake.sysfs, devRoot: fake.dev).first)
         let imu = IIOIMU(found: found, loop: loop, axisMapping: .identity, rateHertz: 500, pollInterval: .milliseconds(10),
-                         syscalls: reads)
+                         syscalls: RetryingSyscalls(reads))
         let health = LockedValue<[IMUHealth]>([])
         try imu.start { e in if case .health(let h) = e { health.withLock { $0.append(h) } } }
         loop.advance(by: .milliseconds(50))

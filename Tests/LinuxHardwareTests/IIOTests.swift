@@ -4,7 +4,9 @@ import LinuxHardware
 import ManualLoop
 import Motion
 import SimulatedHardware
+import Syscalls
 import Testing
+import TestSupport
 
 /// A fake IIO sysfs tree for an inv_mpu6050 in a temp directory, plus a fake buffer file.
 final class FakeIIO {
@@ -161,9 +163,11 @@ struct IIOTests {
     func readOnlySysfsFallsBackToRawPolling() throws {
         let fake = try FakeIIO()
         let loop = ManualEventLoop()
-        let writes = LockedValue(0)
+        // Every open for writing is refused (a read-only /sys); nothing else opens in raw polling.
+        let faults = FaultInjectingSyscalls()
+        faults.fail(.open, errno: EROFS, times: 1000)
         let imu = IIOIMU(found: try #require(IIOIMU.find(sysfsRoot: fake.sysfs, devRoot: fake.dev).first), loop: loop,
-                         pollInterval: .milliseconds(10), writeSysfs: { _, _ in writes.withLock { $0 += 1 }; return EROFS })
+                         pollInterval: .milliseconds(10), syscalls: RetryingSyscalls(faults))
         let events = LockedValue<[IMUEvent]>([])
         try imu.start { e in events.withLock { $0.append(e) } }
         loop.advance(by: .milliseconds(105))
@@ -176,7 +180,7 @@ struct IIOTests {
         #expect(fake.read("buffer/enable") == nil && fake.read("current_timestamp_clock") == "realtime", "nothing written")
         imu.stop()
         loop.run()
-        let afterStop = writes.current
+        let afterStop = faults.count(.open)
         #expect(afterStop <= 2, "no write retried on every poll: \(afterStop)")
     }
 

@@ -63,12 +63,16 @@ import Testing
             }
         }
         producer.start()
-        usleep(300_000)
+        // Until the producer waits for room (however slowly a busy machine runs it; 30 s at most).
+        let deadline = Date().addingTimeInterval(30)
+        while loop.pendingCounts.waitsForRoom == 0 && Date() < deadline { usleep(1_000) }
+        usleep(20_000)  // had it not waited, it would go on producing
         #expect(produced.current == 100, "the producer waits at the bound")
         #expect(loop.pendingCounts.pending == 100)
         #expect(loop.pendingCounts.waitsForRoom > 0)
         release.signal()
-        for _ in 0..<200 where ran.current < 500 { usleep(10_000) }
+        let drained = Date().addingTimeInterval(30)
+        while ran.current < 500 && Date() < drained { usleep(10_000) }
         #expect(ran.current == 500, "nothing is lost")
         loop.stop()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Hardware
+import Syscalls
 import Testing
 import TestSupport
 @testable import LinuxHardware
@@ -56,7 +57,7 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
 
             let sys = FaultInjectingSyscalls()
             sys.maximumWriteBytes = 16
-            let doomed = try PosixStorage(root: root, syscalls: sys)
+            let doomed = try PosixStorage(root: root, syscalls: RetryingSyscalls(sys))
             sys.kill(afterCalls: callsBeforeCrash)
             var threw = false
             do { try doomed.writeAtomically(new, to: "settings.json") } catch { threw = true }
@@ -85,7 +86,7 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
         try PosixStorage(root: root).writeAtomically(old, to: "settings.json")
         let sys = FaultInjectingSyscalls()
         sys.maximumWriteBytes = 16
-        let failing = try PosixStorage(root: root, syscalls: sys)
+        let failing = try PosixStorage(root: root, syscalls: RetryingSyscalls(sys))
         sys.fail(.write, call: 5, errno: ENOSPC)  // the disk fills after 64 bytes
         let error = #expect(throws: HardwareError.self) { try failing.writeAtomically(new, to: "settings.json") }
         #expect(error?.kind == .noSpace && error?.errno == ENOSPC)
@@ -102,7 +103,7 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
         let sys = FaultInjectingSyscalls()
         sys.keepsLog = false
         sys.maximumWriteBytes = 1024
-        let storage = try PosixStorage(root: directory, syscalls: sys)
+        let storage = try PosixStorage(root: directory, syscalls: RetryingSyscalls(sys))
         let encoder = JSONEncoder()
         var generation = 0
         while true {  // until SIGKILL

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import Hardware
+import Syscalls
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 @Suite struct PosixStorageTests {
@@ -156,7 +158,7 @@ import Testing
         }
         // A writer killed after its open leaves its temp file under the name it made.
         let sys = FaultInjectingSyscalls()
-        let doomed = try PosixStorage(root: dir, syscalls: sys)
+        let doomed = try PosixStorage(root: dir, syscalls: RetryingSyscalls(sys))
         sys.kill(afterCalls: 1)
         #expect(throws: (any Error).self) { try doomed.writeAtomically([9, 9], to: "2026-12-02/TRP_000002_01.jpg") }
         let left = try allNames(dir + "/2026-12-02").filter { $0.contains(".tmp-") }

@@ -36,7 +36,7 @@ private struct FakeSubdeviceTree {
 
 /// The IMX708's subdevice behind the descriptor seam: VIDIOC_QUERYCTRL, G_CTRL and S_CTRL on
 /// `wide_dynamic_range`, EBUSY while "streaming", EINVAL for a sensor without the control.
-private final class FakeSensorSubdevice: FaultInjectingDescriptorSyscalls, @unchecked Sendable {
+private final class FakeSensorSubdevice: FaultInjectingSyscalls, @unchecked Sendable {
     let node: String
     let hasControl: Bool
     let wideDynamicRange = LockedValue<Int32>(0)
@@ -45,13 +45,13 @@ private final class FakeSensorSubdevice: FaultInjectingDescriptorSyscalls, @unch
 
     init(node: String, hasControl: Bool = true) { self.node = node; self.hasControl = hasControl }
 
-    override func open(_ path: String, _ flags: Int32) throws(SyscallError) -> Int32 {
-        guard path == node else { return try super.open(path, flags) }
+    override func open(_ path: String, _ flags: Int32, mode: mode_t) throws(SyscallError) -> Int32 {
+        guard path == node else { return try super.open(path, flags, mode: mode) }
         try step(.open)
         return fd
     }
 
-    override func close(_ fd: Int32) { if fd != self.fd { super.close(fd) } }
+    override func close(_ fd: Int32) throws(SyscallError) { if fd != self.fd { try super.close(fd) } }
 
     override func ioctl(_ fd: Int32, _ request: UInt, pointer: UnsafeMutableRawPointer) throws(SyscallError) {
         guard fd == self.fd else { return try super.ioctl(fd, request, pointer: pointer) }
@@ -93,11 +93,34 @@ private final class FakeSensorSubdevice: FaultInjectingDescriptorSyscalls, @unch
         #expect(SensorSubdevice.find(cameraID: tree.imx708ID, model: "", sysfsRoot: tree.root + "/nowhere", devRoot: tree.dev) == nil)
     }
 
+    /// realpath(3) goes through the seam: EINTR is retried; ENOENT at the subdevice's firmware
+    /// node means it is not that camera's (vimc-style matching by model takes over), never a trap.
+    @Test func theSubdeviceSearchsRealpathRetriesEINTRAndTakesENOENTAsNoMatch() throws {
+        let tree = try FakeSubdeviceTree()
+        defer { tree.remove() }
+        let interrupted = FaultInjectingSyscalls()
+        interrupted.fail(.realpath, errno: EINTR, times: 3)
+        #expect(SensorSubdevice.find(cameraID: tree.imx708ID, model: "", sysfsRoot: tree.sysfs, devRoot: tree.dev,
+                                     syscalls: RetryingSyscalls(interrupted))?.node == tree.dev + "/v4l-subdev2")
+        #expect(interrupted.count(.realpath) > 3)
+
+        // The devicetree directory resolves (call 1); every subdevice's of_node is missing.
+        let missing = FaultInjectingSyscalls()
+        for call in 2...3 { missing.fail(.realpath, call: call, errno: ENOENT) }
+        #expect(SensorSubdevice.find(cameraID: tree.imx708ID, model: "", sysfsRoot: tree.sysfs, devRoot: tree.dev,
+                                     syscalls: RetryingSyscalls(missing)) == nil, "no firmware node, no model: no match")
+        let byModel = FaultInjectingSyscalls()
+        for call in 2...3 { byModel.fail(.realpath, call: call, errno: ENOENT) }
+        #expect(SensorSubdevice.find(cameraID: tree.imx708ID, model: "imx708", sysfsRoot: tree.sysfs, devRoot: tree.dev,
+                                     syscalls: RetryingSyscalls(byModel))?.node == tree.dev + "/v4l-subdev2",
+                "matched by its model instead")
+    }
+
     @Test func theProviderSwitchesWideDynamicRangeOnTheSensorsSubdevice() throws {
         let tree = try FakeSubdeviceTree()
         defer { tree.remove() }
         let subdevice = FakeSensorSubdevice(node: tree.dev + "/v4l-subdev2")
-        let provider = LibcameraProvider(syscalls: subdevice, sysfsRoot: tree.sysfs, devRoot: tree.dev)
+        let provider = LibcameraProvider(syscalls: RetryingSyscalls(subdevice), sysfsRoot: tree.sysfs, devRoot: tree.dev)
         #expect(provider.hasSensorHDR(cameraID: tree.imx708ID))
         #expect(!provider.isSensorHDROn(cameraID: tree.imx708ID))
         try provider.setSensorHDR(true, cameraID: tree.imx708ID)
@@ -111,7 +134,7 @@ private final class FakeSensorSubdevice: FaultInjectingDescriptorSyscalls, @unch
         let tree = try FakeSubdeviceTree()
         defer { tree.remove() }
         let plain = FakeSensorSubdevice(node: tree.dev + "/v4l-subdev2", hasControl: false)
-        let provider = LibcameraProvider(syscalls: plain, sysfsRoot: tree.sysfs, devRoot: tree.dev)
+        let provider = LibcameraProvider(syscalls: RetryingSyscalls(plain), sysfsRoot: tree.sysfs, devRoot: tree.dev)
         #expect(!provider.hasSensorHDR(cameraID: tree.imx708ID))
         #expect(throws: HardwareError.self) { try provider.setSensorHDR(true, cameraID: tree.imx708ID) }
         do {
@@ -122,7 +145,7 @@ private final class FakeSensorSubdevice: FaultInjectingDescriptorSyscalls, @unch
 
         let busy = FakeSensorSubdevice(node: tree.dev + "/v4l-subdev2")
         busy.streaming.withLock { $0 = true }
-        let streaming = LibcameraProvider(syscalls: busy, sysfsRoot: tree.sysfs, devRoot: tree.dev)
+        let streaming = LibcameraProvider(syscalls: RetryingSyscalls(busy), sysfsRoot: tree.sysfs, devRoot: tree.dev)
         do {
             try streaming.setSensorHDR(true, cameraID: tree.imx708ID)
             Issue.record("a streaming sensor's control changed")
@@ -134,13 +157,13 @@ private final class FakeSensorSubdevice: FaultInjectingDescriptorSyscalls, @unch
         // An interrupted open is retried; a refused one (permissions) is an error naming the node.
         let interrupted = FakeSensorSubdevice(node: tree.dev + "/v4l-subdev2")
         interrupted.fail(.open, errno: EINTR)
-        try LibcameraProvider(syscalls: interrupted, sysfsRoot: tree.sysfs, devRoot: tree.dev).setSensorHDR(true, cameraID: tree.imx708ID)
+        try LibcameraProvider(syscalls: RetryingSyscalls(interrupted), sysfsRoot: tree.sysfs, devRoot: tree.dev).setSensorHDR(true, cameraID: tree.imx708ID)
         #expect(interrupted.wideDynamicRange.current == 1)
         let denied = FakeSensorSubdevice(node: tree.dev + "/v4l-subdev2")
         denied.fail(.open, errno: EACCES, times: 2)
-        #expect(!LibcameraProvider(syscalls: denied, sysfsRoot: tree.sysfs, devRoot: tree.dev).hasSensorHDR(cameraID: tree.imx708ID))
+        #expect(!LibcameraProvider(syscalls: RetryingSyscalls(denied), sysfsRoot: tree.sysfs, devRoot: tree.dev).hasSensorHDR(cameraID: tree.imx708ID))
         do {
-            try LibcameraProvider(syscalls: denied, sysfsRoot: tree.sysfs, devRoot: tree.dev).setSensorHDR(true, cameraID: tree.imx708ID)
+            try LibcameraProvider(syscalls: RetryingSyscalls(denied), sysfsRoot: tree.sysfs, devRoot: tree.dev).setSensorHDR(true, cameraID: tree.imx708ID)
             Issue.record("a denied open went through")
         } catch let error as HardwareError {
             #expect(error.message.contains("v4l-subdev2") && error.errno == EACCES, "\(error)")

@@ -68,9 +68,9 @@ import TestSupport
         let (master, slave) = try openPseudoTerminal()
         defer { close(master) }
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
-        let faults = FaultInjectingDescriptorSyscalls()
+        let faults = FaultInjectingSyscalls()
         board.loop.perform {
-            ConsoleTransports.serveSerial(path: slave, supervisor: board.supervisor, retry: .milliseconds(100), syscalls: faults)
+            ConsoleTransports.serveSerial(path: slave, supervisor: board.supervisor, retry: .milliseconds(100), syscalls: RetryingSyscalls(faults))
         }
         #expect(ask(board, master: master, "get exposure.iso"))
         // The reader is inside read(2) now; the read after the next line fails with EIO.
@@ -86,10 +86,10 @@ import TestSupport
     @Test func aSerialPortThatRefusesItsSettingsIsClosedAndNamed() throws {
         let (master, slave) = try openPseudoTerminal()
         defer { close(master) }
-        let faults = FaultInjectingDescriptorSyscalls()
+        let faults = FaultInjectingSyscalls()
         faults.fail(.setTerminalAttributes, errno: EIO)
         do {
-            let fd = try SerialPort.open(slave, baud: 115200, syscalls: faults)
+            let fd = try SerialPort.open(slave, baud: 115200, syscalls: RetryingSyscalls(faults))
             close(fd)
             Issue.record("opened a port whose settings failed")
         } catch {
@@ -98,18 +98,18 @@ import TestSupport
         }
         // EINTR at open is retried, and the port then opens.
         faults.fail(.open, errno: EINTR)
-        let fd = try SerialPort.open(slave, baud: 115200, syscalls: faults)
+        let fd = try SerialPort.open(slave, baud: 115200, syscalls: RetryingSyscalls(faults))
         close(fd)
         #expect(faults.count(.open) == 3)
     }
 
     @Test func runningOutOfDescriptorsAtAcceptIsLoggedAndAcceptingGoesOn() throws {
         let board = try Board()
-        let faults = FaultInjectingDescriptorSyscalls()
+        let faults = FaultInjectingSyscalls()
         faults.fail(.accept, errno: EMFILE, times: 2)
         let path = board.directory + "/ctl.sock"
         let control = try board.loop.perform { () throws(StartupError) -> ConsoleTransports.ControlSocket in
-            try ConsoleTransports.serveControlSocket(path: path, supervisor: board.supervisor, syscalls: faults)
+            try ConsoleTransports.serveControlSocket(path: path, supervisor: board.supervisor, syscalls: RetryingSyscalls(faults))
         }
         defer { control.shutdown() }
         let status = LockedValue<Int32?>(nil)
@@ -122,5 +122,51 @@ import TestSupport
         #expect(faults.count(.accept) >= 3)
         let warnings = board.logged.current.filter { $0.contains("control socket \(path): accept: Too many open files (errno \(EMFILE))") }
         #expect(warnings.count == 1, "said once, not at every retry: \(board.logged.current)")
+    }
+
+    /// EINTR at the control socket's accept, its reader's read and its writer's send is retried
+    /// by the seam: the client is answered and nothing is logged.
+    @Test func interruptedAcceptReadAndSendAreRetriedByTheSeam() throws {
+        let board = try Board()
+        let faults = FaultInjectingSyscalls()
+        faults.fail(.accept, errno: EINTR)
+        faults.fail(.read, errno: EINTR, times: 2)
+        faults.fail(.send, errno: EINTR, times: 2)
+        let path = board.directory + "/ctl.sock"
+        let control = try board.loop.perform { () throws(StartupError) -> ConsoleTransports.ControlSocket in
+            try ConsoleTransports.serveControlSocket(path: path, supervisor: board.supervisor, syscalls: RetryingSyscalls(faults))
+        }
+        defer { control.shutdown() }
+        let status = LockedValue<Int32?>(nil)
+        DispatchQueue.global().async {
+            let exit = ControlClient.send(line: "get exposure.iso", socketPath: path)
+            status.withLock { $0 = exit }
+        }
+        #expect(board.pump { status.current != nil })
+        #expect(status.current == 0, "answered")
+        #expect(faults.count(.accept) >= 2 && faults.count(.read) >= 3 && faults.count(.send) >= 3)
+        #expect(!board.logged.current.contains { $0.contains("control socket") }, "\(board.logged.current)")
+    }
+
+    /// The log's write(2) goes through the seam: EINTR is retried, a short write continued, and a
+    /// failed write (EPIPE: nobody reads stderr) drops the line without trapping.
+    @Test func theLogWriteRetriesEINTRContinuesShortWritesAndDropsALineItCannotWrite() throws {
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        let faults = FaultInjectingSyscalls()
+        faults.maximumWriteBytes = 5
+        faults.fail(.write, errno: EINTR, times: 2)
+        let log = Logger.descriptor(fds[1], withPriorityPrefix: true, syscalls: RetryingSyscalls(faults))
+        log.warning("the IMU is gone")
+        #expect(drain(fds[0]) == "<4>the IMU is gone\n")
+        #expect(faults.count(.write) == 2 + 4, "two EINTRs, then 19 bytes 5 at a time")
+
+        faults.fail(.write, errno: EPIPE)
+        #expect(!Logger.writeIgnoringErrors(fds[1], "lost\n", syscalls: RetryingSyscalls(faults)))
+        #expect(drain(fds[0]) == "", "the line is dropped")
+        log.info("and logging goes on")
+        #expect(drain(fds[0]) == "<6>and logging goes on\n")
     }
 }

@@ -164,9 +164,13 @@ import Testing
         let started = board.send("bracket manual 1/60@400 1/30@400 1/15@400")
         #expect(started.contains { $0.hasPrefix("ok bracket=started") })
         var done: String?
-        for _ in 0..<40 where done == nil {
-            board.advance(.milliseconds(100))
-            usleep(5_000)  // the writer queue runs on its own thread
+        // 4 s of simulated time, then the loop alone until the writer queue (its own thread, slow
+        // on a busy machine) has written the frames: a real-time deadline is only a safety net.
+        var steps = 0
+        let deadline = Date().addingTimeInterval(120)
+        while done == nil && Date() < deadline {
+            if steps < 40 { board.advance(.milliseconds(100)); steps += 1 } else { board.loop.run() }
+            usleep(5_000)
             done = board.output.lines.first { $0.hasPrefix("event bracket.done") }
         }
         guard let done, let sidecar = SimulatedBoardHarness.field("sidecar", in: done) else {
@@ -175,7 +179,8 @@ import Testing
         }
         let captures = board.directory.appendingPathComponent("captures")
         let gcsv = captures.appendingPathComponent(String(sidecar.dropLast(5)) + ".gcsv")
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: gcsv.path) {
+        let written = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: gcsv.path) && Date() < written {
             board.loop.run()
             usleep(10_000)
         }

@@ -53,7 +53,8 @@ import TestSupport
             video = SimulatedBoardHarness.field("file", in: started).map { first.captures + "/" + $0 }
             // Fragments reach the disk at each keyframe (1 s of video): wait for 2 s of encoded
             // frames, however slowly a loaded machine runs the child, so at least one is written.
-            for _ in 0..<200 {
+            let deadline = Date().addingTimeInterval(120)  // a safety net, not a verdict on speed
+            while Date() < deadline {
                 usleep(100_000)
                 let status = first.ask("status") ?? ""
                 if Int(SimulatedBoardHarness.field("recording.frames", in: status) ?? "") ?? 0 >= 60 { break }
@@ -62,7 +63,8 @@ import TestSupport
             #expect(first.ask("bracket ev 31 0.2")?.hasPrefix("ok bracket=") == true)
             if phase == "writing" {
                 // Until the first file (or its temp file) is on disk: frames are being encoded and written.
-                for _ in 0..<3000 {
+                let deadline = Date().addingTimeInterval(60)
+                while Date() < deadline {
                     let d = Self.disk(first.captures)
                     if d.images + d.temps > 0 { break }
                     usleep(2_000)
@@ -79,7 +81,8 @@ import TestSupport
         let after = Self.disk(second.captures)
         let next = second.ask("capture") ?? "none"
         var done = false
-        for _ in 0..<300 where !done {
+        let deadline = Date().addingTimeInterval(120)  // a loaded machine encodes slowly: wait, within reason
+        while !done && Date() < deadline {
             usleep(20_000)
             done = Self.disk(second.captures).sidecars.filter { $0 == "complete" }.count > killed.sidecars.filter { $0 == "complete" }.count
         }
@@ -104,10 +107,13 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: tripod.work) }
         var pings: [Double] = []
         let start = Date()
-        func collect(for seconds: Double) {
+        /// Collects pings until `done` holds; `seconds` is a safety net for a process that stopped
+        /// pinging, not a measure of speed (a busy machine only makes it wait longer).
+        func collect(until done: () -> Bool, atMost seconds: Double = 60) {
             let end = Date().addingTimeInterval(seconds)
-            while Date() < end {
+            while true {
                 for message in manager.drain() where message.contains("WATCHDOG=1") { pings.append(Date().timeIntervalSince(start)) }
+                if done() || Date() >= end { return }
                 usleep(10_000)
             }
         }
@@ -116,22 +122,31 @@ import TestSupport
         case "recording": #expect(tripod.ask("record start")?.hasPrefix("ok recording=") == true)
         default: break
         }
-        collect(for: 1.5)
+        collect(until: { pings.count >= 2 })
         let before = pings.count
+        // The reply to `sim hang 3` comes once the loop runs again: the pings after it are the
+        // resumed ones.
         let hung = LockedValue<String?>(nil)
-        let asker = Thread { hung.withLock { $0 = tripod.ask("sim hang 3") } }
-        let hangAt = Date().timeIntervalSince(start)
+        let answeredAt = LockedValue<Double?>(nil)
+        let asker = Thread {
+            let reply = tripod.ask("sim hang 3")
+            answeredAt.withLock { $0 = Date().timeIntervalSince(start) }
+            hung.withLock { $0 = reply }
+        }
         asker.start()
-        collect(for: 4.5)
+        collect(until: { answeredAt.current != nil })
+        let resumedAfter = answeredAt.current ?? .infinity
+        collect(until: { pings.contains { $0 > resumedAfter } })
         let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
         let longest = gaps.max() ?? 0
-        let resumed = pings.filter { $0 > hangAt + 3.2 }.count
+        let resumed = pings.filter { $0 > resumedAfter }.count
         var after = "ok"
         switch phase {
         case "bracket":
             // The bracket ends by itself afterwards (done, or failed saying why): never stuck.
             var ended = false
-            for _ in 0..<100 where !ended {
+            let deadline = Date().addingTimeInterval(120)  // a safety net: four 1 s frames, then the writes
+            while !ended && Date() < deadline {
                 ended = (tripod.ask("status") ?? "").contains("capture=idle")
                 if !ended { usleep(100_000) }
             }

@@ -42,7 +42,10 @@ final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
                                                       capturesDirectory: directory.path) { $0.display = display }
         #expect(display.showing.current)
         // Frames are posted on the loop; the display thread draws them on its own time.
-        for _ in 0..<200 where display.frames.current < 3 {
+        // Until three are drawn, however slowly a busy machine runs the display thread (a minute
+        // at most: a safety net, not a verdict on speed).
+        let drawn = Date().addingTimeInterval(60)
+        while display.frames.current < 3 && Date() < drawn {
             loop.advance(by: .milliseconds(50))
             usleep(10_000)
         }
@@ -64,7 +67,8 @@ final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
         #expect(display.nameReaders.current.isSubset(of: ["tripod-viewfinder"]), "\(display.nameReaders.current)")
         #expect(supervisor.viewfinder?.presenter.options.zebra == true)
         loop.perform { supervisor.requestStop(reason: "test") }
-        for _ in 0..<100 where display.showing.current { usleep(10_000) }
+        let released = Date().addingTimeInterval(30)
+        while display.showing.current && Date() < released { usleep(10_000) }
         #expect(!display.showing.current, "stopping gives the display back")
     }
 }

@@ -19,7 +19,7 @@ public enum ConsoleTransports {
     /// Binds the control socket at `path` and serves `tripod ctl` clients on the supervisor's loop.
     /// Call on the loop, after `start()`.
     public static func serveControlSocket(path: String, supervisor: Supervisor,
-                                          syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) throws(StartupError) -> ControlSocket {
+                                          syscalls: any SystemCalls = SystemSyscalls()) throws(StartupError) -> ControlSocket {
         let server = try ControlSocketServer(path: path, syscalls: syscalls)
         server.serve(supervisor: LoopBound(supervisor, loop: supervisor.loop))
         return ControlSocket(server: server)
@@ -28,7 +28,7 @@ public enum ConsoleTransports {
     /// Serves a console on the serial device at `path` (termios raw 8N1 at `baud`), reopening it
     /// every `retry` while it is missing. Call on the loop, after `start()`.
     public static func serveSerial(path: String, baud: Int = 115200, supervisor: Supervisor, retry: Duration = .seconds(1),
-                                   syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) {
+                                   syscalls: any SystemCalls = SystemSyscalls()) {
         SerialConsole(path: path, baud: baud, supervisor: LoopBound(supervisor, loop: supervisor.loop), syscalls: syscalls)
             .connect(retry: retry)
     }
@@ -44,7 +44,7 @@ public enum ConsoleTransports {
     /// supervisor) and prepares the console: "stdio" or a serial device path. Every descriptor call
     /// goes through `syscalls`.
     public static func prepare(console: String, socket: String, loop: any EventLoop, log: Logger,
-                               syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) -> PreparedConsoles {
+                               syscalls: any SystemCalls = SystemSyscalls()) -> PreparedConsoles {
         var control: ControlSocketServer? = nil
         do throws(StartupError) { control = try ControlSocketServer(path: socket, syscalls: syscalls) }
         catch { log.warning("\(error.message); tripod ctl will not reach this supervisor") }

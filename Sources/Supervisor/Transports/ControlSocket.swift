@@ -12,7 +12,7 @@ import Syscalls
 final class ControlSocketServer: @unchecked Sendable {
     let path: String
     private let listener: Int32
-    private let syscalls: any DescriptorSyscalls
+    private let syscalls: any SystemCalls
     /// Output queued per client before lines are dropped (a client that never reads loses output).
     static let outputLimitBytes = 256 << 10
     /// Clients connected at once at most (each costs a reader and a writer thread); one more is
@@ -25,7 +25,7 @@ final class ControlSocketServer: @unchecked Sendable {
 
     /// Binds and listens at `path` (`socket`, `bind`, `listen`, through `syscalls`), replacing a
     /// stale socket file.
-    init(path: String, maximumClients: Int = 8, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) throws(StartupError) {
+    init(path: String, maximumClients: Int = 8, syscalls: any SystemCalls = SystemSyscalls()) throws(StartupError) {
         self.path = path
         self.maximumClients = max(1, maximumClients)
         self.syscalls = syscalls
@@ -36,12 +36,12 @@ final class ControlSocketServer: @unchecked Sendable {
         catch { throw StartupError("control socket \(path): socket: \(error)") }
         try? syscalls.unlink(path)
         let address: sockaddr_un
-        do { address = try unixAddress(path) } catch { syscalls.close(fd); throw error }
+        do { address = try unixAddress(path) } catch { try? syscalls.close(fd); throw error }
         do throws(SyscallError) {
             try syscalls.bind(fd, address)
             try syscalls.listen(fd, backlog: 8)
         } catch {
-            syscalls.close(fd)
+            try? syscalls.close(fd)
             throw StartupError("control socket \(path): \(error)")
         }
         try? syscalls.chmod(path, 0o660)
@@ -67,7 +67,7 @@ final class ControlSocketServer: @unchecked Sendable {
                 let client: Int32
                 do throws(SyscallError) { client = try syscalls.accept(listener) }
                 catch {
-                    if error.errno == EINTR || error.errno == ECONNABORTED { continue }
+                    if error.errno == ECONNABORTED { continue }
                     guard ControlSocketServer.isMomentaryShortage(error) else { return }  // listener closed
                     if !failing {
                         let message = error.hardwareError("control socket \(path): accept").message
@@ -87,7 +87,7 @@ final class ControlSocketServer: @unchecked Sendable {
                     refused.withLock { $0 += 1 }
                     let line = Array("err busy \(maximum) control clients are connected, the most allowed; close one and try again\n".utf8)
                     _ = line.withUnsafeBytes { try? syscalls.send(client, $0, waits: false) }
-                    syscalls.close(client)
+                    try? syscalls.close(client)
                     continue
                 }
                 let shared = SharedDescriptor(client, users: 2, onClosed: { connected.withLock { $0 -= 1 } }, syscalls: syscalls)
@@ -111,7 +111,7 @@ final class ControlSocketServer: @unchecked Sendable {
     /// Stops accepting and removes the socket file.
     func shutdown() {
         try? syscalls.shutdown(listener)
-        syscalls.close(listener)
+        try? syscalls.close(listener)
         try? syscalls.unlink(path)
     }
 }
@@ -119,10 +119,10 @@ final class ControlSocketServer: @unchecked Sendable {
 /// `tripod ctl`: sends one line, prints the reply (info lines, then the ok/err line).
 enum ControlClient {
     /// Exit status: 0 for ok, 1 for err, 2 when the supervisor cannot be reached.
-    static func send(line: String, socketPath: String, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) -> Int32 {
+    static func send(line: String, socketPath: String, syscalls: any SystemCalls = SystemSyscalls()) -> Int32 {
         let fd: Int32
         do { fd = try syscalls.unixStreamSocket() } catch { return fail("socket: \(error)") }
-        defer { syscalls.close(fd) }
+        defer { try? syscalls.close(fd) }
         guard let address = try? unixAddress(socketPath) else { return fail("socket path too long: \(socketPath)") }
         do { try syscalls.connect(fd, address) }
         catch { return fail("cannot reach the supervisor at \(socketPath): \(error); is tripod running?") }
@@ -134,7 +134,7 @@ enum ControlClient {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let read = buffer.withUnsafeMutableBytes { raw in
-                Result { () throws(SyscallError) -> Int in try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.read(fd, raw) } }
+                Result { () throws(SyscallError) -> Int in try syscalls.read(fd, raw) }
             }
             guard case .success(let n) = read, n > 0 else { return fail("the supervisor closed the connection before replying") }
             pending += buffer[0..<n]

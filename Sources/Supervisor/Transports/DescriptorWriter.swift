@@ -12,7 +12,7 @@ import Syscalls
 /// told how many lines were lost once it catches up.
 final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private let descriptor: Int32
-    private let syscalls: any DescriptorSyscalls
+    private let syscalls: any SystemCalls
     /// True for a socket: written with `send(MSG_NOSIGNAL)`, so a client that hung up is EPIPE
     /// here even where SIGPIPE is not ignored.
     private let isSocket: Bool
@@ -27,7 +27,7 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private let finished = LockedValue(false)
 
     /// Starts the writer thread for `descriptor`, which it never closes (stdout).
-    convenience init(descriptor: Int32, limitBytes: Int = 1 << 20, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) {
+    convenience init(descriptor: Int32, limitBytes: Int = 1 << 20, syscalls: any SystemCalls = SystemSyscalls()) {
         self.init(descriptor: descriptor, shared: nil, limitBytes: limitBytes, syscalls: syscalls)
     }
 
@@ -37,7 +37,7 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
         self.init(descriptor: shared.descriptor, shared: shared, limitBytes: limitBytes, syscalls: shared.syscalls)
     }
 
-    private init(descriptor: Int32, shared: SharedDescriptor?, limitBytes: Int, syscalls: any DescriptorSyscalls) {
+    private init(descriptor: Int32, shared: SharedDescriptor?, limitBytes: Int, syscalls: any SystemCalls) {
         self.descriptor = descriptor
         self.syscalls = syscalls
         isSocket = syscalls.isSocket(descriptor)
@@ -125,8 +125,8 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
         shared?.release()
     }
 
-    /// `write(2)` (`send(2)` on a socket) until done, retrying EINTR, EAGAIN and short writes;
-    /// false when the reader is gone.
+    /// `write(2)` (`send(2)` on a socket) until done, retrying EAGAIN and short writes (the seam
+    /// retries EINTR); false when the reader is gone.
     private func writeAll(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
@@ -138,7 +138,6 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
             }
             switch result {
             case .success(let n): offset += n
-            case .failure(let error) where error.errno == EINTR: continue
             case .failure(let error) where error.errno == EAGAIN: usleep(1000)
             case .failure: return false
             }
@@ -162,12 +161,12 @@ final class DescriptorReader: @unchecked Sendable {
     }
 
     /// Reads a descriptor it never closes (stdin).
-    convenience init(descriptor: Int32, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls(), loop: any EventLoop,
+    convenience init(descriptor: Int32, syscalls: any SystemCalls = SystemSyscalls(), loop: any EventLoop,
                      onBytes: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String?) -> Void) {
         self.init(descriptor: descriptor, shared: nil, syscalls: syscalls, loop: loop, onBytes: onBytes, onEnd: onEnd)
     }
 
-    private init(descriptor: Int32, shared: SharedDescriptor?, syscalls: any DescriptorSyscalls, loop: any EventLoop,
+    private init(descriptor: Int32, shared: SharedDescriptor?, syscalls: any SystemCalls, loop: any EventLoop,
                  onBytes: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String?) -> Void) {
         self.descriptor = descriptor
         let thread = Thread {
@@ -186,8 +185,6 @@ final class DescriptorReader: @unchecked Sendable {
                 case .success:
                     loop.execute { onEnd(nil) }
                     return
-                case .failure(let error) where error.errno == EINTR:
-                    continue
                 case .failure(let error):
                     let reason = error.description
                     loop.execute { onEnd(reason) }

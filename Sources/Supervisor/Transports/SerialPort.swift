@@ -19,12 +19,12 @@ enum SerialPort {
     /// (`tcgetattr`, `cfmakeraw`, `cfsetspeed`, `tcsetattr`), through `syscalls`. The console does
     /// its own line editing.
     static func open(_ path: String, baud: Int,
-                     syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) throws(HardwareError) -> Int32 {
+                     syscalls: any SystemCalls = SystemSyscalls()) throws(HardwareError) -> Int32 {
         guard let speed = speeds[baud] else {
             throw HardwareError(.invalidArgument, "\(path): unsupported baud rate \(baud); use one of \(speeds.keys.sorted())")
         }
         let fd: Int32
-        do { fd = try SyscallError.retryingInterrupts { () throws(SyscallError) in try syscalls.open(path, O_RDWR | O_NOCTTY | O_CLOEXEC) } }
+        do { fd = try syscalls.open(path, O_RDWR | O_NOCTTY | O_CLOEXEC) }
         catch { throw error.hardwareError("\(path): open") }
         var call = "tcgetattr"
         do {
@@ -37,7 +37,7 @@ enum SerialPort {
             call = "tcsetattr"
             try syscalls.setTerminalAttributes(fd, tio)
         } catch {
-            syscalls.close(fd)
+            try? syscalls.close(fd)
             throw error.hardwareError("\(path): \(call)")
         }
         return fd
@@ -52,11 +52,11 @@ final class SerialConsole: @unchecked Sendable {
     let path: String
     let baud: Int
     private let supervisor: LoopBound<Supervisor>
-    private let syscalls: any DescriptorSyscalls
+    private let syscalls: any SystemCalls
     /// Output queued for the port before lines are dropped (about 5 s at 115200 baud).
     static let outputLimitBytes = 64 << 10
 
-    init(path: String, baud: Int, supervisor: LoopBound<Supervisor>, syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) {
+    init(path: String, baud: Int, supervisor: LoopBound<Supervisor>, syscalls: any SystemCalls = SystemSyscalls()) {
         self.path = path; self.baud = baud; self.supervisor = supervisor; self.syscalls = syscalls
     }
 

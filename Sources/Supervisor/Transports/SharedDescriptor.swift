@@ -13,14 +13,14 @@ import Syscalls
 final class SharedDescriptor: Sendable {
     let descriptor: Int32
     /// The calls its reader and writer make on it.
-    let syscalls: any DescriptorSyscalls
+    let syscalls: any SystemCalls
     private let users: LockedValue<Int>
     private let onClosed: (@Sendable () -> Void)?
 
     /// `users`: how many threads will call `release()` (reader and writer: 2). `onClosed` runs
     /// once, on the last user's thread, after the descriptor is closed.
     init(_ descriptor: Int32, users: Int, onClosed: (@Sendable () -> Void)? = nil,
-         syscalls: any DescriptorSyscalls = SystemDescriptorSyscalls()) {
+         syscalls: any SystemCalls = SystemSyscalls()) {
         self.descriptor = descriptor
         self.syscalls = syscalls
         self.users = LockedValue(users)
@@ -42,7 +42,7 @@ final class SharedDescriptor: Sendable {
     func release() {
         let closed = users.withLock { remaining -> Bool in
             remaining -= 1
-            if remaining == 0 { syscalls.close(descriptor) }
+            if remaining == 0 { try? syscalls.close(descriptor) }
             return remaining == 0
         }
         if closed { onClosed?() }

@@ -3,9 +3,8 @@ import Glibc
 import Hardware
 import Syscalls
 
-/// The descriptor seam (`DescriptorSyscalls`, module Syscalls) with libi2c's SMBus calls, for
-/// i2c-dev nodes.
-protocol I2CSyscalls: DescriptorSyscalls {
+/// The syscall seam (`SystemCalls`, module Syscalls) with libi2c's SMBus calls, for i2c-dev nodes.
+protocol I2CSyscalls: SystemCalls {
     /// One libi2c `i2c_smbus_*` call (one I2C_SMBUS ioctl); returns its non-negative result.
     func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32
 }
@@ -21,8 +20,8 @@ enum SMBusCall {
     case writeBlock(register: UInt8, bytes: UnsafeBufferPointer<UInt8>)
 }
 
-/// The real calls: Glibc (module Syscalls) and libi2c.
-extension SystemDescriptorSyscalls: I2CSyscalls {
+/// The real calls: Glibc (module Syscalls) and libi2c, each made once.
+extension GlibcSyscalls: I2CSyscalls {
     /// libi2c returns −errno on failure.
     func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32 {
         let result: Int32
@@ -37,5 +36,12 @@ extension SystemDescriptorSyscalls: I2CSyscalls {
         }
         if result < 0 { throw SyscallError(errno: -result) }
         return result
+    }
+}
+
+/// The seam's EINTR retry for the SMBus calls too.
+extension RetryingSyscalls: I2CSyscalls where Raw: I2CSyscalls {
+    func smbus(_ fd: Int32, _ call: SMBusCall) throws(SyscallError) -> Int32 {
+        try retrying { () throws(SyscallError) in try raw.smbus(fd, call) }
     }
 }
