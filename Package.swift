@@ -69,25 +69,27 @@ let package = Package(
         .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Stabilization", "Video"]),
         // The settings: one table of typed keys, the one commit path, the config file, persisted state.
         .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture"]),
+        // The console transports: stdio, the serial port, the control socket, each client's writer and reader.
+        .target(name: "Transports", dependencies: ["Hardware", "Syscalls", "Console"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
-            "Controls", "Capture", "Recording", "Settings",
+            "Controls", "Capture", "Recording", "Settings", "Transports",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
         .target(name: "Startup", dependencies: [
-            "Supervisor", "Settings", "Syscalls", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+            "Supervisor", "Settings", "Syscalls", "Transports", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
         // replays inputs (ConsoleFuzz FILE|DIR...).
-        .executableTarget(name: "ConsoleFuzz", dependencies: ["Boards", "Startup", "Supervisor", "Syscalls", "SimulatedHardware", "ManualLoop", "Console", "Hardware"]),
+        .executableTarget(name: "ConsoleFuzz", dependencies: ["Boards", "Startup", "Supervisor", "Syscalls", "Transports", "SimulatedHardware", "ManualLoop", "Console", "Hardware"]),
         // Declares every module it imports.
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
             "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Syscalls", "Settings", "Capture", "Recording",
-            "Controls",
+            "Controls", "Transports",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -102,12 +104,12 @@ let package = Package(
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),
         // Helpers shared by test targets and benchmarks (ffprobe and other tools, a storage with
         // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
-        .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor", "Settings"],
+        .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor", "Settings", "Transports"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
-                                                     "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder"],
+                                                     "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder", "Transports"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

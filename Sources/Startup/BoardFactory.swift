@@ -2,6 +2,7 @@ import Camera
 import Foundation
 import Boards
 import Hardware
+import Transports
 import Syscalls
 import LinuxHardware
 import SimulatedHardware

@@ -2,6 +2,7 @@ import Console
 import Foundation
 import Boards
 import Hardware
+import Transports
 import Settings
 import Syscalls
 import LinuxHardware

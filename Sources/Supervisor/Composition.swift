@@ -2,6 +2,7 @@ import Camera
 import Capture
 import Console
 import Hardware
+import Transports
 import Recording
 import Stabilization
 import Video

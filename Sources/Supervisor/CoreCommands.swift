@@ -1,5 +1,6 @@
 import Console
 import Hardware
+import Transports
 import Viewfinder
 import Syscalls
 import Recording

@@ -1,6 +1,7 @@
 import Console
 import Foundation
 import Hardware
+import Transports
 import Viewfinder
 import Syscalls
 import Settings

@@ -2,6 +2,7 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Transports
 import Viewfinder
 import Syscalls
 import Recording
@@ -299,4 +300,10 @@ public struct SupervisorServices {
 private struct WeakSupervisor {
     weak var value: Supervisor?
     init(_ value: Supervisor) { self.value = value }
+}
+
+/// The supervisor serves the console transports: sessions are its, the transports only move bytes.
+extension Supervisor: ConsoleHost {
+    public var consoleBaud: Int? { devices.board.console?.baud }
+    public var isServingConsoles: Bool { state != .stopping && state != .stopped }
 }

@@ -1,6 +1,7 @@
 import Camera
 import Foundation
 import Hardware
+import Transports
 import Syscalls
 import Settings
 import Recording

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Transports
 import Syscalls
 import SimulatedHardware
 import Supervisor

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Controls
 import Hardware
+import Transports
 import Syscalls
 import LinuxHardware
 import SimulatedHardware

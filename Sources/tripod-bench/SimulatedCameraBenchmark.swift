@@ -2,6 +2,7 @@ import Boards
 import Camera
 import Foundation
 import Hardware
+import Transports
 import Syscalls
 import ManualLoop
 import SimulatedHardware

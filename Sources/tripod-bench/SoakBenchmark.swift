@@ -1,6 +1,7 @@
 import Boards
 import Foundation
 import Hardware
+import Transports
 import Syscalls
 import ManualLoop
 import SimulatedHardware

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Hardware
+import Transports
 import Syscalls
 import LinuxHardware
 import ManualLoop

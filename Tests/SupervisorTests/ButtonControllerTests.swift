@@ -5,6 +5,7 @@ import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

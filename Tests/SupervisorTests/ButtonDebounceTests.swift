@@ -2,6 +2,7 @@ import Hardware
 import Syscalls
 import Testing
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

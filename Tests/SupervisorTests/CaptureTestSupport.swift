@@ -6,6 +6,7 @@ import ManualLoop
 import Media
 import SimulatedHardware
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

@@ -1,6 +1,7 @@
 import Testing
 @testable import Startup
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

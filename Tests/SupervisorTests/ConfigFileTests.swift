@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

@@ -3,6 +3,7 @@ import Testing
 import Hardware
 import Syscalls
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

@@ -9,6 +9,7 @@ import Motion
 import SimulatedHardware
 import Testing
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

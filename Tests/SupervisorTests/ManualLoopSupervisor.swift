@@ -3,6 +3,7 @@ import Syscalls
 import ManualLoop
 import SimulatedHardware
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

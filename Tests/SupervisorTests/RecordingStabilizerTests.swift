@@ -10,6 +10,7 @@ import Stabilization
 import Testing
 import Video
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

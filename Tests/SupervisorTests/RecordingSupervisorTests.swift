@@ -6,6 +6,7 @@ import SimulatedHardware
 import TestSupport
 import Video
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

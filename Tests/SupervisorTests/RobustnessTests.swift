@@ -7,6 +7,7 @@ import Testing
 import Boards
 @testable import Startup
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

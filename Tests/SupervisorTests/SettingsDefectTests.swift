@@ -4,6 +4,7 @@ import ManualLoop
 import Testing
 import TestSupport
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 
 /// Issue 26's defects: what the settings say is what the services do, on every path.

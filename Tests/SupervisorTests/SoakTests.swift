@@ -5,6 +5,7 @@ import Syscalls
 import Testing
 import TestSupport
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

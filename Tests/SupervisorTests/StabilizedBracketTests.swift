@@ -4,6 +4,7 @@ import Syscalls
 import Media
 import Testing
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

@@ -4,6 +4,7 @@ import Syscalls
 import Testing
 @testable import Startup
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

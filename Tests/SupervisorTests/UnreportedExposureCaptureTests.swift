@@ -6,6 +6,7 @@ import Media
 import SimulatedHardware
 import Testing
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

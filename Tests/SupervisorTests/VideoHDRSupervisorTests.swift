@@ -5,6 +5,7 @@ import SimulatedHardware
 import Testing
 @testable import Startup
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

@@ -8,6 +8,7 @@ import Testing
 import TestSupport
 @testable import Startup
 @testable import Supervisor
+@testable import Transports
 @testable import Settings
 @testable import Recording
 @testable import Controls

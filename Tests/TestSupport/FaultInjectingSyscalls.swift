@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Hardware
+import Transports
 import Syscalls
 
 /// The real calls (`GlibcSyscalls`, each made once) with faults injected, below the seam's EINTR

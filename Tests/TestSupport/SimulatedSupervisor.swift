@@ -1,5 +1,6 @@
 import Boards
 import Hardware
+import Transports
 import Syscalls
 import ManualLoop
 import Startup

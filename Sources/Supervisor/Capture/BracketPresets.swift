@@ -1,6 +1,7 @@
 import Camera
 import Console
 import Hardware
+import Transports
 import Viewfinder
 import Syscalls
 import Settings

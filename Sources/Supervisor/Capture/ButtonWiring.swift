@@ -3,6 +3,7 @@ import Camera
 import Console
 import Controls
 import Hardware
+import Transports
 import Viewfinder
 import Syscalls
 import Recording

@@ -1,4 +1,5 @@
 import Hardware
+import Transports
 import Viewfinder
 import Syscalls
 import Settings

@@ -1,23 +1,18 @@
 import Foundation
 import Hardware
-import Viewfinder
-import Settings
-import Recording
-import Controls
-import Capture
 import Syscalls
 
 /// The local control socket (AF_UNIX stream) that `tripod ctl` talks to. Each connection is a
 /// console session of its own, in its own mode; a stuck client only fills its own output buffer.
-final class ControlSocketServer: @unchecked Sendable {
-    let path: String
+public final class ControlSocketServer: @unchecked Sendable {
+    public let path: String
     private let listener: Int32
     private let syscalls: any SystemCalls
     /// Output queued per client before lines are dropped (a client that never reads loses output).
-    static let outputLimitBytes = 256 << 10
+    public static let outputLimitBytes = 256 << 10
     /// Clients connected at once at most (each costs a reader and a writer thread); one more is
     /// told so and closed.
-    let maximumClients: Int
+    public let maximumClients: Int
     /// Clients connected now (their descriptor not yet closed).
     private let connected = LockedValue(0)
     /// Clients refused because `maximumClients` were connected.
@@ -25,7 +20,7 @@ final class ControlSocketServer: @unchecked Sendable {
 
     /// Binds and listens at `path` (`socket`, `bind`, `listen`, through `syscalls`), replacing a
     /// stale socket file.
-    init(path: String, maximumClients: Int = 8, syscalls: any SystemCalls = SystemSyscalls()) throws(StartupError) {
+    public init(path: String, maximumClients: Int = 8, syscalls: any SystemCalls = SystemSyscalls()) throws(StartupError) {
         self.path = path
         self.maximumClients = max(1, maximumClients)
         self.syscalls = syscalls
@@ -50,14 +45,14 @@ final class ControlSocketServer: @unchecked Sendable {
 
     /// accept(2) errors that pass: the process or the system is out of descriptors or memory for
     /// a moment (EMFILE, ENFILE, ENOBUFS, ENOMEM); the listener still works.
-    static func isMomentaryShortage(_ error: SyscallError) -> Bool {
+    public static func isMomentaryShortage(_ error: SyscallError) -> Bool {
         [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno)
     }
 
     /// Accepts connections on a thread; each becomes a `.control` session on the loop. When the
     /// process runs out of descriptors (EMFILE), the failure is logged once and accepting resumes
     /// after `retry` (the waiting client is taken once a descriptor is free).
-    func serve(supervisor: LoopBound<Supervisor>, retry: Duration = .milliseconds(100)) {
+    public func serve(supervisor: LoopBound<any ConsoleHost>, retry: Duration = .milliseconds(100)) {
         let listener = self.listener, syscalls = self.syscalls, path = self.path
         let loop = supervisor.loop
         let connected = self.connected, refused = self.refused, maximum = maximumClients
@@ -106,10 +101,10 @@ final class ControlSocketServer: @unchecked Sendable {
     }
 
     /// Clients connected now, and those refused so far (for tests and `status`).
-    var clientCounts: (connected: Int, refused: Int) { (connected.current, refused.current) }
+    public var clientCounts: (connected: Int, refused: Int) { (connected.current, refused.current) }
 
     /// Stops accepting and removes the socket file.
-    func shutdown() {
+    public func shutdown() {
         try? syscalls.shutdown(listener)
         try? syscalls.close(listener)
         try? syscalls.unlink(path)
@@ -117,9 +112,9 @@ final class ControlSocketServer: @unchecked Sendable {
 }
 
 /// `tripod ctl`: sends one line, prints the reply (info lines, then the ok/err line).
-enum ControlClient {
+public enum ControlClient {
     /// Exit status: 0 for ok, 1 for err, 2 when the supervisor cannot be reached.
-    static func send(line: String, socketPath: String, syscalls: any SystemCalls = SystemSyscalls()) -> Int32 {
+    public static func send(line: String, socketPath: String, syscalls: any SystemCalls = SystemSyscalls()) -> Int32 {
         let fd: Int32
         do { fd = try syscalls.unixStreamSocket() } catch { return fail("socket: \(error)") }
         defer { try? syscalls.close(fd) }
@@ -155,7 +150,7 @@ enum ControlClient {
 }
 
 /// A `sockaddr_un` for `path`; throws when the path does not fit.
-func unixAddress(_ path: String) throws(StartupError) -> sockaddr_un {
+public func unixAddress(_ path: String) throws(StartupError) -> sockaddr_un {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)

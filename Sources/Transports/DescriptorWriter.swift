@@ -1,16 +1,11 @@
 import Foundation
 import Hardware
-import Viewfinder
-import Settings
-import Recording
-import Controls
-import Capture
 import Syscalls
 
 /// Writes console output to a file descriptor from its own thread, so a slow or stuck reader never
 /// blocks the supervisor's loop. Output beyond `limitBytes` waiting is dropped, and the reader is
 /// told how many lines were lost once it catches up.
-final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
+public final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private let descriptor: Int32
     private let syscalls: any SystemCalls
     /// True for a socket: written with `send(MSG_NOSIGNAL)`, so a client that hung up is EPIPE
@@ -27,13 +22,13 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
     private let finished = LockedValue(false)
 
     /// Starts the writer thread for `descriptor`, which it never closes (stdout).
-    convenience init(descriptor: Int32, limitBytes: Int = 1 << 20, syscalls: any SystemCalls = SystemSyscalls()) {
+    public convenience init(descriptor: Int32, limitBytes: Int = 1 << 20, syscalls: any SystemCalls = SystemSyscalls()) {
         self.init(descriptor: descriptor, shared: nil, limitBytes: limitBytes, syscalls: syscalls)
     }
 
     /// Starts the writer thread for a descriptor shared with its reader; the writer releases it when
     /// it ends (after `close()`, or when the client is gone).
-    convenience init(shared: SharedDescriptor, limitBytes: Int) {
+    public convenience init(shared: SharedDescriptor, limitBytes: Int) {
         self.init(descriptor: shared.descriptor, shared: shared, limitBytes: limitBytes, syscalls: shared.syscalls)
     }
 
@@ -48,13 +43,13 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
         thread.start()
     }
 
-    func write(lines: [String]) {
+    public func write(lines: [String]) {
         var bytes: [UInt8] = []
         for line in lines { bytes += Array(line.utf8); bytes.append(0x0A) }
         enqueue(bytes, lines: lines.count)
     }
 
-    func echo(_ bytes: [UInt8]) { enqueue(bytes, lines: 0) }
+    public func echo(_ bytes: [UInt8]) { enqueue(bytes, lines: 0) }
 
     private func enqueue(_ bytes: [UInt8], lines: Int) {
         condition.lock()
@@ -74,7 +69,7 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
 
     /// Stops after what is queued has been written. A client that has not read it within
     /// `grace` is cut off (`shutdown(2)` on a socket), so a stuck reader never keeps the thread.
-    func close(grace: Duration) {
+    public func close(grace: Duration) {
         condition.lock()
         closed = true
         condition.signal()
@@ -86,22 +81,22 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
         }
     }
 
-    func close() { close(grace: .seconds(5)) }
+    public func close() { close(grace: .seconds(5)) }
 
     /// Bytes waiting for the client (never more than `limitBytes`).
-    var queuedByteCount: Int {
+    public var queuedByteCount: Int {
         condition.lock(); defer { condition.unlock() }
         return queued.count
     }
 
     /// Lines dropped since the client last caught up (reported to it as `event console.overflow`).
-    var droppedLineCount: Int {
+    public var droppedLineCount: Int {
         condition.lock(); defer { condition.unlock() }
         return droppedLines
     }
 
     /// Blocks until everything queued so far is written (for an orderly exit).
-    func flush(timeout: Duration = .seconds(2)) {
+    public func flush(timeout: Duration = .seconds(2)) {
         let deadline = Date().addingTimeInterval(timeout.secondsValue)
         condition.lock()
         while !queued.isEmpty && Date() < deadline { _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.01))) }
@@ -151,17 +146,17 @@ final class DescriptorWriter: ConsoleOutput, @unchecked Sendable {
 /// So a client that floods input holds at most one chunk in the loop's queue (the rest waits in the
 /// kernel and, eventually, blocks the client), and other clients' lines interleave with it.
 /// `onEnd` runs on the loop at end of input or on a read error.
-final class DescriptorReader: @unchecked Sendable {
+public final class DescriptorReader: @unchecked Sendable {
     /// The largest chunk handed to the loop in one turn.
-    static let chunkBytes = 4096
+    public static let chunkBytes = 4096
     private let descriptor: Int32
-    convenience init(shared: SharedDescriptor, loop: any EventLoop, onBytes: @escaping @Sendable ([UInt8]) -> Void,
+    public convenience init(shared: SharedDescriptor, loop: any EventLoop, onBytes: @escaping @Sendable ([UInt8]) -> Void,
          onEnd: @escaping @Sendable (String?) -> Void) {
         self.init(descriptor: shared.descriptor, shared: shared, syscalls: shared.syscalls, loop: loop, onBytes: onBytes, onEnd: onEnd)
     }
 
     /// Reads a descriptor it never closes (stdin).
-    convenience init(descriptor: Int32, syscalls: any SystemCalls = SystemSyscalls(), loop: any EventLoop,
+    public convenience init(descriptor: Int32, syscalls: any SystemCalls = SystemSyscalls(), loop: any EventLoop,
                      onBytes: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String?) -> Void) {
         self.init(descriptor: descriptor, shared: nil, syscalls: syscalls, loop: loop, onBytes: onBytes, onEnd: onEnd)
     }
@@ -198,8 +193,8 @@ final class DescriptorReader: @unchecked Sendable {
 
     /// Feeds a client's input into `session` on the loop, through the reader `start` makes with
     /// the two handlers; `ended` runs on the loop at end of input or on a read error.
-    static func feeding(_ session: ConsoleSession, of supervisor: Supervisor, loop: any EventLoop,
-                        ended: @escaping @Sendable (Supervisor, ConsoleSession) -> Void,
+    public static func feeding(_ session: ConsoleSession, of supervisor: any ConsoleHost, loop: any EventLoop,
+                        ended: @escaping @Sendable (any ConsoleHost, ConsoleSession) -> Void,
                         start: (@escaping @Sendable ([UInt8]) -> Void, @escaping @Sendable (String?) -> Void) -> DescriptorReader) {
         let pair = LoopBound((supervisor, session), loop: loop)
         _ = start({ bytes in

@@ -1,11 +1,6 @@
 import Console
 import Hardware
-import Viewfinder
 import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 
 /// Where a console's lines go. Implementations buffer and never block the loop: a slow or stuck
 /// client loses output (and is told so), it never stalls the supervisor.
@@ -40,22 +35,23 @@ public final class ConsoleSession {
     public let kind: Kind
     public var mode: ReplyMode = .human
     public var assembler: LineAssembler
-    let output: any ConsoleOutput
-    public internal(set) var isClosed = false
+    public let output: any ConsoleOutput
+    /// Set by the host when it detaches the session; transports check it before handing on input.
+    public var isClosed = false
     /// True while a command of this session answers later (a write off the loop); lines that
     /// arrive meanwhile wait in `heldLines`, so replies keep the order of the lines.
-    var awaitingReply = false
-    var heldLines: [String] = []
+    public var awaitingReply = false
+    public var heldLines: [String] = []
     /// The client's input ended while a reply was awaited: the end is acted on after the held lines.
-    var inputEndedWhileAwaiting = false
+    public var inputEndedWhileAwaiting = false
 
-    init(id: Int, name: String, kind: Kind, output: any ConsoleOutput, echoes: Bool) {
+    public init(id: Int, name: String, kind: Kind, output: any ConsoleOutput, echoes: Bool) {
         self.id = id; self.name = name; self.kind = kind; self.output = output
         self.assembler = LineAssembler(echoes: echoes)
     }
 
-    func send(_ reply: Reply) { output.write(lines: ReplyFormatter.lines(reply, mode: mode)) }
-    func send(_ event: ConsoleEvent) { output.write(lines: [ReplyFormatter.format(event, mode: mode)]) }
+    public func send(_ reply: Reply) { output.write(lines: ReplyFormatter.lines(reply, mode: mode)) }
+    public func send(_ event: ConsoleEvent) { output.write(lines: [ReplyFormatter.format(event, mode: mode)]) }
 }
 
 /// An in-memory console output: collects lines. Used by tests, `tripod ctl`'s server side and benchmarks.

@@ -1,10 +1,5 @@
 import Foundation
 import Hardware
-import Viewfinder
-import Settings
-import Recording
-import Controls
-import Capture
 import Syscalls
 
 /// The console transports as the supervisor's owner starts them (TripodMain, benchmarks).
@@ -18,7 +13,7 @@ public enum ConsoleTransports {
 
     /// Binds the control socket at `path` and serves `tripod ctl` clients on the supervisor's loop.
     /// Call on the loop, after `start()`.
-    public static func serveControlSocket(path: String, supervisor: Supervisor,
+    public static func serveControlSocket(path: String, supervisor: any ConsoleHost,
                                           syscalls: any SystemCalls = SystemSyscalls()) throws(StartupError) -> ControlSocket {
         let server = try ControlSocketServer(path: path, syscalls: syscalls)
         server.serve(supervisor: LoopBound(supervisor, loop: supervisor.loop))
@@ -27,7 +22,7 @@ public enum ConsoleTransports {
 
     /// Serves a console on the serial device at `path` (termios raw 8N1 at `baud`), reopening it
     /// every `retry` while it is missing. Call on the loop, after `start()`.
-    public static func serveSerial(path: String, baud: Int = 115200, supervisor: Supervisor, retry: Duration = .seconds(1),
+    public static func serveSerial(path: String, baud: Int = 115200, supervisor: any ConsoleHost, retry: Duration = .seconds(1),
                                    syscalls: any SystemCalls = SystemSyscalls()) {
         SerialConsole(path: path, baud: baud, supervisor: LoopBound(supervisor, loop: supervisor.loop), syscalls: syscalls)
             .connect(retry: retry)
@@ -36,7 +31,7 @@ public enum ConsoleTransports {
     /// The consoles of `tripod run`, made before the supervisor starts: `attach` serves them (call
     /// on the loop after `start()`), `flush` sends what is queued and closes the control socket.
     public struct PreparedConsoles {
-        public var attach: (Supervisor) -> Void
+        public var attach: (any ConsoleHost) -> Void
         public var flush: () -> Void
     }
 
@@ -51,10 +46,10 @@ public enum ConsoleTransports {
         var writers: [DescriptorWriter] = []
         let stdout = DescriptorWriter(descriptor: STDOUT_FILENO, syscalls: syscalls)
         writers.append(stdout)
-        let attach: (Supervisor) -> Void = { supervisor in
+        let attach: (any ConsoleHost) -> Void = { supervisor in
             control?.serve(supervisor: LoopBound(supervisor, loop: loop))
             guard console == "stdio" else {
-                SerialConsole(path: console, baud: supervisor.devices.board.console?.baud ?? 115200,
+                SerialConsole(path: console, baud: supervisor.consoleBaud ?? 115200,
                               supervisor: LoopBound(supervisor, loop: loop), syscalls: syscalls).connect()
                 return
             }

@@ -1,16 +1,11 @@
 import Foundation
 import Hardware
-import Viewfinder
-import Settings
-import Recording
-import Controls
-import Capture
 import Syscalls
 
 /// A serial console device (/dev/ttyAMA0, /dev/ttyS0, /dev/ttyGS0) set up through termios.
-enum SerialPort {
+public enum SerialPort {
     /// Baud rates termios can set, by number.
-    static let speeds: [Int: speed_t] = [
+    public static let speeds: [Int: speed_t] = [
         9600: speed_t(B9600), 19200: speed_t(B19200), 38400: speed_t(B38400), 57600: speed_t(B57600),
         115200: speed_t(B115200), 230400: speed_t(B230400), 460800: speed_t(B460800), 921600: speed_t(B921600),
     ]
@@ -18,7 +13,7 @@ enum SerialPort {
     /// Opens `path` (`open` O_RDWR|O_NOCTTY) and puts it in raw 8N1 mode at `baud`
     /// (`tcgetattr`, `cfmakeraw`, `cfsetspeed`, `tcsetattr`), through `syscalls`. The console does
     /// its own line editing.
-    static func open(_ path: String, baud: Int,
+    public static func open(_ path: String, baud: Int,
                      syscalls: any SystemCalls = SystemSyscalls()) throws(HardwareError) -> Int32 {
         guard let speed = speeds[baud] else {
             throw HardwareError(.invalidArgument, "\(path): unsupported baud rate \(baud); use one of \(speeds.keys.sorted())")
@@ -48,22 +43,22 @@ enum SerialPort {
 ///
 /// The port is set up raw (the console does its own line editing, with echo). `quit` ends the
 /// session but not the port: the next byte typed starts a fresh session with a new banner.
-final class SerialConsole: @unchecked Sendable {
-    let path: String
-    let baud: Int
-    private let supervisor: LoopBound<Supervisor>
+public final class SerialConsole: @unchecked Sendable {
+    public let path: String
+    public let baud: Int
+    private let supervisor: LoopBound<any ConsoleHost>
     private let syscalls: any SystemCalls
     /// Output queued for the port before lines are dropped (about 5 s at 115200 baud).
-    static let outputLimitBytes = 64 << 10
+    public static let outputLimitBytes = 64 << 10
 
-    init(path: String, baud: Int, supervisor: LoopBound<Supervisor>, syscalls: any SystemCalls = SystemSyscalls()) {
+    public init(path: String, baud: Int, supervisor: LoopBound<any ConsoleHost>, syscalls: any SystemCalls = SystemSyscalls()) {
         self.path = path; self.baud = baud; self.supervisor = supervisor; self.syscalls = syscalls
     }
 
     /// Opens the port and attaches a session; on failure, retries every `retry` on the loop.
-    func connect(retry: Duration = .seconds(1)) {
+    public func connect(retry: Duration = .seconds(1)) {
         let s = supervisor.value
-        guard s.state != .stopping && s.state != .stopped else { return }
+        guard s.isServingConsoles else { return }
         let fd: Int32
         do { fd = try SerialPort.open(path, baud: baud, syscalls: syscalls) }
         catch {
@@ -83,13 +78,13 @@ final class SerialConsole: @unchecked Sendable {
             let s = self.supervisor.value
             let session = current.value.session
             if !session.isClosed { session.output.close(); s.detach(session) }
-            guard s.state != .stopping && s.state != .stopped else { return }
+            guard s.isServingConsoles else { return }
             s.log.warning("serial console \(path) went away (\(reason ?? "hang-up")); reopening")
             s.loop.schedule(after: retry) { self.connect(retry: retry) }
         })
     }
 
-    private func attachSession(_ s: Supervisor, shared: SharedDescriptor) -> ConsoleSession {
+    private func attachSession(_ s: any ConsoleHost, shared: SharedDescriptor) -> ConsoleSession {
         shared.retain()
         let writer = DescriptorWriter(shared: shared, limitBytes: Self.outputLimitBytes)
         let session = s.attach(name: path, kind: .serial, output: writer, echoes: true)
