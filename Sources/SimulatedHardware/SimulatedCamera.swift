@@ -366,13 +366,13 @@ public final class SimulatedCamera: CameraDevice {
         for role in request.roles {
             guard let stream = streams.first(where: { $0.role == role }) else { continue }
             let roleIndex = UInt64(StreamRole.allCases.firstIndex(of: role) ?? 0)
-            var rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
+            let rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
             let isRaw = stream.pixelFormat.isBayer
             let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
             buffers[role] = renderer.render(SimulatedFrameRenderer.Request(
                 role: role, format: stream.pixelFormat, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
                 scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth,
-                hdr: rendersHDR), rng: &rng)
+                hdr: rendersHDR), rng: rng)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),
