@@ -20,6 +20,11 @@ import Testing
 
     /// Digests per frame and role of six frames of 1080p video, a 2304x1296 still and its raw.
     static func digests(motion amplitude: Double) throws -> [[StreamRole: UInt64]] {
+        try frames(motion: amplitude).map { $0.buffers.mapValues(digest) }
+    }
+
+    /// The completed frames, none read yet.
+    static func frames(motion amplitude: Double) throws -> [CompletedRequest] {
         let loop = ManualEventLoop()
         let motion = MotionProfile.handheld.make(amplitudeDegreesPerSecond: amplitude, seed: 5, origin: loop.now())
         let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.embedded(model: "imx708"), motion: motion, seed: 9)
@@ -34,7 +39,7 @@ import Testing
         for cookie in 1...6 { try camera.queueRequest(CaptureRequest(cookie: UInt64(cookie), roles: [.stillCapture, .raw, .videoRecording])) }
         loop.advance(by: .seconds(1))
         camera.stop()
-        return log.completed.filter(\.isComplete).map { $0.buffers.mapValues(digest) }
+        return log.completed.filter(\.isComplete)
     }
 
     /// Digests of the frames as drawn before frames were drawn lazily and in bands (eagerly, on one thread).
@@ -58,5 +63,23 @@ import Testing
     @Test func fullSizeFramesAreTheSameBytesStillAndHandheld() throws {
         #expect(try Self.digests(motion: 0) == Self.stillDigests)
         #expect(try Self.digests(motion: 10) == Self.handheldDigests)
+    }
+
+    @Test func aFrameIsDrawnWhenFirstReadTheSameWhenReadLateOrElsewhere() async throws {
+        let frames = try Self.frames(motion: 10)
+        #expect(frames.allSatisfy { $0.buffers.values.allSatisfy { !$0.isRendered } })
+        // Read after the camera stopped, newest first, each stream on a thread of its own.
+        var read: [[StreamRole: UInt64]] = Array(repeating: [:], count: frames.count)
+        for (index, frame) in frames.enumerated().reversed() {
+            let buffers = frame.buffers
+            read[index] = await withTaskGroup(of: (StreamRole, UInt64).self) { group in
+                for (role, buffer) in buffers { group.addTask { (role, Self.digest(buffer)) } }
+                var digests: [StreamRole: UInt64] = [:]
+                for await (role, digest) in group { digests[role] = digest }
+                return digests
+            }
+        }
+        #expect(read == Self.handheldDigests)
+        #expect(frames.allSatisfy { $0.buffers.values.allSatisfy(\.isRendered) })
     }
 }
