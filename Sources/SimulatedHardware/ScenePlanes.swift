@@ -96,8 +96,9 @@ struct ScenePlanes {
             let origin = src + plane * w * h
             func row(_ k: Int) -> UnsafePointer<Float> { origin + min(max(k, 0), h - 1) * w }
             // The row's own scratch line (rows are filled on several threads at once).
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: w + 2 * 17 + 8) { buffer in
-                guard let padded = buffer.baseAddress else { return }
+            let padded = UnsafeMutablePointer<Float>.allocate(capacity: w + 2 * 17 + 8)
+            defer { padded.deallocate() }
+            do {
                 let pad = 17, middle = padded + pad
                 // Down: this row's taps, into the middle of `line`.
                 if down.reach == 0 {

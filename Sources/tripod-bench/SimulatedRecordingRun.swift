@@ -41,12 +41,19 @@ struct SimulatedRecordingRun {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         let lines = ConsoleLines()
-        output.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
         try process.run()
+        let reader = Thread { [handle = output.fileHandleForReading] in
+            while true {
+                let data = handle.availableData  // blocks; empty at the end of output
+                if data.isEmpty { break }
+                lines.append(data)
+            }
+            lines.finish()
+        }
+        reader.start()
         defer {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            output.fileHandleForReading.readabilityHandler = nil
+            // The console's end of output is the process's end; a process that never ends is stopped.
+            if !lines.waitForEnd(seconds: 60) { process.terminate(); _ = lines.waitForEnd(seconds: 10) }
         }
         func send(_ line: String, waitFor prefix: String = "ok", timeout seconds: Double = 30) throws -> String {
             let mark = lines.count
@@ -59,7 +66,7 @@ struct SimulatedRecordingRun {
                 }
                 usleep(10_000)
             }
-            throw HardwareError(.timeout, "simcam: \(line): no \(prefix) within \(seconds) s")
+            throw HardwareError(.timeout, "simcam: \(line): no \(prefix) within \(seconds) s; last lines: \(lines.since(max(lines.count - 5, 0)))")
         }
         _ = try send("status", timeout: 60)  // started
         _ = try send("format \(format)")
@@ -71,7 +78,7 @@ struct SimulatedRecordingRun {
         let loadAfter = Self.loadAverage()
         let stopped = try send("record stop", waitFor: "event record.stopped", timeout: 120)
         input.fileHandleForWriting.write(Data("quit\n".utf8))
-        process.waitUntilExit()
+        _ = lines.waitForEnd(seconds: 60)
         func field(_ key: String) -> Int {
             stopped.split(separator: " ").first { $0.hasPrefix(key + "=") }.flatMap { Int($0.dropFirst(key.count + 1)) } ?? -1
         }
@@ -93,7 +100,20 @@ struct SimulatedRecordingRun {
 
 /// The console's output lines, collected from the reader's thread.
 private final class ConsoleLines: Sendable {
-    private let state = LockedValue((partial: "", lines: [String]()))
+    private let state = LockedValue((partial: "", lines: [String](), ended: false))
+
+    /// The output has ended (the process closed it).
+    func finish() { state.withLock { $0.ended = true } }
+
+    /// Waits up to `seconds` for the end of output; true when it came.
+    func waitForEnd(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if state.withLock({ $0.ended }) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
 
     func append(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)

@@ -30,6 +30,21 @@ import Video
         func stop() { running.withLock { $0 = false } }
     }
 
+    /// The console's output lines, from the reader's thread.
+    final class Lines: Sendable {
+        private let state = LockedValue((partial: "", lines: [String]()))
+        func append(_ data: Data) {
+            let text = String(decoding: data, as: UTF8.self)
+            state.withLock { s in
+                let parts = (s.partial + text).split(separator: "\n", omittingEmptySubsequences: false)
+                s.partial = String(parts.last ?? "")
+                s.lines += parts.dropLast().map(String.init)
+            }
+        }
+        var count: Int { state.withLock { $0.lines.count } }
+        func since(_ index: Int) -> [String] { state.withLock { Array($0.lines[min(index, $0.lines.count)...]) } }
+    }
+
     /// The child process, for the watchdog's thread.
     struct Child: @unchecked Sendable {
         let process: Process
@@ -60,26 +75,55 @@ import Video
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        let lines = Lines()
+        let reader = Thread { [handle = output.fileHandleForReading] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                lines.append(data)
+            }
+        }
+        reader.start()
         func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+        /// The first line from `mark` on with `prefix`, waiting up to `seconds`.
+        func line(from mark: Int, _ prefix: String, seconds: Double = 120) -> String? {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if let found = lines.since(mark).first(where: { $0.hasPrefix(prefix) }) { return found }
+                usleep(50_000)
+            }
+            return nil
+        }
 
         send("format 1280x720@30")
         send("sim motion handheld 5")
-        usleep(1_500_000)
+        _ = line(from: 0, "ok motion")
         let hogs = CPUHogs()
+        defer { hogs.stop() }
         send("record start")
-        usleep(3_000_000)
+        _ = line(from: 0, "ok recording")
+        // Until the file has frames, however slowly the loaded machine writes them.
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            usleep(500_000)
+            let mark = lines.count
+            send("status")
+            let status = line(from: mark, "ok state") ?? ""
+            if let frames = status.split(separator: " ").first(where: { $0.hasPrefix("recording.frames=") }),
+               let count = Int(frames.dropFirst("recording.frames=".count)), count >= 20 { break }
+        }
+        let mark = lines.count
         send("record stop")
-        usleep(500_000)
+        let stopped = try #require(line(from: mark, "event record.stopped"), "\(lines.since(0))")
         hogs.stop()
-        send("quit")  // waits for the recording to be finalised
+        send("quit")
         let child = Child(process: process)
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { child.endIfRunning() }  // never hang the suite
-        let transcript = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        let stopped = try #require(transcript.split(separator: "\n").first { $0.hasPrefix("event record.stopped") }, "\(transcript)")
+        let transcript = lines.since(0).joined(separator: "\n")
 
-        let folder = try #require(try FileManager.default.subpathsOfDirectory(atPath: work + "/captures")
-            .first { $0.hasSuffix(".json") && $0.contains("VID_") })
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: work + "/captures")) ?? []
+        let folder = try #require(files.first { $0.hasSuffix(".json") && $0.contains("VID_") }, "\(files) \(transcript)")
         let sidecar = try JSONDecoder().decode(VideoSidecar.self, from: Data(contentsOf: URL(fileURLWithPath: work + "/captures/" + folder)))
         let timecodes = try String(contentsOfFile: work + "/captures/" + folder.replacingOccurrences(of: ".json", with: ".timecodes.txt"),
                                    encoding: .utf8)
