@@ -10,19 +10,35 @@ public final class FrameBuffer: @unchecked Sendable {
     private let owned: [UInt8]?
     private let mapped: UnsafeRawBufferPointer?
     private let release: (@Sendable () -> Void)?
+    /// Writes the bytes at their first access (simulated frames), then nil.
+    private let pending: LockedValue<Render?>?
+    private struct Render: Sendable { let write: @Sendable (UnsafeMutableRawBufferPointer) -> Void }
 
     /// A buffer that owns its bytes (simulated frames, tests).
     public init(pixelFormat: PixelFormat, size: PixelSize, stride: Int, bytes: [UInt8]) {
         self.pixelFormat = pixelFormat; self.size = size; self.stride = stride
-        self.owned = bytes; self.mapped = nil; self.release = nil
+        self.owned = bytes; self.mapped = nil; self.release = nil; self.pending = nil
     }
 
     /// A buffer over memory someone else owns; `release` runs when this object goes away.
     public init(pixelFormat: PixelFormat, size: PixelSize, stride: Int,
                 mapping: UnsafeRawBufferPointer, release: @escaping @Sendable () -> Void) {
         self.pixelFormat = pixelFormat; self.size = size; self.stride = stride
-        self.owned = nil; self.mapped = mapping; self.release = release
+        self.owned = nil; self.mapped = mapping; self.release = release; self.pending = nil
     }
+
+    /// A buffer over `memory` that `render` fills at the first access to the bytes, on the thread
+    /// that asks, once (a simulated stream nobody reads is never drawn); `release` runs when this
+    /// object goes away. `render` must write every byte.
+    public init(pixelFormat: PixelFormat, size: PixelSize, stride: Int, memory: UnsafeMutableRawBufferPointer,
+                render: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void, release: @escaping @Sendable () -> Void) {
+        self.pixelFormat = pixelFormat; self.size = size; self.stride = stride
+        self.owned = nil; self.mapped = UnsafeRawBufferPointer(memory); self.release = release
+        self.pending = LockedValue(Render(write: render))
+    }
+
+    /// False while a lazily rendered buffer's bytes are still to be drawn.
+    public var isRendered: Bool { pending?.withLock { $0 == nil } ?? true }
 
     deinit { release?() }
 
@@ -30,6 +46,14 @@ public final class FrameBuffer: @unchecked Sendable {
 
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         if let owned { return try owned.withUnsafeBytes(body) }
+        if let pending, let mapped {
+            // Drawn under the lock: a second reader waits for the bytes rather than see them half done.
+            pending.withLock { render in
+                guard let write = render?.write else { return }
+                render = nil
+                write(UnsafeMutableRawBufferPointer(mutating: mapped))
+            }
+        }
         return try body(mapped ?? UnsafeRawBufferPointer(start: nil, count: 0))
     }
 

@@ -109,6 +109,13 @@ public final class ManualEventLoop: EventLoop, @unchecked Sendable {
         return count
     }
 
+    /// Moves the clock on by `duration` without running anything, as work that holds the loop that
+    /// long would: what falls due meanwhile runs late, at the next turn (`run()` or `advance`), with
+    /// `now()` past its deadline. Called from work on the loop, that work took `duration`.
+    public func hold(for duration: Duration) {
+        lock.withLock { $0.now = $0.now + duration }
+    }
+
     /// Runs until nothing is due within `limit` of now, advancing through timers; for draining.
     public func runUntilIdle(limit: Duration = .seconds(3600)) {
         advance(to: now() + limit)

@@ -43,17 +43,18 @@ enum FramePasses {
 
     /// Bayer codes in little-endian 16-bit words: black + level × (white − black), clipped.
     static func raw(_ planes: ScenePlanes, exposure e: FrameExposure, cfa: [Int], black: Float, white: Float,
-                    noise: NoiseTable, rng: inout SeededGenerator, into frame: UnsafeMutableRawBufferPointer) {
+                    noise: NoiseTable, rng: SeededGenerator, into frame: UnsafeMutableRawBufferPointer) {
         let w = planes.size.width, h = planes.size.height
         precondition(frame.count >= w * h * 2)
         let range = white - black, offset = black + magic
+        let rowNoise = RowBands.draws(rows: h, rng)
         planes.values.withUnsafeBufferPointer { src in
             noise.values.withUnsafeBufferPointer { table in
                 guard let words = frame.baseAddress, let s = src.baseAddress, let t = table.baseAddress else { return }
-                for j in 0..<h {
+                RowBands.run(rows: h) { band in for j in band {
                     let even = e.channelScale[cfa[(j & 1) * 2]], odd = e.channelScale[cfa[(j & 1) * 2 + 1]]
                     let scale = SIMD8<Float>(even, odd, even, odd, even, odd, even, odd)
-                    let row = s + j * w, n = t + NoiseTable.offset(rng.next())
+                    let row = s + j * w, n = t + NoiseTable.offset(rowNoise[j])
                     var i = 0
                     while i < w {
                         let v = exposed(load(row + i) * scale, noise: load(n + i), e) * range + offset
@@ -65,7 +66,7 @@ enum FramePasses {
                         }
                         i += 8
                     }
-                }
+                } }
             }
         }
     }
@@ -154,11 +155,10 @@ enum FramePasses {
     /// highlights stay white, as clipping at full well then after the gain does); then the colour
     /// matrix (× 4095) straight into the extended encoding table.
     static func processed(_ planes: ScenePlanes, exposure e: FrameExposure, isp: ISP, noise: NoiseTable,
-                          rng: inout SeededGenerator, packer: inout FramePacker, into frame: UnsafeMutableRawBufferPointer) {
+                          rng: SeededGenerator, packer: FramePacker, into frame: UnsafeMutableRawBufferPointer) {
         let w = planes.size.width, h = planes.size.height, n = w * h
         let padded = (w + 15) & ~15
-        var codes = [UInt32](repeating: 0, count: 3 * padded)
-        var rows = [UInt8](repeating: 0, count: 3 * padded)
+        let rowNoise = RowBands.draws(rows: h, rng)
         let (m0, m1, m2) = isp.matrix
         let gains = isp.gains.replacing(with: 0, where: isp.gains .< 0)
         let u = e.channelScale * gains, top = gains.replacing(with: 1, where: gains .> 1)
@@ -171,35 +171,41 @@ enum FramePasses {
         planes.values.withUnsafeBufferPointer { src in
             noise.values.withUnsafeBufferPointer { table in
                 isp.encoding.values.withUnsafeBufferPointer { curve in
-                    codes.withUnsafeMutableBufferPointer { code in
-                        rows.withUnsafeMutableBufferPointer { rgb in
-                            guard let s = src.baseAddress, let t = table.baseAddress, let q = code.baseAddress,
-                                  let out = rgb.baseAddress, let g = curve.baseAddress,
-                                  let f = frame.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-                            let indices = UnsafeMutableRawPointer(q)
-                            for j in 0..<h {
-                                let bits = rng.next()
-                                let nr = t + NoiseTable.offset(bits), ng = t + NoiseTable.offset(bits >> 20)
-                                let nb = t + NoiseTable.offset(bits >> 40)
-                                let r0 = s + j * w, g0 = r0 + n, b0 = g0 + n
-                                var i = 0
-                                while i < w {
-                                    let br = developed(load(r0 + i) * u.x, noise: load(nr + i), slope.x, read.x, top.x)
-                                    let bg = developed(load(g0 + i) * u.y, noise: load(ng + i), slope.y, read.y, top.y)
-                                    let bb = developed(load(b0 + i) * u.z, noise: load(nb + i), slope.z, read.z, top.z)
-                                    let lr = k0.x * br + k0.y * bg + k0.z * bb + offset
-                                    let lg = k1.x * br + k1.y * bg + k1.z * bb + offset
-                                    let lb = k2.x * br + k2.y * bg + k2.z * bb + offset
-                                    indices.storeBytes(of: unsafeBitCast(lr, to: SIMD8<UInt32>.self) & mask, toByteOffset: i * 4,
-                                                       as: SIMD8<UInt32>.self)
-                                    indices.storeBytes(of: unsafeBitCast(lg, to: SIMD8<UInt32>.self) & mask,
-                                                       toByteOffset: (padded + i) * 4, as: SIMD8<UInt32>.self)
-                                    indices.storeBytes(of: unsafeBitCast(lb, to: SIMD8<UInt32>.self) & mask,
-                                                       toByteOffset: (2 * padded + i) * 4, as: SIMD8<UInt32>.self)
-                                    i += 8
+                    guard let s = src.baseAddress, let t = table.baseAddress, let g = curve.baseAddress,
+                          let f = frame.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                    RowBands.run(rows: h) { band in
+                        // Each band its own row memory and packer (bands start on even rows: YUV420 pairs stay whole).
+                        var codes = [UInt32](repeating: 0, count: 3 * padded)
+                        var rows = [UInt8](repeating: 0, count: 3 * padded)
+                        var packer = packer
+                        codes.withUnsafeMutableBufferPointer { code in
+                            rows.withUnsafeMutableBufferPointer { rgb in
+                                guard let q = code.baseAddress, let out = rgb.baseAddress else { return }
+                                let indices = UnsafeMutableRawPointer(q)
+                                for j in band {
+                                    let bits = rowNoise[j]
+                                    let nr = t + NoiseTable.offset(bits), ng = t + NoiseTable.offset(bits >> 20)
+                                    let nb = t + NoiseTable.offset(bits >> 40)
+                                    let r0 = s + j * w, g0 = r0 + n, b0 = g0 + n
+                                    var i = 0
+                                    while i < w {
+                                        let br = developed(load(r0 + i) * u.x, noise: load(nr + i), slope.x, read.x, top.x)
+                                        let bg = developed(load(g0 + i) * u.y, noise: load(ng + i), slope.y, read.y, top.y)
+                                        let bb = developed(load(b0 + i) * u.z, noise: load(nb + i), slope.z, read.z, top.z)
+                                        let lr = k0.x * br + k0.y * bg + k0.z * bb + offset
+                                        let lg = k1.x * br + k1.y * bg + k1.z * bb + offset
+                                        let lb = k2.x * br + k2.y * bg + k2.z * bb + offset
+                                        indices.storeBytes(of: unsafeBitCast(lr, to: SIMD8<UInt32>.self) & mask, toByteOffset: i * 4,
+                                                           as: SIMD8<UInt32>.self)
+                                        indices.storeBytes(of: unsafeBitCast(lg, to: SIMD8<UInt32>.self) & mask,
+                                                           toByteOffset: (padded + i) * 4, as: SIMD8<UInt32>.self)
+                                        indices.storeBytes(of: unsafeBitCast(lb, to: SIMD8<UInt32>.self) & mask,
+                                                           toByteOffset: (2 * padded + i) * 4, as: SIMD8<UInt32>.self)
+                                        i += 8
+                                    }
+                                    for k in 0..<(3 * padded) { out[k] = g[Int(truncatingIfNeeded: q[k])] }
+                                    packer.pack(row: j, rgb: UnsafePointer(out), channelStride: padded, into: f)
                                 }
-                                for k in 0..<(3 * padded) { out[k] = g[Int(truncatingIfNeeded: q[k])] }
-                                packer.pack(row: j, rgb: UnsafePointer(out), channelStride: padded, into: f)
                             }
                         }
                     }
@@ -225,4 +231,34 @@ enum FramePasses {
         let bits = unsafeBitCast(v, to: SIMD8<Int32>.self)
         return unsafeBitCast(bits & ~(bits &>> 31), to: SIMD8<Float>.self)
     }
+}
+
+/// Frame rows drawn in bands on every core: the calling thread and Dispatch's workers.
+enum RowBands {
+    static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// One random draw per row, in row order: a row's noise does not depend on which band draws it.
+    static func draws(rows: Int, _ rng: SeededGenerator) -> [UInt64] {
+        var rng = rng
+        return (0..<rows).map { _ in rng.next() }
+    }
+
+    /// Calls `body` with bands of rows covering 0..<rows, concurrently; every band but the last
+    /// has an even row count and starts on an even row. Small frames are one band. `body` must
+    /// write only its own rows (and its own locals): bands run at the same time.
+    static func run(rows: Int, _ body: (Range<Int>) -> Void) {
+        let bands = min(2 * cores, rows / 64)
+        guard bands > 1 else { body(0..<rows); return }
+        let perBand = ((rows + bands - 1) / bands + 1) & ~1
+        withoutActuallyEscaping(body) { body in
+            let shared = DisjointRows(body: body)
+            DispatchQueue.concurrentPerform(iterations: bands) { b in
+                let band = min(b * perBand, rows)..<min((b + 1) * perBand, rows)
+                if !band.isEmpty { shared.body(band) }
+            }
+        }
+    }
+
+    /// A band body shared by the bands' threads: sound because each band writes rows no other touches.
+    private struct DisjointRows: @unchecked Sendable { let body: (Range<Int>) -> Void }
 }

@@ -14,13 +14,13 @@ final class FramePool: @unchecked Sendable {
         for (_, buffers) in free { for p in buffers { p.deallocate() } }
     }
 
-    /// A frame of `byteCount` bytes written by `fill`, which must write every byte.
+    /// A frame of `byteCount` bytes written by `fill` when they are first read (on the reader's
+    /// thread); `fill` must write every byte.
     func frame(format: PixelFormat, size: PixelSize, stride: Int, byteCount: Int,
-               fill: (UnsafeMutableRawBufferPointer) -> Void) -> FrameBuffer {
+               fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void) -> FrameBuffer {
         let memory = take(byteCount)
-        fill(memory)
         let returned = Returned(pool: self, memory: memory)
-        return FrameBuffer(pixelFormat: format, size: size, stride: stride, mapping: UnsafeRawBufferPointer(memory),
+        return FrameBuffer(pixelFormat: format, size: size, stride: stride, memory: memory, render: fill,
                            release: { returned.give() })
     }
 

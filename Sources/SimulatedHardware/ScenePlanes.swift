@@ -92,12 +92,13 @@ struct ScenePlanes {
             blur(horizontalPixels: horizontalPixels, verticalPixels: verticalPixels)
             return true
         }
-        var line = [Float](repeating: 0, count: w + 2 * 17 + 8)
         return remap(into: &storage) { dst, src, plane, j in
             let origin = src + plane * w * h
             func row(_ k: Int) -> UnsafePointer<Float> { origin + min(max(k, 0), h - 1) * w }
-            line.withUnsafeMutableBufferPointer { buffer in
-                guard let padded = buffer.baseAddress else { return }
+            // The row's own scratch line (rows are filled on several threads at once).
+            let padded = UnsafeMutablePointer<Float>.allocate(capacity: w + 2 * 17 + 8)
+            defer { padded.deallocate() }
+            do {
                 let pad = 17, middle = padded + pad
                 // Down: this row's taps, into the middle of `line`.
                 if down.reach == 0 {
@@ -225,8 +226,8 @@ struct ScenePlanes {
     }
 
     /// New values built row by row in `storage`, then swapped in: `fill(destination row, source
-    /// values, plane, row)` writes all `size.width` values of the row; the spare values after the
-    /// planes are copied.
+    /// values, plane, row)` writes all `size.width` values of the row, and only those (rows are
+    /// filled in bands on several threads at once); the spare values after the planes are copied.
     private mutating func remap(into storage: inout [Float],
                                 _ fill: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, Int, Int) -> Void) -> Bool {
         let w = size.width, h = size.height, planes = planeCount, count = values.count
@@ -234,8 +235,8 @@ struct ScenePlanes {
         storage.withUnsafeMutableBufferPointer { out in
             values.withUnsafeBufferPointer { src in
                 guard let o = out.baseAddress, let source = src.baseAddress else { return }
-                for plane in 0..<planes {
-                    for j in 0..<h { fill(o + (plane * h + j) * w, source, plane, j) }
+                RowBands.run(rows: planes * h) { band in
+                    for k in band { fill(o + k * w, source, k / h, k % h) }
                 }
                 let spare = planes * w * h
                 (o + spare).update(from: source + spare, count: count - spare)

@@ -62,8 +62,11 @@ public final class SimulatedCamera: CameraDevice {
     public var unconfiguredHdrModes: Set<HdrModeValue> = []
     /// The sensor mode chosen by the last `configure`.
     public private(set) var activeMode: SensorDescription.Mode?
-    /// Frames the sensor produced since start, including dropped ones.
+    /// Frames the sensor produced since start, including dropped ones and ones the loop missed.
     public private(set) var framesProduced: UInt64 = 0
+    /// Frames since start that started while the loop was too late to take them (their sequence
+    /// numbers are skipped; no request is used up).
+    public private(set) var framesMissed: UInt64 = 0
     /// Requests queued and not yet taken for a frame.
     public var requestsWaiting: Int { waiting.count }
 
@@ -72,6 +75,11 @@ public final class SimulatedCamera: CameraDevice {
     private var waiting: [CaptureRequest] = []
     private var inProgress: [(work: ScheduledWork, request: CaptureRequest)] = []
     private var nextFrame: ScheduledWork?
+    /// When the next frame starts on the sensor's own clock (its SensorTimestamp), whenever the
+    /// loop gets round to it.
+    private var nextFrameStart: MonotonicTime?
+    /// The last frame's duration: the spacing of the frames after it until one sets another.
+    private var cadence: Duration?
     private var handler: (@Sendable (CameraEvent) -> Void)?
     private var streaming = false
     private var disconnected = false
@@ -163,6 +171,8 @@ public final class SimulatedCamera: CameraDevice {
         streaming = true
         sensorRunning = false
         framesProduced = 0
+        framesMissed = 0
+        cadence = nil
         pointing = (.zero, nil)
         scheduleFrame(at: loop.now())
     }
@@ -244,12 +254,18 @@ public final class SimulatedCamera: CameraDevice {
 
     private func scheduleFrame(at time: MonotonicTime) {
         let bound = LoopBound(self, loop: loop)
+        nextFrameStart = time
         nextFrame = loop.schedule(at: time) { bound.value.frameStart() }
     }
 
+    /// One frame, as the loop gets round to it. Frames keep the sensor's cadence whatever the
+    /// loop's delay: frame n+1 starts at frame n's start plus its FrameDuration. When the loop comes
+    /// a whole frame or more late, the frames that started meanwhile are lost, as a sensor's frames
+    /// are when the pipeline falls behind: their sequence numbers are skipped and they take no request.
     private func frameStart() {
         guard streaming, var model else { return }
         let now = loop.now()
+        var start = nextFrameStart ?? now
         if let until = stalledUntil {
             if now < until {
                 if until.nanoseconds != .max { scheduleFrame(at: until) }
@@ -263,6 +279,12 @@ public final class SimulatedCamera: CameraDevice {
                 return
             }
             sensorRunning = true
+            start = now
+        } else if let cadence, cadence > .zero, now - start >= cadence {
+            let missed = (now - start).nanoseconds / cadence.nanoseconds
+            start = start + .nanoseconds(cadence.nanoseconds * missed)
+            framesProduced += UInt64(missed)
+            framesMissed += UInt64(missed)
         }
         let sequence = framesProduced
         framesProduced += 1
@@ -282,14 +304,15 @@ public final class SimulatedCamera: CameraDevice {
         let parameters = model.step(frame: sequence, scene: scene)
         self.model = model
         let frameDuration = Duration.microseconds(parameters.frameDurationMicroseconds)
+        cadence = frameDuration
         if let request {
-            let completed = complete(request, sequence: sequence, at: now, parameters: parameters, model: model)
+            let completed = complete(request, sequence: sequence, at: start, parameters: parameters, model: model)
             let bound = LoopBound(self, loop: loop)
             let cookie = request.cookie
-            let work = loop.schedule(at: now + frameDuration) { bound.value.deliver(completed, cookie: cookie) }
+            let work = loop.schedule(at: start + frameDuration) { bound.value.deliver(completed, cookie: cookie) }
             inProgress.append((work, request))
         }
-        scheduleFrame(at: now + frameDuration)
+        scheduleFrame(at: start + frameDuration)
     }
 
     private func deliver(_ completed: CompletedRequest, cookie: UInt64) {
@@ -343,13 +366,13 @@ public final class SimulatedCamera: CameraDevice {
         for role in request.roles {
             guard let stream = streams.first(where: { $0.role == role }) else { continue }
             let roleIndex = UInt64(StreamRole.allCases.firstIndex(of: role) ?? 0)
-            var rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
+            let rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
             let isRaw = stream.pixelFormat.isBayer
             let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
             buffers[role] = renderer.render(SimulatedFrameRenderer.Request(
                 role: role, format: stream.pixelFormat, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
                 scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth,
-                hdr: rendersHDR), rng: &rng)
+                hdr: rendersHDR), rng: rng)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),

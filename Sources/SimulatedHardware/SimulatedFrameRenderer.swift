@@ -24,7 +24,7 @@ final class SimulatedFrameRenderer {
     let pixelArray: PixelSize
     let cfa: [Int]
     private let colour: SimulatedColourResponse
-    private lazy var noise = NoiseTable(seed: 0x5EED_0F_7AB1E)
+    private let noise = NoiseTable(seed: 0x5EED_0F_7AB1E)
     private let encoding = FramePasses.Encoding(matrix: SimulatedColourResponse.colourCorrectionMatrix.map(Float.init))
     /// HDR's encoding: the extended range rolled off into 0…1 before the sRGB curve.
     private lazy var hdrEncoding = FramePasses.Encoding(matrix: SimulatedColourResponse.colourCorrectionMatrix.map(Float.init),
@@ -58,7 +58,7 @@ final class SimulatedFrameRenderer {
     /// Frames' memory, reused once their buffers go.
     private let pool = FramePool()
     /// Plane memory for motion (moved, blurred, skewed copies of the cached planes), reused.
-    private var spare: [[Float]] = []
+    private let spare = SparePlanes()
 
     init(sensor: SensorDescription) {
         self.sensor = sensor
@@ -117,27 +117,38 @@ final class SimulatedFrameRenderer {
         var hdr = false
     }
 
-    /// The frame's buffer.
-    func render(_ r: Request, rng: inout SeededGenerator) -> FrameBuffer {
+    /// The frame's buffer, drawn when its bytes are first read (on the reader's thread): a stream
+    /// nobody reads costs nothing. What the frame shows is fixed now (planes, motion, exposure,
+    /// noise seed), so the bytes are the same whenever and wherever they are drawn.
+    func render(_ r: Request, rng: SeededGenerator) -> FrameBuffer {
         let isRaw = r.format.isBayer
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
-        var planes = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
+        let cached = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
                                   defocusPixels: r.defocusPixels / scale)
-        let moved = applyMotion(&planes, r.motion, focalLengthPixels: focalLengthPixels(sensorPixelsPerOutputPixel: scale))
-        // Motion's planes are this frame's own: their memory serves the next frame's motion.
-        defer { if moved { recycle(&planes.values) } }
+        let motion = r.motion, focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)
+        let spare = self.spare, noise = self.noise
+        /// The cached planes moved by this frame's motion; their memory goes back to `spare` after.
+        @Sendable func withMovedPlanes(_ body: (ScenePlanes) -> Void) {
+            var planes = cached
+            let moved = Self.applyMotion(&planes, motion, focalLengthPixels: focalLength, spare: spare)
+            body(planes)
+            if moved { spare.recycle(&planes.values) }
+        }
         let streamScale = Double(crop.width) / Double(max(r.streamSize.width, 1))
         var exposure = frameExposure(r, noiseAveraging: max(streamScale, 1))
         if isRaw {
             let white = Float((1 << r.bitDepth) - 1)
             let black = Float((sensor.blackLevel16 ?? 0) >> (16 - r.bitDepth))
+            let cfa = self.cfa, e = exposure
             return pool.frame(format: r.format, size: r.size, stride: r.size.width * 2, byteCount: r.size.area * 2) { memory in
-                FramePasses.raw(planes, exposure: exposure, cfa: cfa, black: black, white: white, noise: noise, rng: &rng, into: memory)
+                withMovedPlanes { planes in
+                    FramePasses.raw(planes, exposure: e, cfa: cfa, black: black, white: white, noise: noise, rng: rng, into: memory)
+                }
             }
         }
         let format = FramePacker(format: r.format, size: r.size, role: r.role) == nil ? PixelFormat.bgr888 : r.format
-        guard var packer = FramePacker(format: format, size: r.size, role: r.role) else {
+        guard let packer = FramePacker(format: format, size: r.size, role: r.role) else {
             return FrameBuffer(pixelFormat: format, size: r.size, stride: 0, bytes: [])
         }
         let f = r.frame, m = SimulatedColourResponse.colourCorrectionMatrix.map(Float.init)
@@ -153,8 +164,11 @@ final class SimulatedFrameRenderer {
         }
         let isp = FramePasses.ISP(gains: SIMD3(Float(f.redGain * f.digitalGain), Float(f.digitalGain), Float(f.blueGain * f.digitalGain)),
                                   matrix: (row(0), row(1), row(2)), encoding: r.hdr ? hdrEncoding : encoding)
+        let e = exposure
         return pool.frame(format: format, size: r.size, stride: packer.stride, byteCount: packer.byteCount) { memory in
-            FramePasses.processed(planes, exposure: exposure, isp: isp, noise: noise, rng: &rng, packer: &packer, into: memory)
+            withMovedPlanes { planes in
+                FramePasses.processed(planes, exposure: e, isp: isp, noise: noise, rng: rng, packer: packer, into: memory)
+            }
         }
     }
 
@@ -220,15 +234,15 @@ final class SimulatedFrameRenderer {
     /// and rolling-shutter skew (rows read later see the scene moved by the rotation since row 0,
     /// centred on the middle row). Rotation +y (yaw right) moves the image left, +x (pitch) down.
     /// True when `planes` now holds memory of its own (from `spare`) rather than the cache's.
-    private func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double) -> Bool {
+    private static func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double, spare: SparePlanes) -> Bool {
         let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
         let skewX = -m.readout.y * f, skewY = m.readout.x * f
         var owned = false
         // Each step writes into spare memory; what it replaces goes back to `spare` if it was ours.
         func step(_ body: (inout ScenePlanes, inout [Float]) -> Bool) {
-            var storage = spareValues(count: planes.values.count)
+            var storage = spare.values(count: planes.values.count)
             let replaced = body(&planes, &storage)
-            if owned || !replaced { recycle(&storage) }
+            if owned || !replaced { spare.recycle(&storage) }
             owned = owned || replaced
         }
         // Camera frame x right, y down, z forward (docs/imu.md): turning right (+yaw about y) moves
@@ -250,19 +264,31 @@ final class SimulatedFrameRenderer {
         }
         return owned
     }
+}
+
+/// Plane memory for motion, reused from frame to frame; frames may be drawn on any thread.
+final class SparePlanes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [[Float]] = []
 
     /// Memory for `count` plane values: a spare buffer of that size (uniquely held, so writing
     /// into it copies nothing) or a new one.
-    private func spareValues(count: Int) -> [Float] {
-        if let k = spare.lastIndex(where: { $0.count == count }) { return spare.remove(at: k) }
-        return [Float](repeating: 0, count: count)
+    func values(count: Int) -> [Float] {
+        let reused = lock.withLock { () -> [Float]? in
+            guard let k = kept.lastIndex(where: { $0.count == count }) else { return nil }
+            return kept.remove(at: k)
+        }
+        return reused ?? [Float](repeating: 0, count: count)
     }
 
-    /// Keeps `values` (emptied here) for later motion: three for each of two streams (moved,
-    /// blurred, skewed).
-    private func recycle(_ values: inout [Float]) {
-        spare.append(values)
+    /// Keeps `values` (emptied here) for later motion: three for each of four frames being drawn
+    /// at once (moved, blurred, skewed).
+    func recycle(_ values: inout [Float]) {
+        let given = values
         values = []
-        if spare.count > 6 { spare.removeFirst() }
+        lock.withLock {
+            kept.append(given)
+            if kept.count > 12 { kept.removeFirst() }
+        }
     }
 }

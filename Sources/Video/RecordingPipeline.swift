@@ -64,7 +64,8 @@ final class RecordingPipeline {
 
     func start(_ request: RecordingRequest, reserveBytes: Int64) {
         recording = Active(request: request, reserveBytes: reserveBytes)
-        guard var ring else { publish(); return }
+        // Without a ring no frame came since the last recording: the gap before this one is not its loss.
+        guard var ring else { lastSequence = nil; publish(); return }
         let held = ring.takeAll()
         self.ring = ring
         recording?.keyframeWanted = held.isEmpty

@@ -1,0 +1,130 @@
+import Foundation
+import Hardware
+import Video
+
+/// One real-time recording on the simulated board: the release `tripod run --board sim` beside
+/// this benchmark, driven through its stdio console (format, motion, stabilization, `record
+/// start`, a wait, `record stop`), then its sidecar read back. The board runs on the real clock,
+/// so what it keeps is what a person would get from the same commands.
+struct SimulatedRecordingRun {
+    var label: String
+    /// `format` argument, e.g. 1920x1080@30.
+    var format: String
+    var framesPerSecond: Double
+    var settings: [String]
+    var recordSeconds: Double
+
+    struct Result {
+        var written: Int
+        var reportedDropped: Int
+        /// Frames the sensor made from the recording's first frame to its last (its timestamps).
+        var expected: Int
+        /// Sequence numbers from the first frame to the last.
+        var sequenceSpan: Int
+        /// Seconds of sensor time from the first frame to the last.
+        var sensorSeconds: Double
+        var loadBefore: Double
+        var loadAfter: Double
+    }
+
+    func run(binary: String, work: URL) throws -> Result {
+        let directory = work.appendingPathComponent(label.replacingOccurrences(of: " ", with: "-"))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let captures = directory.appendingPathComponent("captures")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["run", "--board", "sim", "--console", "stdio", "--captures", captures.path,
+                             "--state", directory.appendingPathComponent("state").path,
+                             "--socket", directory.appendingPathComponent("s.sock").path]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let lines = ConsoleLines()
+        try process.run()
+        let reader = Thread { [handle = output.fileHandleForReading] in
+            while true {
+                let data = handle.availableData  // blocks; empty at the end of output
+                if data.isEmpty { break }
+                lines.append(data)
+            }
+            lines.finish()
+        }
+        reader.start()
+        defer {
+            // The console's end of output is the process's end; a process that never ends is stopped.
+            if !lines.waitForEnd(seconds: 60) { process.terminate(); _ = lines.waitForEnd(seconds: 10) }
+        }
+        func send(_ line: String, waitFor prefix: String = "ok", timeout seconds: Double = 30) throws -> String {
+            let mark = lines.count
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if let reply = lines.since(mark).first(where: { $0.hasPrefix(prefix) || $0.hasPrefix("err") }) {
+                    guard reply.hasPrefix(prefix) else { throw HardwareError(.invalidArgument, "simcam: \(line): \(reply)") }
+                    return reply
+                }
+                usleep(10_000)
+            }
+            throw HardwareError(.timeout, "simcam: \(line): no \(prefix) within \(seconds) s; last lines: \(lines.since(max(lines.count - 5, 0)))")
+        }
+        _ = try send("status", timeout: 60)  // started
+        _ = try send("format \(format)")
+        for setting in settings { _ = try send(setting) }
+        usleep(1_500_000)  // AE, AWB and the stabilizer settle
+        let loadBefore = Self.loadAverage()
+        _ = try send("record start")
+        usleep(UInt32(recordSeconds * 1e6))
+        let loadAfter = Self.loadAverage()
+        let stopped = try send("record stop", waitFor: "event record.stopped", timeout: 120)
+        input.fileHandleForWriting.write(Data("quit\n".utf8))
+        _ = lines.waitForEnd(seconds: 60)
+        func field(_ key: String) -> Int {
+            stopped.split(separator: " ").first { $0.hasPrefix(key + "=") }.flatMap { Int($0.dropFirst(key.count + 1)) } ?? -1
+        }
+        guard let sidecar = RecordingSoakBenchmark.sidecars(under: captures).first else {
+            throw HardwareError(.notFound, "simcam: \(label): no video sidecar under \(captures.path)")
+        }
+        let seconds = Double(sidecar.lastSensorTimestampNanoseconds - sidecar.firstSensorTimestampNanoseconds) / 1e9
+        return Result(written: field("frames"), reportedDropped: field("dropped"),
+                      expected: Int((seconds * framesPerSecond).rounded()) + 1,
+                      sequenceSpan: Int(sidecar.lastSequence - sidecar.firstSequence) + 1, sensorSeconds: seconds,
+                      loadBefore: loadBefore, loadAfter: loadAfter)
+    }
+
+    /// The one-minute load average (/proc/loadavg).
+    static func loadAverage() -> Double {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).flatMap { $0.split(separator: " ").first }.flatMap { Double($0) } ?? .nan
+    }
+}
+
+/// The console's output lines, collected from the reader's thread.
+private final class ConsoleLines: Sendable {
+    private let state = LockedValue((partial: "", lines: [String](), ended: false))
+
+    /// The output has ended (the process closed it).
+    func finish() { state.withLock { $0.ended = true } }
+
+    /// Waits up to `seconds` for the end of output; true when it came.
+    func waitForEnd(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if state.withLock({ $0.ended }) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    func append(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        state.withLock { s in
+            let parts = (s.partial + text).split(separator: "\n", omittingEmptySubsequences: false)
+            s.partial = String(parts.last ?? "")
+            s.lines += parts.dropLast().map(String.init)
+        }
+    }
+
+    var count: Int { state.withLock { $0.lines.count } }
+
+    func since(_ index: Int) -> [String] { state.withLock { Array($0.lines[min(index, $0.lines.count)...]) } }
+}

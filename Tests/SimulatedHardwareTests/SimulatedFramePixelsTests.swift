@@ -1,0 +1,85 @@
+import Boards
+import Hardware
+import ManualLoop
+import SimulatedHardware
+import Testing
+
+/// The pixels of full-size frames (a video, a still and a raw stream, handheld), as digests: the
+/// renderer's speed-ups (lazy drawing, bands on several threads) must not change a byte.
+@Suite struct SimulatedFramePixelsTests {
+    final class Log: @unchecked Sendable { var completed: [CompletedRequest] = [] }
+
+    /// FNV-1a over the bytes.
+    static func digest(_ buffer: FrameBuffer) -> UInt64 {
+        buffer.withUnsafeBytes { bytes in
+            var h: UInt64 = 0xCBF2_9CE4_8422_2325
+            for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
+            return h
+        }
+    }
+
+    /// Digests per frame and role of six frames of 1080p video, a 2304x1296 still and its raw.
+    static func digests(motion amplitude: Double) throws -> [[StreamRole: UInt64]] {
+        try frames(motion: amplitude).map { $0.buffers.mapValues(digest) }
+    }
+
+    /// The completed frames, none read yet.
+    static func frames(motion amplitude: Double) throws -> [CompletedRequest] {
+        let loop = ManualEventLoop()
+        let motion = MotionProfile.handheld.make(amplitudeDegreesPerSecond: amplitude, seed: 5, origin: loop.now())
+        let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.embedded(model: "imx708"), motion: motion, seed: 9)
+        let camera = try #require(try provider.open(id: provider.cameraID) as? SimulatedCamera)
+        let log = Log()
+        camera.setEventHandler { if case .requestCompleted(let c) = $0 { log.completed.append(c) } }
+        let mode = PixelSize(width: 2304, height: 1296)
+        _ = try camera.configure([StreamConfiguration(role: .stillCapture, pixelFormat: .bgr888, size: mode),
+                                  StreamConfiguration(role: .raw, pixelFormat: PixelFormat("SRGGB10"), size: mode),
+                                  StreamConfiguration(role: .videoRecording, pixelFormat: .yuv420, size: PixelSize(width: 1920, height: 1080))])
+        try camera.start(controls: [:])
+        for cookie in 1...6 { try camera.queueRequest(CaptureRequest(cookie: UInt64(cookie), roles: [.stillCapture, .raw, .videoRecording])) }
+        loop.advance(by: .seconds(1))
+        camera.stop()
+        return log.completed.filter(\.isComplete)
+    }
+
+    /// Digests of the frames as drawn before frames were drawn lazily and in bands (eagerly, on one thread).
+    static let stillDigests: [[StreamRole: UInt64]] = [
+        [.raw: 0x3b1794d391f94ef8, .stillCapture: 0xa945ab03d371c3f, .videoRecording: 0x81bba79ef573e073],
+        [.raw: 0xdd94fbbbf5fc35b6, .stillCapture: 0xc2ba3142599e9887, .videoRecording: 0x4c8328b59e48d19f],
+        [.raw: 0xc08994aaf4ea260d, .stillCapture: 0x4da3803eb33b19df, .videoRecording: 0x6faa98849a0b2148],
+        [.raw: 0x39d52d4d7f3272bd, .stillCapture: 0x413135583418f78b, .videoRecording: 0xee6b5c6b79ce6938],
+        [.raw: 0x3beae248d90b38a8, .stillCapture: 0xb9929e673de0c006, .videoRecording: 0xd624681bb830c252],
+        [.raw: 0x124eb23eb391119, .stillCapture: 0x1d41ce63a6f6764a, .videoRecording: 0xcb0153e93edf2dab],
+    ]
+    static let handheldDigests: [[StreamRole: UInt64]] = [
+        [.raw: 0x11b6bd1568c473de, .stillCapture: 0x2cf361140d8f304d, .videoRecording: 0xd7130b69e04b90d0],
+        [.raw: 0x20d0e8cebbdb85a0, .stillCapture: 0xbe63b7e67f71280e, .videoRecording: 0x8ad212b335f5b8e6],
+        [.raw: 0x543497e9c1aebb84, .stillCapture: 0x653329d3132a9fed, .videoRecording: 0xaf7121a7e05e37c4],
+        [.raw: 0x795fc2dcf92903, .stillCapture: 0xd2a6e01705af49a2, .videoRecording: 0xbb3e99c35ae290bd],
+        [.raw: 0x6a2db20c47550681, .stillCapture: 0xa024365307fccc09, .videoRecording: 0x335477055f73540f],
+        [.raw: 0x5999e228e1224363, .stillCapture: 0xcd022d133632bbd4, .videoRecording: 0x8ed525072d9be4f3],
+    ]
+
+    @Test func fullSizeFramesAreTheSameBytesStillAndHandheld() throws {
+        #expect(try Self.digests(motion: 0) == Self.stillDigests)
+        #expect(try Self.digests(motion: 10) == Self.handheldDigests)
+    }
+
+    @Test func aFrameIsDrawnWhenFirstReadTheSameWhenReadLateOrElsewhere() async throws {
+        let frames = try Self.frames(motion: 10)
+        #expect(frames.allSatisfy { $0.buffers.values.allSatisfy { !$0.isRendered } })
+        // Read after the camera stopped, newest first, each stream on a thread of its own.
+        var read: [[StreamRole: UInt64]] = Array(repeating: [:], count: frames.count)
+        for (index, frame) in frames.enumerated().reversed() {
+            let buffers = frame.buffers
+            read[index] = await withTaskGroup(of: (StreamRole, UInt64).self) { group in
+                for (role, buffer) in buffers { group.addTask { (role, Self.digest(buffer)) } }
+                var digests: [StreamRole: UInt64] = [:]
+                for await (role, digest) in group { digests[role] = digest }
+                return digests
+            }
+        }
+        #expect(read == Self.handheldDigests)
+        #expect(frames.allSatisfy { $0.buffers.values.allSatisfy(\.isRendered) })
+    }
+}
