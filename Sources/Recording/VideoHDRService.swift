@@ -57,6 +57,13 @@ public final class VideoHDRService {
     /// Frames an HdrMode has to show up in the metadata (libcamera applies controls a few frames
     /// late; Raspberry Pi's IPA reports the mode it runs in every frame).
     public static let confirmationFrames = 30
+    /// The shortest time between two tone measures, by the frames' sensor timestamps. Frames in
+    /// between count the last measure again, so the policy's smoothing (in frames) is the same at
+    /// every rate; reading the processed stream (a full-size still during a recording) only this
+    /// often keeps its cost off most frames (a simulated frame is drawn only when read).
+    public static let measureInterval: Duration = .milliseconds(100)
+    /// The last tone measure and the frame it was taken from.
+    private var lastMeasure: (fractions: VideoHDRPolicy.SceneMeasure, clippedCode: UInt8, at: MonotonicTime)?
 
     /// Luma codes for the tone measure: a plain exposure clips at 250; in HDR the same scene
     /// light sits `hdrHeadroomStops` lower, about code 191 on the sRGB curve (where a plain
@@ -138,7 +145,15 @@ public final class VideoHDRService {
         guard policy.preference == .auto, policy.formatHasHDR, let camera,
               let buffer = completed.buffers[camera.processedRole] else { return }
         let clipped = inForce == nil ? Self.clippedCode : Self.clippedCodeInHDR
-        guard let measure = FrameAnalysis.toneFractions(buffer, clippedCode: clipped, crushedCode: Self.crushedCode) else { return }
+        let measure: VideoHDRPolicy.SceneMeasure
+        if let last = lastMeasure, last.clippedCode == clipped, completed.sensorTimestamp >= last.at,
+           completed.sensorTimestamp - last.at < Self.measureInterval {
+            measure = last.fractions
+        } else {
+            guard let measured = FrameAnalysis.toneFractions(buffer, clippedCode: clipped, crushedCode: Self.crushedCode) else { return }
+            measure = measured
+            lastMeasure = (measured, clipped, completed.sensorTimestamp)
+        }
         if policy.sceneMeasured(measure) || desired != inForce { reconcile() }
     }
 
