@@ -48,7 +48,8 @@ public enum ExifEncoder {
             }
         }
 
-        private mutating func add(_ tag: UInt16, _ type: UInt16, _ count: UInt32, _ value: [UInt8]) {
+        /// Adds (or replaces) `tag` of TIFF field type `type` with `count` values already encoded little-endian.
+        mutating func add(_ tag: UInt16, _ type: UInt16, _ count: UInt32, _ value: [UInt8]) {
             entries.removeAll { $0.tag == tag }
             entries.append((tag, type, count, value))
             entries.sort { $0.tag < $1.tag }
