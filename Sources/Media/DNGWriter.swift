@@ -38,7 +38,9 @@ public enum DNGCompression: String, Hashable, Sendable, CaseIterable {
 /// calls are not reachable through CTIFFShim, so the file is laid out here.
 public enum DNGWriter {
     /// Tile width and length of lossless DNGs, samples (TIFF wants multiples of 16; edge tiles are
-    /// full-size, padded with the image's last column and row).
+    /// full-size, padded with the image's last column and row). Narrower images get tiles of their
+    /// width rounded down to 16, shorter ones one tile row of their height rounded up to 16; an
+    /// image exactly 512 wide gets 240-wide tiles (see `encode`).
     public static let tileSize = 256
     /// The preview's longest side at most, pixels.
     public static let previewMaximumSide = 1024
@@ -64,7 +66,10 @@ public enum DNGWriter {
         }
         let chunks: [[UInt8]]
         var raw = ExifEncoder.IFD()
-        switch compression {
+        // TIFF tiles are at least 16 wide and a tile must not be wider than the image (see below):
+        // a frame under 16 samples wide is stored uncompressed.
+        let stored = width < 16 ? DNGCompression.none : compression
+        switch stored {
         case .none:
             let rowsPerStrip = max(1, min(height, (256 * 1024) / rowBytes))
             chunks = frame.withUnsafeBytes { pixels in
@@ -75,7 +80,11 @@ public enum DNGWriter {
             raw.add(Tag.compression, .short(1))
             raw.add(Tag.rowsPerStrip, .long(UInt32(rowsPerStrip)))
         case .lossless:
-            let tileWidth = min(tileSize, roundUp(width, 16)), tileLength = min(tileSize, roundUp(height, 16))
+            // Never wider than the image: dcraw and LibRaw wrap a tile's rows at the image's width.
+            // And never half the image's width: LibRaw 0.21 then reads 2-component tiles as twice as wide.
+            var tileWidth = min(tileSize, width / 16 * 16)
+            if tileWidth * 2 == width { tileWidth -= 16 }
+            let tileLength = min(tileSize, roundUp(height, 16))
             chunks = try losslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
             raw.add(Tag.compression, .short(7))
             raw.add(Tag.tileWidth, .long(UInt32(tileWidth)))
@@ -103,8 +112,8 @@ public enum DNGWriter {
 
         // Offsets: every entry whose value is an offset is added twice, first with a placeholder of
         // the same size, so the IFDs' sizes (and so all offsets) are known before they are filled.
-        let offsetTag = compression == .none ? Tag.stripOffsets : Tag.tileOffsets
-        let countTag = compression == .none ? Tag.stripByteCounts : Tag.tileByteCounts
+        let offsetTag = stored == .none ? Tag.stripOffsets : Tag.tileOffsets
+        let countTag = stored == .none ? Tag.stripByteCounts : Tag.tileByteCounts
         func longs(_ values: [Int]) -> [UInt8] {
             var b: [UInt8] = []
             for v in values { appendUInt32(&b, UInt32(truncatingIfNeeded: v)) }
