@@ -33,26 +33,38 @@ enum DNGPreview {
             return UInt8((min(max(e, 0), 1) * 255).rounded())
         }
         var rgb = [UInt8](repeating: 0, count: out.area * 3)
-        let usable = PixelSize(width: min(frame.size.width, out.width * box * 2), height: min(frame.size.height, out.height * box * 2))
+        let width = frame.size.width, height = frame.size.height, wide = layout.bytesPerSample == 2
+        // Per preview pixel of the current row: sums and counts of the 4 CFA positions (row-major in the 2×2 cell).
+        var sums = [Int](repeating: 0, count: out.width * 4), counts = [Int](repeating: 0, count: out.width * 4)
         frame.withUnsafeBytes { pixels in
-            func sample(_ x: Int, _ y: Int) -> Double {
-                let at = y * frame.stride + x * layout.bytesPerSample
-                return layout.bytesPerSample == 2
-                    ? Double(UInt16(littleEndian: pixels.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
-                    : Double(pixels[at])
+            @inline(__always) func sample(_ at: Int) -> Int {
+                wide ? Int(UInt16(littleEndian: pixels.loadUnaligned(fromByteOffset: at, as: UInt16.self))) : Int(pixels[at])
             }
             for py in 0..<out.height {
-                for px in 0..<out.width {
-                    var sums = SIMD3<Double>(), counts = SIMD3<Double>()
-                    let x0 = px * box * 2, y0 = py * box * 2
-                    for y in y0..<min(y0 + box * 2, usable.height) {
-                        for x in x0..<min(x0 + box * 2, usable.width) {
-                            let c = colours[(y & 1) * 2 + (x & 1)]
-                            sums[c] += sample(x, y); counts[c] += 1
+                for i in sums.indices { sums[i] = 0; counts[i] = 0 }
+                for y in (py * box * 2)..<min((py + 1) * box * 2, height) {
+                    let base = y * frame.stride, position = (y & 1) * 2
+                    for px in 0..<out.width {
+                        var even = 0, odd = 0, pairs = 0, odds = 0
+                        var x = px * box * 2
+                        let end = min(x + box * 2, width)
+                        while x < end {
+                            even += sample(base + x * layout.bytesPerSample)
+                            pairs += 1
+                            if x + 1 < end { odd += sample(base + (x + 1) * layout.bytesPerSample); odds += 1 }
+                            x += 2
                         }
+                        sums[px * 4 + position] += even; counts[px * 4 + position] += pairs
+                        sums[px * 4 + position + 1] += odd; counts[px * 4 + position + 1] += odds
+                    }
+                }
+                for px in 0..<out.width {
+                    var colourSums = SIMD3<Double>(), colourCounts = SIMD3<Double>()
+                    for p in 0..<4 {
+                        colourSums[colours[p]] += Double(sums[px * 4 + p]); colourCounts[colours[p]] += Double(counts[px * 4 + p])
                     }
                     for c in 0..<3 {
-                        let mean = counts[c] > 0 ? sums[c] / counts[c] : black
+                        let mean = colourCounts[c] > 0 ? colourSums[c] / colourCounts[c] : black
                         let linear = min(max((mean - black) / range * gains[c], 0), 1)
                         rgb[(py * out.width + px) * 3 + c] = curve[Int(linear * 4095)]
                     }

@@ -74,7 +74,12 @@ public enum DNGWriter {
             let rowsPerStrip = max(1, min(height, (256 * 1024) / rowBytes))
             chunks = frame.withUnsafeBytes { pixels in
                 stride(from: 0, to: height, by: rowsPerStrip).map { top in
-                    (top..<min(height, top + rowsPerStrip)).flatMap { row in pixels[(row * frame.stride)..<(row * frame.stride + rowBytes)] }
+                    var strip: [UInt8] = []
+                    strip.reserveCapacity(rowsPerStrip * rowBytes)
+                    for row in top..<min(height, top + rowsPerStrip) {
+                        strip.append(contentsOf: UnsafeRawBufferPointer(rebasing: pixels[(row * frame.stride)..<(row * frame.stride + rowBytes)]))
+                    }
+                    return strip
                 }
             }
             raw.add(Tag.compression, .short(1))

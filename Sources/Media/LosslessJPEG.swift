@@ -49,7 +49,7 @@ enum LosslessJPEG {
         for c in 0..<components { out += [UInt8(c + 1), 0x00] }
         out += [0x01, 0x00, 0x00]
         // Entropy-coded segment (H.1.2, F.1.2.3 for the bits, B.1.1.5 for 0xFF stuffing).
-        var writer = BitWriter(out: out)
+        var writer = BitWriter(out: consume out)  // moved, so appends need no copy
         forEachDifference(samples, width: width, height: height, components: components, precision: precision) { d in
             let ssss = category(d)
             // H.1.2.2: SSSS additional bits; negative differences as d − 1 in the low SSSS bits; none for 16.

@@ -327,3 +327,79 @@ private func segment(_ marker: UInt8, in jpeg: [UInt8]) -> [UInt8]? {
     return nil
 }
 
+
+@Suite struct LosslessCaptureStoreTests {
+    private static let utc = TimeZone(identifier: "UTC") ?? .current
+
+    private func begin(_ store: CaptureStore, frames: Int, compression: DNGCompression? = nil, size: PixelSize) throws -> BracketRecorder {
+        let outputs = BracketOutputs(rawSize: size, rgbSize: nil)
+        let plan = BracketPlanRecord(kind: "manual", summary: "test", frameCount: frames)
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        if let compression {
+            return try store.beginBracket(BracketStart(plan: plan, outputs: outputs, startTime: start, dngCompression: compression))
+        }
+        return try store.beginBracket(BracketStart(plan: plan, outputs: outputs, startTime: start))
+    }
+
+    private func request(_ n: UInt64, _ raw: FrameBuffer) -> CompletedRequest {
+        CompletedRequest(cookie: n, sequence: n, sensorTimestamp: MonotonicTime(nanoseconds: Int64(n) * 1_000_000),
+                         metadata: [ControlName.exposureTime: .int32(10_000), ControlName.analogueGain: .float(1)],
+                         buffers: [.raw: raw])
+    }
+
+    private func store(_ storage: SimulatedStorage) throws -> CaptureStore {
+        try CaptureStore(storage: storage, configuration: CaptureStore.Configuration(
+            camera: testCamera, safetyMarginBytes: 0, naming: CaptureNaming(timeZone: Self.utc)))
+    }
+
+    @Test func bracketsWriteLosslessDNGsUnlessToldAndTheFilesDecode() throws {
+        let storage = SimulatedStorage()
+        let store = try store(storage)
+        let frame = makePatternFrame(width: 600, height: 300, bits: 10, pattern: .noisy)
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (compression, code) in [(DNGCompression?.none, 7), (.lossless, 7), (DNGCompression.none, 1)] {
+            let bracket = try begin(store, frames: 1, compression: compression, size: frame.size)
+            try bracket.addFrame(request(1, frame), requested: FrameSettings(exposureTimeMicroseconds: 10_000, analogueGain: 1))
+            try bracket.finish()
+            let bytes = try storage.read(bracket.folder + "/" + bracket.id + "_01.dng")
+            let file = try writeTemporary(bytes, name: "\(bracket.id).dng", in: directory)
+            #expect(try exiftoolJSON(file)["EXIF:Compression"] as? Int == code)
+            #expect(try rawpySamples(file).samples == samples(of: frame))
+        }
+    }
+
+    @Test func aFailedLosslessDNGWriteLeavesNothingOfThatFrame() throws {
+        let storage = SimulatedStorage()
+        let store = try store(storage)
+        let frame = makePatternFrame(width: 600, height: 300, bits: 12, pattern: .noisy)
+        let bracket = try begin(store, frames: 2, size: frame.size)
+        try bracket.addFrame(request(1, frame), requested: FrameSettings(exposureTimeMicroseconds: 10_000, analogueGain: 1))
+        storage.failWrite(1, with: .noSpace)  // frame 2's DNG
+        #expect(throws: MediaError.self) {
+            try bracket.addFrame(request(2, frame), requested: FrameSettings(exposureTimeMicroseconds: 10_000, analogueGain: 1))
+        }
+        #expect(try storage.list(bracket.folder) == [bracket.id + ".json", bracket.id + "_01.dng"])
+    }
+
+    @Test func aFrameTheLosslessEncoderRefusesWritesNothingAndTheBracketGoesOn() throws {
+        let storage = SimulatedStorage()
+        let store = try store(storage)
+        let good = makePatternFrame(width: 64, height: 48, bits: 10, pattern: .noisy)
+        var bytes = good.bytes
+        bytes[1] = 0x80  // sample 0 far above the 10-bit white level
+        let bad = FrameBuffer(pixelFormat: good.pixelFormat, size: good.size, stride: good.stride, bytes: bytes)
+        let bracket = try begin(store, frames: 2, size: good.size)
+        let writes = storage.writeCount
+        do {
+            try bracket.addFrame(request(1, bad), requested: FrameSettings(exposureTimeMicroseconds: 10_000, analogueGain: 1))
+            Issue.record("a frame above the white level was written")
+        } catch let error as MediaError {
+            #expect(error.kind == .invalidFrame)
+        }
+        let listed = try storage.list(bracket.folder)
+        #expect(storage.writeCount == writes && listed.isEmpty)
+        try bracket.addFrame(request(2, good), requested: FrameSettings(exposureTimeMicroseconds: 10_000, analogueGain: 1))
+        #expect(try storage.list(bracket.folder) == [bracket.id + ".json", bracket.id + "_01.dng"])
+    }
+}
