@@ -25,41 +25,49 @@ enum LosslessJPEG {
         }
         let table = HuffmanTable(frequencies: frequencies)
 
-        var out: [UInt8] = []
-        out.reserveCapacity(width * height * 2 + 256)
-        out += [0xFF, 0xD8]  // SOI (B.2.1)
+        var header: [UInt8] = [0xFF, 0xD8]  // SOI (B.2.1)
         // DHT (B.2.4.2): table class 0 (DC/lossless), identifier 0.
-        out += [0xFF, 0xC4]
-        appendUInt16(&out, 2 + 1 + 16 + table.values.count)
-        out.append(0x00)
-        out += table.bits.map { UInt8($0) }
-        out += table.values.map { UInt8($0) }
+        header += [0xFF, 0xC4]
+        appendUInt16(&header, 2 + 1 + 16 + table.values.count)
+        header.append(0x00)
+        header += table.bits.map { UInt8($0) }
+        header += table.values.map { UInt8($0) }
         // SOF3 (B.2.2): lossless, Huffman; P, Y, X, Nf, then Ci, Hi|Vi, Tq per component.
-        out += [0xFF, 0xC3]
-        appendUInt16(&out, 8 + 3 * components)
-        out.append(UInt8(precision))
-        appendUInt16(&out, height)
-        appendUInt16(&out, width / components)
-        out.append(UInt8(components))
-        for c in 0..<components { out += [UInt8(c + 1), 0x11, 0x00] }
+        header += [0xFF, 0xC3]
+        appendUInt16(&header, 8 + 3 * components)
+        header.append(UInt8(precision))
+        appendUInt16(&header, height)
+        appendUInt16(&header, width / components)
+        header.append(UInt8(components))
+        for c in 0..<components { header += [UInt8(c + 1), 0x11, 0x00] }
         // SOS (B.2.3): Ns, Cs and Td|Ta per component (all table 0), Ss = predictor 1, Se = 0, Ah|Al = Pt 0.
-        out += [0xFF, 0xDA]
-        appendUInt16(&out, 6 + 2 * components)
-        out.append(UInt8(components))
-        for c in 0..<components { out += [UInt8(c + 1), 0x00] }
-        out += [0x01, 0x00, 0x00]
-        // Entropy-coded segment (H.1.2, F.1.2.3 for the bits, B.1.1.5 for 0xFF stuffing).
-        var writer = BitWriter(out: consume out)  // moved, so appends need no copy
-        forEachDifference(samples, width: width, height: height, components: components, precision: precision) { d in
-            let ssss = category(d)
-            // H.1.2.2: SSSS additional bits; negative differences as d − 1 in the low SSSS bits; none for 16.
-            let extra = ssss == 16 ? 0 : UInt64(truncatingIfNeeded: d < 0 ? d - 1 : d) & ((1 << UInt64(ssss)) - 1)
-            writer.put(UInt64(table.codes[ssss]) << UInt64(ssss == 16 ? 0 : ssss) | extra,
-                       count: table.lengths[ssss] + (ssss == 16 ? 0 : ssss))
+        header += [0xFF, 0xDA]
+        appendUInt16(&header, 6 + 2 * components)
+        header.append(UInt8(components))
+        for c in 0..<components { header += [UInt8(c + 1), 0x00] }
+        header += [0x01, 0x00, 0x00]
+
+        // Entropy-coded segment (H.1.2, F.1.2.3 for the bits, B.1.1.5 for 0xFF stuffing). Its size is
+        // known from the frequencies: room for every byte stuffed, the padding byte and EOI.
+        let bits = (0..<categoryCount).reduce(0) { $0 + frequencies[$1] * (table.lengths[$1] + ($1 == 16 ? 0 : $1)) }
+        let capacity = header.count + (bits + 7) / 8 * 2 + 4
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            guard let base = buffer.baseAddress else { count = 0; return }
+            for (i, byte) in header.enumerated() { base[i] = byte }
+            var writer = BitWriter(base, at: header.count)
+            let codes = table.codes, lengths = table.lengths
+            forEachDifference(samples, width: width, height: height, components: components, precision: precision) { d in
+                let ssss = category(d)
+                // H.1.2.2: SSSS additional bits; negative differences as d − 1 in the low SSSS bits; none for 16.
+                let extraBits = ssss == 16 ? 0 : ssss
+                let extra = UInt64(truncatingIfNeeded: d < 0 ? d - 1 : d) & ((1 << UInt64(extraBits)) - 1)
+                writer.put(UInt64(codes[ssss]) << UInt64(extraBits) | extra, count: lengths[ssss] + extraBits)
+            }
+            var end = writer.finish()
+            base[end] = 0xFF; base[end + 1] = 0xD9  // EOI (B.2.1)
+            end += 2
+            count = end
         }
-        out = writer.finish()
-        out += [0xFF, 0xD9]  // EOI (B.2.1)
-        return out
     }
 
     /// Calls `body` with each sample's difference from its prediction, modulo 2^16 as
@@ -156,14 +164,15 @@ enum LosslessJPEG {
         }
     }
 
-    /// Packs codes most significant bit first, stuffing a 0x00 after every 0xFF byte (B.1.1.5)
-    /// and padding the last byte with 1-bits (F.1.2.3).
+    /// Packs codes most significant bit first into memory with room for them, stuffing a 0x00
+    /// after every 0xFF byte (B.1.1.5) and padding the last byte with 1-bits (F.1.2.3).
     struct BitWriter {
-        var out: [UInt8]
+        private let base: UnsafeMutablePointer<UInt8>
+        private var position: Int
         private var accumulator: UInt64 = 0
         private var count = 0
 
-        init(out: [UInt8]) { self.out = out }
+        init(_ base: UnsafeMutablePointer<UInt8>, at position: Int) { self.base = base; self.position = position }
 
         /// Appends the low `count` (≤ 32) bits of `bits`.
         @inline(__always)
@@ -173,14 +182,16 @@ enum LosslessJPEG {
             while count >= 8 {
                 count -= 8
                 let byte = UInt8(truncatingIfNeeded: accumulator >> UInt64(count))
-                out.append(byte)
-                if byte == 0xFF { out.append(0x00) }
+                base[position] = byte
+                position += 1
+                if byte == 0xFF { base[position] = 0x00; position += 1 }
             }
         }
 
-        mutating func finish() -> [UInt8] {
+        /// Pads the last byte; returns the position after it.
+        mutating func finish() -> Int {
             if count > 0 { put((1 << UInt64(8 - count)) - 1, count: 8 - count) }
-            return out
+            return position
         }
     }
 }
