@@ -1,3 +1,4 @@
+import CTIFFShim
 import Dispatch
 import Foundation
 import Hardware
@@ -31,11 +32,12 @@ public enum DNGCompression: String, Hashable, Sendable, CaseIterable {
     case none
 }
 
-/// Writes a Bayer raw frame as a DNG 1.4: IFD0 holds the raw image (lossless JPEG tiles or
-/// uncompressed strips), its SubIFD a reduced baseline-JPEG preview (NewSubFileType 1), then the
-/// EXIF IFD. Our own TIFF layout (`ExifEncoder.IFD`): header, the three IFDs with their values,
-/// then the image data. libtiff's JPEG codec refuses 16-bit samples and its SubIFD and raw-tile
-/// calls are not reachable through CTIFFShim, so the file is laid out here.
+/// Writes a Bayer raw frame as a DNG 1.4 through libtiff (TIFFClientOpen into memory): IFD0 holds
+/// the raw image (lossless JPEG tiles or uncompressed strips), its SubIFD a reduced baseline-JPEG
+/// preview (NewSubFileType 1), and an EXIF IFD written first (TIFFCreateEXIFDirectory) so the main
+/// IFD is written once. Lossless tiles come from our `LosslessJPEG` and go in with TIFFWriteRawTile,
+/// the preview JPEG from libjpeg with TIFFWriteRawStrip: libtiff's JPEG codec never runs (it
+/// refuses 16-bit samples); uncompressed rows go through TIFFWriteScanline.
 public enum DNGWriter {
     /// Tile width and length of lossless DNGs, samples (TIFF wants multiples of 16; edge tiles are
     /// full-size, padded with the image's last column and row). Narrower images get tiles of their
@@ -51,7 +53,7 @@ public enum DNGWriter {
     /// The DNG file bytes for `frame` (an unpacked Bayer format, 16-bit little-endian samples).
     /// Lossless tiles are encoded on all cores (DispatchQueue.concurrentPerform).
     /// Throws `MediaError` (.invalidFrame, e.g. a sample above the white level in a lossless DNG;
-    /// .notYet; .encoding from libjpeg for the preview).
+    /// .notYet; .encoding with libtiff's message, or libjpeg's for the preview).
     public static func encode(_ frame: FrameBuffer, description: DNGDescription,
                               compression: DNGCompression = .lossless) throws -> [UInt8] {
         let layout = try BayerLayout(frame.pixelFormat)
@@ -64,99 +66,99 @@ public enum DNGWriter {
         guard description.colour.colorMatrix1.count == 9 else {
             throw MediaError(.invalidFrame, "ColorMatrix1 needs 9 values, got \(description.colour.colorMatrix1.count)")
         }
-        let chunks: [[UInt8]]
-        var raw = ExifEncoder.IFD()
         // TIFF tiles are at least 16 wide and a tile must not be wider than the image (see below):
         // a frame under 16 samples wide is stored uncompressed.
         let stored = width < 16 ? DNGCompression.none : compression
-        switch stored {
-        case .none:
-            let rowsPerStrip = max(1, min(height, (256 * 1024) / rowBytes))
-            chunks = frame.withUnsafeBytes { pixels in
-                stride(from: 0, to: height, by: rowsPerStrip).map { top in
-                    var strip: [UInt8] = []
-                    strip.reserveCapacity(rowsPerStrip * rowBytes)
-                    for row in top..<min(height, top + rowsPerStrip) {
-                        strip.append(contentsOf: UnsafeRawBufferPointer(rebasing: pixels[(row * frame.stride)..<(row * frame.stride + rowBytes)]))
-                    }
-                    return strip
-                }
-            }
-            raw.add(Tag.compression, .short(1))
-            raw.add(Tag.rowsPerStrip, .long(UInt32(rowsPerStrip)))
-        case .lossless:
+        var tiles: [[UInt8]] = []
+        var tileWidth = 0, tileLength = 0
+        if stored == .lossless {
             // Never wider than the image: dcraw and LibRaw wrap a tile's rows at the image's width.
             // And never half the image's width: LibRaw 0.21 then reads 2-component tiles as twice as wide.
-            var tileWidth = min(tileSize, width / 16 * 16)
+            tileWidth = min(tileSize, width / 16 * 16)
             if tileWidth * 2 == width { tileWidth -= 16 }
-            let tileLength = min(tileSize, roundUp(height, 16))
-            chunks = try losslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
-            raw.add(Tag.compression, .short(7))
-            raw.add(Tag.tileWidth, .long(UInt32(tileWidth)))
-            raw.add(Tag.tileLength, .long(UInt32(tileLength)))
+            tileLength = min(tileSize, roundUp(height, 16))
+            tiles = try losslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
         }
         let preview = try DNGPreview.render(frame, layout: layout, description: description)
         let previewJPEG = try JPEGWriter.compress(preview, app1: [], quality: 85)
 
-        try addMainTags(&raw, layout: layout, size: frame.size, description: description)
-        for (tag, value) in description.exif.exifFields(in: .primary, for: .dng) { raw.add(tag.id, value) }
-        var exif = ExifEncoder.IFD()
-        for (tag, value) in description.exif.exifFields(in: .exif, for: .dng) { exif.add(tag.id, value) }
-        var sub = ExifEncoder.IFD()
-        sub.add(Tag.newSubfileType, .long(1))  // reduced-resolution image: the preview
-        sub.add(Tag.imageWidth, .long(UInt32(preview.size.width)))
-        sub.add(Tag.imageLength, .long(UInt32(preview.size.height)))
-        sub.add(Tag.bitsPerSample, .shorts([8, 8, 8]))
-        sub.add(Tag.compression, .short(7))  // JPEG (baseline, as libjpeg writes it)
-        sub.add(Tag.photometric, .short(6))  // YCbCr
-        sub.add(Tag.samplesPerPixel, .short(3))
-        sub.add(Tag.rowsPerStrip, .long(UInt32(preview.size.height)))
-        sub.add(Tag.planarConfig, .short(1))
-        sub.add(Tag.ycbcrSubSampling, .shorts([2, 2]))  // libjpeg's default 4:2:0
-        sub.add(Tag.previewColorSpace, .long(2))  // sRGB
-
-        // Offsets: every entry whose value is an offset is added twice, first with a placeholder of
-        // the same size, so the IFDs' sizes (and so all offsets) are known before they are filled.
-        let offsetTag = stored == .none ? Tag.stripOffsets : Tag.tileOffsets
-        let countTag = stored == .none ? Tag.stripByteCounts : Tag.tileByteCounts
-        func longs(_ values: [Int]) -> [UInt8] {
-            var b: [UInt8] = []
-            for v in values { appendUInt32(&b, UInt32(truncatingIfNeeded: v)) }
-            return b
+        let imageBytes = stored == .lossless ? tiles.reduce(0) { $0 + $1.count } : height * rowBytes
+        guard let tiff = tripod_tiff_open_memory(imageBytes + previewJPEG.count + 65_536) else { throw libtiffError("TIFFClientOpen") }
+        var writer = TagWriter(tiff: tiff)
+        do {
+            try writer.check(tripod_tiff_begin_exif(tiff), "TIFFCreateEXIFDirectory")
+            try writeExifTags(&writer, exif: description.exif, in: .exif)
+            var exifOffset: UInt64 = 0
+            try writer.check(tripod_tiff_end_exif(tiff, &exifOffset), "TIFFWriteCustomDirectory (EXIF)")
+            try writeMainTags(&writer, layout: layout, size: frame.size, description: description)
+            switch stored {
+            case .none:
+                try writer.uint(Tag.compression, 1)
+                try writer.uint(Tag.rowsPerStrip, max(1, min(height, (256 * 1024) / rowBytes)))
+            case .lossless:
+                try writer.uint(Tag.compression, 7)
+                try writer.uint(Tag.tileWidth, tileWidth)
+                try writer.uint(Tag.tileLength, tileLength)
+            }
+            try writeExifTags(&writer, exif: description.exif, in: .primary)
+            try writer.check(tripod_tiff_set_uint(tiff, Tag.exifIFD, UInt32(clamping: exifOffset)), "TIFFSetField ExifIFD")
+            try writer.check(tripod_tiff_set_subifd_count(tiff, 1), "TIFFSetField SubIFDs")
+            switch stored {
+            case .none:
+                try frame.withUnsafeBytes { pixels in
+                    guard let base = pixels.baseAddress else { throw MediaError(.invalidFrame, "raw frame has no bytes") }
+                    for row in 0..<height where tripod_tiff_write_scanline(tiff, base + row * frame.stride, UInt32(row)) != 1 {
+                        throw libtiffError("TIFFWriteScanline row \(row)")
+                    }
+                }
+            case .lossless:
+                let count = Int(tripod_tiff_tile_count(tiff))
+                guard count == tiles.count else {
+                    throw MediaError(.encoding, "DNG: libtiff counts \(count) tiles of \(tileWidth)×\(tileLength) in \(frame.size), the encoder made \(tiles.count)")
+                }
+                for (index, tile) in tiles.enumerated() {
+                    try writer.check(tripod_tiff_write_raw_tile(tiff, UInt32(index), tile, tile.count), "TIFFWriteRawTile \(index)")
+                }
+            }
+            try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory (IFD0)")
+            try writePreviewTags(&writer, size: preview.size)
+            try writer.check(tripod_tiff_write_raw_strip(tiff, 0, previewJPEG, previewJPEG.count), "TIFFWriteRawStrip (preview)")
+            try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory (preview SubIFD)")
+        } catch {
+            tripod_tiff_discard(tiff)
+            throw error
         }
-        let placeholders = [Int](repeating: 0, count: chunks.count)
-        raw.add(offsetTag, 4, UInt32(chunks.count), longs(placeholders))
-        raw.add(countTag, 4, UInt32(chunks.count), longs(chunks.map(\.count)))
-        raw.add(Tag.subIFDs, .long(0))
-        raw.add(Tag.exifIFD, .long(0))
-        sub.add(Tag.stripOffsets, .long(0))
-        sub.add(Tag.stripByteCounts, .long(UInt32(previewJPEG.count)))
-        let rawAt = 8, subAt = rawAt + raw.encodedSize, exifAt = subAt + sub.encodedSize
-        var position = exifAt + exif.encodedSize
-        var offsets: [Int] = []
-        for chunk in chunks + [previewJPEG] {
-            offsets.append(position)
-            position += (chunk.count + 1) & ~1  // word-aligned, as TIFF recommends
-        }
-        guard position <= Int(UInt32.max) else {
-            throw MediaError(.invalidFrame, "raw frame \(frame.size): a DNG of \(position) bytes needs BigTIFF offsets")
-        }
-        raw.add(offsetTag, 4, UInt32(chunks.count), longs(Array(offsets.dropLast())))
-        raw.add(Tag.subIFDs, .long(UInt32(subAt)))
-        raw.add(Tag.exifIFD, .long(UInt32(exifAt)))
-        sub.add(Tag.stripOffsets, .long(UInt32(offsets[chunks.count])))
-
-        var file: [UInt8] = [0x49, 0x49, 0x2A, 0x00]  // little-endian TIFF (TIFF 6.0 §2)
-        file.reserveCapacity(position)
-        appendUInt32(&file, UInt32(rawAt))
-        file += raw.encoded(at: rawAt)
-        file += sub.encoded(at: subAt)
-        file += exif.encoded(at: exifAt)
-        for chunk in chunks + [previewJPEG] {
-            file += chunk
-            if chunk.count % 2 == 1 { file.append(0) }
-        }
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var count = 0
+        guard tripod_tiff_finish(tiff, &bytes, &count) == 1, let bytes else { throw libtiffError("TIFFClose") }
+        defer { free(bytes) }
+        var file = Array(UnsafeBufferPointer(start: bytes, count: count))
+        try relabelSubIFDsAsLong(&file)
         return file
+    }
+
+    /// libtiff writes IFD0's SubIFDs entry (330) with field type IFD (13), which TIFF Technical
+    /// Note 1 and DNG allow ("LONG or IFD") but `exiftool -validate` warns about ("Non-standard
+    /// format (ifd)"); Adobe's DNG Converter writes LONG (4). Same 4-byte offset either way, so
+    /// only the entry's type field changes.
+    static func relabelSubIFDsAsLong(_ file: inout [UInt8]) throws {
+        func u16(_ at: Int) -> Int { Int(file[at]) | Int(file[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        guard file.count >= 8, file[0] == 0x49, file[1] == 0x49 else {
+            throw MediaError(.encoding, "DNG: libtiff did not write a little-endian TIFF header")
+        }
+        let ifd0 = u32(4)
+        guard ifd0 + 2 <= file.count else { throw MediaError(.encoding, "DNG: IFD0 at \(ifd0) is past the end (\(file.count) bytes)") }
+        let entries = u16(ifd0)
+        for index in 0..<entries {
+            let entry = ifd0 + 2 + 12 * index
+            guard entry + 12 <= file.count else { break }
+            if u16(entry) == Int(Tag.subIFDs) {
+                if u16(entry + 2) == 13 { file[entry + 2] = 4; file[entry + 3] = 0 }
+                return
+            }
+        }
+        throw MediaError(.encoding, "DNG: libtiff wrote no SubIFDs entry in IFD0")
     }
 
     /// The lossless JPEG of each tile, left to right then top to bottom (TIFF 6.0 §15): 2
@@ -205,57 +207,106 @@ public enum DNGWriter {
         return tiles
     }
 
-    private static func addMainTags(_ ifd: inout ExifEncoder.IFD, layout: BayerLayout, size: PixelSize,
-                                    description: DNGDescription) throws {
-        ifd.add(Tag.newSubfileType, .long(0))
-        ifd.add(Tag.imageWidth, .long(UInt32(size.width)))
-        ifd.add(Tag.imageLength, .long(UInt32(size.height)))
-        ifd.add(Tag.bitsPerSample, .short(UInt16(layout.bytesPerSample * 8)))
-        ifd.add(Tag.photometric, .short(32803))  // CFA
-        ifd.add(Tag.samplesPerPixel, .short(1))
-        ifd.add(Tag.planarConfig, .short(1))
-        ifd.add(Tag.cfaRepeatPatternDim, .shorts([2, 2]))
-        ifd.add(Tag.cfaPattern, 1, 4, layout.cfaPattern)
-        ifd.add(Tag.dngVersion, 1, 4, [1, 4, 0, 0])
-        ifd.add(Tag.dngBackwardVersion, 1, 4, [1, 1, 0, 0])
-        ifd.add(Tag.uniqueCameraModel, .ascii(description.exif.camera.uniqueCameraModel))
-        ifd.add(Tag.blackLevel, 5, 1, rationals([description.blackLevel], signed: false))
-        ifd.add(Tag.whiteLevel, .long(UInt32(layout.whiteLevel)))
-        ifd.add(Tag.colorMatrix1, 10, 9, rationals(description.colour.colorMatrix1, signed: true))
-        ifd.add(Tag.calibrationIlluminant1, .short(UInt16(clamping: description.colour.calibrationIlluminant1)))
-        ifd.add(Tag.asShotNeutral, 5, 3, rationals(description.asShotNeutral, signed: false))
+    private static func writeMainTags(_ w: inout TagWriter, layout: BayerLayout, size: PixelSize,
+                                      description: DNGDescription) throws {
+        try w.uint(Tag.newSubfileType, 0)
+        try w.uint(Tag.imageWidth, size.width)
+        try w.uint(Tag.imageLength, size.height)
+        try w.uint(Tag.bitsPerSample, layout.bytesPerSample * 8)
+        try w.uint(Tag.photometric, 32803)  // CFA
+        try w.uint(Tag.samplesPerPixel, 1)
+        try w.uint(Tag.planarConfig, 1)
+        try w.uint16s(Tag.cfaRepeatPatternDim, [2, 2])
+        try w.bytes(Tag.cfaPattern, layout.cfaPattern)
+        try w.bytes(Tag.dngVersion, [1, 4, 0, 0])
+        try w.bytes(Tag.dngBackwardVersion, [1, 1, 0, 0])
+        try w.string(Tag.uniqueCameraModel, description.exif.camera.uniqueCameraModel)
+        try w.reals(Tag.blackLevel, [description.blackLevel])
+        try w.uint32s(Tag.whiteLevel, [UInt32(layout.whiteLevel)])
+        try w.reals(Tag.colorMatrix1, description.colour.colorMatrix1)
+        try w.uint(Tag.calibrationIlluminant1, description.colour.calibrationIlluminant1)
+        try w.reals(Tag.asShotNeutral, description.asShotNeutral)
     }
 
-    /// RATIONAL (type 5) or SRATIONAL (type 10) bytes: whole numbers over 1, others over 10^6
-    /// (fewer when the numerator would not fit 32 bits).
-    static func rationals(_ values: [Double], signed: Bool) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for v in values {
-            let limit = signed ? Double(Int32.max) : Double(UInt32.max)
-            var denominator = v == v.rounded() ? 1.0 : 1_000_000
-            while denominator > 1 && abs(v * denominator) > limit { denominator /= 10 }
-            let numerator = min(max((v * denominator).rounded(), signed ? -limit : 0), limit)
-            appendUInt32(&bytes, signed ? UInt32(bitPattern: Int32(numerator)) : UInt32(numerator))
-            appendUInt32(&bytes, UInt32(denominator))
-        }
-        return bytes
+    /// The preview SubIFD's tags: a baseline JPEG (as libjpeg writes it: YCbCr 4:2:0) in one strip.
+    private static func writePreviewTags(_ w: inout TagWriter, size: PixelSize) throws {
+        try w.uint(Tag.newSubfileType, 1)  // reduced-resolution image: the preview
+        try w.uint(Tag.imageWidth, size.width)
+        try w.uint(Tag.imageLength, size.height)
+        try w.uint(Tag.bitsPerSample, 8)  // per sample: libtiff writes 8, 8, 8
+        try w.uint(Tag.compression, 7)
+        try w.uint(Tag.photometric, 6)  // YCbCr
+        try w.uint(Tag.samplesPerPixel, 3)
+        try w.uint(Tag.rowsPerStrip, size.height)
+        try w.uint(Tag.planarConfig, 1)
+        try w.check(tripod_tiff_set_uint_pair(w.tiff, Tag.ycbcrSubSampling, 2, 2), "TIFFSetField YCbCrSubSampling")
+        try w.uint(Tag.previewColorSpace, 2)  // sRGB
+    }
+
+    /// The tags of `directory` from `ExifTag.all` that a DNG carries (the list the JPEG writer uses too).
+    private static func writeExifTags(_ w: inout TagWriter, exif: CaptureExif, in directory: ExifTag.Directory) throws {
+        for (tag, value) in exif.exifFields(in: directory, for: .dng) { try w.exif(UInt32(tag.id), value) }
     }
 
     /// TIFF/DNG tag numbers (TIFF 6.0 and DNG 1.4 specifications); the EXIF tags are in `ExifTag.all`.
     enum Tag {
-        static let newSubfileType: UInt16 = 254, imageWidth: UInt16 = 256, imageLength: UInt16 = 257
-        static let bitsPerSample: UInt16 = 258, compression: UInt16 = 259, photometric: UInt16 = 262
-        static let stripOffsets: UInt16 = 273, samplesPerPixel: UInt16 = 277, rowsPerStrip: UInt16 = 278
-        static let stripByteCounts: UInt16 = 279, planarConfig: UInt16 = 284
-        static let tileWidth: UInt16 = 322, tileLength: UInt16 = 323, tileOffsets: UInt16 = 324, tileByteCounts: UInt16 = 325
-        static let subIFDs: UInt16 = 330, ycbcrSubSampling: UInt16 = 530
-        static let cfaRepeatPatternDim: UInt16 = 33421, cfaPattern: UInt16 = 33422
-        static let exifIFD: UInt16 = 34665
-        static let dngVersion: UInt16 = 50706, dngBackwardVersion: UInt16 = 50707
-        static let uniqueCameraModel: UInt16 = 50708, blackLevel: UInt16 = 50714, whiteLevel: UInt16 = 50717
-        static let colorMatrix1: UInt16 = 50721, asShotNeutral: UInt16 = 50728
-        static let calibrationIlluminant1: UInt16 = 50778, previewColorSpace: UInt16 = 50970
+        static let newSubfileType: UInt32 = 254, imageWidth: UInt32 = 256, imageLength: UInt32 = 257
+        static let bitsPerSample: UInt32 = 258, compression: UInt32 = 259, photometric: UInt32 = 262
+        static let samplesPerPixel: UInt32 = 277, rowsPerStrip: UInt32 = 278
+        static let planarConfig: UInt32 = 284, tileWidth: UInt32 = 322, tileLength: UInt32 = 323
+        static let subIFDs: UInt32 = 330, ycbcrSubSampling: UInt32 = 530
+        static let cfaRepeatPatternDim: UInt32 = 33421, cfaPattern: UInt32 = 33422
+        static let exifIFD: UInt32 = 34665
+        static let dngVersion: UInt32 = 50706, dngBackwardVersion: UInt32 = 50707
+        static let uniqueCameraModel: UInt32 = 50708, blackLevel: UInt32 = 50714, whiteLevel: UInt32 = 50717
+        static let colorMatrix1: UInt32 = 50721, asShotNeutral: UInt32 = 50728
+        static let calibrationIlluminant1: UInt32 = 50778, previewColorSpace: UInt32 = 50970
     }
+
+    /// Calls the typed TIFFSetField wrappers, turning a 0 return into a MediaError naming the tag.
+    struct TagWriter {
+        let tiff: OpaquePointer
+
+        func check(_ ok: Int32, _ call: String) throws {
+            if ok != 1 { throw libtiffError(call) }
+        }
+        func uint(_ tag: UInt32, _ v: Int) throws {
+            try check(tripod_tiff_set_uint(tiff, tag, UInt32(clamping: v)), "TIFFSetField tag \(tag)")
+        }
+        func real(_ tag: UInt32, _ v: Double) throws {
+            try check(tripod_tiff_set_real(tiff, tag, v), "TIFFSetField tag \(tag)")
+        }
+        func string(_ tag: UInt32, _ v: String) throws {
+            try check(tripod_tiff_set_string(tiff, tag, v), "TIFFSetField tag \(tag)")
+        }
+        func bytes(_ tag: UInt32, _ v: [UInt8]) throws {
+            try check(tripod_tiff_set_bytes(tiff, tag, UInt32(v.count), v), "TIFFSetField tag \(tag)")
+        }
+        func uint16s(_ tag: UInt32, _ v: [UInt16]) throws {
+            try check(tripod_tiff_set_uint16_array(tiff, tag, UInt32(v.count), v), "TIFFSetField tag \(tag)")
+        }
+        func uint32s(_ tag: UInt32, _ v: [UInt32]) throws {
+            try check(tripod_tiff_set_uint32_array(tiff, tag, UInt32(v.count), v), "TIFFSetField tag \(tag)")
+        }
+        func reals(_ tag: UInt32, _ v: [Double]) throws {
+            try check(tripod_tiff_set_real_array(tiff, tag, UInt32(v.count), v), "TIFFSetField tag \(tag)")
+        }
+        /// An EXIF value through the setter for its type (libtiff stores rationals from a real).
+        func exif(_ tag: UInt32, _ value: ExifValue) throws {
+            switch value {
+            case .ascii(let s): try string(tag, s)
+            case .short(let v): try uint(tag, Int(v))
+            case .shorts(let vs): try uint16s(tag, vs)
+            case .long(let v): try uint(tag, Int(v))
+            case .rational(let numerator, let denominator): try real(tag, Double(numerator) / Double(max(denominator, 1)))
+            case .undefined(let b): try bytes(tag, b)
+            }
+        }
+    }
+}
+
+private func libtiffError(_ call: String) -> MediaError {
+    MediaError(.encoding, "DNG: libtiff \(call) failed: \(String(cString: tripod_tiff_last_error()))")
 }
 
 private func roundUp(_ v: Int, _ multiple: Int) -> Int { (v + multiple - 1) / multiple * multiple }

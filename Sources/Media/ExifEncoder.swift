@@ -48,8 +48,7 @@ public enum ExifEncoder {
             }
         }
 
-        /// Adds (or replaces) `tag` of TIFF field type `type` with `count` values already encoded little-endian.
-        mutating func add(_ tag: UInt16, _ type: UInt16, _ count: UInt32, _ value: [UInt8]) {
+        private mutating func add(_ tag: UInt16, _ type: UInt16, _ count: UInt32, _ value: [UInt8]) {
             entries.removeAll { $0.tag == tag }
             entries.append((tag, type, count, value))
             entries.sort { $0.tag < $1.tag }

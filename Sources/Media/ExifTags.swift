@@ -16,7 +16,7 @@ enum ExifValue: Equatable, Sendable {
 
 /// One EXIF/TIFF tag Tripod writes about a picture, described once for both writers: its number,
 /// the directory it lives in, which files carry it, the units of its value and where the value
-/// comes from. `ExifEncoder` (JPEG) and `DNGWriter` both write from `ExifTag.all`.
+/// comes from. `ExifEncoder` (JPEG) and `DNGWriter` (through libtiff) both write from `ExifTag.all`.
 struct ExifTag: Sendable {
     /// Where a tag goes: IFD0 (the primary image) or the EXIF sub-IFD it points to.
     enum Directory: Sendable { case primary, exif }
