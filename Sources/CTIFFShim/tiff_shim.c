@@ -1,4 +1,5 @@
 #include "tripod_tiff.h"
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,25 @@ static toff_t mem_size(thandle_t h) { return ((tripod_tiff *)h)->size; }
 static int mem_map(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
 static void mem_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
 
+// DNG tags libtiff 4.5 has no definition for (TIFFSetField refuses an unknown tag).
+static const TIFFFieldInfo dng_extra_fields[] = {
+    // PreviewColorSpace (DNG 1.2): LONG, one value.
+    { 50970, 1, 1, TIFF_LONG, FIELD_CUSTOM, 1, 0, "PreviewColorSpace" },
+};
+static TIFFExtendProc previous_extender;
+static pthread_once_t extender_once = PTHREAD_ONCE_INIT;
+
+// Runs for every directory libtiff sets up (TIFFDefaultDirectory); TIFFMergeFieldInfo skips tags
+// it already knows, so a libtiff that defines them keeps its own definitions.
+static void add_dng_fields(TIFF *tif) {
+    TIFFMergeFieldInfo(tif, dng_extra_fields, sizeof dng_extra_fields / sizeof dng_extra_fields[0]);
+    if (previous_extender) previous_extender(tif);
+}
+
+static void install_extender(void) { previous_extender = TIFFSetTagExtender(add_dng_fields); }
+
 tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint) {
+    pthread_once(&extender_once, install_extender);
     TIFFSetErrorHandler(record_error);
     TIFFSetWarningHandler(ignore_warning);
     last_error[0] = 0;
@@ -160,6 +179,27 @@ int tripod_tiff_set_real_array(tripod_tiff *t, uint32_t tag, uint32_t count, con
         return ok;
     }
     SET_ARRAY(t, tag, count, values);
+}
+
+int tripod_tiff_set_uint_pair(tripod_tiff *t, uint32_t tag, uint16_t first, uint16_t second) {
+    if (!field(t, tag)) return 0;
+    return TIFFSetField(t->tif, tag, (int)first, (int)second);  // uint16 travels as int
+}
+
+int tripod_tiff_set_subifd_count(tripod_tiff *t, uint16_t count) {
+    uint64_t offsets[16] = {0};  // placeholders; TIFFWriteDirectory of each SubIFD fills them in
+    if (count > 16) { snprintf(last_error, sizeof last_error, "%u SubIFDs: at most 16", count); return 0; }
+    return TIFFSetField(t->tif, TIFFTAG_SUBIFD, (int)count, offsets);
+}
+
+uint32_t tripod_tiff_tile_count(tripod_tiff *t) { return TIFFNumberOfTiles(t->tif); }
+
+int tripod_tiff_write_raw_tile(tripod_tiff *t, uint32_t tile, const void *bytes, size_t count) {
+    return TIFFWriteRawTile(t->tif, tile, (void *)bytes, (tmsize_t)count) == (tmsize_t)count;
+}
+
+int tripod_tiff_write_raw_strip(tripod_tiff *t, uint32_t strip, const void *bytes, size_t count) {
+    return TIFFWriteRawStrip(t->tif, strip, (void *)bytes, (tmsize_t)count) == (tmsize_t)count;
 }
 
 int tripod_tiff_write_scanline(tripod_tiff *t, const void *row_bytes, uint32_t row) {

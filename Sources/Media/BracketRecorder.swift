@@ -10,11 +10,13 @@ public final class BracketRecorder {
     public let storage: any Storage
     /// The store's configuration when the bracket began.
     public let configuration: CaptureStore.Configuration
+    /// How this bracket's DNGs store their samples.
+    public let dngCompression: DNGCompression
     /// The sidecar as it stands (frames so far, result).
     public private(set) var sidecar: BracketSidecar
 
-    init(storage: any Storage, configuration: CaptureStore.Configuration, sidecar: BracketSidecar) {
-        self.storage = storage; self.configuration = configuration; self.sidecar = sidecar
+    init(storage: any Storage, configuration: CaptureStore.Configuration, dngCompression: DNGCompression, sidecar: BracketSidecar) {
+        self.storage = storage; self.configuration = configuration; self.dngCompression = dngCompression; self.sidecar = sidecar
     }
 
     /// The bracket id and file stem, "TRP_000123".
@@ -121,7 +123,7 @@ public final class BracketRecorder {
             let layout = try BayerLayout(raw.pixelFormat)
             let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
                                              colour: colourCalibration(frame.metadata, settings: settings))
-            try add(.dng, DNGWriter.encode(raw, description: description))
+            try add(.dng, DNGWriter.encode(raw, description: description, compression: dngCompression))
         }
         if let still = frame.buffers[.stillCapture] {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,

@@ -55,10 +55,12 @@ public final class CaptureStore {
         }
     }
 
-    /// Estimated bytes of one frame's files: DNG = 2 bytes per pixel + 64 KiB of tags; JPEG
-    /// ≤ 1.5 bytes per pixel + 64 KiB (high-quality JPEG of noisy scenes stays under it).
+    /// Estimated bytes of one frame's files: DNG = 2 bytes per pixel + 64 KiB of tags + 1.5
+    /// bytes per preview pixel (a lossless DNG stays under it unless its samples are noise over
+    /// the full 16 bits); JPEG ≤ 1.5 bytes per pixel + 64 KiB (high-quality JPEG of noisy scenes
+    /// stays under it).
     public static func estimatedBytesPerFrame(_ outputs: BracketOutputs) -> Int64 {
-        let raw = outputs.rawSize.map { Int64($0.area) * 2 + 65_536 } ?? 0
+        let raw = outputs.rawSize.map { Int64($0.area) * 2 + 65_536 + Int64(DNGPreview.size(for: $0).area) * 3 / 2 } ?? 0
         let rgb = outputs.rgbSize.map { Int64($0.area) * 3 / 2 + 65_536 } ?? 0
         return raw + rgb + 4_096  // + the sidecar's share
     }
@@ -102,7 +104,7 @@ public final class CaptureStore {
                                      startMonotonicNanoseconds: start.startMonotonic?.nanoseconds,
                                      shutterLagNanoseconds: start.shutterLag?.nanoseconds, camera: configuration.camera,
                                      result: BracketResult(status: .inProgress))
-        return BracketRecorder(storage: storage, configuration: configuration, sidecar: sidecar)
+        return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression, sidecar: sidecar)
     }
 }
 
@@ -136,12 +138,14 @@ public struct BracketStart: Sendable {
     public var startMonotonic: MonotonicTime?
     /// The shutter lag, when the engine measured it itself.
     public var shutterLag: Duration?
+    /// How the bracket's DNGs store their samples (setting `media.dng.compression`).
+    public var dngCompression: DNGCompression
 
-    /// A bracket start; monotonic start and shutter lag are optional.
+    /// A bracket start; monotonic start and shutter lag are optional; DNGs lossless unless told.
     public init(plan: BracketPlanRecord, outputs: BracketOutputs, startTime: Date,
-                startMonotonic: MonotonicTime? = nil, shutterLag: Duration? = nil) {
+                startMonotonic: MonotonicTime? = nil, shutterLag: Duration? = nil, dngCompression: DNGCompression = .lossless) {
         self.plan = plan; self.outputs = outputs; self.startTime = startTime
-        self.startMonotonic = startMonotonic; self.shutterLag = shutterLag
+        self.startMonotonic = startMonotonic; self.shutterLag = shutterLag; self.dngCompression = dngCompression
     }
 }
 

@@ -1,4 +1,5 @@
 import CTIFFShim
+import Dispatch
 import Foundation
 import Hardware
 
@@ -23,16 +24,38 @@ public struct DNGDescription: Hashable, Sendable {
     }
 }
 
-/// Writes a Bayer raw frame as an uncompressed DNG 1.4 through libtiff (TIFFClientOpen into
-/// memory, TIFFSetField, TIFFWriteScanline, an EXIF IFD through TIFFCreateEXIFDirectory, written
-/// first so the main IFD is written once).
+/// How a DNG stores the raw samples (setting `media.dng.compression`).
+public enum DNGCompression: String, Hashable, Sendable, CaseIterable {
+    /// Compression 7: tiles of lossless JPEG (T.81 process 14, predictor 1), the default.
+    case lossless
+    /// Compression 1: the 16-bit samples as they are, in strips.
+    case none
+}
+
+/// Writes a Bayer raw frame as a DNG 1.4 through libtiff (TIFFClientOpen into memory): IFD0 holds
+/// the raw image (lossless JPEG tiles or uncompressed strips), its SubIFD a reduced baseline-JPEG
+/// preview (NewSubFileType 1), and an EXIF IFD written first (TIFFCreateEXIFDirectory) so the main
+/// IFD is written once. Lossless tiles come from our `LosslessJPEG` and go in with TIFFWriteRawTile,
+/// the preview JPEG from libjpeg with TIFFWriteRawStrip: libtiff's JPEG codec never runs (it
+/// refuses 16-bit samples); uncompressed rows go through TIFFWriteScanline.
 public enum DNGWriter {
+    /// Tile width and length of lossless DNGs, samples (TIFF wants multiples of 16; edge tiles are
+    /// full-size, padded with the image's last column and row). Narrower images get tiles of their
+    /// width rounded down to 16, shorter ones one tile row of their height rounded up to 16; an
+    /// image exactly 512 wide gets 240-wide tiles (see `encode`).
+    public static let tileSize = 256
+    /// The preview's longest side at most, pixels.
+    public static let previewMaximumSide = 1024
+
     /// The lens position goes in EXIF SubjectDistance and UserComment, not ImageDescription: dcraw
     /// 9.28 reads 512 bytes at an ImageDescription and fails when that passes the end of the file.
     ///
     /// The DNG file bytes for `frame` (an unpacked Bayer format, 16-bit little-endian samples).
-    /// Throws `MediaError` (.invalidFrame, .notYet or .encoding with libtiff's message).
-    public static func encode(_ frame: FrameBuffer, description: DNGDescription) throws -> [UInt8] {
+    /// Lossless tiles are encoded on all cores (DispatchQueue.concurrentPerform).
+    /// Throws `MediaError` (.invalidFrame, e.g. a sample above the white level in a lossless DNG;
+    /// .notYet; .encoding with libtiff's message, or libjpeg's for the preview).
+    public static func encode(_ frame: FrameBuffer, description: DNGDescription,
+                              compression: DNGCompression = .lossless) throws -> [UInt8] {
         let layout = try BayerLayout(frame.pixelFormat)
         let width = frame.size.width, height = frame.size.height
         let rowBytes = width * layout.bytesPerSample
@@ -40,7 +63,27 @@ public enum DNGWriter {
               frame.byteCount >= frame.stride * (height - 1) + rowBytes else {
             throw MediaError(.invalidFrame, "raw frame \(frame.size) \(frame.pixelFormat): \(frame.byteCount) bytes with stride \(frame.stride) is too small")
         }
-        guard let tiff = tripod_tiff_open_memory(height * rowBytes + 65_536) else { throw libtiffError("TIFFClientOpen") }
+        guard description.colour.colorMatrix1.count == 9 else {
+            throw MediaError(.invalidFrame, "ColorMatrix1 needs 9 values, got \(description.colour.colorMatrix1.count)")
+        }
+        // TIFF tiles are at least 16 wide and a tile must not be wider than the image (see below):
+        // a frame under 16 samples wide is stored uncompressed.
+        let stored = width < 16 ? DNGCompression.none : compression
+        var tiles: [[UInt8]] = []
+        var tileWidth = 0, tileLength = 0
+        if stored == .lossless {
+            // Never wider than the image: dcraw and LibRaw wrap a tile's rows at the image's width.
+            // And never half the image's width: LibRaw 0.21 then reads 2-component tiles as twice as wide.
+            tileWidth = min(tileSize, width / 16 * 16)
+            if tileWidth * 2 == width { tileWidth -= 16 }
+            tileLength = min(tileSize, roundUp(height, 16))
+            tiles = try losslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
+        }
+        let preview = try DNGPreview.render(frame, layout: layout, description: description)
+        let previewJPEG = try JPEGWriter.compress(preview, app1: [], quality: 85)
+
+        let imageBytes = stored == .lossless ? tiles.reduce(0) { $0 + $1.count } : height * rowBytes
+        guard let tiff = tripod_tiff_open_memory(imageBytes + previewJPEG.count + 65_536) else { throw libtiffError("TIFFClientOpen") }
         var writer = TagWriter(tiff: tiff)
         do {
             try writer.check(tripod_tiff_begin_exif(tiff), "TIFFCreateEXIFDirectory")
@@ -48,15 +91,39 @@ public enum DNGWriter {
             var exifOffset: UInt64 = 0
             try writer.check(tripod_tiff_end_exif(tiff, &exifOffset), "TIFFWriteCustomDirectory (EXIF)")
             try writeMainTags(&writer, layout: layout, size: frame.size, description: description)
+            switch stored {
+            case .none:
+                try writer.uint(Tag.compression, 1)
+                try writer.uint(Tag.rowsPerStrip, max(1, min(height, (256 * 1024) / rowBytes)))
+            case .lossless:
+                try writer.uint(Tag.compression, 7)
+                try writer.uint(Tag.tileWidth, tileWidth)
+                try writer.uint(Tag.tileLength, tileLength)
+            }
             try writeExifTags(&writer, exif: description.exif, in: .primary)
             try writer.check(tripod_tiff_set_uint(tiff, Tag.exifIFD, UInt32(clamping: exifOffset)), "TIFFSetField ExifIFD")
-            try frame.withUnsafeBytes { pixels in
-                guard let base = pixels.baseAddress else { throw MediaError(.invalidFrame, "raw frame has no bytes") }
-                for row in 0..<height where tripod_tiff_write_scanline(tiff, base + row * frame.stride, UInt32(row)) != 1 {
-                    throw libtiffError("TIFFWriteScanline row \(row)")
+            try writer.check(tripod_tiff_set_subifd_count(tiff, 1), "TIFFSetField SubIFDs")
+            switch stored {
+            case .none:
+                try frame.withUnsafeBytes { pixels in
+                    guard let base = pixels.baseAddress else { throw MediaError(.invalidFrame, "raw frame has no bytes") }
+                    for row in 0..<height where tripod_tiff_write_scanline(tiff, base + row * frame.stride, UInt32(row)) != 1 {
+                        throw libtiffError("TIFFWriteScanline row \(row)")
+                    }
+                }
+            case .lossless:
+                let count = Int(tripod_tiff_tile_count(tiff))
+                guard count == tiles.count else {
+                    throw MediaError(.encoding, "DNG: libtiff counts \(count) tiles of \(tileWidth)×\(tileLength) in \(frame.size), the encoder made \(tiles.count)")
+                }
+                for (index, tile) in tiles.enumerated() {
+                    try writer.check(tripod_tiff_write_raw_tile(tiff, UInt32(index), tile, tile.count), "TIFFWriteRawTile \(index)")
                 }
             }
-            try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory")
+            try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory (IFD0)")
+            try writePreviewTags(&writer, size: preview.size)
+            try writer.check(tripod_tiff_write_raw_strip(tiff, 0, previewJPEG, previewJPEG.count), "TIFFWriteRawStrip (preview)")
+            try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory (preview SubIFD)")
         } catch {
             tripod_tiff_discard(tiff)
             throw error
@@ -65,35 +132,115 @@ public enum DNGWriter {
         var count = 0
         guard tripod_tiff_finish(tiff, &bytes, &count) == 1, let bytes else { throw libtiffError("TIFFClose") }
         defer { free(bytes) }
-        return Array(UnsafeBufferPointer(start: bytes, count: count))
+        var file = Array(UnsafeBufferPointer(start: bytes, count: count))
+        try relabelSubIFDsAsLong(&file)
+        return file
+    }
+
+    /// libtiff writes IFD0's SubIFDs entry (330) with field type IFD (13), which TIFF Technical
+    /// Note 1 and DNG allow ("LONG or IFD") but `exiftool -validate` warns about ("Non-standard
+    /// format (ifd)"); Adobe's DNG Converter writes LONG (4). Same 4-byte offset either way, so
+    /// only the entry's type field changes.
+    static func relabelSubIFDsAsLong(_ file: inout [UInt8]) throws {
+        func u16(_ at: Int) -> Int { Int(file[at]) | Int(file[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        guard file.count >= 8, file[0] == 0x49, file[1] == 0x49 else {
+            throw MediaError(.encoding, "DNG: libtiff did not write a little-endian TIFF header")
+        }
+        let ifd0 = u32(4)
+        guard ifd0 + 2 <= file.count else { throw MediaError(.encoding, "DNG: IFD0 at \(ifd0) is past the end (\(file.count) bytes)") }
+        let entries = u16(ifd0)
+        for index in 0..<entries {
+            let entry = ifd0 + 2 + 12 * index
+            guard entry + 12 <= file.count else { break }
+            if u16(entry) == Int(Tag.subIFDs) {
+                if u16(entry + 2) == 13 { file[entry + 2] = 4; file[entry + 3] = 0 }
+                return
+            }
+        }
+        throw MediaError(.encoding, "DNG: libtiff wrote no SubIFDs entry in IFD0")
+    }
+
+    /// The lossless JPEG of each tile, left to right then top to bottom (TIFF 6.0 §15): 2
+    /// components of tileWidth/2 columns, so the frame's geometry is the tile's and each colour
+    /// of a Bayer row has its own predictor (as Adobe's DNG Converter writes them).
+    static func losslessTiles(_ frame: FrameBuffer, layout: BayerLayout, tileWidth: Int, tileLength: Int) throws -> [[UInt8]] {
+        let width = frame.size.width, height = frame.size.height
+        let across = (width + tileWidth - 1) / tileWidth, down = (height + tileLength - 1) / tileLength
+        let bits = layout.bitsPerSample, white = layout.whiteLevel
+        var tiles = [[UInt8]](repeating: [], count: across * down)
+        var overWhite = [Int](repeating: -1, count: across * down)  // a sample above the white level, per tile
+        frame.withUnsafeBytes { pixels in
+            tiles.withUnsafeMutableBufferPointer { results in
+                overWhite.withUnsafeMutableBufferPointer { over in
+                    let results = UncheckedSendable(results), over = UncheckedSendable(over), source = UncheckedSendable(pixels)
+                    DispatchQueue.concurrentPerform(iterations: across * down) { index in
+                        let left = (index % across) * tileWidth, top = (index / across) * tileLength
+                        var samples = [UInt16](repeating: 0, count: tileWidth * tileLength)
+                        var largest: UInt16 = 0
+                        samples.withUnsafeMutableBufferPointer { tile in
+                            let pixels = source.value
+                            for y in 0..<tileLength {
+                                let row = min(top + y, height - 1) * frame.stride
+                                for x in 0..<tileWidth {
+                                    let column = min(left + x, width - 1)
+                                    let v = layout.bytesPerSample == 2
+                                        ? UInt16(littleEndian: pixels.loadUnaligned(fromByteOffset: row + column * 2, as: UInt16.self))
+                                        : UInt16(pixels[row + column])
+                                    largest = max(largest, v)
+                                    tile[y * tileWidth + x] = v
+                                }
+                            }
+                        }
+                        if Int(largest) > white { over.value[index] = Int(largest); return }
+                        results.value[index] = samples.withUnsafeBufferPointer {
+                            LosslessJPEG.encode($0, width: tileWidth, height: tileLength, components: 2, precision: max(bits, 2))
+                        }
+                    }
+                }
+            }
+        }
+        if let index = overWhite.firstIndex(where: { $0 >= 0 }) {
+            throw MediaError(.invalidFrame, "raw frame \(frame.size) \(frame.pixelFormat): sample \(overWhite[index]) in tile \(index) "
+                + "is above the \(bits)-bit white level \(white); a lossless DNG cannot hold it")
+        }
+        return tiles
     }
 
     private static func writeMainTags(_ w: inout TagWriter, layout: BayerLayout, size: PixelSize,
                                       description: DNGDescription) throws {
-        let exif = description.exif
-        let rowBytes = size.width * layout.bytesPerSample
         try w.uint(Tag.newSubfileType, 0)
         try w.uint(Tag.imageWidth, size.width)
         try w.uint(Tag.imageLength, size.height)
         try w.uint(Tag.bitsPerSample, layout.bytesPerSample * 8)
-        try w.uint(Tag.compression, 1)
         try w.uint(Tag.photometric, 32803)  // CFA
         try w.uint(Tag.samplesPerPixel, 1)
-        try w.uint(Tag.rowsPerStrip, max(1, min(size.height, (256 * 1024) / max(rowBytes, 1))))
         try w.uint(Tag.planarConfig, 1)
         try w.uint16s(Tag.cfaRepeatPatternDim, [2, 2])
         try w.bytes(Tag.cfaPattern, layout.cfaPattern)
         try w.bytes(Tag.dngVersion, [1, 4, 0, 0])
         try w.bytes(Tag.dngBackwardVersion, [1, 1, 0, 0])
-        try w.string(Tag.uniqueCameraModel, exif.camera.uniqueCameraModel)
+        try w.string(Tag.uniqueCameraModel, description.exif.camera.uniqueCameraModel)
         try w.reals(Tag.blackLevel, [description.blackLevel])
         try w.uint32s(Tag.whiteLevel, [UInt32(layout.whiteLevel)])
-        guard description.colour.colorMatrix1.count == 9 else {
-            throw MediaError(.invalidFrame, "ColorMatrix1 needs 9 values, got \(description.colour.colorMatrix1.count)")
-        }
         try w.reals(Tag.colorMatrix1, description.colour.colorMatrix1)
         try w.uint(Tag.calibrationIlluminant1, description.colour.calibrationIlluminant1)
         try w.reals(Tag.asShotNeutral, description.asShotNeutral)
+    }
+
+    /// The preview SubIFD's tags: a baseline JPEG (as libjpeg writes it: YCbCr 4:2:0) in one strip.
+    private static func writePreviewTags(_ w: inout TagWriter, size: PixelSize) throws {
+        try w.uint(Tag.newSubfileType, 1)  // reduced-resolution image: the preview
+        try w.uint(Tag.imageWidth, size.width)
+        try w.uint(Tag.imageLength, size.height)
+        try w.uint(Tag.bitsPerSample, 8)  // per sample: libtiff writes 8, 8, 8
+        try w.uint(Tag.compression, 7)
+        try w.uint(Tag.photometric, 6)  // YCbCr
+        try w.uint(Tag.samplesPerPixel, 3)
+        try w.uint(Tag.rowsPerStrip, size.height)
+        try w.uint(Tag.planarConfig, 1)
+        try w.check(tripod_tiff_set_uint_pair(w.tiff, Tag.ycbcrSubSampling, 2, 2), "TIFFSetField YCbCrSubSampling")
+        try w.uint(Tag.previewColorSpace, 2)  // sRGB
     }
 
     /// The tags of `directory` from `ExifTag.all` that a DNG carries (the list the JPEG writer uses too).
@@ -106,13 +253,14 @@ public enum DNGWriter {
         static let newSubfileType: UInt32 = 254, imageWidth: UInt32 = 256, imageLength: UInt32 = 257
         static let bitsPerSample: UInt32 = 258, compression: UInt32 = 259, photometric: UInt32 = 262
         static let samplesPerPixel: UInt32 = 277, rowsPerStrip: UInt32 = 278
-        static let planarConfig: UInt32 = 284
+        static let planarConfig: UInt32 = 284, tileWidth: UInt32 = 322, tileLength: UInt32 = 323
+        static let subIFDs: UInt32 = 330, ycbcrSubSampling: UInt32 = 530
         static let cfaRepeatPatternDim: UInt32 = 33421, cfaPattern: UInt32 = 33422
         static let exifIFD: UInt32 = 34665
         static let dngVersion: UInt32 = 50706, dngBackwardVersion: UInt32 = 50707
         static let uniqueCameraModel: UInt32 = 50708, blackLevel: UInt32 = 50714, whiteLevel: UInt32 = 50717
         static let colorMatrix1: UInt32 = 50721, asShotNeutral: UInt32 = 50728
-        static let calibrationIlluminant1: UInt32 = 50778
+        static let calibrationIlluminant1: UInt32 = 50778, previewColorSpace: UInt32 = 50970
     }
 
     /// Calls the typed TIFFSetField wrappers, turning a 0 return into a MediaError naming the tag.
@@ -159,4 +307,12 @@ public enum DNGWriter {
 
 private func libtiffError(_ call: String) -> MediaError {
     MediaError(.encoding, "DNG: libtiff \(call) failed: \(String(cString: tripod_tiff_last_error()))")
+}
+
+private func roundUp(_ v: Int, _ multiple: Int) -> Int { (v + multiple - 1) / multiple * multiple }
+
+/// Hands a buffer to concurrentPerform's iterations, each of which writes only its own index.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }

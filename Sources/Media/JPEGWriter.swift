@@ -9,6 +9,11 @@ public enum JPEGWriter {
     /// The JPEG file bytes for `frame` (`PixelFormat.bgr888`: memory R,G,B; `.rgb888`: B,G,R).
     /// `quality` is libjpeg's 1...100. Throws `MediaError` (.invalidFrame, .notYet, .encoding).
     public static func encode(_ frame: FrameBuffer, exif: CaptureExif, quality: Int = 92) throws -> [UInt8] {
+        try compress(frame, app1: ExifEncoder.app1Payload(exif), quality: quality)
+    }
+
+    /// The JPEG of `frame` with `app1` as its APP1 segment (none when empty): tripod_jpeg_compress.
+    static func compress(_ frame: FrameBuffer, app1: [UInt8], quality: Int) throws -> [UInt8] {
         let order: tripod_jpeg_order
         switch frame.pixelFormat {
         case .bgr888: order = TRIPOD_JPEG_RGB
@@ -21,7 +26,6 @@ public enum JPEGWriter {
               frame.byteCount >= frame.stride * (height - 1) + width * 3 else {
             throw MediaError(.invalidFrame, "RGB frame \(frame.size): \(frame.byteCount) bytes with stride \(frame.stride) cannot be a JPEG")
         }
-        let app1 = ExifEncoder.app1Payload(exif)
         var out: UnsafeMutablePointer<UInt8>?
         var count = 0
         var message = [CChar](repeating: 0, count: 256)

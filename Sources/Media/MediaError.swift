@@ -9,7 +9,7 @@ public enum MediaErrorKind: String, Sendable {
     case noRoom
     /// The storage failed (ENOSPC, EIO, …); `storageError` has the details.
     case storage
-    /// libtiff or libjpeg refused the image.
+    /// libtiff or libjpeg refused the image (a JPEG, a DNG or its preview).
     case encoding
     /// The frame or its metadata cannot be written as asked (wrong format, missing values).
     case invalidFrame

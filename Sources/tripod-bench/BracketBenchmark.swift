@@ -49,7 +49,7 @@ struct BracketBenchmark: Benchmark {
                         Double(bytes * seconds.count) / 1e6 / total, Double(bytes * plain.count) / 1e6 / plainTotal)]
         }
         rows.append(["-- writes (wall clock, 12 MP)", "frames", "bytes", "", "ms/frame", "× plain time", "throughput"])
-        rows.append(write("DNG: libtiff encode + atomic write", m.dngBytesPerFrame, m.dngSeconds, m.dngPlainSeconds))
+        rows.append(write("DNG uncompressed: encode + atomic write", m.dngBytesPerFrame, m.dngSeconds, m.dngPlainSeconds))
         rows.append(write("JPEG q92: libjpeg encode + EXIF + atomic write", m.jpegBytesPerFrame, m.jpegSeconds, m.jpegPlainSeconds))
         metrics["dng_mb_per_s"] = m.megabytesPerSecond(m.dngBytesPerFrame, m.dngSeconds)
         metrics["dng_plain_mb_per_s"] = m.megabytesPerSecond(m.dngBytesPerFrame, m.dngPlainSeconds)

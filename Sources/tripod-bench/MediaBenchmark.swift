@@ -4,12 +4,14 @@ import Hardware
 import Transports
 import Syscalls
 import LinuxHardware
+import ManualLoop
 import Media
+import SimulatedHardware
 
 /// DNG and JPEG writing at 12 MP against a plain write+fsync of the same bytes, same run.
 struct MediaBenchmark: Benchmark {
     static let name = "media"
-    static let summary = "DNG/JPEG encode + atomic write at 12 MP vs plain write+fsync of the same bytes"
+    static let summary = "DNG/JPEG encode + atomic write at 12 MP vs plain write+fsync; lossless DNG speed and ratio on the chart"
 
     func run() throws -> BenchmarkReport {
         let directory = ProcessInfo.processInfo.environment["TRIPOD_BENCH_DIR"] ?? ".bench/media-scratch"
@@ -22,23 +24,48 @@ struct MediaBenchmark: Benchmark {
                     String(format: "%.2f", Double(seconds.count) / total),
                     String(format: "%.1f", percentile(seconds.map { $0 * 1000 }, 50)), ratio]
         }
-        return BenchmarkReport(
-            columns: ["path", "frames", "MB/frame", "MB/s", "frames/s", "median ms", "speed vs reference"],
-            rows: [
-                row("DNG: libtiff encode + atomic write", m.dngBytesPerFrame, m.dngSeconds, m.dngPlainSeconds),
+        var rows: [[String]] = [
+                row("DNG uncompressed: encode + atomic write", m.dngBytesPerFrame, m.dngSeconds, m.dngPlainSeconds),
                 row("  of which atomic write", m.dngBytesPerFrame, m.dngAtomicWriteSeconds, m.dngPlainSeconds),
                 row("DNG bytes: plain write+fsync", m.dngBytesPerFrame, m.dngPlainSeconds, nil),
                 row("JPEG q92: libjpeg encode + EXIF + atomic write", m.jpegBytesPerFrame, m.jpegSeconds, m.jpegPlainSeconds),
                 row("  of which atomic write", m.jpegBytesPerFrame, m.jpegAtomicWriteSeconds, m.jpegPlainSeconds),
                 row("JPEG bytes: plain write+fsync", m.jpegBytesPerFrame, m.jpegPlainSeconds, nil),
                 row("SHA-256 of the DNG: libcrypto (sidecar checksum)", m.dngBytesPerFrame, m.sha256Seconds, m.dngAtomicWriteSeconds),
-            ],
-            notes: [
+        ]
+        var metrics: [String: Double] = [:]
+        var losslessNotes: [String] = []
+        for iso in [100, 1600] {
+            let l = try measureLosslessDNG(iso: iso, frameCount: 3)
+            let rawMB = Double(l.rawBytes) / 1e6
+            let ratio = Double(l.uncompressedBytes) / Double(l.losslessBytes)
+            let wall = l.losslessWallSeconds.reduce(0, +), cpu = l.losslessCPUSeconds.reduce(0, +)
+            let perCore = rawMB * Double(l.losslessWallSeconds.count) / cpu, total = rawMB * Double(l.losslessWallSeconds.count) / wall
+            rows.append(["DNG lossless encode, chart ISO \(iso) (\(String(format: "%.2f", ratio)):1)", "\(l.losslessWallSeconds.count)",
+                         String(format: "%.1f", Double(l.losslessBytes) / 1e6), String(format: "%.1f", total),
+                         String(format: "%.2f", Double(l.losslessWallSeconds.count) / wall),
+                         String(format: "%.1f", percentile(l.losslessWallSeconds.map { $0 * 1000 }, 50)),
+                         String(format: "%.2f", l.uncompressedWallSeconds.reduce(0, +) / wall)])
+            rows.append(["  per core (raw MB / CPU s of all threads)", "\(l.losslessCPUSeconds.count)", "-", String(format: "%.1f", perCore),
+                         "-", String(format: "%.1f", percentile(l.losslessCPUSeconds.map { $0 * 1000 }, 50)), "-"])
+            rows.append(["DNG uncompressed encode, same frame", "\(l.uncompressedWallSeconds.count)",
+                         String(format: "%.1f", Double(l.uncompressedBytes) / 1e6),
+                         String(format: "%.1f", rawMB * Double(l.uncompressedWallSeconds.count) / l.uncompressedWallSeconds.reduce(0, +)),
+                         String(format: "%.2f", Double(l.uncompressedWallSeconds.count) / l.uncompressedWallSeconds.reduce(0, +)),
+                         String(format: "%.1f", percentile(l.uncompressedWallSeconds.map { $0 * 1000 }, 50)), "-"])
+            metrics["lossless_iso\(iso)_ratio"] = ratio
+            metrics["lossless_iso\(iso)_percent_of_uncompressed"] = 100 / ratio
+            metrics["lossless_iso\(iso)_mb_per_s_total"] = total
+            metrics["lossless_iso\(iso)_mb_per_s_per_core"] = perCore
+            losslessNotes.append("chart ISO \(iso): lossless \(l.losslessBytes) B vs uncompressed \(l.uncompressedBytes) B "
+                + "(\(String(format: "%.1f", 100 / ratio)) %), preview and tags included")
+        }
+        let writeNotes: [String] = [
                 "\(m.size) (\(String(format: "%.1f", Double(m.size.area) / 1e6)) MP), SRGGB12 raw and BGR888 still, synthetic noisy gradient",
                 "directory \(m.directory) (TRIPOD_BENCH_DIR to change); atomic write = temp, fsync, rename, fsync dir",
                 "speed vs reference = reference time / this row's time for the same bytes; reference = the plain write for DNG/JPEG rows (1.00 = no overhead; encode cost included), the DNG atomic write for SHA-256 (above 1 = the checksum costs less than writing the file)",
-            ],
-            metrics: [
+        ]
+        let writeMetrics: [String: Double] = [
                 "dng_mb_per_s": m.megabytesPerSecond(m.dngBytesPerFrame, m.dngSeconds),
                 "dng_plain_mb_per_s": m.megabytesPerSecond(m.dngBytesPerFrame, m.dngPlainSeconds),
                 "dng_vs_plain": m.dngPlainSeconds.reduce(0, +) / m.dngSeconds.reduce(0, +),
@@ -48,7 +75,15 @@ struct MediaBenchmark: Benchmark {
                 "sha256_mb_per_s": m.megabytesPerSecond(m.dngBytesPerFrame, m.sha256Seconds),
                 "dng_atomic_write_mb_per_s": m.megabytesPerSecond(m.dngBytesPerFrame, m.dngAtomicWriteSeconds),
                 "sha256_vs_dng_atomic_write": m.dngAtomicWriteSeconds.reduce(0, +) / m.sha256Seconds.reduce(0, +),
-            ])
+        ]
+        var notes = losslessNotes
+        notes.append(losslessNote(cores: ProcessInfo.processInfo.activeProcessorCount))
+        notes.append(contentsOf: writeNotes)
+        return BenchmarkReport(
+            columns: ["path", "frames", "MB/frame", "MB/s", "frames/s", "median ms", "speed vs reference"],
+            rows: rows,
+            notes: notes,
+            metrics: metrics.merging(writeMetrics) { $1 })
     }
 }
 
@@ -72,11 +107,80 @@ struct MediaWriteMeasurement {
     }
 }
 
+private func losslessNote(cores: Int) -> String {
+    let what = "lossless rows: the simulated IMX708's 4608x2592 SRGGB10 frame of its chart (exposure for the chart's grey, gain = ISO/100)"
+    let rate = "MB/s = raw MB in (2 B/sample) per second; encode on \(cores) cores (DispatchQueue.concurrentPerform over 256x256 tiles)"
+    let scope = "tags and preview included, no write; speed vs reference = the uncompressed encode's time / the lossless encode's"
+    return what + "; " + rate + ", " + scope + "; per core = raw MB / CPU seconds of all threads"
+}
+
+/// Sizes and encode times of one simulated chart frame as a lossless and an uncompressed DNG.
+struct LosslessMeasurement {
+    var rawBytes: Int
+    var losslessBytes = 0, uncompressedBytes = 0
+    var losslessWallSeconds: [Double] = [], losslessCPUSeconds: [Double] = [], uncompressedWallSeconds: [Double] = []
+}
+
+/// Renders the simulated IMX708's full-size raw frame of its chart at `iso` (exposure for the
+/// chart's grey by the meter equation, gain = ISO / 100, so noise grows with ISO) and encodes it
+/// `frameCount` times each way.
+func measureLosslessDNG(iso: Int, frameCount: Int) throws -> LosslessMeasurement {
+    let sensor = try SensorDescription.embedded(model: "imx708")
+    let loop = ManualEventLoop()
+    let scene = SimulatedScene()
+    let provider = SimulatedCameraProvider(loop: loop, sensor: sensor, scene: scene, seed: 5)
+    guard let camera = try provider.open(id: provider.cameraID) as? SimulatedCamera else {
+        throw HardwareError(.other, "media: the provider did not return a SimulatedCamera")
+    }
+    let size = PixelSize(width: 4608, height: 2592)
+    _ = try camera.configure([StreamConfiguration(role: .raw, pixelFormat: PixelFormat("SRGGB10"), size: size)])
+    let fNumber = sensor.lens?.fNumber ?? 1.8
+    // L·t·S/N² = 12.5 (the reflected-light meter equation), L = the scene's grey luminance.
+    let exposure = 12.5 * fNumber * fNumber / scene.greyLuminanceCandelasPerSquareMetre * 1e6 / Double(iso)
+    let frames = RawFrames()
+    camera.setEventHandler { if case .requestCompleted(let c) = $0, let raw = c.buffers[.raw] { frames.list.append(raw) } }
+    try camera.start(controls: [ControlName.aeEnable: .bool(false), ControlName.exposureTime: .int32(Int32(exposure.rounded())),
+                                ControlName.analogueGain: .float(Float(iso) / 100), ControlName.awbEnable: .bool(false),
+                                ControlName.colourGains: .floatArray([2.0, 1.6])])
+    try camera.queueRequest(CaptureRequest(cookie: 1, roles: [.raw]))
+    while frames.list.isEmpty && loop.now().nanoseconds < 5_000_000_000 { loop.advance(by: .milliseconds(5)) }
+    camera.stop()
+    guard let raw = frames.list.first else { throw HardwareError(.other, "media: the simulated camera gave no raw frame") }
+    let settings = FrameSettings(exposureTimeMicroseconds: Int(exposure), analogueGain: Double(iso) / 100,
+                                 colourGains: ColourGains(red: 2.0, blue: 1.6))
+    let exif = CaptureExif(camera: CameraIdentity(sensor: sensor, make: "Raspberry Pi"), settings: settings, captureDate: Date(),
+                           timeZone: .current, size: size)
+    let description = DNGDescription(exif: exif, blackLevel: Double((sensor.blackLevel16 ?? 4096) >> 6))
+    var m = LosslessMeasurement(rawBytes: size.area * 2)
+    for _ in 0..<frameCount {
+        var bytes: [UInt8] = []
+        let cpu = processCPUNanoseconds()
+        m.losslessWallSeconds.append(try timed { bytes = try DNGWriter.encode(raw, description: description, compression: .lossless) })
+        m.losslessCPUSeconds.append(Double(processCPUNanoseconds() - cpu) / 1e9)
+        m.losslessBytes = bytes.count
+        m.uncompressedWallSeconds.append(try timed { bytes = try DNGWriter.encode(raw, description: description, compression: .none) })
+        m.uncompressedBytes = bytes.count
+    }
+    return m
+}
+
+private final class RawFrames: @unchecked Sendable {
+    var list: [FrameBuffer] = []
+}
+
+/// CPU time of every thread of this process (CLOCK_PROCESS_CPUTIME_ID), nanoseconds.
+private func processCPUNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
 /// Measures `frameCount` DNG and JPEG writes of `size` through `DNGWriter`/`JPEGWriter` and
 /// `PosixStorage.writeAtomically`, each followed by a plain open/write/fsync/close of the same
 /// bytes, interleaved so both see the same disk state. Files are removed afterwards.
 /// (The bracket benchmark calls this too.)
-func measureMediaWrites(frameCount: Int, size: PixelSize, directory: String) throws -> MediaWriteMeasurement {
+func measureMediaWrites(frameCount: Int, size: PixelSize, directory: String,
+                        compression: DNGCompression = .none) throws -> MediaWriteMeasurement {
     let scratch = directory + "/run-\(getpid())"
     let storage = try PosixStorage(root: scratch)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -88,7 +192,7 @@ func measureMediaWrites(frameCount: Int, size: PixelSize, directory: String) thr
     var m = MediaWriteMeasurement(size: size, directory: directory, dngBytesPerFrame: 0, jpegBytesPerFrame: 0)
     for i in 0..<frameCount {
         var dng: [UInt8] = []
-        let dngEncode = try timed { dng = try DNGWriter.encode(raw, description: DNGDescription(exif: exif, blackLevel: 256)) }
+        let dngEncode = try timed { dng = try DNGWriter.encode(raw, description: DNGDescription(exif: exif, blackLevel: 256), compression: compression) }
         let dngWrite = try timed { try storage.writeAtomically(dng, to: "f\(i).dng") }
         m.dngSeconds.append(dngEncode + dngWrite)
         m.dngAtomicWriteSeconds.append(dngWrite)

@@ -57,7 +57,7 @@ struct ToolError: Error, CustomStringConvertible {
 func runTool(_ name: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
     guard let path = ["/usr/bin/", "/usr/local/bin/", "/bin/"].map({ $0 + name })
         .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw ToolError(description: "\(name) is not installed: run tools/setup (it installs exiftool, dcraw, libtiff-tools, libjpeg-turbo-progs)")
+        throw ToolError(description: "\(name) is not installed: run tools/setup (it installs exiftool, dcraw, libtiff-tools, libjpeg-turbo-progs, darktable)")
     }
     return try runExecutable(path, arguments)
 }

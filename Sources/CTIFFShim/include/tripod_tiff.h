@@ -1,5 +1,7 @@
 // Typed wrappers over libtiff for Swift: TIFFSetField is variadic and does not import, and
-// libtiff's default error handler prints to stderr. Everything here writes to memory.
+// libtiff's default error handler prints to stderr. Everything here writes to memory. DNG tags
+// libtiff 4.5 does not know (PreviewColorSpace, 50970) are registered through a tag extender
+// (TIFFSetTagExtender + TIFFMergeFieldInfo) installed on the first open.
 #ifndef TRIPOD_TIFF_H
 #define TRIPOD_TIFF_H
 #include <stddef.h>
@@ -39,9 +41,26 @@ int tripod_tiff_set_real_array(tripod_tiff *t, uint32_t tag, uint32_t count, con
 /// TIFFSetField with an array of 32-bit integers (LONG arrays: WhiteLevel).
 int tripod_tiff_set_uint32_array(tripod_tiff *t, uint32_t tag, uint32_t count, const uint32_t *values);
 
+/// TIFFSetField with two 16-bit values passed separately (YCbCrSubSampling: horizontal, vertical).
+int tripod_tiff_set_uint_pair(tripod_tiff *t, uint32_t tag, uint16_t first, uint16_t second);
+/// TIFFSetField(TIFFTAG_SUBIFD, count, offsets of 0): the current directory gets `count` SubIFDs,
+/// and the next `count` directories written (tripod_tiff_write_directory) are those SubIFDs;
+/// libtiff fills in their offsets.
+int tripod_tiff_set_subifd_count(tripod_tiff *t, uint16_t count);
+
+/// TIFFNumberOfTiles of the current (tiled) directory: what TIFFWriteRawTile's index runs below.
+uint32_t tripod_tiff_tile_count(tripod_tiff *t);
+/// TIFFWriteRawTile: tile `tile`'s bytes, already compressed, appended as they are (no codec runs,
+/// so Compression may name one libtiff cannot encode with, e.g. 7 with 16-bit samples). Returns 1
+/// when all `count` bytes were written.
+int tripod_tiff_write_raw_tile(tripod_tiff *t, uint32_t tile, const void *bytes, size_t count);
+/// TIFFWriteRawStrip: strip `strip`'s bytes, already compressed (e.g. a whole baseline JPEG).
+/// Returns 1 when all `count` bytes were written.
+int tripod_tiff_write_raw_strip(tripod_tiff *t, uint32_t strip, const void *bytes, size_t count);
+
 /// TIFFWriteScanline for row `row` of the current image. Returns 1 on success.
 int tripod_tiff_write_scanline(tripod_tiff *t, const void *row_bytes, uint32_t row);
-/// TIFFWriteDirectory: finishes the main image directory.
+/// TIFFWriteDirectory: finishes the current directory (the main image, or the next SubIFD).
 int tripod_tiff_write_directory(tripod_tiff *t);
 /// TIFFCreateEXIFDirectory: following set calls fill the EXIF IFD. Call this first, before
 /// any main-image tag: the EXIF IFD goes at the start of the file.

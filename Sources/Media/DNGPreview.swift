@@ -1,0 +1,76 @@
+import Foundation
+import Hardware
+
+/// The DNG's embedded preview: the raw frame reduced by averaging whole 2×2 Bayer cells in boxes,
+/// black level subtracted, white balanced with the as-shot gains, scaled to the white level and
+/// sRGB-encoded (no colour matrix: the camera's RGB is taken as sRGB, plausible, not calibrated).
+enum DNGPreview {
+    /// Cells (2×2 samples) averaged per preview pixel along each axis, so the longest side is
+    /// at most `DNGWriter.previewMaximumSide`.
+    static func cellsPerPixel(_ size: PixelSize) -> Int {
+        let cells = max(size.width / 2, size.height / 2, 1)
+        return max(1, (cells + DNGWriter.previewMaximumSide - 1) / DNGWriter.previewMaximumSide)
+    }
+
+    /// The preview's size for a raw frame of `size`: whole boxes of cells only (at least 1×1).
+    static func size(for size: PixelSize) -> PixelSize {
+        let box = cellsPerPixel(size)
+        return PixelSize(width: max(1, size.width / 2 / box), height: max(1, size.height / 2 / box))
+    }
+
+    /// A `.bgr888` frame (memory R, G, B) of `size(for:)`.
+    static func render(_ frame: FrameBuffer, layout: BayerLayout, description: DNGDescription) throws -> FrameBuffer {
+        let out = size(for: frame.size), box = cellsPerPixel(frame.size)
+        let neutral = description.asShotNeutral
+        let black = description.blackLevel, range = max(Double(layout.whiteLevel) - black, 1)
+        // Per colour (0 red, 1 green, 2 blue): linear value = (mean − black) / range × gain.
+        let gains = [1 / neutral[0], 1 / neutral[1], 1 / neutral[2]]
+        let colours = layout.cfaPattern.map(Int.init)
+        // sRGB encoding (IEC 61966-2-1) of 0...1 in 4096 steps.
+        let curve: [UInt8] = (0...4095).map { i in
+            let v = Double(i) / 4095
+            let e = v <= 0.003_130_8 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
+            return UInt8((min(max(e, 0), 1) * 255).rounded())
+        }
+        var rgb = [UInt8](repeating: 0, count: out.area * 3)
+        let width = frame.size.width, height = frame.size.height, wide = layout.bytesPerSample == 2
+        // Per preview pixel of the current row: sums and counts of the 4 CFA positions (row-major in the 2×2 cell).
+        var sums = [Int](repeating: 0, count: out.width * 4), counts = [Int](repeating: 0, count: out.width * 4)
+        frame.withUnsafeBytes { pixels in
+            @inline(__always) func sample(_ at: Int) -> Int {
+                wide ? Int(UInt16(littleEndian: pixels.loadUnaligned(fromByteOffset: at, as: UInt16.self))) : Int(pixels[at])
+            }
+            for py in 0..<out.height {
+                for i in sums.indices { sums[i] = 0; counts[i] = 0 }
+                for y in (py * box * 2)..<min((py + 1) * box * 2, height) {
+                    let base = y * frame.stride, position = (y & 1) * 2
+                    for px in 0..<out.width {
+                        var even = 0, odd = 0, pairs = 0, odds = 0
+                        var x = px * box * 2
+                        let end = min(x + box * 2, width)
+                        while x < end {
+                            even += sample(base + x * layout.bytesPerSample)
+                            pairs += 1
+                            if x + 1 < end { odd += sample(base + (x + 1) * layout.bytesPerSample); odds += 1 }
+                            x += 2
+                        }
+                        sums[px * 4 + position] += even; counts[px * 4 + position] += pairs
+                        sums[px * 4 + position + 1] += odd; counts[px * 4 + position + 1] += odds
+                    }
+                }
+                for px in 0..<out.width {
+                    var colourSums = SIMD3<Double>(), colourCounts = SIMD3<Double>()
+                    for p in 0..<4 {
+                        colourSums[colours[p]] += Double(sums[px * 4 + p]); colourCounts[colours[p]] += Double(counts[px * 4 + p])
+                    }
+                    for c in 0..<3 {
+                        let mean = colourCounts[c] > 0 ? colourSums[c] / colourCounts[c] : black
+                        let linear = min(max((mean - black) / range * gains[c], 0), 1)
+                        rgb[(py * out.width + px) * 3 + c] = curve[Int(linear * 4095)]
+                    }
+                }
+            }
+        }
+        return FrameBuffer(pixelFormat: .bgr888, size: out, stride: out.width * 3, bytes: rgb)
+    }
+}
