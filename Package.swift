@@ -68,7 +68,7 @@ let package = Package(
         // Recording: the video stream, the recording service and its stabilizer.
         .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Stabilization", "Video"]),
         // The settings: one table of typed keys, the one commit path, the config file, persisted state.
-        .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture"]),
+        .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media"]),
         // The console transports: stdio, the serial port, the control socket, each client's writer and reader.
         .target(name: "Transports", dependencies: ["Hardware", "Syscalls", "Console"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).

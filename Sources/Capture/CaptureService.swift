@@ -29,6 +29,9 @@ public final class CaptureService {
     public var camera: CameraController?
     /// Files written per frame (`capture.format`), pushed on every settings change.
     public var captureFormat: CaptureFormat = .both
+    /// How DNGs store the raw samples (`media.dng.compression`), pushed on every settings change;
+    /// a bracket keeps the one it started with.
+    public var dngCompression: DNGCompression = .lossless
     /// False before start and once a stop began: no new bracket starts.
     public var acceptsCaptures = false
     /// When the stop began (pushed by the supervisor): a button press from before it still captures.
@@ -252,7 +255,8 @@ public final class CaptureService {
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
         let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
                                                                       rgbSize: still ? camera.processedStreamSize ?? camera.activeFormat.format.size : nil),
-                                 startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag)
+                                 startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag,
+                                 dngCompression: dngCompression)
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
         let fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),

@@ -2,6 +2,7 @@ import Camera
 import Capture
 import Console
 import Controls
+import Media
 import Video
 
 /// One setting: its key (console `set`/`get`, the config file, saved JSON, the network's JSON),
@@ -95,6 +96,7 @@ public enum SettingsTable {
     public static let stabilizationStill = Setting("stabilization.still", \.stabilizationStillAutomatic, .onOff, "automatic still stabilization for long exposures")
     public static let stabilizationVideo = Setting("stabilization.video", \.stabilizationVideoPreferred, .choice(StabilizationMode.allCases), "preferred video stabilization mode")
     public static let captureFormat = Setting("capture.format", \.captureFormat, .choice(CaptureFormat.allCases), "files written per frame")
+    public static let dngCompression = Setting("media.dng.compression", \.dngCompression, .choice(DNGCompression.allCases), "DNG raw samples: lossless JPEG tiles (Compression 7) or uncompressed")
     public static let displayZebra = Setting("display.zebra", \.displayZebra, .onOff, "viewfinder: zebra stripes on clipped highlights")
     public static let displayPeaking = Setting("display.peaking", \.displayPeaking, .onOff, "viewfinder: focus peaking on edges")
     public static let buttonDebounce = Setting("button.debounce", \.button.debounceWindowMilliseconds, .milliseconds(1...200, example: "10ms"), "shutter button debounce window")
@@ -124,7 +126,7 @@ public enum SettingsTable {
         AnySetting(whiteBalanceMode), whiteBalanceGains.selecting(whiteBalanceMode, .gains),
         whiteBalanceTemperature.selecting(whiteBalanceMode, .temperature), whiteBalanceTint.selecting(whiteBalanceMode, .temperature),
         AnySetting(stabilizationLens), AnySetting(stabilizationStill), AnySetting(stabilizationVideo),
-        AnySetting(captureFormat), AnySetting(displayZebra), AnySetting(displayPeaking),
+        AnySetting(captureFormat), AnySetting(dngCompression), AnySetting(displayZebra), AnySetting(displayPeaking),
         AnySetting(buttonDebounce), AnySetting(buttonDouble), AnySetting(buttonLong), AnySetting(buttonPress),
         AnySetting(buttonDoublePress), AnySetting(buttonLongPress), AnySetting(buttonBusy), AnySetting(buttonRequired),
         AnySetting(videoCodec), AnySetting(videoContainer), AnySetting(videoBitrate), AnySetting(videoFPS),

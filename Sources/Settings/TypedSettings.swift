@@ -1,6 +1,7 @@
 import Camera
 import Capture
 import Controls
+import Media
 import Video
 
 /// The settings in force, as typed values with their units: the one stored form. Text exists only
@@ -31,6 +32,8 @@ public struct TypedSettings: Equatable, Sendable {
     /// `stabilization.video`: the preferred video stabilization mode (the active one is the service's).
     public var stabilizationVideoPreferred = StabilizationMode.off
     public var captureFormat = CaptureFormat.both
+    /// `media.dng.compression`: lossless JPEG tiles, or the samples as they are.
+    public var dngCompression = DNGCompression.lossless
     public var displayZebra = false
     public var displayPeaking = false
     /// The `button.*` settings: debounce, gesture timing, actions, busy policy, required (defaults: the button's).

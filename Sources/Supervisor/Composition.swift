@@ -20,6 +20,7 @@ extension Supervisor {
                                      emit: { event in bound.value.broadcast(event) },  // events flow out to the consoles
                                      onButtonEvent: { event in bound.value.handle(buttonEvent: event) })
         capture.captureFormat = typed.captureFormat
+        capture.dngCompression = typed.dngCompression
         let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
                                      emit: { event in bound.value.broadcast(event) })
         // The LED rests on the recording pattern while one runs, and a still kept during a

@@ -45,6 +45,7 @@ extension Supervisor {
         if change.touches(any: SettingsTable.display) { applyViewfinderOptions() }
         if change.touches(any: SettingsTable.button) { applyButtonSettings() }
         if change.touches(SettingsTable.captureFormat) { captureService?.captureFormat = change.new.captureFormat }
+        if change.touches(SettingsTable.dngCompression) { captureService?.dngCompression = change.new.dngCompression }
     }
 
     /// The recorder's part: no format change while recording; the `video.*` settings.

@@ -56,4 +56,26 @@ import TestSupport
         let files = try #require(SimulatedBoardHarness.field("files", in: frame)).split(separator: ",")
         #expect(files.count == 1 && files[0].hasSuffix(suffix), "\(files)")
     }
+
+    /// `media.dng.compression` reaches the capture service: the DNG's Compression tag follows it.
+    @Test func theDNGCompressionSettingDecidesTheFilesCompression() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set capture.format dng") == "ok capture.format=dng")
+        h.advance(.milliseconds(300))
+        var compressions: [String] = []
+        for setting in ["lossless", "none"] {
+            #expect(h.reply("set media.dng.compression \(setting)") == "ok media.dng.compression=\(setting)")
+            #expect(h.reply("capture").hasPrefix("ok bracket=started"))
+            h.advance(.seconds(1))
+            let events = h.output.take()
+            let frame = try #require(events.first { $0.hasPrefix("event bracket.frame") }, "\(events)")
+            let name = try #require(SimulatedBoardHarness.field("files", in: frame))
+            let done = try #require(events.first { $0.hasPrefix("event bracket.done") }, "\(events)")
+            let sidecar = try #require(SimulatedBoardHarness.field("sidecar", in: done), "\(done)")
+            let folder = (sidecar as NSString).deletingLastPathComponent
+            let out = try runTool("/usr/bin/exiftool", ["-s3", "-IFD0:Compression", RecordingSupervisorTests.file(h, folder + "/" + name)])
+            compressions.append(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        #expect(compressions == ["JPEG", "Uncompressed"], "\(compressions)")
+    }
 }
