@@ -106,10 +106,11 @@ let package = Package(
         // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
         .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor", "Settings", "Transports"],
                 path: "Tests/TestSupport"),
-        .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport", "Boards"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
-                                                     "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder", "Transports"],
+                                                     "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder", "Transports",
+                                                     "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

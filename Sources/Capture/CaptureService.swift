@@ -136,8 +136,10 @@ public final class CaptureService {
         guard let camera else { throw ConsoleError(.unsupported, "no camera") }
         let clock = ContinuousClock()
         let began = clock.now
+        // A camera that is not streaming (stopped, disconnected) gets the still stream when it
+        // starts again: `streamingConfiguration` says stills once prepared.
         let stills = StreamingConfiguration.stills(bracketBuffersPerStream: bracketBuffersPerStream)
-        if camera.streaming != stills {
+        if camera.isStreaming, camera.streaming != stills {
             camera.stopStreaming()
             do { try camera.startStreaming(stills) } catch {
                 throw ConsoleError(.device, "prepare: cannot restart the camera with a still stream: \(error)")

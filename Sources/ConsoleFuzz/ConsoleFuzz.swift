@@ -2,12 +2,11 @@ import Boards
 import Console
 import Foundation
 import Hardware
-import Transports
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Startup
 import Supervisor
+import Transports
 
 /// Fuzz target for the console: raw bytes go through the line editor, the tokenizer and the real
 /// command table of a supervisor on the simulated board (built once, on a ManualEventLoop).

@@ -21,8 +21,3 @@ public final class WorkTracker {
     /// True while work of this kind is in progress.
     public func contains(_ reason: String) -> Bool { inProgress[reason] != nil }
 }
-
-/// The firmware's version, named in banners, sidecars and logs.
-public enum TripodVersion {
-    public static let firmware = "0.1.0"
-}

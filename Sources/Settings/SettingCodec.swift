@@ -48,22 +48,6 @@ public enum SettingKind: Sendable, Equatable {
             return "\(ValueParser.formatNumber(range.lowerBound))…\(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
         }
     }
-
-    /// The unit values are given in, where there is one (for forms and the settings JSON).
-    public var unit: String? {
-        switch self {
-        case .duration: return "s"
-        case .iso: return "ISO"
-        case .ev: return "EV"
-        case .kelvin: return "K"
-        case .dioptres: return "D"
-        case .milliseconds: return "ms"
-        case .zoom: return "×"
-        case .bitrate: return "bit/s"
-        case .number(_, let unit): return unit.isEmpty ? nil : unit
-        default: return nil
-        }
-    }
 }
 
 /// How one setting's typed value is read from text (console, config file, saved JSON) and written
@@ -98,29 +82,43 @@ extension SettingCodec where Value == Int {
         SettingCodec(kind: .duration, parse: { text, _ throws(ConsoleError) in Int(try ValueParser.duration(text).microseconds) },
                      format: { ValueParser.formatShutter(.microseconds($0)) })
     }
+
+    /// Bits per second from "10M", "2500k", "8000000" (100k…200M).
+    static var bitrate: SettingCodec {
+        SettingCodec(kind: .bitrate, parse: { text, key throws(ConsoleError) in
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            var scale = 1.0
+            if t.hasSuffix("bps") { t.removeLast(3) }
+            if t.hasSuffix("m") { scale = 1e6; t.removeLast() } else if t.hasSuffix("k") { scale = 1e3; t.removeLast() }
+            guard let v = Double(t), v.isFinite else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a bit rate; e.g. 10M, 2500k or 8000000")
+            }
+            let bits = (v * scale).rounded()
+            guard bits >= 100_000, bits <= 200_000_000 else {
+                throw ConsoleError(.outOfRange, "\(key) \(text) must be from 100k to 200M bits per second")
+            }
+            return Int(bits)
+        }, format: { bits in
+            bits >= 1_000_000 ? ValueParser.formatNumber(Double(bits) / 1e6) + "M" : ValueParser.formatNumber(Double(bits) / 1e3) + "k"
+        })
+    }
 }
 
 extension SettingCodec where Value == Double {
     static var iso: SettingCodec {
         SettingCodec(kind: .iso, parse: { text, _ throws(ConsoleError) in try ValueParser.iso(text) }, format: ValueParser.formatNumber)
     }
-}
 
-extension SettingCodec where Value == Double {
     static var ev: SettingCodec {
         SettingCodec(kind: .ev, parse: { text, _ throws(ConsoleError) in try ValueParser.ev(text) },
                      format: { ($0 > 0 ? "+" : "") + ValueParser.formatNumber($0) })
     }
-}
 
-extension SettingCodec where Value == Double {
     static var kelvin: SettingCodec {
         SettingCodec(kind: .kelvin, parse: { text, _ throws(ConsoleError) in try ValueParser.kelvin(text) },
                      format: { ValueParser.formatNumber($0) + "K" })
     }
-}
 
-extension SettingCodec where Value == Double {
     static var tint: SettingCodec {
         SettingCodec(kind: .tint, parse: { text, _ throws(ConsoleError) in
             guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v.isFinite else {
@@ -129,11 +127,47 @@ extension SettingCodec where Value == Double {
             return v
         }, format: ValueParser.formatNumber)
     }
-}
 
-extension SettingCodec where Value == Double {
     static var dioptres: SettingCodec {
         SettingCodec(kind: .dioptres, parse: { text, _ throws(ConsoleError) in try ValueParser.dioptres(text) }, format: ValueParser.formatNumber)
+    }
+
+    /// Whole milliseconds within `range`, kept as a Double of milliseconds.
+    static func milliseconds(_ range: ClosedRange<Int>, example: String) -> SettingCodec {
+        SettingCodec(kind: .milliseconds(range), parse: { text, key throws(ConsoleError) in
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if t.hasSuffix("ms") { t.removeLast(2) }
+            guard let ms = Int(t) else { throw ConsoleError(.badValue, "\(key) \"\(text)\" is not whole milliseconds; e.g. \(example)") }
+            guard range.contains(ms) else {
+                throw ConsoleError(.outOfRange, "\(key) \"\(text)\" must be whole milliseconds from \(range.lowerBound) to \(range.upperBound), e.g. \(example)")
+            }
+            return Double(ms)
+        }, format: { "\(Int($0.rounded()))ms" })
+    }
+
+    static var zoom: SettingCodec {
+        SettingCodec(kind: .zoom, parse: { text, key throws(ConsoleError) in
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if t.hasSuffix("x") { t.removeLast() }
+            guard let v = Double(t), v.isFinite else { throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a zoom factor; e.g. 2 or 1.5x") }
+            guard v >= 1, v <= 64 else { throw ConsoleError(.outOfRange, "\(key) \(text) must be from 1 (the whole field) up to the format's maximum (see formats)") }
+            return v
+        }, format: ValueParser.formatNumber)
+    }
+
+    /// A number within `range`, with an optional unit suffix.
+    static func number(_ range: ClosedRange<Double>, unit: String, example: String) -> SettingCodec {
+        SettingCodec(kind: .number(range, unit: unit), parse: { text, key throws(ConsoleError) in
+            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if !unit.isEmpty, t.hasSuffix(unit) { t.removeLast(unit.count) }
+            guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a number; e.g. \(example)")
+            }
+            guard range.contains(v) else {
+                throw ConsoleError(.outOfRange, "\(key) \(text) must be from \(ValueParser.formatNumber(range.lowerBound)) to \(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)")
+            }
+            return v
+        }, format: ValueParser.formatNumber)
     }
 }
 
@@ -157,21 +191,6 @@ extension SettingCodec where Value == String {
     }
 }
 
-extension SettingCodec where Value == Double {
-    /// Whole milliseconds within `range`, kept as a Double of milliseconds.
-    static func milliseconds(_ range: ClosedRange<Int>, example: String) -> SettingCodec {
-        SettingCodec(kind: .milliseconds(range), parse: { text, key throws(ConsoleError) in
-            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
-            if t.hasSuffix("ms") { t.removeLast(2) }
-            guard let ms = Int(t) else { throw ConsoleError(.badValue, "\(key) \"\(text)\" is not whole milliseconds; e.g. \(example)") }
-            guard range.contains(ms) else {
-                throw ConsoleError(.outOfRange, "\(key) \"\(text)\" must be whole milliseconds from \(range.lowerBound) to \(range.upperBound), e.g. \(example)")
-            }
-            return Double(ms)
-        }, format: { "\(Int($0.rounded()))ms" })
-    }
-}
-
 extension SettingCodec where Value == ButtonAction? {
     /// A button gesture's action; nil is "none".
     static var buttonAction: SettingCodec {
@@ -179,56 +198,5 @@ extension SettingCodec where Value == ButtonAction? {
             let canonical = try ButtonSettings.normaliseAction(text, key: key)
             return canonical == "none" ? nil : ButtonAction(parsing: canonical)
         }, format: { $0?.description ?? "none" })
-    }
-}
-
-extension SettingCodec where Value == Double {
-    static var zoom: SettingCodec {
-        SettingCodec(kind: .zoom, parse: { text, key throws(ConsoleError) in
-            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
-            if t.hasSuffix("x") { t.removeLast() }
-            guard let v = Double(t), v.isFinite else { throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a zoom factor; e.g. 2 or 1.5x") }
-            guard v >= 1, v <= 64 else { throw ConsoleError(.outOfRange, "\(key) \(text) must be from 1 (the whole field) up to the format's maximum (see formats)") }
-            return v
-        }, format: ValueParser.formatNumber)
-    }
-}
-
-extension SettingCodec where Value == Int {
-    /// Bits per second from "10M", "2500k", "8000000" (100k…200M).
-    static var bitrate: SettingCodec {
-        SettingCodec(kind: .bitrate, parse: { text, key throws(ConsoleError) in
-            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
-            var scale = 1.0
-            if t.hasSuffix("bps") { t.removeLast(3) }
-            if t.hasSuffix("m") { scale = 1e6; t.removeLast() } else if t.hasSuffix("k") { scale = 1e3; t.removeLast() }
-            guard let v = Double(t), v.isFinite else {
-                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a bit rate; e.g. 10M, 2500k or 8000000")
-            }
-            let bits = (v * scale).rounded()
-            guard bits >= 100_000, bits <= 200_000_000 else {
-                throw ConsoleError(.outOfRange, "\(key) \(text) must be from 100k to 200M bits per second")
-            }
-            return Int(bits)
-        }, format: { bits in
-            bits >= 1_000_000 ? ValueParser.formatNumber(Double(bits) / 1e6) + "M" : ValueParser.formatNumber(Double(bits) / 1e3) + "k"
-        })
-    }
-}
-
-extension SettingCodec where Value == Double {
-    /// A number within `range`, with an optional unit suffix.
-    static func number(_ range: ClosedRange<Double>, unit: String, example: String) -> SettingCodec {
-        SettingCodec(kind: .number(range, unit: unit), parse: { text, key throws(ConsoleError) in
-            var t = text.trimmingCharacters(in: .whitespaces).lowercased()
-            if !unit.isEmpty, t.hasSuffix(unit) { t.removeLast(unit.count) }
-            guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v.isFinite else {
-                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a number; e.g. \(example)")
-            }
-            guard range.contains(v) else {
-                throw ConsoleError(.outOfRange, "\(key) \(text) must be from \(ValueParser.formatNumber(range.lowerBound)) to \(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)")
-            }
-            return v
-        }, format: ValueParser.formatNumber)
     }
 }

@@ -98,13 +98,12 @@ public final class SettingsStore {
         return try commit(proposed, keys: keys, origin: origin)
     }
 
-    /// A typed edit of the settings in force; touches the keys whose values change, plus `alsoTouching`.
+    /// A typed edit of the settings in force; touches the keys whose values change.
     @discardableResult
-    public func update(origin: SettingsOrigin, alsoTouching extra: Set<String> = [],
-                       _ edit: (inout TypedSettings) -> Void) throws(ConsoleError) -> SettingsChange {
+    public func update(origin: SettingsOrigin, _ edit: (inout TypedSettings) -> Void) throws(ConsoleError) -> SettingsChange {
         var proposed = current
         edit(&proposed)
-        return try commit(proposed, keys: SettingsTable.keys(differingBetween: current, and: proposed).union(extra), origin: origin)
+        return try commit(proposed, keys: SettingsTable.keys(differingBetween: current, and: proposed), origin: origin)
     }
 
     /// Applies the settings in force again for `keys` (a new camera), through the same transaction.

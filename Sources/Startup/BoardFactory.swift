@@ -2,11 +2,10 @@ import Camera
 import Foundation
 import Boards
 import Hardware
-import Transports
-import Syscalls
 import LinuxHardware
 import SimulatedHardware
 import Supervisor
+import Syscalls
 
 /// Builds a board's device graph from its description: the simulated devices for "sim" backends,
 /// the real ones (libcamera, libgpiod, i2c-dev/IIO, DRM) otherwise. Built once, in `main`.

@@ -2,8 +2,6 @@ import Camera
 import Foundation
 import Boards
 import Hardware
-import Transports
-import Syscalls
 import LinuxHardware
 import SimulatedHardware
 import Supervisor

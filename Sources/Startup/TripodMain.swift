@@ -2,12 +2,11 @@ import Console
 import Foundation
 import Boards
 import Hardware
-import Transports
+import LinuxHardware
+import Supervisor
 import Settings
 import Syscalls
-import LinuxHardware
-import Settings
-import Supervisor
+import Transports
 
 /// The `tripod` executable's body: parses arguments, runs a subcommand, returns the exit status.
 public enum TripodMain {

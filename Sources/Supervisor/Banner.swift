@@ -1,12 +1,5 @@
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 
 extension Supervisor {
     /// The firmware's version, in the banner, `tripod --version` and gyro logs.

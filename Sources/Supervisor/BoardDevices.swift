@@ -1,11 +1,4 @@
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 
 /// The device graph of one board, built once in `main` from its description and passed down.
 ///

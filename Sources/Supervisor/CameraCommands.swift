@@ -1,12 +1,6 @@
 import Camera
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Recording
-import Controls
-import Capture
 import Settings
 
 extension Supervisor {

@@ -1,12 +1,6 @@
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
 import Recording
-import Controls
-import Capture
 
 extension Supervisor {
     /// How often a disconnected camera is looked for.

@@ -1,10 +1,7 @@
+import Hardware
 import Camera
 import Capture
-import Console
-import Hardware
-import Transports
 import Recording
-import Stabilization
 import Video
 
 /// The composition: the services made once, from `init`, and wired service to service; and the

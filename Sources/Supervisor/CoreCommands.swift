@@ -1,12 +1,7 @@
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Recording
-import Controls
-import Capture
 import Settings
+import Transports
 
 extension Supervisor {
     /// The commands every board has. Capability commands are added by their own files.

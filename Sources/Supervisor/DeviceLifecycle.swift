@@ -1,15 +1,10 @@
 import Camera
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Recording
-import Controls
-import Capture
 import Motion
-import Settings
 import Stabilization
+import Capture
+import Settings
 
 /// Live device state the supervisor keeps for `status` and for the capture path.
 struct DeviceRuntime {

@@ -1,12 +1,5 @@
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 import Motion
 
 /// `imu`: the newest IMU sample as the motion pipeline has it, in units: what the driver decoded

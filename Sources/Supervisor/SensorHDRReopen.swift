@@ -1,12 +1,5 @@
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 
 /// The sensor's own HDR (`wide_dynamic_range`) switched by reopening the camera: stop and let go of
 /// the camera everywhere, switch, open it again and stream with the same settings. The console

@@ -1,12 +1,6 @@
+import Hardware
 import Camera
 import Console
-import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Recording
-import Controls
-import Capture
 import Settings
 import Stabilization
 
@@ -41,7 +35,7 @@ extension Supervisor {
     /// What every committed change does beyond the transaction: the services that only follow.
     private func settingsCommitted(_ change: SettingsChange) {
         // The recording's rate is capped by the format's: a new format re-arms a pre-record.
-        if change.touches(SettingsTable.format) { try? applyVideoSettings(change.new.video) }
+        if change.old.format != change.new.format { try? applyVideoSettings(change.new.video) }
         if change.touches(any: SettingsTable.display) { applyViewfinderOptions() }
         if change.touches(any: SettingsTable.button) { applyButtonSettings() }
         if change.touches(SettingsTable.captureFormat) { captureService?.captureFormat = change.new.captureFormat }

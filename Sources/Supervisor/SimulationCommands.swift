@@ -1,13 +1,6 @@
 import Console
 import Foundation
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 
 /// Commands that only the simulated board has: moving the rig and pressing the button.
 extension Supervisor {

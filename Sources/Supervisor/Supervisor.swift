@@ -2,15 +2,14 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Motion
+import Stabilization
+import Capture
+import Recording
+import Settings
+import Syscalls
 import Transports
 import Viewfinder
-import Syscalls
-import Recording
-import Controls
-import Capture
-import Motion
-import Settings
-import Stabilization
 
 /// The one process that owns the board: camera, IMU, button, LED, display, consoles and captures.
 ///
@@ -176,7 +175,7 @@ public final class Supervisor {
     public func receive<S: Sequence>(bytes: S, from session: ConsoleSession) where S.Element == UInt8 {
         loop.preconditionInEventLoop()
         guard !session.isClosed else { return }
-        consume(session.assembler.feed(bytes), from: session)  // Transports/ConsoleInput.swift
+        consume(session.assembler.feed(bytes), from: session)  // ConsoleInput.swift
     }
 
     /// The end of a client's input: on stdio this stops the supervisor, like `quit`.

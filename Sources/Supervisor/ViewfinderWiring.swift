@@ -1,14 +1,7 @@
-import Camera
 import Foundation
 import Hardware
-import Transports
-import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
+import Camera
 import Motion
-import Viewfinder
 import Viewfinder
 
 extension Supervisor {

@@ -1,11 +1,10 @@
 import Boards
 import Foundation
 import Hardware
-import Transports
-import Syscalls
 import LinuxHardware
 import Startup
 import Supervisor
+import Transports
 
 /// Round-trip latency of `get exposure.iso` over a pseudo-terminal (the serial console path, raw at
 /// 115200) and over the Unix control socket, against a reference in the same run: a trivial Python

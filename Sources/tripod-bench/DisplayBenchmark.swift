@@ -1,7 +1,5 @@
 import Foundation
 import Hardware
-import Transports
-import Syscalls
 import Viewfinder
 
 /// `tools/bench display`: the viewfinder's per-frame cost (convert + scale + overlays) against

@@ -1,7 +1,5 @@
 import Foundation
 import Hardware
-import Transports
-import Syscalls
 import SimulatedHardware
 import Supervisor
 import Video

@@ -1,13 +1,13 @@
 import Dispatch
 import Foundation
-import Controls
 import Hardware
-import Transports
-import Syscalls
 import LinuxHardware
 import SimulatedHardware
 import Startup
 import Supervisor
+import Controls
+import Syscalls
+import Transports
 
 /// Shutter lag through the real path, on the simulated board with the real clock: a supervisor
 /// (`TripodMain.prepare`, as `tripod run --board sim` builds it) runs on a `PosixEventLoop` thread

@@ -2,8 +2,6 @@ import Boards
 import Camera
 import Foundation
 import Hardware
-import Transports
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import TestSupport
 import Video
 
 /// One real-time recording on the simulated board: the release `tripod run --board sim` beside
@@ -96,35 +97,4 @@ struct SimulatedRecordingRun {
     static func loadAverage() -> Double {
         (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).flatMap { $0.split(separator: " ").first }.flatMap { Double($0) } ?? .nan
     }
-}
-
-/// The console's output lines, collected from the reader's thread.
-private final class ConsoleLines: Sendable {
-    private let state = LockedValue((partial: "", lines: [String](), ended: false))
-
-    /// The output has ended (the process closed it).
-    func finish() { state.withLock { $0.ended = true } }
-
-    /// Waits up to `seconds` for the end of output; true when it came.
-    func waitForEnd(seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if state.withLock({ $0.ended }) { return true }
-            usleep(20_000)
-        }
-        return false
-    }
-
-    func append(_ data: Data) {
-        let text = String(decoding: data, as: UTF8.self)
-        state.withLock { s in
-            let parts = (s.partial + text).split(separator: "\n", omittingEmptySubsequences: false)
-            s.partial = String(parts.last ?? "")
-            s.lines += parts.dropLast().map(String.init)
-        }
-    }
-
-    var count: Int { state.withLock { $0.lines.count } }
-
-    func since(_ index: Int) -> [String] { state.withLock { Array($0.lines[min(index, $0.lines.count)...]) } }
 }

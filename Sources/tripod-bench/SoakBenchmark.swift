@@ -1,13 +1,12 @@
 import Boards
 import Foundation
 import Hardware
-import Transports
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Startup
 import Supervisor
 import TestSupport
+import Transports
 
 /// Many brackets on the simulated board, in process: the camera streaming, the IMU running and the
 /// viewfinder on (a display that converts and counts every frame it is shown), on the manual

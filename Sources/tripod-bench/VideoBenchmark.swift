@@ -1,8 +1,6 @@
 import Foundation
 import Glibc
 import Hardware
-import Transports
-import Syscalls
 import LinuxHardware
 import ManualLoop
 import SimulatedHardware

@@ -1,15 +1,10 @@
 import Foundation
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
 @testable import Controls
-@testable import Capture
 
 @Suite struct ButtonControllerTests {
     static let origin = MonotonicTime(nanoseconds: 5_000_000_000)

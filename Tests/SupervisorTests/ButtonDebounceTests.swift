@@ -1,12 +1,7 @@
 import Hardware
-import Syscalls
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
 @testable import Controls
-@testable import Capture
 
 /// Drives a Debouncer as its owner does: edges in order, `settle` at each deadline, edges first on
 /// a tie (the controller drains its inbox before a timer's decision).

@@ -1,13 +1,8 @@
 import Hardware
-import Syscalls
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
 @testable import Controls
-@testable import Capture
 
 private let W = Duration.milliseconds(10), L = Duration.milliseconds(800), D = Duration.milliseconds(300)
 

@@ -1,14 +1,11 @@
 import Console
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
 @testable import Capture
+@testable import Controls
+@testable import Settings
 
 /// Button settings (`button.*`) and bracket presets, on the simulated board.
 @Suite(.serialized) struct ButtonSettingsTests {

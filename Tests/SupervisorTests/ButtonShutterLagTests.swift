@@ -1,12 +1,7 @@
 import Hardware
-import Syscalls
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
 @testable import Controls
-@testable import Capture
 
 @Suite struct ButtonShutterLagTests {
     @Test func lagIsFromEdgeToFirstRequest() {

@@ -1,14 +1,9 @@
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
 @testable import Controls
-@testable import Capture
 
 @Suite struct ButtonStatusLEDTests {
     /// A player and its LED on a manual loop.

@@ -1,13 +1,8 @@
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
 @testable import Controls
-@testable import Capture
 
 /// An EventLoop wrapper around ManualEventLoop that counts hops and live timers.
 final class CountingLoop: EventLoop, @unchecked Sendable {

@@ -3,16 +3,12 @@ import Camera
 import Console
 import Foundation
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
 @testable import Capture
+@testable import Controls
 
 /// The capture service runs without a supervisor (issue 20: it called back into it through
 /// `CaptureHost` and four callbacks): given a camera, a store and a work tracker, a capture marks

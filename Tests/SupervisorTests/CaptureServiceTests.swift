@@ -1,15 +1,10 @@
 import Console
 import Foundation
 import Hardware
-import Syscalls
 import Media
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
 @testable import Capture
 
 @Test func aButtonPressRunsTheBracketAndRecordsTheEdgeAndShutterLag() throws {

@@ -1,16 +1,12 @@
 import Boards
 import Foundation
 import Hardware
-import Syscalls
 import ManualLoop
 import Media
 import SimulatedHardware
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
 @testable import Capture
+@testable import Transports
 
 /// The simulated board (IMX708: exposure delay 2, gain delay 2; 4 requests in flight), with
 /// in-memory storage, a scripted button and LED, on a manual clock, with one console attached.

@@ -1,11 +1,6 @@
 import Testing
 @testable import Startup
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 @Suite struct CommandLineTests {
     @Test func runOptions() throws {

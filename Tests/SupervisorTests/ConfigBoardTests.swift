@@ -1,15 +1,9 @@
 import Boards
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 @testable import Startup
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// The repository's `board/` directory, found from this file's path.
 private let boardDirectory = URL(fileURLWithPath: #filePath)

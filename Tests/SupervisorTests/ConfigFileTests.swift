@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import Supervisor
-@testable import Transports
 @testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// A schema like the settings table will be: two known keys, normalising and range-checking.
 private let schema = ClosureConfigSchema { key, value in

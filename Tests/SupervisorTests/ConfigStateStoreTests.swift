@@ -1,14 +1,9 @@
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 import LinuxHardware
 @testable import Supervisor
-@testable import Transports
 @testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 private struct Settings: Codable, Equatable {
     var exposureDurationMicroseconds: Int

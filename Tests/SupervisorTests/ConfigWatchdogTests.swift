@@ -1,16 +1,10 @@
 import Foundation
 import Hardware
-import Syscalls
 import LinuxHardware
 import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 #if canImport(Glibc)
 import Glibc

@@ -2,11 +2,8 @@ import Console
 import Foundation
 import Testing
 @testable import Supervisor
-@testable import Transports
 @testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
+@testable import Transports
 
 /// docs/console.md documents the whole language: each command, setting key and error code.
 @Suite struct ConsoleDocsTests {

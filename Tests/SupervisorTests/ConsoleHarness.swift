@@ -2,7 +2,6 @@ import Boards
 import Console
 import Foundation
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
@@ -10,10 +9,6 @@ import TestSupport
 @testable import Startup
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// A supervisor on the simulated board, on a ManualEventLoop, with captures in a fresh temporary
 /// directory: what the console tests, transcripts and path checks talk to.

@@ -2,11 +2,6 @@ import Console
 import Foundation
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// No console command reaches a path outside the captures directory or runs a program.
 @Suite struct ConsoleSafetyTests {

@@ -1,13 +1,8 @@
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// A pty master (`/dev/ptmx`, `TIOCSPTLCK`, `TIOCGPTN`) and its slave's path.
 func openPseudoTerminal() throws -> (master: Int32, slave: String) {

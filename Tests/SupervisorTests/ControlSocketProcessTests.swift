@@ -1,13 +1,8 @@
 import Foundation
 import Testing
 import Hardware
-import Syscalls
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// The control socket against a real `tripod run` process: clients that hang up, and too many clients.
 @Suite(.serialized) struct ControlSocketProcessTests {

@@ -6,10 +6,6 @@ import Testing
 import TestSupport
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// Faults injected at the descriptor seam (`DescriptorSyscalls`) under the console transports: the
 /// supervisor says what failed and keeps serving.
@@ -43,6 +39,24 @@ import TestSupport
                 usleep(2_000)
             }
             return done()
+        }
+
+        /// Serves the control socket through `syscalls` and sends it one `tripod ctl` line from
+        /// another thread, pumping the loop until the client exits; returns the client's exit status
+        /// (nil if it never ended) and the socket's path.
+        func askOverControlSocket(through syscalls: any SystemCalls) throws -> (status: Int32?, path: String) {
+            let path = directory + "/ctl.sock"
+            let control = try loop.perform { () throws(StartupError) -> ConsoleTransports.ControlSocket in
+                try ConsoleTransports.serveControlSocket(path: path, supervisor: supervisor, syscalls: syscalls)
+            }
+            defer { control.shutdown() }
+            let status = LockedValue<Int32?>(nil)
+            DispatchQueue.global().async {
+                let exit = ControlClient.send(line: "get exposure.iso", socketPath: path)
+                status.withLock { $0 = exit }
+            }
+            _ = pump { status.current != nil }
+            return (status.current, path)
         }
     }
 
@@ -109,18 +123,9 @@ import TestSupport
         let board = try Board()
         let faults = FaultInjectingSyscalls()
         faults.fail(.accept, errno: EMFILE, times: 2)
-        let path = board.directory + "/ctl.sock"
-        let control = try board.loop.perform { () throws(StartupError) -> ConsoleTransports.ControlSocket in
-            try ConsoleTransports.serveControlSocket(path: path, supervisor: board.supervisor, syscalls: RetryingSyscalls(faults))
-        }
-        defer { control.shutdown() }
-        let status = LockedValue<Int32?>(nil)
-        DispatchQueue.global().async {
-            let exit = ControlClient.send(line: "get exposure.iso", socketPath: path)
-            status.withLock { $0 = exit }
-        }
-        #expect(board.pump { status.current != nil }, "a client is served once accept works again")
-        #expect(status.current == 0)
+        let (status, path) = try board.askOverControlSocket(through: RetryingSyscalls(faults))
+        #expect(status != nil, "a client is served once accept works again")
+        #expect(status == 0)
         #expect(faults.count(.accept) >= 3)
         let warnings = board.logged.current.filter { $0.contains("control socket \(path): accept: Too many open files (errno \(EMFILE))") }
         #expect(warnings.count == 1, "said once, not at every retry: \(board.logged.current)")
@@ -134,18 +139,8 @@ import TestSupport
         faults.fail(.accept, errno: EINTR)
         faults.fail(.read, errno: EINTR, times: 2)
         faults.fail(.send, errno: EINTR, times: 2)
-        let path = board.directory + "/ctl.sock"
-        let control = try board.loop.perform { () throws(StartupError) -> ConsoleTransports.ControlSocket in
-            try ConsoleTransports.serveControlSocket(path: path, supervisor: board.supervisor, syscalls: RetryingSyscalls(faults))
-        }
-        defer { control.shutdown() }
-        let status = LockedValue<Int32?>(nil)
-        DispatchQueue.global().async {
-            let exit = ControlClient.send(line: "get exposure.iso", socketPath: path)
-            status.withLock { $0 = exit }
-        }
-        #expect(board.pump { status.current != nil })
-        #expect(status.current == 0, "answered")
+        let (status, _) = try board.askOverControlSocket(through: RetryingSyscalls(faults))
+        #expect(status == 0, "answered")
         #expect(faults.count(.accept) >= 2 && faults.count(.read) >= 3 && faults.count(.send) >= 3)
         #expect(!board.logged.current.contains { $0.contains("control socket") }, "\(board.logged.current)")
     }

@@ -1,13 +1,8 @@
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 @Suite(.serialized) struct EndToEndTests {
     @Test func helpStatusAndQuitOnTheSimulatedBoard() throws {

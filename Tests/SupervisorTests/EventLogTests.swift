@@ -1,13 +1,7 @@
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// Events also go to the log (the journal, on an appliance), except when a stdio console already
 /// shows them on the same terminal.

@@ -1,6 +1,5 @@
 import Foundation
 import Hardware
-import Syscalls
 import Media
 import SimulatedHardware
 import Testing
@@ -9,11 +8,8 @@ import ManualLoop
 import TestSupport
 @testable import Startup
 @testable import Supervisor
+import Syscalls
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// The fault matrix (issue 19, section 3) on the simulated board, in process on the manual clock:
 /// each fault in each phase (idle, bracket running, frames being written). Every cell must keep

@@ -1,14 +1,8 @@
 import Foundation
 import Hardware
-import Syscalls
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// A capture asked for right after start, before the camera's first frame, waits for that frame
 /// instead of failing (a press at boot is not lost); without frames it fails after a limit.

@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import Testing
+import TestSupport
 import Video
 
 /// A real `tripod run` on the simulated board recording on its real clock while this process
@@ -28,21 +29,6 @@ import Video
         }
 
         func stop() { running.withLock { $0 = false } }
-    }
-
-    /// The console's output lines, from the reader's thread.
-    final class Lines: Sendable {
-        private let state = LockedValue((partial: "", lines: [String]()))
-        func append(_ data: Data) {
-            let text = String(decoding: data, as: UTF8.self)
-            state.withLock { s in
-                let parts = (s.partial + text).split(separator: "\n", omittingEmptySubsequences: false)
-                s.partial = String(parts.last ?? "")
-                s.lines += parts.dropLast().map(String.init)
-            }
-        }
-        var count: Int { state.withLock { $0.lines.count } }
-        func since(_ index: Int) -> [String] { state.withLock { Array($0.lines[min(index, $0.lines.count)...]) } }
     }
 
     /// The child process, for the watchdog's thread.
@@ -75,7 +61,7 @@ import Video
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
-        let lines = Lines()
+        let lines = ConsoleLines()
         let reader = Thread { [handle = output.fileHandleForReading] in
             while true {
                 let data = handle.availableData

@@ -2,18 +2,15 @@ import Boards
 import Dispatch
 import Foundation
 import Hardware
-import Syscalls
 import Media
 import ManualLoop
 import Motion
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
 @testable import Capture
+@testable import Settings
+@testable import Transports
 
 /// A state directory whose writes wait until the test lets them through, noting whether they ran on
 /// the loop's thread (issue 19: `save`, presets and the gyro bias were written on the loop).

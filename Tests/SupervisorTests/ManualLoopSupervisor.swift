@@ -1,13 +1,7 @@
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// What every harness that runs a supervisor on a `ManualEventLoop` does the same way.
 extension ManualEventLoop {

@@ -1,15 +1,9 @@
 import Foundation
 import Hardware
-import Syscalls
 import Media
 import Testing
 import TestSupport
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// The process-level cells of the fault matrix: `kill -9` in each phase (then a restart on the same
 /// captures), and a stuck loop seen by the watchdog on a notify socket. Each prints a FAULT-CELL line.

@@ -1,7 +1,6 @@
 import Boards
 import Foundation
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
@@ -9,10 +8,6 @@ import TestSupport
 @testable import Startup
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// The fault matrix's recording cells (issue 19, section 3; issue 17, section 7): a full disk and
 /// an I/O error while a video records, and too little room at `record start`. Every cell keeps the

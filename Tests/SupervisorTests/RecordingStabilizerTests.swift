@@ -2,7 +2,6 @@ import Camera
 import Console
 import Foundation
 import Hardware
-import Syscalls
 import LinuxHardware
 import ManualLoop
 import Motion
@@ -10,11 +9,7 @@ import Stabilization
 import Testing
 import Video
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
 @testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// The recording's own stabilization: each frame leaves with the crop planned for its exposure;
 /// cinematic holds its look-ahead, and a stop releases every held frame.

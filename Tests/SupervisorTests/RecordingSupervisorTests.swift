@@ -1,16 +1,10 @@
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 import SimulatedHardware
 import TestSupport
 import Video
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// `record start|stop` on the simulated board, end to end: the camera's YUV420 video stream, the
 /// encoder, the files, the events and `status`, checked with ffprobe.

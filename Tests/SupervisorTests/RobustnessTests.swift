@@ -1,17 +1,13 @@
 import Foundation
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
 import Boards
 @testable import Startup
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
 @testable import Controls
-@testable import Capture
+import Syscalls
 
 /// Defects from the issue-19 review, each with the test that would have caught it.
 @Suite struct RobustnessTests {

@@ -5,7 +5,6 @@ import Testing
 import TestSupport
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
 
 /// Issue 26's defects: what the settings say is what the services do, on every path.
 @Suite(.serialized) struct SettingsDefectTests {

@@ -3,11 +3,6 @@ import Console
 import Foundation
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// A change of several settings is one transaction (issue 20): when the camera refuses a part, the
 /// parts before it are put back and nothing is stored; the camera keeps streaming.

@@ -1,15 +1,11 @@
 import Foundation
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 @testable import Startup
 @testable import Supervisor
+import Syscalls
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// A supervisor on the simulated board with the manual clock, and a console to talk to it.
 final class SimulatedBoardHarness {

@@ -1,15 +1,9 @@
 import Foundation
 import Glibc
 import Hardware
-import Syscalls
 import Testing
 import TestSupport
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// The environment variable that turns `soakChild` on: the file it writes its samples to.
 private let soakResultVariable = "TRIPOD_TEST_SOAK_RESULT"

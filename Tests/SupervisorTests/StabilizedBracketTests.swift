@@ -1,14 +1,8 @@
 import Foundation
 import Hardware
-import Syscalls
 import Media
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// Lens stabilization during a handheld bracket (issue 19, section 1): the bracket waits for a
 /// calm moment within its limits, then takes the frame anyway, marked OutOfRange.

@@ -1,14 +1,8 @@
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 @testable import Startup
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// Every way `tripod run` can fail to start says so in one line.
 @Suite(.serialized) struct StartupErrorTests {

@@ -1,14 +1,9 @@
 import Console
 import Foundation
 import Hardware
-import Syscalls
 import Testing
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// Golden console transcripts: Tests/SupervisorTests/Transcripts/<command>.txt.
 ///

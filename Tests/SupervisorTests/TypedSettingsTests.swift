@@ -1,14 +1,10 @@
 import Camera
 import Console
 import Hardware
-import Syscalls
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
 @testable import Controls
-@testable import Capture
+@testable import Settings
 
 /// The settings parsed once per change (issue 20): stabilization and the button read typed values.
 @Suite struct TypedSettingsTests {

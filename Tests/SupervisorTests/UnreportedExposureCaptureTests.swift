@@ -1,16 +1,10 @@
 import Console
 import Foundation
 import Hardware
-import Syscalls
 import Media
 import SimulatedHardware
 import Testing
 @testable import Supervisor
-@testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 // The virtual board's camera (vimc) has no exposure controls and reports no exposure. On such a
 // camera a shutter press still saves the frame, with its settings recorded as unknown; what needs

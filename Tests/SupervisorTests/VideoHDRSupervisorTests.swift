@@ -1,15 +1,10 @@
 import Foundation
 import Hardware
-import Syscalls
 import SimulatedHardware
 import Testing
 @testable import Startup
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// `video.hdr auto|on|off` on the simulated IMX708, end to end through the console: HdrMode where the
 /// camera lists it (the simulator's default, as a Pi 5), the sensor's own HDR mode with a camera

@@ -1,7 +1,6 @@
 import Boards
 import Foundation
 import Hardware
-import Syscalls
 import ManualLoop
 import SimulatedHardware
 import Testing
@@ -9,10 +8,6 @@ import TestSupport
 @testable import Startup
 @testable import Supervisor
 @testable import Transports
-@testable import Settings
-@testable import Recording
-@testable import Controls
-@testable import Capture
 
 /// A display that records what it is shown.
 final class RecordingDisplay: DisplayDevice, @unchecked Sendable {

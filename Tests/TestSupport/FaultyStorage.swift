@@ -1,7 +1,5 @@
 import Foundation
 import Hardware
-import Transports
-import Syscalls
 import LinuxHardware
 
 /// A `StreamingStorage` over a real directory whose streams fail with ENOSPC (or EIO) once

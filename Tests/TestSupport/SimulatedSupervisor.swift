@@ -1,10 +1,9 @@
 import Boards
 import Hardware
-import Transports
-import Syscalls
 import ManualLoop
 import Startup
 import Supervisor
+import Syscalls
 
 /// Builds the simulated board's devices (frames rendered at most at `renderSize`), lets `adjust`
 /// swap some of them (a storage with faults, a counting display) and starts a supervisor on them,

@@ -1,13 +1,9 @@
 import Camera
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Recording
-import Controls
 import Capture
+import Controls
+import Settings
 
 /// Bracket presets: named bracket arguments (`preset save hdr5 ev 5 1`), run by `bracket preset
 /// <name>` and by a button action `bracket:<name>`. Kept in `presets.json` in the state directory,

@@ -1,13 +1,9 @@
 import Foundation  // replacingOccurrences
 import Camera
 import Console
-import Controls
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Recording
 import Capture
+import Controls
 import Settings
 
 extension Supervisor {

@@ -1,13 +1,6 @@
 import Camera
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 
 extension Supervisor {
     /// Adds `capture`, `bracket` and `prepare` (the capture service is made in Composition.swift).

@@ -1,11 +1,4 @@
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Recording
-import Controls
-import Capture
 
 /// The service watchdog, pinged from the supervisor's main loop itself.
 ///

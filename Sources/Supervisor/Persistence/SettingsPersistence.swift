@@ -1,11 +1,5 @@
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Recording
-import Controls
-import Capture
 import Settings
 
 /// `save` and `reset`: the last manual settings, kept in the state directory (settings.json).

@@ -1,16 +1,11 @@
 import Camera
 import Console
 import Hardware
-import Transports
-import Viewfinder
-import Syscalls
-import Settings
-import Controls
-import Capture
 import Motion
-import Recording
 import Stabilization
 import Video
+import Capture
+import Recording
 
 extension Supervisor {
     /// Adds `record start|stop` (the recorder is made in Composition.swift).

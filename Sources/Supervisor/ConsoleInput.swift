@@ -1,5 +1,5 @@
-import Console
 import Hardware
+import Console
 import Transports
 
 extension Supervisor {
