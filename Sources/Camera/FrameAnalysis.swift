@@ -34,10 +34,11 @@ public enum FrameAnalysis {
 
     /// How much of a processed frame sits at the ends of the 8-bit range, for video HDR's `auto`:
     /// auto-range's measure (`TonalExtremes`: a channel at or over `clippedCode`, every channel at
-    /// or under `crushedCode`, on a bounded grid of pixels). nil for formats it does not read.
-    public static func toneFractions(_ buffer: FrameBuffer, clippedCode: UInt8 = 250,
-                                     crushedCode: UInt8 = 10) -> VideoHDRPolicy.SceneMeasure? {
-        TonalExtremes(buffer, clippedLevel: clippedCode, crushedLevel: crushedCode).map {
+    /// or under `crushedCode`, on a bounded grid of pixels; a YUV420 buffer is read back through
+    /// `encoding`). nil for formats it does not read.
+    public static func toneFractions(_ buffer: FrameBuffer, clippedCode: UInt8 = 250, crushedCode: UInt8 = 10,
+                                     encoding: TonalExtremes.YCbCrEncoding = .sYCCFull) -> VideoHDRPolicy.SceneMeasure? {
+        TonalExtremes(buffer, clippedLevel: clippedCode, crushedLevel: crushedCode, encoding: encoding).map {
             VideoHDRPolicy.SceneMeasure(clippedFraction: $0.clippedFraction, crushedFraction: $0.crushedFraction)
         }
     }

@@ -138,19 +138,23 @@ public final class VideoHDRService {
     }
 
     /// Every streaming frame: an HdrMode just asked for is confirmed from the metadata, and `auto`
-    /// measures the scene (processed stream) and switches when its choice changes.
+    /// measures the scene and switches when its choice changes. The measure reads the video stream
+    /// when the frame has one (the recording draws it anyway; it is Rec. 709 limited range), else
+    /// the processed stream: never a full-size still only to measure it.
     public func frameArrived(_ completed: CompletedRequest) {
         guard !suspended else { return }
         confirmHdrMode(HdrModeValue(metadata: completed.metadata))
-        guard policy.preference == .auto, policy.formatHasHDR, let camera,
-              let buffer = completed.buffers[camera.processedRole] else { return }
+        guard policy.preference == .auto, policy.formatHasHDR, let camera else { return }
+        let video = completed.buffers[.videoRecording]
+        guard let buffer = video ?? completed.buffers[camera.processedRole] else { return }
         let clipped = inForce == nil ? Self.clippedCode : Self.clippedCodeInHDR
         let measure: VideoHDRPolicy.SceneMeasure
         if let last = lastMeasure, last.clippedCode == clipped, completed.sensorTimestamp >= last.at,
            completed.sensorTimestamp - last.at < Self.measureInterval {
             measure = last.fractions
         } else {
-            guard let measured = FrameAnalysis.toneFractions(buffer, clippedCode: clipped, crushedCode: Self.crushedCode) else { return }
+            guard let measured = FrameAnalysis.toneFractions(buffer, clippedCode: clipped, crushedCode: Self.crushedCode,
+                                                                    encoding: video == nil ? .sYCCFull : .rec709Limited) else { return }
             measure = measured
             lastMeasure = (measured, clipped, completed.sensorTimestamp)
         }

@@ -94,6 +94,9 @@ final class SimulatedFrameRenderer {
         /// Where the camera points at the frame's start, relative to where it pointed when
         /// streaming started: the scene moves across the sensor by the focal length times this.
         var pointing: (x: Double, y: Double) = (0, 0)
+        /// Output pixels the cached chart moves by because the crop is a moved copy of the cached
+        /// one (a stabilizer's ScalerCrop): set by the renderer, not by the camera.
+        var cropShift: (dx: Double, dy: Double) = (0, 0)
     }
 
     /// One frame of one stream.
@@ -124,9 +127,10 @@ final class SimulatedFrameRenderer {
         let isRaw = r.format.isBayer
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
-        let cached = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
-                                  defocusPixels: r.defocusPixels / scale)
-        let motion = r.motion, focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)
+        let (cached, cropShift) = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
+                                               defocusPixels: r.defocusPixels / scale)
+        let focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)
+        let motion = { var m = r.motion; m.cropShift = cropShift; return m }()
         let spare = self.spare, noise = self.noise
         /// The cached planes moved by this frame's motion; their memory goes back to `spare` after.
         @Sendable func withMovedPlanes(_ body: (ScenePlanes) -> Void) {
@@ -201,11 +205,24 @@ final class SimulatedFrameRenderer {
                              sigmaScale: Float(gain) / Self.fullWellElectrons / Float(noiseAveraging))
     }
 
-    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in steps).
+    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in steps),
+    /// and how far to move it. A crop of the same size as a cached one, elsewhere on the sensor (a
+    /// stabilizer moves its ScalerCrop every frame), reuses that chart moved by the difference
+    /// (whole output pixels, wrapping round as a pan does) instead of sampling the chart again
+    /// on the loop.
     private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, lighting: TestChart.Lighting,
-                              defocusPixels: Double) -> ScenePlanes {
+                              defocusPixels: Double) -> (ScenePlanes, shift: (dx: Double, dy: Double)) {
         // The chart changes only with its lighting; exposure and the light's colour apply per frame.
-        let key = SharpKey(crop: crop, size: size, kind: kind, lighting: lighting)
+        var key = SharpKey(crop: crop, size: size, kind: kind, lighting: lighting)
+        var shift = (dx: 0.0, dy: 0.0)
+        if sharp[key] == nil, let moved = sharpOrder.last(where: {
+            $0.size == size && $0.kind == kind && $0.lighting == lighting
+                && $0.crop.width == crop.width && $0.crop.height == crop.height
+        }) {
+            let scale = Double(crop.width) / Double(max(size.width, 1))
+            shift = (Double(moved.crop.x - crop.x) / scale, Double(moved.crop.y - crop.y) / scale)
+            key = moved
+        }
         let base: ScenePlanes
         if let cached = sharp[key] {
             base = cached
@@ -214,14 +231,14 @@ final class SimulatedFrameRenderer {
             remember(key, base, in: &sharp, order: &sharpOrder)
         }
         let steps = Int((defocusPixels / Self.blurStepPixels).rounded())
-        guard steps > 0 else { return base }
+        guard steps > 0 else { return (base, shift) }
         let blurKey = BlurKey(sharp: key, steps: steps)
-        if let cached = blurred[blurKey] { return cached }
+        if let cached = blurred[blurKey] { return (cached, shift) }
         var planes = base
         let extent = Double(steps) * Self.blurStepPixels
         planes.blur(horizontalPixels: extent, verticalPixels: extent)
         remember(blurKey, planes, in: &blurred, order: &blurOrder)
-        return planes
+        return (planes, shift)
     }
 
     private func remember<Key: Hashable>(_ key: Key, _ planes: ScenePlanes, in cache: inout [Key: ScenePlanes], order: inout [Key]) {
@@ -247,21 +264,22 @@ final class SimulatedFrameRenderer {
         }
         // Camera frame x right, y down, z forward (docs/imu.md): turning right (+yaw about y) moves
         // the scene left; tilting up (+pitch about x turns the optical axis toward −y) moves it down.
-        let shift = (dx: -m.pointing.y * f, dy: m.pointing.x * f)
+        let shift = (dx: -m.pointing.y * f + m.cropShift.dx, dy: m.pointing.x * f + m.cropShift.dy)
         let blurs = (blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels)
             && planes.blurs(horizontalPixels: blurX, verticalPixels: blurY)
         let skews = abs(skewX) >= 0.5 || abs(skewY) >= 0.5
         let rows = Double(max(planes.size.height - 1, 1))
         func horizontal(_ j: Int) -> Double { skewX * (Double(j) / rows - 0.5) }
         func vertical(_ j: Int) -> Double { skewY * (Double(j) / rows - 0.5) }
-        if skews && !blurs {
-            // Both are moves of whole samples: one pass.
+        // Skew and the move are both moves of whole samples: one pass. The motion blur comes after
+        // it: a box along a row commutes with moving the row, and across rows the skew of one
+        // frame is a shear of a few pixels, so the order changes nothing a reader could measure.
+        if skews {
             step { $0.skew(horizontal: horizontal, vertical: vertical, translatedBy: shift, using: &$1) }
         } else {
             step { $0.translate(dx: shift.dx, dy: shift.dy, using: &$1) }
-            if blurs { step { $0.blur(horizontalPixels: blurX, verticalPixels: blurY, using: &$1) } }
-            if skews { step { $0.skew(horizontal: horizontal, vertical: vertical, using: &$1) } }
         }
+        if blurs { step { $0.blur(horizontalPixels: blurX, verticalPixels: blurY, using: &$1) } }
         return owned
     }
 }

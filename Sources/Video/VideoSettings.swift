@@ -18,8 +18,21 @@ public struct VideoSettings: Sendable, Equatable, Codable {
     /// nil for the software default. When it is missing or refuses to open, the recording falls back
     /// to the software encoder and says so in its status and sidecar.
     public var encoderName: String?
-    /// libx264's speed preset.
-    public var x264Preset = "veryfast"
+    /// libx264's speed options, set by name with `av_opt_set(…, AV_OPT_SEARCH_CHILDREN)` (codec
+    /// context or libx264's private options) and passed as `-name value` to the ffmpeg command
+    /// line in `tools/bench video`. They are what rpicam-apps gives libx264 on a Pi 5 (no hardware
+    /// encoder) for a recording that is not low latency: preset superfast, intra partitions only,
+    /// diamond motion search over 16 pixels, no sub-pixel refinement or chroma motion estimation,
+    /// no weighted prediction, no scene-cut detection and no lookahead (so nothing is held back).
+    public var x264Options: [EncoderOption] = [
+        EncoderOption("preset", "superfast"), EncoderOption("partitions", "i8x8,i4x4"),
+        EncoderOption("weightp", "none"), EncoderOption("motion-est", "dia"), EncoderOption("me_range", "16"),
+        EncoderOption("subq", "0"), EncoderOption("cmp", "1"), EncoderOption("sc_threshold", "0"),
+        EncoderOption("rc-lookahead", "0"), EncoderOption("mixed-refs", "0"),
+    ]
+    /// How much lower than the camera's loop the encoder's threads run (nice increment; 0 keeps
+    /// them level). See `VideoEncoder.openBelowTheCamera`.
+    public var encoderNiceIncrement: Int32 = 10
     /// The sensor's frame rate (`video.fps`): keyframe spacing and the slow-motion factor.
     public var captureFramesPerSecond: Double = 30
     /// `video.slowmotion`: PTS stretched by capture fps ÷ `playbackFramesPerSecond`.
@@ -36,6 +49,13 @@ public struct VideoSettings: Sendable, Equatable, Codable {
     public var keyframeIntervalSeconds: Double = 1
 
     public init() {}
+
+    /// One FFmpeg option by its AVOption name.
+    public struct EncoderOption: Sendable, Equatable, Codable {
+        public var name: String
+        public var value: String
+        public init(_ name: String, _ value: String) { self.name = name; self.value = value }
+    }
 
     /// The default encoder of `codec`.
     public var softwareEncoderName: String { codec == .h264 ? "libx264" : "mjpeg" }

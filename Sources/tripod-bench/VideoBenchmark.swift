@@ -67,7 +67,7 @@ struct VideoBenchmark: Benchmark {
                       "peak RSS MB", "ffmpeg RSS MB", "start→1st muxed ms", "start→1st on disk ms"],
             rows: rows,
             notes: [
-                "synthetic I420 frames (12 distinct noisy moving gradients, cycled); libx264 preset veryfast, 10 Mbit/s, keyframe every 1 s, no B-frames, fragmented MP4",
+                "synthetic I420 frames (12 distinct noisy moving gradients, cycled); libx264 with rpicam-apps' speed options (preset superfast, see VideoSettings.x264Options), 10 Mbit/s, keyframe every 1 s, no B-frames, fragmented MP4",
                 "tripod fps / ffmpeg fps: as fast as possible, best of two interleaved rounds each (Tripod: RecordingService's 8-frame queue kept full by polling its depth; ffmpeg: the same raw frames piped to `ffmpeg -f rawvideo -i pipe:0` with the same libx264 options); ratio = tripod ÷ ffmpeg",
                 "dropped@rt, cpu ms/f, peak RSS, start→1st: a second pass paced at the real frame rate with the default 8-frame queue; cpu = user+sys of the whole process per frame written (frame copy included); peak RSS = VmHWM after resetting it (the benchmark's 12 source frames, ~37 MB at 1080p, included); ffmpeg RSS = its ru_maxrss (max over the run's ffmpeg processes)",
                 "start→1st muxed: start() to the first packet in the muxer (libx264's lookahead); start→1st on disk: to the first MP4 fragment in the file (written when the second keyframe arrives, ~1 s)",
@@ -112,7 +112,8 @@ struct VideoBenchmark: Benchmark {
         process.arguments = ["-hide_banner", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(video.size.width)x\(video.size.height)",
                              "-r", String(format: "%g", settings.captureFramesPerSecond), "-i", "pipe:0",
-                             "-c:v", "libx264", "-preset", settings.x264Preset, "-b:v", "\(settings.bitrateBitsPerSecond)",
+                             "-c:v", "libx264"] + settings.x264Options.flatMap { ["-\($0.name)", $0.value] } + [
+                             "-b:v", "\(settings.bitrateBitsPerSecond)",
                              "-g", "\(gop)", "-bf", "0", "-forced-idr", "1",
                              "-movflags", "+frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", output]
         let input = Pipe()

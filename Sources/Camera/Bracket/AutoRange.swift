@@ -25,7 +25,7 @@ public struct AutoRangePolicy: Hashable, Sendable {
     public init() {}
 }
 
-/// Fractions of clipped and crushed pixels of a processed frame (BGR888 or XRGB8888).
+/// Fractions of clipped and crushed pixels of a processed frame (BGR888, XRGB8888 or YUV420).
 public struct TonalExtremes: Hashable, Sendable {
     /// Pixels with any channel ≥ the clipped level, 0…1.
     public var clippedFraction: Double
@@ -40,29 +40,57 @@ public struct TonalExtremes: Hashable, Sendable {
     /// Pixels the last measurement read (tests).
     public private(set) var samplesMeasured = 0
 
+    /// How a YUV420 buffer's codes map back to R'G'B' (libcamera's Raspberry Pi defaults: the
+    /// videoRecording stream is Rec. 709 limited range, other YUV streams sYCC full range).
+    public enum YCbCrEncoding: Sendable {
+        case rec709Limited, sYCCFull
+    }
+
     /// Measures `buffer` on a regular grid of at most `maximumSamples` pixels (every pixel of a
-    /// small frame); nil for formats other than BGR888/XRGB8888.
-    public init?(_ buffer: FrameBuffer, clippedLevel: UInt8, crushedLevel: UInt8) {
-        let layout: (bpp: Int, r: Int, g: Int, b: Int)
-        switch buffer.pixelFormat {
-        case .bgr888: layout = (3, 0, 1, 2)
-        case .xrgb8888: layout = (4, 2, 1, 0)
-        default: return nil
-        }
+    /// small frame). BGR888 and XRGB8888 are read as they are; YUV420 (I420: chroma planes at half
+    /// the luma stride after it) is turned back into 8-bit R'G'B' at each sampled pixel with
+    /// `encoding`, so the thresholds mean the same. nil for other formats.
+    public init?(_ buffer: FrameBuffer, clippedLevel: UInt8, crushedLevel: UInt8, encoding: YCbCrEncoding = .sYCCFull) {
         let area = buffer.size.width * buffer.size.height
         var step = 1
         while area / (step * step) > Self.maximumSamples { step += 1 }
+        let rgbAt: (UnsafeRawBufferPointer, Int, Int) -> (Int, Int, Int)?
+        switch buffer.pixelFormat {
+        case .bgr888, .xrgb8888:
+            let layout = buffer.pixelFormat == .bgr888 ? (bpp: 3, r: 0, g: 1, b: 2) : (bpp: 4, r: 2, g: 1, b: 0)
+            let stride = buffer.stride
+            rgbAt = { bytes, column, row in
+                let p = row * stride + column * layout.bpp
+                guard p + layout.bpp <= bytes.count else { return nil }
+                return (Int(bytes[p + layout.r]), Int(bytes[p + layout.g]), Int(bytes[p + layout.b]))
+            }
+        case .yuv420:
+            let stride = buffer.stride, chromaStride = stride / 2
+            let luma = stride * buffer.size.height, chroma = chromaStride * ((buffer.size.height + 1) / 2)
+            // R' = Y' + kr·Cr, G' = Y' − kgb·Cb − kgr·Cr, B' = Y' + kb·Cb (Cb, Cr centred on 128).
+            let (yScale, yOffset, cScale, kr, kb): (Double, Double, Double, Double, Double) = encoding == .rec709Limited
+                ? (255.0 / 219, 16, 255.0 / 224, 1.5748, 1.8556) : (1, 0, 1, 1.402, 1.772)
+            let (wr, wb) = encoding == .rec709Limited ? (0.2126, 0.0722) : (0.299, 0.114)
+            let kgb = wb * kb / (1 - wr - wb), kgr = wr * kr / (1 - wr - wb)
+            rgbAt = { bytes, column, row in
+                let c = luma + (row / 2) * chromaStride + column / 2
+                guard c + chroma < bytes.count else { return nil }
+                let y = (Double(bytes[row * stride + column]) - yOffset) * yScale
+                let cb = (Double(bytes[c]) - 128) * cScale, cr = (Double(bytes[c + chroma]) - 128) * cScale
+                func code(_ v: Double) -> Int { Int(max(0, min(255, v.rounded()))) }
+                return (code(y + kr * cr), code(y - kgb * cb - kgr * cr), code(y + kb * cb))
+            }
+        default: return nil
+        }
         let counts = buffer.withUnsafeBytes { bytes -> (Int, Int, Int) in
             var clipped = 0, crushed = 0, total = 0
+            let clip = Int(clippedLevel), crush = Int(crushedLevel)
             for row in stride(from: step / 2, to: buffer.size.height, by: step) {
-                let base = row * buffer.stride
                 for column in stride(from: step / 2, to: buffer.size.width, by: step) {
-                    let p = base + column * layout.bpp
-                    guard p + layout.bpp <= bytes.count else { continue }
-                    let r = bytes[p + layout.r], g = bytes[p + layout.g], b = bytes[p + layout.b]
+                    guard let (r, g, b) = rgbAt(bytes, column, row) else { continue }
                     total += 1
-                    if r >= clippedLevel || g >= clippedLevel || b >= clippedLevel { clipped += 1 }
-                    if r <= crushedLevel && g <= crushedLevel && b <= crushedLevel { crushed += 1 }
+                    if r >= clip || g >= clip || b >= clip { clipped += 1 }
+                    if r <= crush && g <= crush && b <= crush { crushed += 1 }
                 }
             }
             return (clipped, crushed, total)
