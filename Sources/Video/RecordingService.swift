@@ -38,10 +38,11 @@ public struct RecordingStatus: Sendable, Equatable {
 /// queue (`RecordingPipeline`); events hop to the loop through `loop.execute`. All timing comes
 /// from SensorTimestamps (split, pre-record window, duration), never from a clock.
 public final class RecordingService: @unchecked Sendable {
-    /// Utility QoS: libdispatch on Linux runs its threads at a higher nice value than the loop's
-    /// (user-initiated ran them at nice −2, above the camera), so the loop, with its frame
-    /// deadline, comes first and an encoder that falls behind drops at the inbox, counted.
-    private let queue = DispatchQueue(label: "tripod.video.encoder", qos: .utility)
+    /// Utility QoS: libdispatch on Linux gives the queue's thread a nice value just above the
+    /// loop's (user-initiated had run it at −2, above the camera), and libx264's frame threads,
+    /// started from it in avcodec_open2, inherit that. The loop, with its frame deadline, comes
+    /// first; an encoder that falls behind drops at the inbox, counted.
+    let queue = DispatchQueue(label: "tripod.video.encoder", qos: .utility)
     private let storage: any StreamingStorage & Sendable
     private let loop: any EventLoop
     private let onEvent: @Sendable (RecordingEvent) -> Void

@@ -1,5 +1,4 @@
 import CFFmpeg
-import Foundation
 import CFFmpegShim
 import Hardware
 
@@ -105,44 +104,12 @@ final class VideoEncoder {
             }
             av_opt_set(c.pointee.priv_data, "forced-idr", "1", 0)  // a forced keyframe is an IDR: files can start there
         }
-        let result = openBelowTheCamera(c, codec, niceIncrement: settings.encoderNiceIncrement)
+        let result = avcodec_open2(c, codec, nil)
         if result < 0 {
             avcodec_free_context(&context)
             throw VideoError(.encoderUnavailable, "avcodec_open2(\(name)): \(describeAVError(result))")
         }
         return c
-    }
-
-    /// The name of the thread that opens the codec, which libx264's worker threads inherit.
-    static let workerThreadName = "tripod-encoder"
-
-    /// `avcodec_open2` on a short-lived thread of its own whose nice value is raised by
-    /// `niceIncrement` (`setpriority(PRIO_PROCESS, 0, …)`, which on Linux sets the calling thread),
-    /// so the worker threads libx264 starts there inherit it. The camera's loop, which has a frame
-    /// deadline, then always wins the CPU over the encoder: an encoder that cannot keep up fills
-    /// its queue and the recording drops and counts frames there, while the sensor's cadence holds.
-    /// Raising a nice value needs no privilege; the open itself is unchanged.
-    private static func openBelowTheCamera(_ context: UnsafeMutablePointer<AVCodecContext>, _ codec: UnsafePointer<AVCodec>,
-                                           niceIncrement: Int32) -> Int32 {
-        guard niceIncrement > 0 else { return avcodec_open2(context, codec, nil) }
-        final class Opening: @unchecked Sendable {  // handed to one thread, read after it signals
-            let context: UnsafeMutablePointer<AVCodecContext>, codec: UnsafePointer<AVCodec>
-            var result: Int32 = 0
-            let done = DispatchSemaphore(value: 0)
-            init(_ context: UnsafeMutablePointer<AVCodecContext>, _ codec: UnsafePointer<AVCodec>) { self.context = context; self.codec = codec }
-        }
-        let opening = Opening(context, codec)
-        let thread = Thread {
-            // Threads take their creator's name: libx264's workers show as this in ps and /proc.
-            Thread.current.name = VideoEncoder.workerThreadName
-            let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(current + niceIncrement, 19))
-            opening.result = avcodec_open2(opening.context, opening.codec, nil)
-            opening.done.signal()
-        }
-        thread.start()
-        opening.done.wait()
-        return opening.result
     }
 
     /// Encodes `input`; `forceKeyframe` makes it an IDR. Returns the packets that came out (with a

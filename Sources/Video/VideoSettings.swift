@@ -30,9 +30,6 @@ public struct VideoSettings: Sendable, Equatable, Codable {
         EncoderOption("subq", "0"), EncoderOption("cmp", "1"), EncoderOption("sc_threshold", "0"),
         EncoderOption("rc-lookahead", "0"), EncoderOption("mixed-refs", "0"),
     ]
-    /// How much lower than the camera's loop the encoder's threads run (nice increment; 0 keeps
-    /// them level). See `VideoEncoder.openBelowTheCamera`.
-    public var encoderNiceIncrement: Int32 = 10
     /// The sensor's frame rate (`video.fps`): keyframe spacing and the slow-motion factor.
     public var captureFramesPerSecond: Double = 30
     /// `video.slowmotion`: PTS stretched by capture fps ÷ `playbackFramesPerSecond`.
