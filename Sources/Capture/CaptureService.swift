@@ -41,16 +41,16 @@ public final class CaptureService {
     /// Where events go (the consoles and the journal).
     public let emit: (ConsoleEvent) -> Void
     /// Each frame a capture keeps (bracket id, 1-based frame, the request), as it is matched,
-    /// before it is written: a recording lists the stills taken during it.
-    public var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
-    /// Makes each saved bracket's gyro log; nil without an IMU.
-    public var gyroLogs: GyroLogMaker?
+    /// before it is written: a recording lists the stills taken during it (`attachFrameKept`).
+    public private(set) var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
+    /// Makes each saved bracket's gyro log; nil without an IMU (`attachGyroLogs`).
+    public private(set) var gyroLogs: GyroLogMaker?
     private var openedWriter: FrameWriter?
     /// What a button gesture asks that is not a capture (CaptureService+Button.swift).
     public let onButtonEvent: (ButtonEvent) -> Void
-    /// The shutter button and status LED, when the board has them (see ButtonWiring.swift).
-    public var button: ButtonController?
-    public var led: StatusLEDPlayer?
+    /// The shutter button and status LED, when the board has them (`attachControls`).
+    public private(set) var button: ButtonController?
+    public private(set) var led: StatusLEDPlayer?
     /// The LED pattern between brackets: ready, or recording while a video records (pushed by the
     /// supervisor's recording wiring).
     public var restingPattern: StatusLEDPattern = .ready {
@@ -62,7 +62,8 @@ public final class CaptureService {
     public var presets: [String: [String]] = [:]
     /// Makes the stabilization gate each capture asks before and after every frame: true for a
     /// bracket, false for a single capture (the null gate by default).
-    public var makeFrameGate: (_ bracket: Bool) -> any BracketFrameGate = { _ in UngatedFrames() }
+    /// Set with `attachFrameGates` once stabilization runs.
+    public private(set) var makeFrameGate: (_ bracket: Bool) -> any BracketFrameGate = { _ in UngatedFrames() }
     /// Extra buffers per stream `prepare` allocates for bracket requests; the engine keeps at most
     /// this many minus 2 (frames being copied out) outstanding.
     public var bracketBuffersPerStream = 8
@@ -86,6 +87,25 @@ public final class CaptureService {
     private var waitingForFirstFrame: (plan: BracketPlan, trigger: CaptureTrigger, at: MonotonicTime, timeout: ScheduledWork)?
     /// How long a capture waits for the camera's first frame before it fails.
     public var firstFrameWait: Duration = .seconds(2)
+
+    // MARK: Attachments: what comes up after the service is made, each set in one call from the
+    // composition (Supervisor's Composition.swift), never field by field.
+
+    /// The shutter button and status LED (either may be absent on a board).
+    public func attachControls(button: ButtonController?, led: StatusLEDPlayer?) {
+        self.button = button; self.led = led
+    }
+
+    /// The gyro logs of saved brackets, once the IMU runs.
+    public func attachGyroLogs(_ maker: GyroLogMaker?) { gyroLogs = maker }
+
+    /// The stabilization gate each capture asks before and after every frame (true: a bracket).
+    public func attachFrameGates(_ make: @escaping (_ bracket: Bool) -> any BracketFrameGate) { makeFrameGate = make }
+
+    /// Who hears of each frame a capture keeps (the recorder, for the stills of a recording).
+    public func attachFrameKept(_ handler: @escaping (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void) {
+        onFrameKept = handler
+    }
 
     /// One bracket in progress.
     public final class Running {

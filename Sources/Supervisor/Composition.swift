@@ -1,4 +1,6 @@
 import Hardware
+import Motion
+import Stabilization
 import Camera
 import Capture
 import Recording
@@ -25,7 +27,7 @@ extension Supervisor {
         recorder.onRecordingChange = { [weak capture] recording in
             capture?.restingPattern = recording ? .recording : .ready
         }
-        capture.onFrameKept = { [weak recorder] id, frame, request in
+        capture.attachFrameKept { [weak recorder] id, frame, request in
             recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
                                            sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
         }
@@ -55,5 +57,19 @@ extension Supervisor {
         captureService?.camera = controller
         recorder?.camera = controller
         if let controller { videoHDR.attach(controller) }
+    }
+
+    /// The motion tracker, once the IMU runs: the recorder reads the orientation at each frame's
+    /// time, and each saved bracket gets a gyro log.
+    func attachMotion(_ tracker: MotionTracker) {
+        recorder?.orientationAt = { [weak tracker] time in tracker?.orientation(at: time) }
+        captureService?.attachGyroLogs(GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log))
+    }
+
+    /// Stabilization, once it runs: each capture asks it for its gate (lens for brackets, still for
+    /// single frames), and the streaming frames' crop planner gets the camera.
+    func attachStabilization(_ service: Stabilization) {
+        captureService?.attachFrameGates { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
+        if let camera { videoStabilizer.attach(camera: camera, stabilization: service, motion: motion) }
     }
 }

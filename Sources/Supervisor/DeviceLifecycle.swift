@@ -205,9 +205,7 @@ extension Supervisor {
         let bound = self.bound
         tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
         motion = tracker
-        // Wiring, service to service: the recorder reads the orientation at each frame's time.
-        recorder?.orientationAt = { [weak tracker] time in tracker?.orientation(at: time) }
-        captureService?.gyroLogs = GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log)
+        attachMotion(tracker)
     }
 
     /// Saves a new gyro bias when it moved by more than 0.03 °/s from the saved one; the tracker

@@ -23,9 +23,7 @@ extension Supervisor {
             if case .videoActive = event { s.videoStabilizationChanged() }
         }
         stabilization = service
-        // Wiring: each capture asks stabilization for its gate (lens for brackets, still for single frames).
-        captureService?.makeFrameGate = { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
-        if let camera { videoStabilizer.attach(camera: camera, stabilization: service, motion: motion) }
+        attachStabilization(service)
     }
 
     /// The video stabilization mode or the format changed: the pre-record ring's stabilizer and the

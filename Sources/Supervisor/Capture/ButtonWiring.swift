@@ -12,17 +12,18 @@ extension Supervisor {
     func startCaptureButton() {
         guard let service = captureService else { return }
         let bound = self.bound
-        if let line = devices.led {
-            let player = StatusLEDPlayer(line: line, loop: loop) { error in
+        let led = devices.led.map { line in
+            StatusLEDPlayer(line: line, loop: loop) { error in
                 bound.value.log.warning("status LED: \(error.message); continuing without it")
             }
-            service.led = player
         }
         service.buttonConfiguration = typed.button
-        guard let shutter = devices.shutter else { service.led?.show(.ready); return }
-        let button = ButtonController(configuration: service.buttonConfiguration, loop: loop, shutter: shutter,
-                                      halfPress: devices.halfPress) { [weak service] output in service?.handle(buttonOutput: output) }
-        service.button = button
+        let button = devices.shutter.map { shutter in
+            ButtonController(configuration: typed.button, loop: loop, shutter: shutter,
+                             halfPress: devices.halfPress) { [weak service] output in service?.handle(buttonOutput: output) }
+        }
+        service.attachControls(button: button, led: led)
+        guard let button else { service.led?.show(.ready); return }
         button.start()
         do throws(ConsoleError) { _ = try service.prepare() } catch {
             log.warning("capture: prepare at start failed: \(error.message); the first press will set up the still stream")
