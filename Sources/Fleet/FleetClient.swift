@@ -285,13 +285,19 @@ public final class FleetClient {
         host.receive(bytes: Array("status\n".utf8), from: session)
     }
 
-    /// Publishes the status reply when it changed (uptime aside), when forced, or when 10 s have passed.
+    /// The fields of `status` that are measurements moving with every frame or sample: a change of
+    /// these alone is not a change of the rig's status (they still go out every 10 s).
+    static let measuredStatusFields = ["uptime", "frame", "exposure", "iso", "lens", "wb", "ev.offset",
+                                       "imu.samples", "imu.rate", "imu.still", "free"]
+
+    /// Publishes the status reply when it changed (measurements aside), when forced, or when 10 s have passed.
     private func statusReplied(_ line: String) {
         guard let link else { return }
         var values = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["values"] as? [String: String] ?? [:]
-        values["uptime"] = nil
+        for field in Self.measuredStatusFields { values[field] = nil }
         let now = host.loop.now()
-        let due = lastStatusPublished.map { now - $0 >= Self.statusInterval } ?? true
+        // Due a poll and a half early, so the next poll cannot carry it past the interval.
+        let due = lastStatusPublished.map { now - $0 >= Self.statusInterval - Self.statusPoll * 1.5 } ?? true
         guard forceStatus || due || values != lastStatus else { return }
         forceStatus = false
         lastStatus = values

@@ -1,4 +1,5 @@
 import Foundation
+import Hardware
 import Testing
 @testable import Fleet
 
@@ -15,6 +16,17 @@ import Testing
         let status = try #require(observer.messages(on: rig.topics.status).last)
         #expect(status.payload.contains("\"state\":\"ready\""), "\(status.payload)")
         #expect(status.payload.hasPrefix("{\"type\":\"reply\",\"ok\":true"), "\(status.payload)")
+        // Once the rig is quiet (its first frames change the status), the status still goes out
+        // again: a gap of more than half the interval between two publishes is one without a change.
+        var gaps: [Double] = []
+        #expect(waitUntil(seconds: 90) {
+            let times = observer.messages(on: rig.topics.status).map(\.receivedAt)
+            gaps = zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
+            return gaps.contains { $0 > FleetClient.statusInterval.secondsValue / 2 }
+        })
+        let quiet = gaps.max() ?? 0
+        #expect(quiet < FleetClient.statusInterval.secondsValue * 3, "status went out after \(quiet) s without a change")
+        print("fleet: unchanged status published again after \(String(format: "%.1f", quiet)) s")
         let killedAt = Date()
         rig.kill9()
         #expect(waitUntil(seconds: Double(FleetClient.keepaliveSeconds) * 1.5 + 30) {
@@ -45,6 +57,15 @@ import Testing
         let group = try observer.ask(rig.topics, id: "c2", line: "set zoom 2", toGroup: true)
         #expect(group["ok"] as? Bool == true, "\(group)")
         #expect(rig.ctl("get zoom") == "ok zoom=2")
+        // A capture's events go out on .../events as the console's JSON events.
+        #expect(try observer.ask(rig.topics, id: "c3", line: "capture")["ok"] as? Bool == true)
+        #expect(waitUntil { observer.messages(on: rig.topics.events).contains { $0.payload.hasPrefix("{\"type\":\"event\",\"event\":\"bracket.done\"") } },
+                "\(observer.messages(on: rig.topics.events).map(\.payload))")
+        // A change of status (the count of brackets saved) is published: at the next poll, 1 s (measured).
+        let captured = Date()
+        #expect(waitUntil { observer.messages(on: rig.topics.status).last?.payload.contains("\"brackets\":\"1 saved") == true },
+                "\(observer.messages(on: rig.topics.status).last?.payload ?? "")")
+        print("fleet: a changed status published \(String(format: "%.1f", Date().timeIntervalSince(captured))) s after the capture's reply")
         rig.stop()
         #expect(waitUntil { observer.messages(on: rig.topics.state).last?.payload == "offline" })
     }

@@ -104,6 +104,7 @@ final class Observer: @unchecked Sendable {
         var topic: String
         var payload: String
         var retained: Bool
+        var receivedAt = Date()
     }
     private let received = LockedValue<[Received]>([])
     private let connectedCount = LockedValue(0)
