@@ -22,6 +22,8 @@ public final class FleetClient {
     let log: Logger
     let inbox = FleetInbox(capacity: 256)
     private let seen: SeenCommandIDs
+    /// Persists the ids off the loop (two fsyncs), before each command runs.
+    private let stateWriter: StateWriter?
     private let wallClock: @Sendable () -> Date
     private var link: Link?
     private var generation = 0
@@ -59,7 +61,11 @@ public final class FleetClient {
         self.settings = settings
         self.log = log
         self.wallClock = wallClock
-        self.seen = SeenCommandIDs(capacity: Self.rememberedIDs, state: state) { log.warning("fleet: \($0)") }
+        var remembered: [String] = []
+        do { remembered = try state?.load([String].self, from: StateStore.File.fleetCommandIDs) ?? [] }
+        catch { log.warning("fleet: \(error); the ids of commands already run are forgotten") }
+        self.seen = SeenCommandIDs(capacity: Self.rememberedIDs, remembered: remembered)
+        self.stateWriter = state.map { StateWriter(store: $0, loop: host.loop) }
         if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
         settings.participate(.init(name: "fleet") { change throws(ConsoleError) in try Self.check(change) })
         settings.observe { [weak self] change in
@@ -128,6 +134,7 @@ public final class FleetClient {
             let client = try MosquittoClient(clientID: topics.clientID, cleanSession: false) { event in
                 if inbox.push(.init(connection: connection, event: event)) { loop.execute { target.value.client?.drainInbox() } }
             }
+            try client.sendImmediately()
             try client.setWill(topic: topics.state, payload: "offline", qos: 1, retain: true)
             if let path = fleet.credentialsFile {
                 let credentials: FleetCredentials
@@ -220,12 +227,27 @@ public final class FleetClient {
             log.info("fleet: command \(id) delivered again; it ran once already")
             return
         }
-        do { try seen.insert(id) } catch { log.warning("fleet: cannot save the ids of commands run (\(error)); \(id) could run again after a restart") }
-        switch message.result {
+        let remembered = seen.insert(id)
+        guard let stateWriter else { carryOut(id: id, message.result); return }
+        // The command runs once its id is on disk, so a restart cannot run it again; the write is
+        // off the loop, and the writer's queue keeps the commands in their order.
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        let result = message.result
+        stateWriter.save(remembered, as: StateStore.File.fleetCommandIDs) { error in
+            guard let fleet = target.value.client else { return }
+            if let error { fleet.log.warning("fleet: cannot save the ids of commands run (\(error)); \(id) could run again after a restart") }
+            fleet.carryOut(id: id, result)
+        }
+    }
+
+    /// Answers a refused command, or runs the line on the command session (its reply is answered
+    /// from `sessionWrote`).
+    private func carryOut(id: String, _ result: Result<FleetCommand, ConsoleError>) {
+        switch result {
         case .failure(let error):
             answer(id: id, ReplyFormatter.lines(.error(error), mode: .json)[0])
         case .success(let command):
-            guard let session = commandSession, !session.isClosed else {
+            guard let session = commandSession, !session.isClosed, host.isServingConsoles else {
                 answer(id: id, ReplyFormatter.lines(.err(.busy, "the rig is stopping"), mode: .json)[0])
                 return
             }

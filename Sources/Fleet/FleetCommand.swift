@@ -5,13 +5,13 @@ import Settings
 /// One command from the fleet, checked: `{"id": "...", "line": "<console line>"}` with an optional
 /// `"notAfter": "<RFC 3339 time>"` (the command is refused once that time has passed on this rig's
 /// clock). `"at"` (run at a shared instant) is not built yet and is refused so.
-struct FleetCommand: Equatable {
+struct FleetCommand: Equatable, Sendable {
     var id: String
     var line: String
 }
 
 /// What a command message parses to: its id when it has a usable one, and the command or why it is refused.
-struct FleetCommandMessage {
+struct FleetCommandMessage: Sendable {
     var id: String?
     var result: Result<FleetCommand, ConsoleError>
 

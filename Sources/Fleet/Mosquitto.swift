@@ -63,6 +63,12 @@ public final class MosquittoClient: @unchecked Sendable {
         events.release()
     }
 
+    /// `mosquitto_int_option(MOSQ_OPT_TCP_NODELAY, 1)`: each message is sent at once (Nagle's
+    /// algorithm off), so a reply does not wait for the previous packet's acknowledgement.
+    public func sendImmediately() throws(MosquittoError) {
+        try check("mosquitto_int_option", mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1))
+    }
+
     /// `mosquitto_will_set`: what the broker publishes for us when we vanish without a DISCONNECT.
     public func setWill(topic: String, payload: String, qos: Int32, retain: Bool) throws(MosquittoError) {
         let bytes = Array(payload.utf8)

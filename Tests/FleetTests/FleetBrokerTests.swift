@@ -48,9 +48,15 @@ import Testing
         let rig = try Rig(broker: broker.port)
         defer { rig.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
-        let asked = Date()
+        var milliseconds: [Double] = []
+        for n in 0..<10 {
+            let asked = Date()
+            _ = try observer.ask(rig.topics, id: "t\(n)", line: "get zoom")
+            milliseconds.append(Date().timeIntervalSince(asked) * 1000)
+        }
+        milliseconds.sort()
+        print("fleet: command to reply, 10 asks: median \(String(format: "%.1f", milliseconds[5])) ms, max \(String(format: "%.1f", milliseconds[9])) ms")
         let reply = try observer.ask(rig.topics, id: "c1", line: "get capture.format")
-        print("fleet: command to reply \(String(format: "%.1f", Date().timeIntervalSince(asked) * 1000)) ms")
         #expect(reply["type"] as? String == "reply")
         #expect(reply["ok"] as? Bool == true)
         #expect((reply["values"] as? [String: String])?["capture.format"] == "both", "\(reply)")

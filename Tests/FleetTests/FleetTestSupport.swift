@@ -121,6 +121,7 @@ final class Observer: @unchecked Sendable {
             default: break
             }
         }
+        try client.sendImmediately()
         if let user { try client.setCredentials(user: user, password: password ?? "") }
         try client.connect(host: "127.0.0.1", port: broker.port, keepaliveSeconds: 10)
         try client.startLoop()

@@ -85,10 +85,13 @@ import LinuxHardware
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let state = StateStore(storage: try PosixStorage(root: directory))
-        let seen = SeenCommandIDs(capacity: 3, state: state) { Issue.record("\($0)") }
-        for id in ["a", "b", "c", "d"] { try seen.insert(id) }
+        let seen = SeenCommandIDs(capacity: 3)
+        var remembered: [String] = []
+        for id in ["a", "b", "c", "d"] { remembered = seen.insert(id) }
+        #expect(remembered == ["b", "c", "d"])
         #expect(!seen.contains("a") && seen.contains("b") && seen.contains("d"))
-        let again = SeenCommandIDs(capacity: 3, state: state) { Issue.record("\($0)") }
+        try state.save(remembered, as: StateStore.File.fleetCommandIDs)
+        let again = SeenCommandIDs(capacity: 3, remembered: try state.load([String].self, from: StateStore.File.fleetCommandIDs) ?? [])
         #expect(!again.contains("a") && again.contains("b") && again.contains("c") && again.contains("d"))
     }
 
