@@ -103,6 +103,8 @@ public final class FleetClient {
     /// Publishes `offline` and disconnects cleanly. Call once the host has stopped (after its loop ended).
     public func shutdown() {
         statusTimer?.cancel()
+        scheduled.values.forEach { $0.cancel() }
+        scheduled = [:]
         retryTimer?.cancel()
         if let link, connected { try? link.client.publish(topic: link.topics.state, payload: "offline", qos: 1, retain: true) }
         link?.client.disconnect()
@@ -246,13 +248,41 @@ public final class FleetClient {
         switch result {
         case .failure(let error):
             answer(id: id, ReplyFormatter.lines(.error(error), mode: .json)[0])
+        case .success(let command) where command.at != nil:
+            schedule(command)
         case .success(let command):
+            if let notAfter = command.notAfter, wallClock() > notAfter {
+                answer(id: id, ReplyFormatter.lines(.err(.outOfRange, "expired: notAfter \(FleetCommandMessage.formatTime(notAfter)) passed before the line could run"), mode: .json)[0])
+                return
+            }
             guard let session = commandSession, !session.isClosed, host.isServingConsoles else {
                 answer(id: id, ReplyFormatter.lines(.err(.busy, "the rig is stopping"), mode: .json)[0])
                 return
             }
             awaitingReply.append(id)
             host.receive(bytes: Array((command.line + "\n").utf8), from: session)
+        }
+    }
+
+    /// Commands waiting for their `at`, at most `maximumScheduled`.
+    private var scheduled: [String: ScheduledWork] = [:]
+    public static let maximumScheduled = 64
+
+    /// Runs `command` at its `at` on this rig's wall clock, through the loop's (monotonic) timer:
+    /// the instant is turned into a delay when the command arrives, so a clock step after that is
+    /// not followed. Not aligned to a frame: the line runs when the timer fires.
+    private func schedule(_ command: FleetCommand) {
+        guard let at = command.at else { return }
+        guard scheduled.count < Self.maximumScheduled else {
+            answer(id: command.id, ReplyFormatter.lines(.err(.busy, "\(Self.maximumScheduled) commands are already waiting for their time"), mode: .json)[0])
+            return
+        }
+        let delay = Duration.milliseconds(Int64((at.timeIntervalSince(wallClock()) * 1000).rounded(.up)))
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        let immediate = FleetCommand(id: command.id, line: command.line, at: nil, notAfter: command.notAfter)
+        scheduled[command.id] = host.loop.schedule(after: max(.zero, delay)) {
+            guard let fleet = target.value.client, fleet.scheduled.removeValue(forKey: immediate.id) != nil else { return }
+            fleet.carryOut(id: immediate.id, .success(immediate))
         }
     }
 

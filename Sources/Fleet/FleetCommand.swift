@@ -1,13 +1,20 @@
 import Foundation  // JSONSerialization, ISO8601DateFormatter
 import Console
+import Hardware
 import Settings
 
 /// One command from the fleet, checked: `{"id": "...", "line": "<console line>"}` with an optional
-/// `"notAfter": "<RFC 3339 time>"` (the command is refused once that time has passed on this rig's
-/// clock). `"at"` (run at a shared instant) is not built yet and is refused so.
+/// `"at": "<RFC 3339 time>"` (the line runs at that instant of this rig's clock, on the loop's
+/// timer) and `"notAfter": "<RFC 3339 time>"` (refused once that time has passed on this rig's clock).
 struct FleetCommand: Equatable, Sendable {
     var id: String
     var line: String
+    var at: Date?
+    var notAfter: Date?
+
+    init(id: String, line: String, at: Date? = nil, notAfter: Date? = nil) {
+        self.id = id; self.line = line; self.at = at; self.notAfter = notAfter
+    }
 }
 
 /// What a command message parses to: its id when it has a usable one, and the command or why it is refused.
@@ -19,6 +26,10 @@ struct FleetCommandMessage: Sendable {
     static let maximumBytes = 8192
     /// Longest id, characters.
     static let maximumIDLength = 128
+    /// How far ahead `at` must be: the time a command takes from the broker to the loop, with room.
+    static let minimumLead: Duration = .milliseconds(100)
+    /// How far ahead `at` may be.
+    static let longestLead: Duration = .seconds(24 * 3600)
 
     /// Parses and checks a command payload received at `now` (this rig's wall clock).
     static func parse(_ payload: [UInt8], retained: Bool = false, now: Date) -> FleetCommandMessage {
@@ -42,23 +53,39 @@ struct FleetCommandMessage: Sendable {
         guard let line = fields["line"] as? String else {
             return .failure(ConsoleError(.badInput, "malformed command: \"line\" must be a string holding one console line"))
         }
-        if fields["at"] != nil {
-            return .failure(ConsoleError(.notYet, "\"at\" (a command at a shared instant) is not built yet; send the command without \"at\" to run it now"))
+        var at: Date?
+        if let value = fields["at"] {
+            guard let text = value as? String, let instant = parseTime(text) else {
+                return .failure(ConsoleError(.badValue, "\"at\" must be an RFC 3339 time, e.g. 2026-05-01T12:00:00.000Z"))
+            }
+            let earliest = now.addingTimeInterval(minimumLead.secondsValue)
+            guard instant >= earliest else {
+                return .failure(ConsoleError(.outOfRange, "at \(text) is past or too soon for this rig: it arrived at \(formatTime(now)) by its clock, and the earliest that would have worked is \(formatTime(earliest)); send it at least \(minimumLead.microseconds / 1000) ms ahead"))
+            }
+            guard instant <= now.addingTimeInterval(longestLead.secondsValue) else {
+                return .failure(ConsoleError(.outOfRange, "at \(text) is more than \(Int(longestLead.secondsValue / 3600)) hours ahead"))
+            }
+            at = instant
         }
-        if let notAfter = fields["notAfter"] {
-            guard let text = notAfter as? String, let deadline = parseTime(text) else {
+        var notAfter: Date?
+        if let value = fields["notAfter"] {
+            guard let text = value as? String, let deadline = parseTime(text) else {
                 return .failure(ConsoleError(.badValue, "\"notAfter\" must be an RFC 3339 time, e.g. 2026-05-01T12:00:00.000Z"))
             }
             if now > deadline {
                 return .failure(ConsoleError(.outOfRange, "expired: notAfter \(text) has passed (this rig's clock reads \(formatTime(now)))"))
             }
+            if let at, deadline < at {
+                return .failure(ConsoleError(.outOfRange, "notAfter \(text) is before at \(formatTime(at))"))
+            }
+            notAfter = deadline
         }
         if line.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return .failure(ConsoleError(.badInput, "\"line\" holds a control character (a newline?); send one console line per command"))
         }
         let words: [String]
         do { words = try tokenize(line) } catch {
-            return .success(FleetCommand(id: id, line: line))  // the console answers it with its own error
+            return .success(FleetCommand(id: id, line: line, at: at, notAfter: notAfter))  // the console answers it with its own error
         }
         guard let name = words.first?.lowercased() else {
             return .failure(ConsoleError(.usage, "\"line\" is empty; send a console line, e.g. status"))
@@ -71,7 +98,7 @@ struct FleetCommandMessage: Sendable {
         case "set" where words.count > 1 && SettingsTable.fleet.contains(where: { $0.key == words[1] }):
             return .failure(ConsoleError(.unsupported, "\(words[1]) is refused over MQTT: the fleet.* settings are set at the rig's own console or in its config file"))
         default:
-            return .success(FleetCommand(id: id, line: line))
+            return .success(FleetCommand(id: id, line: line, at: at, notAfter: notAfter))
         }
     }
 

@@ -72,6 +72,14 @@ import Testing
         #expect(waitUntil { observer.messages(on: rig.topics.status).last?.payload.contains("\"brackets\":\"1 saved") == true },
                 "\(observer.messages(on: rig.topics.status).last?.payload ?? "")")
         print("fleet: a changed status published \(String(format: "%.1f", Date().timeIntervalSince(captured))) s after the capture's reply")
+        // "at": the line runs at that instant of the rig's clock (the same machine's clock here).
+        let at = Date().addingTimeInterval(1.5)
+        let atText = FleetCommandMessage.formatTime(at)
+        let scheduled = try observer.ask(rig.topics, id: "at1", line: "get zoom", extra: ",\"at\":\"\(atText)\"")
+        #expect(scheduled["ok"] as? Bool == true, "\(scheduled)")
+        let answeredAt = try #require(observer.messages(on: rig.topics.reply).first { $0.payload.contains("\"id\":\"at1\"") }?.receivedAt)
+        #expect(answeredAt >= at, "answered \(answeredAt.timeIntervalSince(at)) s before its at")
+        print("fleet: an at command answered \(String(format: "%.1f", answeredAt.timeIntervalSince(at) * 1000)) ms after its instant")
         rig.stop()
         #expect(waitUntil { observer.messages(on: rig.topics.state).last?.payload == "offline" })
     }
@@ -120,7 +128,7 @@ import Testing
             ("q1", "quit", "", "unsupported"),
             ("s1", "set fleet.group other", "", "unsupported"),
             ("j1", "json off", "", "unsupported"),
-            ("a1", "capture", ",\"at\":\"2030-01-01T00:00:00.000Z\"", "not-yet"),
+            ("a1", "capture", ",\"at\":\"2001-01-01T00:00:00.000Z\"", "out-of-range"),
             ("n1", "capture", ",\"notAfter\":\"2001-01-01T00:00:00.000Z\"", "out-of-range"),
         ]
         for c in cases {
