@@ -67,10 +67,23 @@ public final class FleetClient {
         self.seen = SeenCommandIDs(capacity: Self.rememberedIDs, remembered: remembered)
         self.stateWriter = state.map { StateWriter(store: $0, loop: host.loop) }
         if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
-        settings.participate(.init(name: "fleet") { change throws(ConsoleError) in try Self.check(change) })
+        settings.participate(.init(name: "fleet") { [weak self] change throws(ConsoleError) in
+            if self?.runningNetworkLine == true { try Self.refuseOverNetwork(change) }
+            try Self.check(change)
+        })
         settings.observe { [weak self] change in
             if change.touches(any: SettingsTable.fleet) { self?.connect(change.new.fleet) }
         }
+    }
+
+    /// True while a line from MQTT runs (the dispatch is synchronous): a commit then comes from the network.
+    private var runningNetworkLine = false
+
+    /// The fleet.* settings never change over MQTT, whatever the command (`set`, `reset`, ...).
+    static func refuseOverNetwork(_ change: SettingsChange) throws(ConsoleError) {
+        guard change.old.fleet != change.new.fleet else { return }
+        let keys = SettingsTable.fleet.filter { $0.differs(change.old, change.new) }.map(\.key)
+        throw ConsoleError(.unsupported, "\(keys.joined(separator: ", ")) cannot change over MQTT: the fleet.* settings are set at the rig's own console or in its config file")
     }
 
     /// Refuses a credentials file that is not mode 0600 or not readable, and a CA file that is missing.
@@ -260,7 +273,9 @@ public final class FleetClient {
                 return
             }
             awaitingReply.append(id)
+            runningNetworkLine = true
             host.receive(bytes: Array((command.line + "\n").utf8), from: session)
+            runningNetworkLine = false
         }
     }
 

@@ -137,13 +137,20 @@ import Testing
             #expect(reply["code"] as? String == c.code, "\(c.line): \(reply)")
             #expect(!(reply["message"] as? String ?? "").isEmpty)
         }
+        // No command changes a fleet.* setting over MQTT: reset would put back the config file's fleet.ca.
+        let reconnects = observer.messages.count
+        #expect(rig.ctl("set fleet.ca /etc/hostname") == "ok fleet.ca=/etc/hostname")
+        #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics, after: reconnects) }, "\(rig.log)")
+        let reset = try observer.ask(rig.topics, id: "r1", line: "reset")
+        #expect(reset["code"] as? String == "unsupported" && (reset["message"] as? String ?? "").contains("fleet.ca"), "\(reset)")
+        #expect(rig.ctl("get fleet.ca") == "ok fleet.ca=/etc/hostname")
         // Nothing else happened: the rig still answers, nothing changed, nothing was captured.
         #expect((try observer.ask(rig.topics, id: "z", line: "get zoom")["values"] as? [String: String])?["zoom"] == "1")
         #expect((try observer.ask(rig.topics, id: "g", line: "get fleet.group")["values"] as? [String: String])?["fleet.group"] == "g")
         #expect(captureFiles(rig.captures).isEmpty)
         #expect(rig.process.isRunning)
         let ids = observer.messages(on: rig.topics.reply).count
-        #expect(ids == cases.count + 3, "one reply each: \(observer.messages(on: rig.topics.reply).map(\.payload))")
+        #expect(ids == cases.count + 4, "one reply each: \(observer.messages(on: rig.topics.reply).map(\.payload))")
     }
 
     /// The broker is down when the rig starts: it works locally, then connects with its backoff
