@@ -202,6 +202,23 @@ import Testing
     }
 }
 
+extension FleetBrokerTests {
+    /// A credentials file anyone may read stops `tripod run` at start, saying how to fix it.
+    @Test func aConfigFileNamingACredentialsFileOfMode0644StopsTheStart() throws {
+        let directory = NSTemporaryDirectory() + "tripod-credentials-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let credentials = directory + "/credentials"
+        try "rig\npassword\n".write(toFile: credentials, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: credentials)
+        let rig = try Rig(broker: try freeLoopbackPort(), extraConfig: ["fleet.credentials = \(credentials)"])
+        defer { rig.removeWork() }
+        rig.process.waitUntilExit()
+        #expect(rig.process.terminationStatus == 1)
+        #expect(rig.log.contains("fleet.credentials \(credentials) has mode 644") && rig.log.contains("chmod 600"), "\(rig.log)")
+    }
+}
+
 /// The files of captures under `directory`, relative paths, sorted.
 func captureFiles(_ directory: String) -> [String] {
     ((FileManager.default.enumerator(atPath: directory)?.allObjects as? [String]) ?? [])
