@@ -103,6 +103,19 @@ import LinuxHardware
         #expect(!again.contains("a") && again.contains("b") && again.contains("c") && again.contains("d"))
     }
 
+    @Test func theInboxAsksForOneHopPerBurstAndDropsMessagesBeyondItsCapacity() {
+        let inbox = FleetInbox(capacity: 3)
+        let message = MosquittoEvent.message(topic: "t", payload: [1], retained: false)
+        #expect(inbox.push(.init(connection: 1, event: .connected(code: 0))))
+        for _ in 0..<4 { #expect(!inbox.push(.init(connection: 1, event: message))) }
+        // Connection events are kept even when the inbox is full of messages.
+        #expect(!inbox.push(.init(connection: 1, event: .disconnected(code: 7))))
+        let (items, dropped) = inbox.drain()
+        #expect(items.map(\.event) == [.connected(code: 0), message, message, .disconnected(code: 7)])
+        #expect(dropped == 2)
+        #expect(inbox.push(.init(connection: 2, event: message)), "after a drain the next push asks for a hop again")
+    }
+
     @Test func topicsAreTheIssuesNames() {
         let t = FleetTopics(group: "studio", rig: "cam07")
         #expect(t.state == "tripod/studio/cam07/state")
