@@ -26,6 +26,12 @@ public enum SettingKind: Sendable, Equatable {
     case bitrate
     /// A number within the range, with an optional unit suffix ("30", "2.5s", "10min"); canonical without it.
     case number(ClosedRange<Double>, unit: String)
+    /// An MQTT broker: off, mqtt://HOST:PORT or mqtts://HOST:PORT.
+    case broker
+    /// A file: an absolute path, or none.
+    case file
+    /// A name that becomes an MQTT topic level: letters, digits, `-`, `_`, `.`.
+    case name
 
     /// Accepted forms, for help and errors.
     public var forms: String {
@@ -46,6 +52,9 @@ public enum SettingKind: Sendable, Equatable {
         case .bitrate: return "bits per second: 10M, 2500k, 8000000 (100k…200M)"
         case .number(let range, let unit):
             return "\(ValueParser.formatNumber(range.lowerBound))…\(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
+        case .broker: return "off, mqtt://HOST:PORT or mqtts://HOST:PORT"
+        case .file: return "none or an absolute path"
+        case .name: return "1…64 letters, digits, - _ ."
         }
     }
 }
@@ -198,5 +207,46 @@ extension SettingCodec where Value == ButtonAction? {
             let canonical = try ButtonSettings.normaliseAction(text, key: key)
             return canonical == "none" ? nil : ButtonAction(parsing: canonical)
         }, format: { $0?.description ?? "none" })
+    }
+}
+
+extension SettingCodec where Value == BrokerAddress? {
+    /// `off` or a broker's address.
+    static var broker: SettingCodec {
+        SettingCodec(kind: .broker, parse: { text, key throws(ConsoleError) in
+            let t = text.trimmingCharacters(in: .whitespaces)
+            if t.lowercased() == "off" { return nil }
+            guard let address = BrokerAddress(parsing: t) else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a broker; use off, mqtt://HOST:PORT or mqtts://HOST:PORT")
+            }
+            return address
+        }, format: { $0?.description ?? "off" })
+    }
+}
+
+extension SettingCodec where Value == String? {
+    /// `none` or an absolute path (whether the file is usable is checked when it is committed).
+    static var file: SettingCodec {
+        SettingCodec(kind: .file, parse: { text, key throws(ConsoleError) in
+            let t = text.trimmingCharacters(in: .whitespaces)
+            if t.lowercased() == "none" { return nil }
+            guard t.hasPrefix("/"), t.count <= 1024, !t.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a file; use none or an absolute path")
+            }
+            return t
+        }, format: { $0 ?? "none" })
+    }
+}
+
+extension SettingCodec where Value == String {
+    /// A group or rig name: 1 to 64 letters, digits, `-`, `_` or `.` (an MQTT topic level).
+    static var name: SettingCodec {
+        SettingCodec(kind: .name, parse: { text, key throws(ConsoleError) in
+            let t = text.trimmingCharacters(in: .whitespaces)
+            guard (1...64).contains(t.count), t.allSatisfy(FleetSettings.isNameCharacter) else {
+                throw ConsoleError(.badValue, "\(key) \"\(text)\" is not a name; use 1 to 64 letters, digits, - _ or .")
+            }
+            return t
+        }, format: { $0 })
     }
 }

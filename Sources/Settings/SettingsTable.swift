@@ -116,6 +116,11 @@ public enum SettingsTable {
     public static let videoSlowMotion = Setting("video.slowmotion", \.video.slowMotion, .onOff, "high-frame-rate video plays back at video.playback-fps")
     public static let videoHDR = Setting("video.hdr", \.videoHDR, .choice(VideoHDRPolicy.Preference.allCases), "video HDR: auto (the scene decides), on or off (formats' hdr column)")
     public static let videoPlaybackFPS = Setting("video.playback-fps", \.video.playbackFramesPerSecond, .number(1...240, unit: "fps", example: "30"), "playback rate of slow motion")
+    public static let fleetBroker = Setting("fleet.broker", \.fleet.broker, .broker, "the fleet's MQTT broker (docs/fleet.md), or off")
+    public static let fleetCA = Setting("fleet.ca", \.fleet.certificateAuthorityFile, .file, "PEM file of the CAs that sign an mqtts:// broker's certificate (none: the system's)")
+    public static let fleetGroup = Setting("fleet.group", \.fleet.group, .name, "the fleet's group: MQTT topics tripod/<group>/...")
+    public static let fleetRig = Setting("fleet.rig", \.fleet.rig, .name, "this rig's name in the group (default: the host name)")
+    public static let fleetCredentials = Setting("fleet.credentials", \.fleet.credentialsFile, .file, "file with the broker's user (line 1) and password (line 2), mode 0600")
 
     /// Every setting, in the order `get` and `help` list them.
     public static let all: [AnySetting] = [
@@ -132,6 +137,7 @@ public enum SettingsTable {
         AnySetting(videoCodec), AnySetting(videoContainer), AnySetting(videoBitrate), AnySetting(videoFPS),
         AnySetting(videoPrerecord), AnySetting(videoSplit), AnySetting(videoSlowMotion), AnySetting(videoHDR),
         AnySetting(videoPlaybackFPS),
+        AnySetting(fleetBroker), AnySetting(fleetCA), AnySetting(fleetGroup), AnySetting(fleetRig), AnySetting(fleetCredentials),
     ]
 
     /// The viewfinder's settings.
@@ -140,6 +146,8 @@ public enum SettingsTable {
     public static let button = all.filter { $0.key.hasPrefix("button.") }
     /// The stabilization settings, applied after the camera starts (they depend on the IMU's health).
     public static let stabilization = [stabilizationLens.any, stabilizationStill.any, stabilizationVideo.any]
+    /// The fleet's settings (module Fleet); refused over MQTT.
+    public static let fleet = all.filter { $0.key.hasPrefix("fleet.") }
     /// The recorder's settings: every `video.*` key but `video.hdr` (the camera's).
     public static let recording = all.filter { $0.key.hasPrefix("video.") && $0.key != videoHDR.key }
 

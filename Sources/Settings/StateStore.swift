@@ -20,6 +20,8 @@ public final class StateStore {
         public static let imuCalibration = "imu-calibration.json"
         /// Capture sequence counters.
         public static let counters = "counters.json"
+        /// The ids of the fleet's MQTT commands already carried out (bounded), so none runs twice.
+        public static let fleetCommandIDs = "fleet-command-ids.json"
     }
 
     private let storage: any Storage

@@ -43,6 +43,8 @@ public struct TypedSettings: Equatable, Sendable {
     public var video = VideoSettings()
     /// `video.hdr`: a camera setting (VideoHDRService), not the recorder's.
     public var videoHDR = VideoHDRPolicy.Preference.auto
+    /// The `fleet.*` settings: the MQTT broker, the group and this rig's name (module Fleet).
+    public var fleet = FleetSettings()
 
     public init() {}
 

@@ -1,6 +1,7 @@
 import Console
 import Foundation
 import Boards
+import Fleet
 import Hardware
 import LinuxHardware
 import Supervisor
@@ -144,12 +145,16 @@ public enum TripodMain {
         let services = SupervisorServices(notifier: notifier, state: state)
         let supervisor = Supervisor(devices: devices, loop: loop,
                                     services: services, log: log)
+        // The fleet's MQTT front end joins the settings first, so the config file's fleet.* are checked.
+        let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: log)
         for entry in config?.entries ?? [] {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
         }
         let consoles = ConsoleTransports.prepare(console: console, socket: arguments.socket, loop: loop, log: log)
-        return PreparedRun(supervisor: supervisor, attachConsoles: consoles.attach, flush: consoles.flush)
+        return PreparedRun(supervisor: supervisor,
+                           attachConsoles: { consoles.attach($0); fleet.start() },
+                           flush: { fleet.shutdown(); consoles.flush() })
     }
 
     static let defaultConfigPath = "/etc/tripod/tripod.conf"

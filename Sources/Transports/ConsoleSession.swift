@@ -28,6 +28,8 @@ public final class ConsoleSession {
         case control
         /// A test or in-process client.
         case local
+        /// A network front end's console (the fleet's MQTT commands, module Fleet): always JSON.
+        case network
     }
 
     public let id: Int

@@ -1,6 +1,7 @@
 import Console
 import Foundation
 import Hardware
+import Settings
 import Testing
 @testable import Supervisor
 @testable import Transports
@@ -13,7 +14,8 @@ import Testing
 /// - `!advance 2s` moves the manual clock;
 /// - `// ...` is a comment;
 /// - any other line is an expected output line, in order.
-/// Outputs are normalised: the captures directory reads `$CAPTURES`, free space `free=*`.
+/// Outputs are normalised: the captures directory reads `$CAPTURES`, free space `free=*`, the host
+/// name (fleet.rig's default) `$HOSTNAME`.
 /// Regenerate with `TRIPOD_REGENERATE_TRANSCRIPTS=1 swift test --filter Transcript`: the expected
 /// lines are rewritten from what the supervisor answers; directives and comments stay.
 struct Transcript {
@@ -103,6 +105,8 @@ struct Transcript {
 
     static func normalise(_ line: String, captures: String) -> String {
         var s = line.replacingOccurrences(of: captures, with: "$CAPTURES")
+        // fleet.rig's default is the host name.
+        s = s.replacingOccurrences(of: "fleet.rig=" + FleetSettings.hostName(), with: "fleet.rig=$HOSTNAME")
         s = s.replacingOccurrences(of: #"free=[0-9.]+GB"#, with: "free=*", options: .regularExpression)
         s = s.replacingOccurrences(of: #""free":"[0-9.]+GB""#, with: "\"free\":\"*\"", options: .regularExpression)
         // Capture folders are named by today's date.

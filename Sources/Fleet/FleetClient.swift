@@ -1,0 +1,390 @@
+import Foundation  // Date, JSONSerialization
+import Console
+import Hardware
+import Settings
+import Syscalls
+import Transports
+
+/// The rig's MQTT front end (docs/fleet.md): publishes its state, status and events, and runs the
+/// group's commands through the same console operations as every other console.
+///
+/// It is a console client of the host (the supervisor, as `ConsoleHost`): commands go in as lines of
+/// a `.network` session in JSON mode, and the session's output is what it publishes (a reply on
+/// `.../reply` with the command's id, an event on `.../events`). A second session asks `status`
+/// every second and publishes it when it changes, and at least every 10 s.
+///
+/// libmosquitto's thread never calls in: its events go through `FleetInbox` to the loop.
+/// The `fleet.*` settings are the store's: a participant refuses a credentials file that is not
+/// mode 0600, and an observer connects again after a committed change. Loop-confined.
+public final class FleetClient {
+    public let host: any ConsoleHost
+    let settings: SettingsStore
+    let log: Logger
+    let inbox = FleetInbox(capacity: 256)
+    private let seen: SeenCommandIDs
+    /// Persists the ids off the loop (two fsyncs), before each command runs.
+    private let stateWriter: StateWriter?
+    private let wallClock: @Sendable () -> Date
+    private var link: Link?
+    private var generation = 0
+    private var connected = false
+    private var started = false
+    private var commandSession: ConsoleSession?
+    private var statusSession: ConsoleSession?
+    /// Ids of the commands sent to the command session, oldest first: its replies come in this order.
+    private var awaitingReply: [String] = []
+    private var lastStatus: [String: String]?
+    private var lastStatusPublished: MonotonicTime?
+    private var statusTimer: ScheduledWork?
+    private var retryTimer: ScheduledWork?
+
+    /// The MQTT keepalive: a rig that vanishes is marked offline within 1.5 times this.
+    public static let keepaliveSeconds: Int32 = 10
+    /// `status` is published at least this often.
+    public static let statusInterval: Duration = .seconds(10)
+    /// How often `status` is read to see whether it changed.
+    public static let statusPoll: Duration = .seconds(1)
+    /// Ids of commands remembered (persisted) so that none runs twice.
+    public static let rememberedIDs = 1024
+
+    /// One connection to a broker: the client and the topics it publishes on.
+    private struct Link {
+        let client: MosquittoClient
+        let topics: FleetTopics
+        let broker: BrokerAddress
+    }
+
+    /// Joins the settings store (participant and observer). Call before the config file is committed.
+    public init(host: any ConsoleHost, settings: SettingsStore, state: StateStore?, log: Logger,
+                wallClock: @escaping @Sendable () -> Date = { Date() }) {
+        self.host = host
+        self.settings = settings
+        self.log = log
+        self.wallClock = wallClock
+        var remembered: [String] = []
+        do { remembered = try state?.load([String].self, from: StateStore.File.fleetCommandIDs) ?? [] }
+        catch { log.warning("fleet: \(error); the ids of commands already run are forgotten") }
+        self.seen = SeenCommandIDs(capacity: Self.rememberedIDs, remembered: remembered)
+        self.stateWriter = state.map { StateWriter(store: $0, loop: host.loop) }
+        if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
+        settings.participate(.init(name: "fleet") { [weak self] change throws(ConsoleError) in
+            if self?.runningNetworkLine == true { try Self.refuseOverNetwork(change) }
+            try Self.check(change)
+        })
+        settings.observe { [weak self] change in
+            if change.touches(any: SettingsTable.fleet) { self?.connect(change.new.fleet) }
+        }
+    }
+
+    /// True while a line from MQTT runs (the dispatch is synchronous): a commit then comes from the network.
+    private var runningNetworkLine = false
+
+    /// The fleet.* settings never change over MQTT, whatever the command (`set`, `reset`, ...).
+    static func refuseOverNetwork(_ change: SettingsChange) throws(ConsoleError) {
+        guard change.old.fleet != change.new.fleet else { return }
+        let keys = SettingsTable.fleet.filter { $0.differs(change.old, change.new) }.map(\.key)
+        throw ConsoleError(.unsupported, "\(keys.joined(separator: ", ")) cannot change over MQTT: the fleet.* settings are set at the rig's own console or in its config file")
+    }
+
+    /// Refuses a credentials file that is not mode 0600 or not readable, and a CA file that is missing.
+    static func check(_ change: SettingsChange) throws(ConsoleError) {
+        let fleet = change.new.fleet
+        if change.touches(SettingsTable.fleetCredentials), let path = fleet.credentialsFile {
+            _ = try FleetCredentials.load(path: path)
+        }
+        if change.touches(SettingsTable.fleetCA), let path = fleet.certificateAuthorityFile, !FileManager.default.isReadableFile(atPath: path) {
+            throw ConsoleError(.badValue, "fleet.ca \(path): no readable file there")
+        }
+    }
+
+    /// Attaches the fleet's console sessions and connects when `fleet.broker` is set. Call on the
+    /// loop once the host has started.
+    public func start() {
+        host.loop.preconditionInEventLoop()
+        guard !started else { return }
+        started = true
+        let commands = host.attach(name: "fleet", kind: .network, output: SessionOutput(self, role: .commands))
+        commands.mode = .json
+        commandSession = commands
+        let status = host.attach(name: "fleet-status", kind: .network, output: SessionOutput(self, role: .status))
+        status.mode = .json
+        statusSession = status
+        connect(settings.current.fleet)
+        scheduleStatusPoll()
+    }
+
+    /// Publishes `offline` and disconnects cleanly. Call once the host has stopped (after its loop ended).
+    public func shutdown() {
+        statusTimer?.cancel()
+        scheduled.values.forEach { $0.cancel() }
+        scheduled = [:]
+        retryTimer?.cancel()
+        if let link, connected { try? link.client.publish(topic: link.topics.state, payload: "offline", qos: 1, retain: true) }
+        link?.client.disconnect()
+        link = nil
+        connected = false
+    }
+
+    // MARK: The connection
+
+    /// (Re)connects for `fleet`; `off` disconnects. Errors are logged: the rig keeps working locally.
+    private func connect(_ fleet: FleetSettings) {
+        guard started else { return }
+        if let old = link {
+            if connected { try? old.client.publish(topic: old.topics.state, payload: "offline", qos: 1, retain: true) }
+            old.client.disconnect()
+            link = nil
+            connected = false
+            log.notice("fleet: disconnected from \(old.broker)")
+        }
+        generation += 1
+        retryTimer?.cancel()
+        guard let broker = fleet.broker else { return }
+        let topics = FleetTopics(group: fleet.group, rig: fleet.rig)
+        let connection = generation
+        let inbox = self.inbox
+        let loop = host.loop
+        let target = LoopBound(WeakFleetClient(self), loop: loop)
+        do {
+            let client = try MosquittoClient(clientID: topics.clientID, cleanSession: false) { event in
+                if inbox.push(.init(connection: connection, event: event)) { loop.execute { target.value.client?.drainInbox() } }
+            }
+            try client.sendImmediately()
+            try client.setWill(topic: topics.state, payload: "offline", qos: 1, retain: true)
+            if let path = fleet.credentialsFile {
+                let credentials: FleetCredentials
+                do throws(ConsoleError) { credentials = try FleetCredentials.load(path: path) }
+                catch { log.warning("fleet: \(error.message); not connecting"); return }
+                try client.setCredentials(user: credentials.user, password: credentials.password)
+            }
+            if broker.scheme == .mqtts {
+                try client.setTLS(caFile: fleet.certificateAuthorityFile, caPath: fleet.certificateAuthorityFile == nil ? "/etc/ssl/certs" : nil)
+            }
+            try client.setReconnectDelay(initialSeconds: UInt32(Self.firstRetry.components.seconds),
+                                         maximumSeconds: UInt32(Self.longestRetry.components.seconds))
+            let made = Link(client: client, topics: topics, broker: broker)
+            link = made
+            log.notice("fleet: connecting to \(broker) as rig \(topics.rig) of group \(topics.group)")
+            firstConnect(made, connection: connection, retry: Self.firstRetry)
+        } catch {
+            log.warning("fleet: cannot use broker \(broker): \(error)")
+        }
+    }
+
+    /// The first wait before connecting again, and the longest (the backoff doubles in between).
+    public static let firstRetry: Duration = .seconds(1)
+    public static let longestRetry: Duration = .seconds(30)
+
+    /// The first connection: until it is made, this retries with the backoff (libmosquitto's thread
+    /// does not retry a `mosquitto_connect_async` that failed before it started); once made,
+    /// libmosquitto's thread reconnects by itself after a loss.
+    private func firstConnect(_ made: Link, connection: Int, retry: Duration) {
+        do throws(MosquittoError) {
+            try made.client.connect(host: made.broker.host, port: made.broker.port, keepaliveSeconds: Self.keepaliveSeconds)
+            try made.client.startLoop()
+        } catch {
+            if retry == Self.firstRetry {
+                log.warning("fleet: broker \(made.broker) not reachable (\(error)); retrying with backoff, the rig works locally meanwhile")
+            }
+            let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+            retryTimer = host.loop.schedule(after: retry) {
+                guard let fleet = target.value.client, fleet.generation == connection, let link = fleet.link else { return }
+                fleet.firstConnect(link, connection: connection, retry: min(retry * 2, Self.longestRetry))
+            }
+        }
+    }
+
+    /// Takes what libmosquitto's thread queued; events of a replaced connection are dropped.
+    func drainInbox() {
+        let (items, dropped) = inbox.drain()
+        if dropped > 0 { log.warning("fleet: \(dropped) commands dropped: more than \(inbox.capacity) were waiting") }
+        for item in items where item.connection == generation { handle(item.event) }
+    }
+
+    private func handle(_ event: MosquittoEvent) {
+        guard let link else { return }
+        switch event {
+        case .connected(code: 0):
+            connected = true
+            log.notice("fleet: connected to \(link.broker)")
+            publish(link.topics.state, "online", retain: true)
+            for topic in [link.topics.groupCommands, link.topics.rigCommands] {
+                do { try link.client.subscribe(topic: topic, qos: 1) } catch { log.warning("fleet: subscribe \(topic): \(error)") }
+            }
+            pollStatus(force: true)
+        case .connected(let code):
+            log.warning("fleet: broker \(link.broker) refused the connection: \(MosquittoClient.describeRefusal(code))")
+        case .disconnected(let code):
+            connected = false
+            if code != 0 { log.warning("fleet: lost the broker \(link.broker); reconnecting with backoff") }
+        case .message(let topic, let payload, let retained):
+            guard topic == link.topics.groupCommands || topic == link.topics.rigCommands else { return }
+            receive(payload, retained: retained)
+        }
+    }
+
+    private func publish(_ topic: String, _ payload: String, retain: Bool = false) {
+        guard connected, let link else { return }
+        do { try link.client.publish(topic: topic, payload: payload, qos: 1, retain: retain) }
+        catch { log.warning("fleet: publish \(topic): \(error)") }
+    }
+
+    // MARK: Commands
+
+    /// One command message: checked, run once per id, answered on `.../reply`.
+    private func receive(_ payload: [UInt8], retained: Bool) {
+        let message = FleetCommandMessage.parse(payload, retained: retained, now: wallClock())
+        guard let id = message.id else {
+            if case .failure(let error) = message.result { answer(id: nil, ReplyFormatter.lines(.error(error), mode: .json)[0]) }
+            return
+        }
+        guard !seen.contains(id) else {
+            log.info("fleet: command \(id) delivered again; it ran once already")
+            return
+        }
+        let remembered = seen.insert(id)
+        guard let stateWriter else { carryOut(id: id, message.result); return }
+        // The command runs once its id is on disk, so a restart cannot run it again; the write is
+        // off the loop, and the writer's queue keeps the commands in their order.
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        let result = message.result
+        stateWriter.save(remembered, as: StateStore.File.fleetCommandIDs) { error in
+            guard let fleet = target.value.client else { return }
+            if let error { fleet.log.warning("fleet: cannot save the ids of commands run (\(error)); \(id) could run again after a restart") }
+            fleet.carryOut(id: id, result)
+        }
+    }
+
+    /// Answers a refused command, or runs the line on the command session (its reply is answered
+    /// from `sessionWrote`).
+    private func carryOut(id: String, _ result: Result<FleetCommand, ConsoleError>) {
+        switch result {
+        case .failure(let error):
+            answer(id: id, ReplyFormatter.lines(.error(error), mode: .json)[0])
+        case .success(let command) where command.at != nil:
+            schedule(command)
+        case .success(let command):
+            if let notAfter = command.notAfter, wallClock() > notAfter {
+                answer(id: id, ReplyFormatter.lines(.err(.outOfRange, "expired: notAfter \(FleetCommandMessage.formatTime(notAfter)) passed before the line could run"), mode: .json)[0])
+                return
+            }
+            guard let session = commandSession, !session.isClosed, host.isServingConsoles else {
+                answer(id: id, ReplyFormatter.lines(.err(.busy, "the rig is stopping"), mode: .json)[0])
+                return
+            }
+            awaitingReply.append(id)
+            runningNetworkLine = true
+            host.receive(bytes: Array((command.line + "\n").utf8), from: session)
+            runningNetworkLine = false
+        }
+    }
+
+    /// Commands waiting for their `at`, at most `maximumScheduled`.
+    private var scheduled: [String: ScheduledWork] = [:]
+    public static let maximumScheduled = 64
+
+    /// Runs `command` at its `at` on this rig's wall clock, through the loop's (monotonic) timer:
+    /// the instant is turned into a delay when the command arrives, so a clock step after that is
+    /// not followed. Not aligned to a frame: the line runs when the timer fires.
+    private func schedule(_ command: FleetCommand) {
+        guard let at = command.at else { return }
+        guard scheduled.count < Self.maximumScheduled else {
+            answer(id: command.id, ReplyFormatter.lines(.err(.busy, "\(Self.maximumScheduled) commands are already waiting for their time"), mode: .json)[0])
+            return
+        }
+        let delay = Duration.milliseconds(Int64((at.timeIntervalSince(wallClock()) * 1000).rounded(.up)))
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        let immediate = FleetCommand(id: command.id, line: command.line, at: nil, notAfter: command.notAfter)
+        scheduled[command.id] = host.loop.schedule(after: max(.zero, delay)) {
+            guard let fleet = target.value.client, fleet.scheduled.removeValue(forKey: immediate.id) != nil else { return }
+            fleet.carryOut(id: immediate.id, .success(immediate))
+        }
+    }
+
+    /// A line from one of the fleet's sessions (JSON mode: one reply or event per line).
+    fileprivate func sessionWrote(_ lines: [String], role: SessionOutput.Role) {
+        for line in lines {
+            let isEvent = line.hasPrefix("{\"type\":\"event\"")
+            switch role {
+            case .commands where isEvent:
+                if let link { publish(link.topics.events, line) }
+            case .commands:
+                guard !awaitingReply.isEmpty else { log.warning("fleet: a reply with no command waiting: \(line)"); continue }
+                answer(id: awaitingReply.removeFirst(), line)
+                pollStatus(force: false)
+            case .status where !isEvent:
+                statusReplied(line)
+            case .status:
+                break
+            }
+        }
+    }
+
+    /// Publishes `{"id": ..., <the console's JSON reply>}` on `.../reply`.
+    private func answer(id: String?, _ replyLine: String) {
+        guard let link, replyLine.hasPrefix("{") else { return }
+        publish(link.topics.reply, "{\"id\":" + Self.jsonString(id) + "," + replyLine.dropFirst())
+    }
+
+    static func jsonString(_ value: String?) -> String {
+        guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]),
+              let text = String(data: data, encoding: .utf8) else { return "null" }
+        return text
+    }
+
+    // MARK: Status
+
+    private func scheduleStatusPoll() {
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        statusTimer = host.loop.schedule(after: Self.statusPoll) {
+            guard let client = target.value.client else { return }
+            client.pollStatus(force: false)
+            client.scheduleStatusPoll()
+        }
+    }
+
+    private var forceStatus = false
+
+    /// Asks `status` on the status session (its reply comes back through `sessionWrote`).
+    private func pollStatus(force: Bool) {
+        guard connected, let session = statusSession, !session.isClosed else { return }
+        forceStatus = forceStatus || force
+        host.receive(bytes: Array("status\n".utf8), from: session)
+    }
+
+    /// The fields of `status` that are measurements moving with every frame or sample: a change of
+    /// these alone is not a change of the rig's status (they still go out every 10 s).
+    static let measuredStatusFields = ["uptime", "frame", "exposure", "iso", "lens", "wb", "ev.offset",
+                                       "imu.samples", "imu.rate", "imu.still", "free"]
+
+    /// Publishes the status reply when it changed (measurements aside), when forced, or when 10 s have passed.
+    private func statusReplied(_ line: String) {
+        guard let link else { return }
+        var values = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["values"] as? [String: String] ?? [:]
+        for field in Self.measuredStatusFields { values[field] = nil }
+        let now = host.loop.now()
+        // Due a poll and a half early, so the next poll cannot carry it past the interval.
+        let due = lastStatusPublished.map { now - $0 >= Self.statusInterval - Self.statusPoll * 1.5 } ?? true
+        guard forceStatus || due || values != lastStatus else { return }
+        forceStatus = false
+        lastStatus = values
+        lastStatusPublished = now
+        publish(link.topics.status, line, retain: true)
+    }
+}
+
+/// Where a fleet session's lines go: back to the fleet client, on the loop.
+private final class SessionOutput: ConsoleOutput {
+    enum Role { case commands, status }
+    weak var client: FleetClient?
+    let role: Role
+    init(_ client: FleetClient, role: Role) { self.client = client; self.role = role }
+    func write(lines: [String]) { client?.sessionWrote(lines, role: role) }
+    func close() {}
+}
+
+/// The fleet client as callbacks posted to the loop see it (no retain cycle).
+private struct WeakFleetClient {
+    weak var client: FleetClient?
+    init(_ client: FleetClient) { self.client = client }
+}

@@ -1,0 +1,31 @@
+/// The ids of the commands already carried out, so that a command delivered twice (QoS 1 after a
+/// reconnect, a restart with a persistent session, a sender's retry) runs once.
+///
+/// Bounded: the oldest ids are forgotten beyond `capacity`. The fleet client persists the list it
+/// returns (`StateStore.File.fleetCommandIDs`, on the state writer's queue, before the command runs)
+/// and hands it back at the next start. Loop-confined.
+final class SeenCommandIDs {
+    let capacity: Int
+    private var order: [String] = []
+    private var members: Set<String> = []
+
+    /// Starts from the ids a previous run persisted (oldest first).
+    init(capacity: Int, remembered: [String] = []) {
+        self.capacity = capacity
+        for id in remembered.suffix(capacity) where !members.contains(id) { order.append(id); members.insert(id) }
+    }
+
+    func contains(_ id: String) -> Bool { members.contains(id) }
+
+    /// Remembers `id`; returns every id remembered, oldest first: what to persist.
+    func insert(_ id: String) -> [String] {
+        guard !members.contains(id) else { return order }
+        order.append(id)
+        members.insert(id)
+        if order.count > capacity {
+            for old in order.prefix(order.count - capacity) { members.remove(old) }
+            order.removeFirst(order.count - capacity)
+        }
+        return order
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Hardware
+@testable import Fleet
+
+/// Fails a test with a message (a helper's `throw`).
+struct FleetTestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Waits until `condition` holds, checking every 20 ms, for at most `seconds`; true when it held.
+/// Generous timeouts: a loaded machine makes things slow, not wrong.
+func waitUntil(seconds: Double = 60, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on now (bound with port 0, then released).
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw FleetTestFailure("socket: errno \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+            guard bind(fd, pointer, length) == 0 else { return -1 }
+            return getsockname(fd, pointer, &length)
+        }
+    }
+    guard bound == 0 else { throw FleetTestFailure("bind 127.0.0.1:0: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// True when something accepts TCP connections on 127.0.0.1:`port`.
+func isListening(_ port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+}
+
+/// A real mosquitto broker on 127.0.0.1, on its own port, with its config in a temporary directory;
+/// stopped when released.
+final class Broker {
+    let port: Int
+    let directory: String
+    private var process: Process?
+
+    /// Starts one now (`start: false`: only chooses the port, for a broker that comes up later).
+    init(port chosen: Int? = nil, start: Bool = true, extraConfig: [String] = []) throws {
+        port = try chosen ?? freeLoopbackPort()
+        directory = NSTemporaryDirectory() + "tripod-broker-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = ["listener \(port) 127.0.0.1", "persistence false"] + (extraConfig.isEmpty ? ["allow_anonymous true"] : extraConfig)
+        try (config.joined(separator: "\n") + "\n").write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        if start { try self.start() }
+    }
+
+    func start() throws {
+        let broker = Process()
+        broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        broker.arguments = ["-c", directory + "/mosquitto.conf"]
+        broker.standardInput = FileHandle.nullDevice
+        broker.standardOutput = FileHandle.nullDevice
+        broker.standardError = FileHandle.nullDevice
+        try broker.run()
+        process = broker
+        guard waitUntil(seconds: 30, { isListening(port) || !broker.isRunning }), broker.isRunning else {
+            throw FleetTestFailure("mosquitto did not start on 127.0.0.1:\(port) (tools/setup installs it)")
+        }
+    }
+
+    /// SIGKILL: a broker that crashes (SIGTERM may be blocked in the mask it inherits from the test process).
+    func stop() {
+        guard let process else { return }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        self.process = nil
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// An MQTT client of the test (through the same libmosquitto wrapper): subscribes to everything
+/// under `tripod/#` and keeps what arrives, in order.
+final class Observer: @unchecked Sendable {
+    struct Received: Sendable, Equatable {
+        var topic: String
+        var payload: String
+        var retained: Bool
+        var receivedAt = Date()
+    }
+    private let received = LockedValue<[Received]>([])
+    private let connectedCount = LockedValue(0)
+    private let client: MosquittoClient
+
+    init(broker: Broker, user: String? = nil, password: String? = nil) throws {
+        let received = self.received
+        let connectedCount = self.connectedCount
+        client = try MosquittoClient(clientID: "observer-\(UUID().uuidString.prefix(8))", cleanSession: true) { event in
+            switch event {
+            case .connected(code: 0): connectedCount.withLock { $0 += 1 }
+            case .message(let topic, let payload, let retained):
+                received.withLock { $0.append(Received(topic: topic, payload: String(decoding: payload, as: UTF8.self), retained: retained)) }
+            default: break
+            }
+        }
+        try client.sendImmediately()
+        if let user { try client.setCredentials(user: user, password: password ?? "") }
+        try client.connect(host: "127.0.0.1", port: broker.port, keepaliveSeconds: 10)
+        try client.startLoop()
+        guard waitUntil(seconds: 30, { connectedCount.current > 0 }) else { throw FleetTestFailure("the observer did not connect") }
+        try client.subscribe(topic: "tripod/#", qos: 1)
+    }
+
+    deinit { client.disconnect() }
+
+    var messages: [Received] { received.current }
+
+    func messages(on topic: String) -> [Received] { messages.filter { $0.topic == topic } }
+
+    func publish(_ topic: String, _ payload: String) throws {
+        try client.publish(topic: topic, payload: payload, qos: 1, retain: false)
+    }
+
+    /// The replies carrying `id`, decoded.
+    func replies(_ topics: FleetTopics, id: String) -> [[String: Any]] {
+        messages(on: topics.reply).compactMap { message in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(message.payload.utf8)) as? [String: Any],
+                  object["id"] as? String == id else { return nil }
+            return object
+        }
+    }
+
+    /// Sends a command and waits for its one reply.
+    func ask(_ topics: FleetTopics, id: String, line: String, toGroup: Bool = false, extra: String = "") throws -> [String: Any] {
+        try publish(toGroup ? topics.groupCommands : topics.rigCommands,
+                    "{\"id\":\(FleetClient.jsonString(id)),\"line\":\(FleetClient.jsonString(line))\(extra)}")
+        guard waitUntil({ !replies(topics, id: id).isEmpty }) else { throw FleetTestFailure("no reply to \(id) (\(line))") }
+        return replies(topics, id: id)[0]
+    }
+
+    /// True once the rig published `online` and, after it, its status: it has subscribed by then
+    /// (one connection's packets are handled in order).
+    func sawOnlineThenStatus(_ topics: FleetTopics, after index: Int = 0) -> Bool {
+        let all = messages
+        guard let online = all.indices.last(where: { $0 >= index && all[$0].topic == topics.state && all[$0].payload == "online" }) else { return false }
+        return all[online...].contains { $0.topic == topics.status }
+    }
+}
+
+/// `tripod run --board sim` as its own process, with the fleet's settings in its config file.
+final class Rig {
+    let process = Process()
+    let stdin = Pipe()
+    let work: String
+    let topics: FleetTopics
+    var socket: String { work + "/ctl.sock" }
+    var state: String { work + "/state" }
+    var captures: String { work + "/captures" }
+    var logFile: String { work + "/tripod.log" }
+
+    /// `work`: an existing directory (state kept from a previous run).
+    init(broker port: Int, group: String = "g", rig: String = "r1", work existing: String? = nil, extraConfig: [String] = []) throws {
+        work = existing ?? NSTemporaryDirectory() + "tripod-fleet-\(UUID().uuidString)"
+        topics = FleetTopics(group: group, rig: rig)
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let config = ["fleet.broker = mqtt://127.0.0.1:\(port)", "fleet.group = \(group)", "fleet.rig = \(rig)"] + extraConfig
+        try (config.joined(separator: "\n") + "\n").write(toFile: work + "/tripod.conf", atomically: true, encoding: .utf8)
+        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+        process.executableURL = URL(fileURLWithPath: try Self.executable())
+        process.arguments = ["run", "--board", "sim", "--captures", captures, "--state", state, "--socket", socket,
+                             "--config", work + "/tripod.conf"]
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: logFile)
+        try process.run()
+    }
+
+    static func executable() throws -> String {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let candidates = [Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("tripod").path,
+                          here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/tripod").path]
+        guard let tripod = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw FleetTestFailure("no tripod executable at \(candidates); swift build --build-tests builds it")
+        }
+        return tripod
+    }
+
+    /// `tripod ctl LINE` on this rig's control socket: its reply line, or nil.
+    func ctl(_ line: String) -> String? {
+        let ctl = Process()
+        let output = Pipe()
+        guard let tripod = try? Self.executable() else { return nil }
+        ctl.executableURL = URL(fileURLWithPath: tripod)
+        ctl.arguments = ["ctl", "--socket", socket, line]
+        ctl.standardOutput = output
+        ctl.standardError = FileHandle.nullDevice
+        guard (try? ctl.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        ctl.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init)
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM: a clean stop (publishes `offline`, then disconnects).
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+
+    func removeWork() { try? FileManager.default.removeItem(atPath: work) }
+
+    deinit { stop() }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import Console
+import Settings
+import LinuxHardware
+@testable import Fleet
+
+/// The fleet's settings, command messages and credentials, without a broker.
+@Suite struct FleetUnitTests {
+    @Test func fleetSettingsParseAndRefuseWhatIsNotAnAddressOrAName() throws {
+        let store = SettingsStore()
+        #expect(store.current.fleet.broker == nil)
+        #expect(SettingsTable.fleetBroker.text(in: store.current) == "off")
+        #expect(SettingsTable.fleetRig.text(in: store.current) == FleetSettings.hostName())
+        try store.set("fleet.broker", "mqtt://broker.local:1883")
+        #expect(store.current.fleet.broker == BrokerAddress(scheme: .mqtt, host: "broker.local", port: 1883))
+        try store.set("fleet.broker", "mqtts://10.0.0.2:8883")
+        #expect(SettingsTable.fleetBroker.text(in: store.current) == "mqtts://10.0.0.2:8883")
+        for bad in ["http://x:1", "mqtt://x", "mqtt://x:0", "mqtt://:1883", "mqtt://a/b:1"] {
+            #expect(throws: ConsoleError.self, "\(bad)") { try store.set("fleet.broker", bad) }
+        }
+        for bad in ["a/b", "+", "#", "", String(repeating: "x", count: 65)] {
+            #expect(throws: ConsoleError.self, "\(bad)") { try store.set("fleet.rig", bad) }
+        }
+        #expect(throws: ConsoleError.self) { try store.set("fleet.ca", "relative.pem") }
+        try store.set("fleet.broker", "off")
+        #expect(store.current.fleet.broker == nil)
+    }
+
+    @Test func theCredentialsFileIsRefusedUnlessMode0600() throws {
+        let directory = NSTemporaryDirectory() + "tripod-fleet-unit-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/credentials"
+        try "rig\npass word\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let store = SettingsStore()
+        store.participate(.init(name: "fleet") { change throws(ConsoleError) in try FleetClient.check(change) })
+        do {
+            try store.set("fleet.credentials", path)
+            Issue.record("a mode 0644 credentials file was accepted")
+        } catch {
+            #expect(error.message.contains("mode 644") && error.message.contains("chmod 600"), "\(error.message)")
+        }
+        #expect(store.current.fleet.credentialsFile == nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        try store.set("fleet.credentials", path)
+        #expect(store.current.fleet.credentialsFile == path)
+        #expect(try FleetCredentials.load(path: path) == FleetCredentials(user: "rig", password: "pass word"))
+        try "only-a-user".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(throws: ConsoleError.self) { try FleetCredentials.load(path: path) }
+        #expect(throws: ConsoleError.self) { try FleetCredentials.load(path: directory + "/missing") }
+    }
+
+    @Test func commandMessagesAreCheckedBeforeTheyRun() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func parse(_ text: String, retained: Bool = false) -> FleetCommandMessage {
+            FleetCommandMessage.parse(Array(text.utf8), retained: retained, now: now)
+        }
+        func code(_ m: FleetCommandMessage) -> ConsoleError.Code? {
+            if case .failure(let e) = m.result { return e.code } else { return nil }
+        }
+        let ok = parse("{\"id\":\"a\",\"line\":\"status\"}")
+        #expect(ok.id == "a")
+        #expect(try ok.result.get() == FleetCommand(id: "a", line: "status"))
+        #expect(parse("[1]").id == nil && code(parse("[1]")) == .badInput)
+        #expect(code(parse("{\"line\":\"status\"}")) == .badInput)
+        #expect(code(parse("{\"id\":7,\"line\":\"status\"}")) == .badInput)
+        #expect(code(parse("{\"id\":\"a\"}")) == .badInput)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"status\\nquit\"}")) == .badInput)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"   \"}")) == .usage)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"QUIT\"}")) == .unsupported)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"set fleet.broker off\"}")) == .unsupported)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"status\"}", retained: true)) == .badInput)
+        let soon = parse("{\"id\":\"a\",\"line\":\"capture\",\"at\":\"2027-01-15T08:00:00.050Z\"}")
+        #expect(code(soon) == .outOfRange)
+        if case .failure(let e) = soon.result { #expect(e.message.contains("earliest that would have worked is 2027-01-15T08:00:00.100Z"), "\(e.message)") }
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"capture\",\"at\":\"2027-01-15T07:00:00.000Z\"}")) == .outOfRange)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"capture\",\"at\":\"tomorrow\"}")) == .badValue)
+        let later = parse("{\"id\":\"a\",\"line\":\"capture\",\"at\":\"2027-01-15T08:00:02.000Z\"}")
+        #expect(try later.result.get().at == now.addingTimeInterval(2))
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"capture\",\"at\":\"2027-01-15T08:00:02.000Z\",\"notAfter\":\"2027-01-15T08:00:01.000Z\"}")) == .outOfRange)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"capture\",\"at\":\"2027-01-16T09:00:00.000Z\"}")) == .outOfRange)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"capture\",\"notAfter\":\"2027-01-15T07:59:59.999Z\"}")) == .outOfRange)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"capture\",\"notAfter\":\"2027-01-15T07:59:59Z\"}")) == .outOfRange)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"capture\",\"notAfter\":\"2030-01-15T08:00:00.250Z\"}")) == nil)
+        #expect(code(parse("{\"id\":\"a\",\"line\":\"capture\",\"notAfter\":\"soon\"}")) == .badValue)
+        #expect(code(parse(String(repeating: " ", count: FleetCommandMessage.maximumBytes + 1))) == .badInput)
+    }
+
+    @Test func theSeenIdsAreBoundedAndSurviveARestart() throws {
+        let directory = NSTemporaryDirectory() + "tripod-fleet-ids-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let state = StateStore(storage: try PosixStorage(root: directory))
+        let seen = SeenCommandIDs(capacity: 3)
+        var remembered: [String] = []
+        for id in ["a", "b", "c", "d"] { remembered = seen.insert(id) }
+        #expect(remembered == ["b", "c", "d"])
+        #expect(!seen.contains("a") && seen.contains("b") && seen.contains("d"))
+        try state.save(remembered, as: StateStore.File.fleetCommandIDs)
+        let again = SeenCommandIDs(capacity: 3, remembered: try state.load([String].self, from: StateStore.File.fleetCommandIDs) ?? [])
+        #expect(!again.contains("a") && again.contains("b") && again.contains("c") && again.contains("d"))
+    }
+
+    @Test func theInboxAsksForOneHopPerBurstAndDropsMessagesBeyondItsCapacity() {
+        let inbox = FleetInbox(capacity: 3)
+        let message = MosquittoEvent.message(topic: "t", payload: [1], retained: false)
+        #expect(inbox.push(.init(connection: 1, event: .connected(code: 0))))
+        for _ in 0..<4 { #expect(!inbox.push(.init(connection: 1, event: message))) }
+        // Connection events are kept even when the inbox is full of messages.
+        #expect(!inbox.push(.init(connection: 1, event: .disconnected(code: 7))))
+        let (items, dropped) = inbox.drain()
+        #expect(items.map(\.event) == [.connected(code: 0), message, message, .disconnected(code: 7)])
+        #expect(dropped == 2)
+        #expect(inbox.push(.init(connection: 2, event: message)), "after a drain the next push asks for a hop again")
+    }
+
+    @Test func topicsAreTheIssuesNames() {
+        let t = FleetTopics(group: "studio", rig: "cam07")
+        #expect(t.state == "tripod/studio/cam07/state")
+        #expect(t.status == "tripod/studio/cam07/status")
+        #expect(t.events == "tripod/studio/cam07/events")
+        #expect(t.groupCommands == "tripod/studio/cmd")
+        #expect(t.rigCommands == "tripod/studio/cam07/cmd")
+        #expect(t.reply == "tripod/studio/cam07/reply")
+    }
+}
