@@ -50,7 +50,8 @@ final class SimulatedFrameRenderer {
     private struct SharpKey: Hashable {
         var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind; var lighting: TestChart.Lighting
     }
-    private struct BlurKey: Hashable { var sharp: SharpKey; var steps: Int }
+    /// One blur step count for the flat chart, one per strip for `sim scene depth`.
+    private struct BlurKey: Hashable { var sharp: SharpKey; var steps: [Int] }
     /// Cached entries kept per kind, oldest dropped first.
     private static let cacheLimit = 4
     private var sharpOrder: [SharpKey] = []
@@ -115,6 +116,9 @@ final class SimulatedFrameRenderer {
         var bitDepth: Int
         /// Video HDR: processed streams keep the extended highlight range (`hdrRange`).
         var hdr = false
+        /// `sim scene depth`: each strip's blur circle diameter from defocus, sensor pixels, left to
+        /// right (in place of `defocusPixels`); nil for the flat chart.
+        var stripDefocusPixels: [Double]? = nil
     }
 
     /// The frame's buffer, drawn when its bytes are first read (on the reader's thread): a stream
@@ -125,7 +129,7 @@ final class SimulatedFrameRenderer {
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
         let cached = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
-                                  defocusPixels: r.defocusPixels / scale)
+                                  defocusPixels: (r.stripDefocusPixels ?? [r.defocusPixels]).map { $0 / scale })
         let motion = r.motion, focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)
         let spare = self.spare, noise = self.noise
         /// The cached planes moved by this frame's motion; their memory goes back to `spare` after.
@@ -177,7 +181,7 @@ final class SimulatedFrameRenderer {
     func prepare(format: PixelFormat, size: PixelSize, crop: PixelRect, lighting: TestChart.Lighting) {
         let isRaw = format.isBayer
         _ = cachedPlanes(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb,
-                         lighting: lighting, defocusPixels: 0)
+                         lighting: lighting, defocusPixels: [0])
     }
 
     /// Focal length in output pixels.
@@ -201,9 +205,10 @@ final class SimulatedFrameRenderer {
                              sigmaScale: Float(gain) / Self.fullWellElectrons / Float(noiseAveraging))
     }
 
-    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in steps).
+    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in
+    /// steps): one value blurs the whole chart, several blur each strip of `sim scene depth` by its own.
     private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, lighting: TestChart.Lighting,
-                              defocusPixels: Double) -> ScenePlanes {
+                              defocusPixels: [Double]) -> ScenePlanes {
         // The chart changes only with its lighting; exposure and the light's colour apply per frame.
         let key = SharpKey(crop: crop, size: size, kind: kind, lighting: lighting)
         let base: ScenePlanes
@@ -213,13 +218,27 @@ final class SimulatedFrameRenderer {
             base = ScenePlanes.sample(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa, lighting: lighting)
             remember(key, base, in: &sharp, order: &sharpOrder)
         }
-        let steps = Int((defocusPixels / Self.blurStepPixels).rounded())
-        guard steps > 0 else { return base }
+        let steps = defocusPixels.map { Int(($0 / Self.blurStepPixels).rounded()) }
+        guard steps.contains(where: { $0 > 0 }) else { return base }
         let blurKey = BlurKey(sharp: key, steps: steps)
         if let cached = blurred[blurKey] { return cached }
         var planes = base
-        let extent = Double(steps) * Self.blurStepPixels
-        planes.blur(horizontalPixels: extent, verticalPixels: extent)
+        if steps.count == 1 {
+            let extent = Double(steps[0]) * Self.blurStepPixels
+            planes.blur(horizontalPixels: extent, verticalPixels: extent)
+        } else {
+            // Strip k spans chart x in [k, k + 1) × aspect / count; the crop maps chart x to columns.
+            let chartPerColumn = Double(crop.width) / Double(max(size.width, 1)) * TestChart.aspect / Double(max(pixelArray.width, 1))
+            let chartX0 = Double(crop.x) * TestChart.aspect / Double(max(pixelArray.width, 1))
+            func column(_ boundary: Int) -> Int {
+                let x = Double(boundary) * TestChart.aspect / Double(steps.count)
+                return min(max(Int(((x - chartX0) / chartPerColumn).rounded()), 0), size.width)
+            }
+            for (k, count) in steps.enumerated() where count > 0 {
+                let extent = Double(count) * Self.blurStepPixels
+                planes.blur(columns: column(k)..<column(k + 1), pixels: extent, from: base)
+            }
+        }
         remember(blurKey, planes, in: &blurred, order: &blurOrder)
         return planes
     }
