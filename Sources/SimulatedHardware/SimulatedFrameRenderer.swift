@@ -50,8 +50,7 @@ final class SimulatedFrameRenderer {
     private struct SharpKey: Hashable {
         var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind; var lighting: TestChart.Lighting
     }
-    /// One blur step count for the flat chart, one per strip for `sim scene depth`.
-    private struct BlurKey: Hashable { var sharp: SharpKey; var steps: [Int] }
+    private struct BlurKey: Hashable { var sharp: SharpKey; var steps: Int }
     /// Cached entries kept per kind, oldest dropped first.
     private static let cacheLimit = 4
     private var sharpOrder: [SharpKey] = []
@@ -128,13 +127,13 @@ final class SimulatedFrameRenderer {
         let isRaw = r.format.isBayer
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
-        let cached = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
-                                  defocusPixels: (r.stripDefocusPixels ?? [r.defocusPixels]).map { $0 / scale })
+        let source = planeSource(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
+                                 defocusPixels: (r.stripDefocusPixels ?? [r.defocusPixels]).map { $0 / scale })
         let motion = r.motion, focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)
         let spare = self.spare, noise = self.noise
         /// The cached planes moved by this frame's motion; their memory goes back to `spare` after.
         @Sendable func withMovedPlanes(_ body: (ScenePlanes) -> Void) {
-            var planes = cached
+            var planes = source.planes()
             let moved = Self.applyMotion(&planes, motion, focalLengthPixels: focalLength, spare: spare)
             body(planes)
             if moved { spare.recycle(&planes.values) }
@@ -180,8 +179,8 @@ final class SimulatedFrameRenderer {
     /// configuration), so the first frames are as quick as the rest.
     func prepare(format: PixelFormat, size: PixelSize, crop: PixelRect, lighting: TestChart.Lighting) {
         let isRaw = format.isBayer
-        _ = cachedPlanes(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb,
-                         lighting: lighting, defocusPixels: [0])
+        _ = planeSource(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb,
+                        lighting: lighting, defocusPixels: [0])
     }
 
     /// Focal length in output pixels.
@@ -205,10 +204,26 @@ final class SimulatedFrameRenderer {
                              sigmaScale: Float(gain) / Self.fullWellElectrons / Float(noiseAveraging))
     }
 
-    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in
-    /// steps): one value blurs the whole chart, several blur each strip of `sim scene depth` by its own.
-    private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, lighting: TestChart.Lighting,
-                              defocusPixels: [Double]) -> ScenePlanes {
+    /// Where a frame's planes come from: ready (cached), or the sharp chart and the blur of each
+    /// strip of `sim scene depth`, done when the frame is drawn (a focus stack's every frame has
+    /// its own lens position, so there is nothing to reuse, and the loop does not pay for it).
+    struct PlaneSource: Sendable {
+        var ready: ScenePlanes
+        var strips: [(columns: Range<Int>, pixels: Double)] = []
+
+        /// The planes, with the strips blurred now if there are any.
+        func planes() -> ScenePlanes {
+            guard !strips.isEmpty else { return ready }
+            var planes = ready
+            for strip in strips { planes.blur(columns: strip.columns, pixels: strip.pixels, from: ready) }
+            return planes
+        }
+    }
+
+    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, in steps):
+    /// one value blurs the whole chart (cached), several blur each strip of `sim scene depth` by its own.
+    private func planeSource(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, lighting: TestChart.Lighting,
+                             defocusPixels: [Double]) -> PlaneSource {
         // The chart changes only with its lighting; exposure and the light's colour apply per frame.
         let key = SharpKey(crop: crop, size: size, kind: kind, lighting: lighting)
         let base: ScenePlanes
@@ -219,14 +234,8 @@ final class SimulatedFrameRenderer {
             remember(key, base, in: &sharp, order: &sharpOrder)
         }
         let steps = defocusPixels.map { Int(($0 / Self.blurStepPixels).rounded()) }
-        guard steps.contains(where: { $0 > 0 }) else { return base }
-        let blurKey = BlurKey(sharp: key, steps: steps)
-        if let cached = blurred[blurKey] { return cached }
-        var planes = base
-        if steps.count == 1 {
-            let extent = Double(steps[0]) * Self.blurStepPixels
-            planes.blur(horizontalPixels: extent, verticalPixels: extent)
-        } else {
+        guard steps.contains(where: { $0 > 0 }) else { return PlaneSource(ready: base) }
+        if steps.count > 1 {
             // Strip k spans chart x in [k, k + 1) × aspect / count; the crop maps chart x to columns.
             let chartPerColumn = Double(crop.width) / Double(max(size.width, 1)) * TestChart.aspect / Double(max(pixelArray.width, 1))
             let chartX0 = Double(crop.x) * TestChart.aspect / Double(max(pixelArray.width, 1))
@@ -234,13 +243,17 @@ final class SimulatedFrameRenderer {
                 let x = Double(boundary) * TestChart.aspect / Double(steps.count)
                 return min(max(Int(((x - chartX0) / chartPerColumn).rounded()), 0), size.width)
             }
-            for (k, count) in steps.enumerated() where count > 0 {
-                let extent = Double(count) * Self.blurStepPixels
-                planes.blur(columns: column(k)..<column(k + 1), pixels: extent, from: base)
-            }
+            return PlaneSource(ready: base, strips: steps.enumerated().filter { $0.element > 0 }.map {
+                (column($0.offset)..<column($0.offset + 1), Double($0.element) * Self.blurStepPixels)
+            })
         }
+        let blurKey = BlurKey(sharp: key, steps: steps[0])
+        if let cached = blurred[blurKey] { return PlaneSource(ready: cached) }
+        var planes = base
+        let extent = Double(steps[0]) * Self.blurStepPixels
+        planes.blur(horizontalPixels: extent, verticalPixels: extent)
         remember(blurKey, planes, in: &blurred, order: &blurOrder)
-        return planes
+        return PlaneSource(ready: planes)
     }
 
     private func remember<Key: Hashable>(_ key: Key, _ planes: ScenePlanes, in cache: inout [Key: ScenePlanes], order: inout [Key]) {
