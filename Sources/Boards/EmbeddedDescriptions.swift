@@ -416,6 +416,7 @@ public enum EmbeddedDescriptions {
   "afSystem": "phase",
   "lensPositionMaximumDioptres": 15.0,
   "lensPositionDefaultDioptres": 1.0,
+  "lensPositionResolutionDioptres": 0.03125,
   "hdr": true,
   "modes": [
     {
@@ -564,6 +565,7 @@ public enum EmbeddedDescriptions {
     "pixel size 1.4 um from camera_sensor_properties.cpp (unitCellSize 1400 nm)",
     "lens 4.74 mm f/1.8 is the standard (not wide) Camera Module 3 (unverified here)",
     "lens position 0..15 dioptres and default 1.0 from the tuning file's rpi.af ranges (normal 0..12, macro 3..15)",
+    "lens position resolution 1/32 dioptre: the tuning file maps about 32 VCM units to a dioptre (Raspberry Pi calls its dioptres best effort)",
     "the 2304x1296 HDR mode (30 fps) needs libcamera's HdrMode control, absent in 0.0.3"
   ]
 }

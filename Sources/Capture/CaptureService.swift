@@ -207,6 +207,7 @@ public final class CaptureService {
     @discardableResult
     public func start(_ plan: BracketPlan, trigger: CaptureTrigger, admitted: Bool = false,
                triggeredAt: MonotonicTime? = nil) throws(ConsoleError) -> [(String, String)] {
+        var plan = plan
         if running != nil {
             if case .button(_, true) = trigger, waitingButton == nil {
                 waitingButton = (plan, trigger)
@@ -240,6 +241,9 @@ public final class CaptureService {
         if still || plan.autoRange != nil { roles.append(camera.processedRole) }
         if raw { roles.append(.raw) }
         let maximum = capacity(camera).maximumFrames
+        do { plan = try plan.resolvingFocus(for: camera, maximumFrames: maximum) } catch let error as CameraError {
+            throw ConsoleError(error.kind == .unsupported ? .unsupported : .outOfRange, error.message)
+        } catch { throw ConsoleError(.device, "bracket: \(error)") }
         let current = Running(plan: plan, trigger: trigger)
         current.roles = Set(roles.filter { $0 == .raw ? raw : still })
         let bound = LoopBound(self, loop: loop)
@@ -342,7 +346,15 @@ public final class CaptureService {
     private func matched(_ frame: BracketEngine.MatchedFrame, in current: Running) {
         guard current.storageFailure == nil, let camera else { return }
         let requested = FrameSettings(exposureTimeMicroseconds: frame.requested.exposureMicroseconds, analogueGain: frame.requested.analogueGain,
-                                      isoPerGain: camera.sensor.isoPerGain, evBiasEV: frame.requested.evBias)
+                                      isoPerGain: camera.sensor.isoPerGain, evBiasEV: frame.requested.evBias,
+                                      lensPositionDioptres: frame.requested.lensDioptres)
+        var focus: FocusRecord?
+        if frame.requested.lensDioptres != nil, let lens = frame.actualLensDioptres {
+            let optics = FocusOptics(sensor: camera.sensor)
+            let limits = optics?.sharpLimits(lensDioptres: lens)
+            focus = FocusRecord(lensPositionDioptres: lens, nearLimitDioptres: limits?.nearDioptres, farLimitDioptres: limits?.farDioptres,
+                                circleOfConfusionPixels: optics?.circleOfConfusionPixels)
+        }
         let verdict = frame.verdict
         let stabilization = StabilizationRecord(status: StabilizationRecord.Status(rawValue: verdict.status.rawValue) ?? .off,
                                                 measuredBlurPixels: verdict.measuredBlurPixels,
@@ -354,7 +366,7 @@ public final class CaptureService {
         var request = frame.request
         request.buffers = request.buffers.filter { current.roles.contains($0.key) }
         writer(for: camera).add(request, requested: requested, index: index, clamped: frame.isClamped,
-                   stabilization: stabilization, sensorHDR: camera.sensorHDROn) { result in bound.value.written(result, index: index, total: total, in: run.value) }
+                   stabilization: stabilization, sensorHDR: camera.sensorHDROn, focus: focus) { result in bound.value.written(result, index: index, total: total, in: run.value) }
     }
 
     private func written(_ result: Result<FrameRecord?, MediaError>, index: Int, total: Int, in current: Running) {
@@ -366,7 +378,7 @@ public final class CaptureService {
                 ("exposure", record.actual.map { ValueParser.formatShutter(.microseconds($0.exposureTimeMicroseconds)) } ?? "unreported"),
                 ("iso", record.actual.map { String($0.iso) } ?? "unreported"), ("clamped", record.clampedSettings ? "yes" : "no"),
                 ("files", record.files.map(\.name).joined(separator: ",")),
-            ]))
+            ] + (record.focus.map { [("lens", String(format: "%.3fD", $0.lensPositionDioptres))] } ?? [])))
         case .success(nil):
             break
         case .failure(let error):

@@ -59,7 +59,7 @@ public final class FrameWriter: @unchecked Sendable {
     /// Saves one frame of the current bracket. `done` gets its record, nil when no bracket is open
     /// (it was refused or already failed), or the error (the bracket is then failed).
     public func add(_ frame: CompletedRequest, requested: FrameSettings, index: Int, clamped: Bool,
-             stabilization: StabilizationRecord, sensorHDR: Bool,
+             stabilization: StabilizationRecord, sensorHDR: Bool, focus: FocusRecord? = nil,
              then done: @escaping @Sendable (Result<FrameRecord?, MediaError>) -> Void) {
         intake.async {
             let frame = Self.copied(frame)  // the lent buffers go back to the camera here
@@ -69,7 +69,7 @@ public final class FrameWriter: @unchecked Sendable {
                     do {
                         result = .success(try recorder.addFrame(frame, requested: requested, index: index,
                                                                 clampedSettings: clamped, stabilization: stabilization,
-                                                                sensorHDR: sensorHDR))
+                                                                sensorHDR: sensorHDR, focus: focus))
                     } catch let e as MediaError {
                         if recorder.sidecar.result.status == .inProgress { try? recorder.fail(reason: e.message) }
                         result = .failure(e)

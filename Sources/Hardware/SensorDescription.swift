@@ -42,6 +42,9 @@ public struct SensorDescription: Hashable, Sendable, Codable {
     /// True for `SensorDescription.unknown(...)`: assumed from what libcamera reports, with no
     /// database entry behind it (who made the camera is not known). Absent in database files.
     public var assumed: Bool? = nil
+    /// The smallest lens move the focus driver resolves, dioptres (one VCM unit); nil when not known.
+    /// A focus bracket refuses steps finer than this.
+    public var lensPositionResolutionDioptres: Double? = nil
 
     public struct Lens: Hashable, Sendable, Codable {
         public var focalLengthMillimetres: Double

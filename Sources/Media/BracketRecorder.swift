@@ -28,7 +28,7 @@ public final class BracketRecorder {
 
     /// Encodes and writes one frame (DNG from the `.raw` buffer, JPEG from an RGB `.stillCapture`
     /// buffer), then the sidecar. `requested` is the plan step; `clampedSettings` overrides the
-    /// store's own comparison of requested and actual settings.
+    /// store's own comparison of requested and actual settings; `focus` is a focus bracket's lens.
     ///
     /// Encoding errors throw and leave the bracket open. A storage error (ENOSPC, EIO) removes this
     /// frame's already-written files, marks the bracket failed, writes the failed sidecar if it
@@ -36,7 +36,7 @@ public final class BracketRecorder {
     @discardableResult
     public func addFrame(_ frame: CompletedRequest, requested: FrameSettings, index: Int? = nil,
                          clampedSettings: Bool? = nil, stabilization: StabilizationRecord? = nil,
-                         sensorHDR: Bool = false) throws -> FrameRecord {
+                         sensorHDR: Bool = false, focus: FocusRecord? = nil) throws -> FrameRecord {
         guard sidecar.result.status == .inProgress else {
             throw MediaError(.bracketClosed, "bracket \(id) is already \(sidecar.result.status.rawValue)")
         }
@@ -66,6 +66,7 @@ public final class BracketRecorder {
         if case .rectangle(let crop)? = frame.metadata[ControlName.scalerCrop] { record.scalerCrop = crop }
         record.wallClockNanoseconds = frame.metadata[ControlName.frameWallClock]?.int64Value
         record.hdr = videoHDRLabel(metadata: frame.metadata, sensorHDR: sensorHDR)
+        record.focus = focus
         sidecar.frames.append(record)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start

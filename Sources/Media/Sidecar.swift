@@ -105,6 +105,9 @@ public struct FrameRecord: Hashable, Sendable, Codable {
     /// The frame's video HDR (`videoHDRLabel`): "off", "sensor", or the HdrMode's name from its
     /// metadata; absent in sidecars written before it was recorded.
     public var hdr: String?
+    /// A focus bracket's frame: the lens position its metadata confirmed and the limits of
+    /// sharpness there; absent for other brackets.
+    public var focus: FocusRecord?
 
     /// A frame record from its parts (the store makes these).
     public init(index: Int, requested: FrameSettings, actual: FrameSettings?, clampedSettings: Bool, mismatches: [String],
@@ -112,6 +115,33 @@ public struct FrameRecord: Hashable, Sendable, Codable {
         self.index = index; self.requested = requested; self.actual = actual; self.clampedSettings = clampedSettings
         self.mismatches = mismatches; self.sensorTimestampNanoseconds = sensorTimestampNanoseconds
         self.sensorSequence = sensorSequence; self.files = files; self.stabilization = stabilization
+    }
+}
+
+/// Where a focus bracket's frame was focused and what it renders sharp (thin lens; see
+/// `FocusOptics` in module Camera).
+public struct FocusRecord: Hashable, Sendable, Codable {
+    /// LensPosition the frame's metadata reported, dioptres (0 = infinity).
+    public var lensPositionDioptres: Double
+    /// Near limit of sharpness, dioptres; nil when the lens's optics are not known.
+    public var nearLimitDioptres: Double?
+    /// Near limit of sharpness, metres.
+    public var nearLimitMetres: Double?
+    /// Far limit of sharpness, dioptres (0: infinity); nil when the optics are not known.
+    public var farLimitDioptres: Double?
+    /// Far limit of sharpness, metres; nil when it is infinity (or the optics are not known).
+    public var farLimitMetres: Double?
+    /// The circle of confusion the limits are for, pixels.
+    public var circleOfConfusionPixels: Double?
+
+    /// A record from the confirmed position and, when known, the limits in dioptres.
+    public init(lensPositionDioptres: Double, nearLimitDioptres: Double? = nil, farLimitDioptres: Double? = nil,
+                circleOfConfusionPixels: Double? = nil) {
+        self.lensPositionDioptres = lensPositionDioptres
+        self.nearLimitDioptres = nearLimitDioptres; self.farLimitDioptres = farLimitDioptres
+        nearLimitMetres = nearLimitDioptres.flatMap { $0 > 0 ? 1 / $0 : nil }
+        farLimitMetres = farLimitDioptres.flatMap { $0 > 0 ? 1 / $0 : nil }
+        self.circleOfConfusionPixels = circleOfConfusionPixels
     }
 }
 

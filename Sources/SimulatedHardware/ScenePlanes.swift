@@ -79,6 +79,34 @@ struct ScenePlanes {
         }
     }
 
+    /// Columns `columns` replaced by those of `source` (same kind and size) box-blurred by `pixels`
+    /// along both axes: one strip of `sim scene depth`. Only the strip and a margin of the blur's
+    /// reach are blurred; the margin starts on an even column, so a mosaic keeps its colour phase.
+    mutating func blur(columns: Range<Int>, pixels: Double, from source: ScenePlanes) {
+        let w = size.width, h = size.height, planes = planeCount
+        guard !columns.isEmpty, source.size == size, source.kind == kind, w > 0 else { return }
+        let margin = Int(pixels.rounded(.up)) + 2
+        let lo = max(columns.lowerBound - margin, 0) & ~1, hi = min(columns.upperBound + margin, w)
+        let width = hi - lo
+        var strip = ScenePlanes(kind: kind, size: PixelSize(width: width, height: h),
+                                values: [Float](repeating: 0, count: width * h * planes + 8))
+        source.values.withUnsafeBufferPointer { src in
+            strip.values.withUnsafeMutableBufferPointer { dst in
+                for row in 0..<(planes * h) {
+                    for i in 0..<width { dst[row * width + i] = src[row * w + lo + i] }
+                }
+            }
+        }
+        strip.blur(horizontalPixels: pixels, verticalPixels: pixels)
+        strip.values.withUnsafeBufferPointer { src in
+            values.withUnsafeMutableBufferPointer { dst in
+                for row in 0..<(planes * h) {
+                    for i in columns { dst[row * w + i] = src[row * width + i - lo] }
+                }
+            }
+        }
+    }
+
     /// The same box blur as `blur(horizontalPixels:verticalPixels:)`, written into `storage` (motion
     /// blur, every frame). Full-colour planes and short boxes (the usual motion blur) sum their taps
     /// directly, eight samples at a time in Float: vertically from row to row (rows stay in cache,

@@ -363,6 +363,7 @@ public final class SimulatedCamera: CameraDevice {
                                                    readout: angularMotion(from: start, microseconds: readout),
                                                    pointing: (pointing.angle.x, pointing.angle.y))
         let defocus = model.defocusBlurPixels(lens: p.lensPositionDioptres, scene: scene)
+        let stripDefocus = scene.depthStripDioptres?.map { model.defocusBlurPixels(lens: p.lensPositionDioptres, subjectDioptres: $0) }
         for role in request.roles {
             guard let stream = streams.first(where: { $0.role == role }) else { continue }
             let roleIndex = UInt64(StreamRole.allCases.firstIndex(of: role) ?? 0)
@@ -372,7 +373,7 @@ public final class SimulatedCamera: CameraDevice {
             buffers[role] = renderer.render(SimulatedFrameRenderer.Request(
                 role: role, format: stream.pixelFormat, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
                 scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth,
-                hdr: rendersHDR), rng: rng)
+                hdr: rendersHDR, stripDefocusPixels: stripDefocus), rng: rng)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),

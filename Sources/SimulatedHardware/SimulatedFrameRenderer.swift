@@ -118,6 +118,9 @@ final class SimulatedFrameRenderer {
         var bitDepth: Int
         /// Video HDR: processed streams keep the extended highlight range (`hdrRange`).
         var hdr = false
+        /// `sim scene depth`: each strip's blur circle diameter from defocus, sensor pixels, left to
+        /// right (in place of `defocusPixels`); nil for the flat chart.
+        var stripDefocusPixels: [Double]? = nil
     }
 
     /// The frame's buffer, drawn when its bytes are first read (on the reader's thread): a stream
@@ -127,14 +130,14 @@ final class SimulatedFrameRenderer {
         let isRaw = r.format.isBayer
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
-        let (cached, cropShift) = cachedPlanes(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
-                                               defocusPixels: r.defocusPixels / scale)
+        let source = planeSource(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
+                                 defocusPixels: (r.stripDefocusPixels ?? [r.defocusPixels]).map { $0 / scale })
         let focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)
-        let motion = { var m = r.motion; m.cropShift = cropShift; return m }()
+        let motion = { var m = r.motion; m.cropShift = source.shift; return m }()
         let spare = self.spare, noise = self.noise
         /// The cached planes moved by this frame's motion; their memory goes back to `spare` after.
         @Sendable func withMovedPlanes(_ body: (ScenePlanes) -> Void) {
-            var planes = cached
+            var planes = source.planes()
             let moved = Self.applyMotion(&planes, motion, focalLengthPixels: focalLength, spare: spare)
             body(planes)
             if moved { spare.recycle(&planes.values) }
@@ -180,8 +183,8 @@ final class SimulatedFrameRenderer {
     /// configuration), so the first frames are as quick as the rest.
     func prepare(format: PixelFormat, size: PixelSize, crop: PixelRect, lighting: TestChart.Lighting) {
         let isRaw = format.isBayer
-        _ = cachedPlanes(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb,
-                         lighting: lighting, defocusPixels: 0)
+        _ = planeSource(crop: isRaw ? crop : Self.fittedCrop(crop, to: size), size: size, kind: isRaw ? .mosaic : .rgb,
+                        lighting: lighting, defocusPixels: [0])
     }
 
     /// Focal length in output pixels.
@@ -205,24 +208,44 @@ final class SimulatedFrameRenderer {
                              sigmaScale: Float(gain) / Self.fullWellElectrons / Float(noiseAveraging))
     }
 
-    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, cached in steps),
-    /// and how far to move it. A crop of the same size as a cached one, elsewhere on the sensor (a
-    /// stabilizer moves its ScalerCrop every frame), reuses that chart moved by the difference
-    /// (whole output pixels, wrapping round as a pan does) instead of sampling the chart again
-    /// on the loop.
-    private func cachedPlanes(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, lighting: TestChart.Lighting,
-                              defocusPixels: Double) -> (ScenePlanes, shift: (dx: Double, dy: Double)) {
+    /// Where a frame's planes come from: ready (cached), or the sharp chart and the blur of each
+    /// strip of `sim scene depth`, done when the frame is drawn (a focus stack's every frame has
+    /// its own lens position, so there is nothing to reuse, and the loop does not pay for it).
+    struct PlaneSource: Sendable {
+        var ready: ScenePlanes
+        var strips: [(columns: Range<Int>, pixels: Double)] = []
+        /// How far to move the planes (output pixels): a crop reusing a cached one elsewhere.
+        var shift: (dx: Double, dy: Double) = (0, 0)
+
+        /// The planes, with the strips blurred now if there are any.
+        func planes() -> ScenePlanes {
+            guard !strips.isEmpty else { return ready }
+            var planes = ready
+            for strip in strips { planes.blur(columns: strip.columns, pixels: strip.pixels, from: ready) }
+            return planes
+        }
+    }
+
+    /// The chart through `crop` at `size`, blurred by `defocusPixels` (output pixels, in steps):
+    /// one value blurs the whole chart (cached), several blur each strip of `sim scene depth` by its own.
+    /// A crop of the same size as a cached one, elsewhere on the sensor (a stabilizer moves its
+    /// ScalerCrop every frame), reuses that chart moved by the difference (whole output pixels,
+    /// wrapping round as a pan does) instead of sampling the chart again on the loop.
+    private func planeSource(crop requested: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, lighting: TestChart.Lighting,
+                             defocusPixels: [Double]) -> PlaneSource {
         // The chart changes only with its lighting; exposure and the light's colour apply per frame.
-        var key = SharpKey(crop: crop, size: size, kind: kind, lighting: lighting)
+        var key = SharpKey(crop: requested, size: size, kind: kind, lighting: lighting)
         var shift = (dx: 0.0, dy: 0.0)
         if sharp[key] == nil, let moved = sharpOrder.last(where: {
             $0.size == size && $0.kind == kind && $0.lighting == lighting
-                && $0.crop.width == crop.width && $0.crop.height == crop.height
+                && $0.crop.width == requested.width && $0.crop.height == requested.height
         }) {
-            let scale = Double(crop.width) / Double(max(size.width, 1))
-            shift = (Double(moved.crop.x - crop.x) / scale, Double(moved.crop.y - crop.y) / scale)
+            let scale = Double(requested.width) / Double(max(size.width, 1))
+            shift = (Double(moved.crop.x - requested.x) / scale, Double(moved.crop.y - requested.y) / scale)
             key = moved
         }
+        // The planes are the cached crop's; strips are placed on them, then the whole moves.
+        let crop = key.crop
         let base: ScenePlanes
         if let cached = sharp[key] {
             base = cached
@@ -230,15 +253,27 @@ final class SimulatedFrameRenderer {
             base = ScenePlanes.sample(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa, lighting: lighting)
             remember(key, base, in: &sharp, order: &sharpOrder)
         }
-        let steps = Int((defocusPixels / Self.blurStepPixels).rounded())
-        guard steps > 0 else { return (base, shift) }
-        let blurKey = BlurKey(sharp: key, steps: steps)
-        if let cached = blurred[blurKey] { return (cached, shift) }
+        let steps = defocusPixels.map { Int(($0 / Self.blurStepPixels).rounded()) }
+        guard steps.contains(where: { $0 > 0 }) else { return PlaneSource(ready: base, shift: shift) }
+        if steps.count > 1 {
+            // Strip k spans chart x in [k, k + 1) × aspect / count; the crop maps chart x to columns.
+            let chartPerColumn = Double(crop.width) / Double(max(size.width, 1)) * TestChart.aspect / Double(max(pixelArray.width, 1))
+            let chartX0 = Double(crop.x) * TestChart.aspect / Double(max(pixelArray.width, 1))
+            func column(_ boundary: Int) -> Int {
+                let x = Double(boundary) * TestChart.aspect / Double(steps.count)
+                return min(max(Int(((x - chartX0) / chartPerColumn).rounded()), 0), size.width)
+            }
+            return PlaneSource(ready: base, strips: steps.enumerated().filter { $0.element > 0 }.map {
+                (column($0.offset)..<column($0.offset + 1), Double($0.element) * Self.blurStepPixels)
+            }, shift: shift)
+        }
+        let blurKey = BlurKey(sharp: key, steps: steps[0])
+        if let cached = blurred[blurKey] { return PlaneSource(ready: cached, shift: shift) }
         var planes = base
-        let extent = Double(steps) * Self.blurStepPixels
+        let extent = Double(steps[0]) * Self.blurStepPixels
         planes.blur(horizontalPixels: extent, verticalPixels: extent)
         remember(blurKey, planes, in: &blurred, order: &blurOrder)
-        return (planes, shift)
+        return PlaneSource(ready: planes, shift: shift)
     }
 
     private func remember<Key: Hashable>(_ key: Key, _ planes: ScenePlanes, in cache: inout [Key: ScenePlanes], order: inout [Key]) {

@@ -15,13 +15,42 @@ public struct SimulatedScene: Hashable, Sendable {
     public var subjectDistanceMetres: Double
     /// How the chart is lit (`TestChart.Lighting`): evenly, or backlit (a high-contrast scene).
     public var lighting: TestChart.Lighting
+    /// True for `sim scene depth`: the chart cut into upright strips, each at its own distance
+    /// (`depthStripDistancesMetres`, left to right), so a focus stack has something to stack.
+    public var hasDepth = false
+
+    /// The strips' distances in `sim scene depth`, metres, left to right: 0.15 m to infinity.
+    public static let depthStripDistancesMetres: [Double] = [0.15, 0.25, 0.4, 0.7, 1.5, .infinity]
 
     public init(greyLuminanceCandelasPerSquareMetre: Double = 40, illuminantKelvin: Double = 5000,
-                subjectDistanceMetres: Double = 0.5, lighting: TestChart.Lighting = .even) {
+                subjectDistanceMetres: Double = 0.5, lighting: TestChart.Lighting = .even, hasDepth: Bool = false) {
         self.greyLuminanceCandelasPerSquareMetre = greyLuminanceCandelasPerSquareMetre
         self.illuminantKelvin = illuminantKelvin
         self.subjectDistanceMetres = subjectDistanceMetres
         self.lighting = lighting
+        self.hasDepth = hasDepth
+    }
+
+    /// The names `sim scene` takes: the lightings, and `depth` (the evenly lit chart in strips).
+    public static let names = TestChart.Lighting.allCases.map(\.rawValue) + ["depth"]
+
+    /// This scene as `sim scene NAME` makes it (`names`); nil for a name it does not know.
+    public func named(_ name: String) -> SimulatedScene? {
+        var scene = self
+        if name == "depth" {
+            scene.lighting = .even
+            scene.hasDepth = true
+            return scene
+        }
+        guard let lighting = TestChart.Lighting(rawValue: name) else { return nil }
+        scene.lighting = lighting
+        scene.hasDepth = false
+        return scene
+    }
+
+    /// Each strip's distance as lens power, dioptres (0 = infinity), left to right; nil when flat.
+    public var depthStripDioptres: [Double]? {
+        hasDepth ? Self.depthStripDistancesMetres.map { $0.isFinite ? 1 / $0 : 0 } : nil
     }
 
     /// Subject distance as lens power, dioptres (libcamera's LensPosition unit).

@@ -43,6 +43,9 @@ struct SimulatedSensorModel: Sendable {
     let fNumber: Double
     /// Lens power where a fixed-focus lens sits, dioptres (2 m).
     static let fixedFocusDioptres = 0.5
+    /// How far the simulated lens moves in one frame, dioptres: a manual LensPosition and phase
+    /// detect's drive both travel at this speed, and each frame reports where the lens is.
+    static let lensSlewDioptresPerFrame = 1.5
 
     // Requested state (libcamera controls persist until changed).
     var aeEnabled = true
@@ -139,6 +142,8 @@ struct SimulatedSensorModel: Sendable {
         }
         if let l = controls[ControlName.lensPosition]?.doubleValue {
             requestedLensDioptres = min(max(l, 0), sensor.lensPositionMaximumDioptres ?? 0)
+            // Controls given at start are in place before the first frame (the lens is set then).
+            if immediately { lensDioptres = requestedLensDioptres }
         }
         if let t = controls[ControlName.afTrigger]?.int64Value, afMode == 1 {
             if t == 0 { startScan() } else { cancelScan(); afState = 0 }
@@ -206,9 +211,14 @@ struct SimulatedSensorModel: Sendable {
     /// Blur circle diameter on the sensor in full-resolution pixels for a lens at `lens` dioptres:
     /// b = f²/N · |ΔD| (thin lens, subject far compared with f).
     func defocusBlurPixels(lens: Double, scene: SimulatedScene) -> Double {
+        defocusBlurPixels(lens: lens, subjectDioptres: scene.subjectDioptres)
+    }
+
+    /// The same for a subject at `subjectDioptres` (one strip of `sim scene depth`).
+    func defocusBlurPixels(lens: Double, subjectDioptres: Double) -> Double {
         let f = (sensor.lens?.focalLengthMillimetres ?? 4) / 1000
         let pixel = (sensor.pixelSizeMicrometres ?? 1.4) / 1e6
-        return f * f / fNumber * abs(lens - scene.subjectDioptres) / pixel
+        return f * f / fNumber * abs(lens - subjectDioptres) / pixel
     }
 
     /// Contrast figure of merit of the full-resolution image (what the ISP's focus statistics see).
@@ -238,12 +248,13 @@ struct SimulatedSensorModel: Sendable {
         }
         switch afMode {
         case 0:
-            lensDioptres = requestedLensDioptres
+            let error = requestedLensDioptres - lensDioptres
+            lensDioptres += max(min(error, Self.lensSlewDioptresPerFrame), -Self.lensSlewDioptresPerFrame)
         case _ where sensor.afSystem == "phase":
             // Phase detect measures the error directly: the lens slews (≤ 1.5 D/frame) to the subject.
             if afMode == 2 || afState == 1 {
                 let error = scene.subjectDioptres - lensDioptres
-                lensDioptres += max(min(error, 1.5), -1.5)
+                lensDioptres += max(min(error, Self.lensSlewDioptresPerFrame), -Self.lensSlewDioptresPerFrame)
                 let settled = abs(scene.subjectDioptres - lensDioptres) < 0.05
                 if afMode == 1 {
                     pdafFramesLeft -= 1

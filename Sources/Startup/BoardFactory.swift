@@ -58,11 +58,11 @@ public enum BoardFactory {
         let cameraProvider = try makeCameraProvider(board: board, sensors: sensors, loop: loop, motion: motion)
         if let sim = cameraProvider as? SimulatedCameraProvider {
             simulation.setLighting = { name in
-                guard let lighting = TestChart.Lighting(rawValue: name) else {
-                    throw HardwareError(.invalidArgument, "scene \(name): use \(TestChart.Lighting.allCases.map(\.rawValue).joined(separator: " or "))")
+                guard let scene = sim.scene.named(name) else {
+                    throw HardwareError(.invalidArgument, "scene \(name): use \(SimulatedScene.names.joined(separator: " or "))")
                 }
-                sim.scene.lighting = lighting
-                sim.openedCamera?.scene.lighting = lighting
+                sim.scene = scene
+                if let camera = sim.openedCamera, let opened = camera.scene.named(name) { camera.scene = opened }
                 return name
             }
         }

@@ -16,10 +16,11 @@ extension Supervisor {
     func registerSimulationCommands() {
         guard let hooks = devices.simulation else { return }
         if hooks.setMotion != nil || hooks.setLighting != nil {
-            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit | hang <s>",
+            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth | hang <s>",
                                  summary: "simulated board: change the rig's motion or the scene's lighting, or hang the loop (watchdog test)",
                                  detail: ["example: sim motion handheld 3", "The IMU and the simulated frames' blur follow the same motion.",
                                           "sim scene backlit: a bright window and a deep shadow (a high-contrast scene for video HDR); sim scene even: back to the lit chart.",
+                                          "sim scene depth: the lit chart in six upright strips at 0.15, 0.25, 0.4, 0.7 and 1.5 m and infinity (left to right), each blurred by its defocus: for focus brackets.",
                                           "sim hang 3 blocks the supervisor's loop for 3 s (at most 60): the watchdog pings stop."],
                                  arguments: 2...3) { context, args in
                 if args[0] == "hang", args.count == 2 { return Self.hang(args[1]) }
@@ -33,7 +34,7 @@ extension Supervisor {
                         return .err(.badValue, "\(error)")
                     }
                 }
-                guard args[0] == "motion" else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude] | scene even|backlit | hang <s>") }
+                guard args[0] == "motion" else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude] | scene even|backlit|depth | hang <s>") }
                 var amplitude: Double? = nil
                 if args.count == 3 {
                     guard let a = Double(args[2]), a >= 0, a.isFinite else {

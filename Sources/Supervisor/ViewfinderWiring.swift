@@ -57,7 +57,10 @@ extension Supervisor {
         if let running = captureService?.running, running.plan.steps.count > 1 {
             let index = min(running.framesSaved, running.plan.steps.count - 1)
             var ev = 0.0
-            if case .evBias(let bias) = running.plan.steps[index] { ev = bias }
+            switch running.plan.steps[index] {
+            case .evBias(let bias), .focus(_, let bias): ev = bias
+            case .manual: break
+            }
             status.bracket = ViewfinderStatus.BracketProgress(index: index + 1, count: running.plan.steps.count, evOffset: ev)
         }
         if let stabilization {

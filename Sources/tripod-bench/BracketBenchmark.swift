@@ -7,15 +7,17 @@ import SimulatedHardware
 
 /// Brackets of 3, 5 and 9 frames on one simulated IMX708 (exposure and gain delay 2, 4 requests
 /// in flight, same format and frame rate), three ways: Tripod's engine; "set controls, then wait
-/// until a frame's metadata matches", per frame; "stop, reconfigure, start", per frame. Sensor time
+/// until a frame's metadata matches", per frame; "stop, reconfigure, start", per frame. Focus
+/// brackets (`auto` steps over 0.5–2 m and 0.2–2 m) two ways: the engine, and "set the lens, wait
+/// until a frame's LensPosition says it is there", per step. Sensor time
 /// is the simulated clock (ManualEventLoop), so the numbers are exact and repeatable. Then the DNG
 /// and JPEG write throughput against plain write+fsync, in the same run.
 struct BracketBenchmark: Benchmark {
     static let name = "bracket"
     static let summary = "bracket frames and sensor time: engine vs set-and-wait vs restart per frame; DNG/JPEG writes"
 
-    /// Frames and sensor time one way took for one bracket.
-    struct Cost { var frames: Int; var sensorSeconds: Double; var bracketFrames: Int? = nil }
+    /// Frames and sensor time one way took for one bracket of `steps` steps.
+    struct Cost { var frames: Int; var sensorSeconds: Double; var bracketFrames: Int? = nil; var steps = 0 }
 
     func run() throws -> BenchmarkReport {
         var rows: [[String]] = []
@@ -26,7 +28,8 @@ struct BracketBenchmark: Benchmark {
             let wait = try measure(plan, way: .setAndWait)
             let restart = try measure(plan, way: .restart)
             func row(_ name: String, _ c: Cost) -> [String] {
-                [name, "\(count)", "\(c.frames)", c.bracketFrames.map(String.init) ?? "-", String(format: "%.1f", c.sensorSeconds * 1000),
+                [name, "\(count)", "\(c.frames)", String(format: "%.2f", Double(c.frames) / Double(count)),
+                 c.bracketFrames.map(String.init) ?? "-", String(format: "%.1f", c.sensorSeconds * 1000),
                  String(format: "%.2f", c.sensorSeconds / engine.sensorSeconds),
                  String(format: "%.2f", Double(c.frames) / Double(engine.frames))]
             }
@@ -37,16 +40,34 @@ struct BracketBenchmark: Benchmark {
             metrics["time_ratio_wait_vs_engine_\(count)"] = wait.sensorSeconds / engine.sensorSeconds
             metrics["time_ratio_restart_vs_engine_\(count)"] = restart.sensorSeconds / engine.sensorSeconds
         }
+        rows.append(["-- focus brackets (auto step)", "steps", "sensor frames", "frames/step", "own frames", "sensor ms", "time × engine", "frames × engine"])
+        for (name, near, far) in [("0.5m-2m", 2.0, 0.5), ("0.2m-2m", 5.0, 0.5)] {
+            let plan = BracketPlan.focus(FocusBracketRequest(near, far, stepDioptres: nil, text: name))
+            let engine = try measure(plan, way: .engine), wait = try measure(plan, way: .setAndWait)
+            let count = engine.steps
+            func row(_ way: String, _ c: Cost) -> [String] {
+                [way + " " + name, "\(count)", "\(c.frames)", String(format: "%.2f", Double(c.frames) / Double(count)),
+                 c.bracketFrames.map(String.init) ?? "-", String(format: "%.1f", c.sensorSeconds * 1000),
+                 String(format: "%.2f", c.sensorSeconds / engine.sensorSeconds), String(format: "%.2f", Double(c.frames) / Double(engine.frames))]
+            }
+            rows += [row("Tripod engine (lens travel planned in frames, LensPosition matched)", engine),
+                     row("set focus.lens, wait for a frame at that LensPosition, per step", wait)]
+            let key = name.replacingOccurrences(of: "-", with: "_").replacingOccurrences(of: ".", with: "")
+            metrics["focus_steps_\(key)"] = Double(count)
+            metrics["focus_frames_per_step_engine_\(key)"] = Double(engine.frames) / Double(count)
+            metrics["focus_frames_per_step_wait_\(key)"] = Double(wait.frames) / Double(count)
+            metrics["focus_frames_ratio_wait_vs_engine_\(key)"] = Double(wait.frames) / Double(engine.frames)
+        }
         let directory = ProcessInfo.processInfo.environment["TRIPOD_BENCH_DIR"] ?? ".bench/bracket-scratch"
         let m = try measureMediaWrites(frameCount: 3, size: PixelSize(width: 4056, height: 3040), directory: directory)
         func write(_ name: String, _ bytes: Int, _ seconds: [Double], _ plain: [Double]) -> [String] {
             let total = seconds.reduce(0, +), plainTotal = plain.reduce(0, +)
-            return [name, "\(seconds.count)", String(format: "%.1f MB", Double(bytes) / 1e6), "",
+            return [name, "\(seconds.count)", String(format: "%.1f MB", Double(bytes) / 1e6), "", "",
                     String(format: "%.1f", total / Double(seconds.count) * 1000),
                     String(format: "%.2f", total / plainTotal), String(format: "%.1f MB/s vs %.1f MB/s plain",
                         Double(bytes * seconds.count) / 1e6 / total, Double(bytes * plain.count) / 1e6 / plainTotal)]
         }
-        rows.append(["-- writes (wall clock, 12 MP)", "frames", "bytes", "", "ms/frame", "× plain time", "throughput"])
+        rows.append(["-- writes (wall clock, 12 MP)", "frames", "bytes", "", "", "ms/frame", "× plain time", "throughput"])
         rows.append(write("DNG uncompressed: encode + atomic write", m.dngBytesPerFrame, m.dngSeconds, m.dngPlainSeconds))
         rows.append(write("JPEG q92: libjpeg encode + EXIF + atomic write", m.jpegBytesPerFrame, m.jpegSeconds, m.jpegPlainSeconds))
         metrics["dng_mb_per_s"] = m.megabytesPerSecond(m.dngBytesPerFrame, m.dngSeconds)
@@ -54,13 +75,15 @@ struct BracketBenchmark: Benchmark {
         metrics["jpeg_mb_per_s"] = m.megabytesPerSecond(m.jpegBytesPerFrame, m.jpegSeconds)
         metrics["jpeg_plain_mb_per_s"] = m.megabytesPerSecond(m.jpegBytesPerFrame, m.jpegPlainSeconds)
         return BenchmarkReport(
-            columns: ["way", "steps", "sensor frames", "own frames", "sensor ms", "time × engine", "frames × engine"],
+            columns: ["way", "steps", "sensor frames", "frames/step", "own frames", "sensor ms", "time × engine", "frames × engine"],
             rows: rows,
             notes: [
                 "simulated IMX708, format 0, exposure delay 2, gain delay 2, 4 requests in flight; EV preset at 1 EV from the metered exposure",
                 "sensor frames/time: from the trigger to the completion of the frame that satisfies the last step (simulated clock);",
                 "  they include the 4 requests already in flight ahead of the first bracket request (per step for set-and-wait)",
                 "own frames: the engine's first bracket frame to its last kept one = steps + pipeline delay (2)",
+                "focus: lens from 1 D (the tuning default), simulated lens 1.5 D per frame, auto step 0.30 D; set-and-wait sets",
+                "  the held exposure once and focus.lens per step, and takes the first frame whose LensPosition and exposure match",
                 "restart per frame: costed as the simulated camera models it: configure and start take no time, the pipeline refills,",
                 "  and 1 start-up frame is dropped (AWB stays auto); real libcamera adds hundreds of ms of configure/allocate per restart",
                 "writes: \(m.size), directory \(m.directory); × plain time = Tripod / plain write+fsync of the same bytes (encode included)",
@@ -131,7 +154,7 @@ private final class WayRunner {
     func done() {
         report(self, .success(BracketBenchmark.Cost(frames: framesUsed - startFrames,
                                                      sensorSeconds: Double((loop.now() - startTime).nanoseconds) / 1e9,
-                                                     bracketFrames: engine?.statistics.sensorFramesUsed)))
+                                                     bracketFrames: engine?.statistics.sensorFramesUsed, steps: steps.count)))
         controller.onFrame = nil
     }
     var startFrames = 0
@@ -140,6 +163,7 @@ private final class WayRunner {
         startTime = loop.now()
         startFrames = framesUsed
         do {
+            let plan = try plan.resolvingFocus(for: controller, maximumFrames: BracketPlan.maximumSteps)
             let engine = try BracketEngine(controller: controller, plan: plan, onFrame: { _ in }, onFinish: { [self] outcome in
                 if case .failed(let reason, _) = outcome { report(self, .failure(CameraError(.notReady, reason))) }
                 else if way == .engine { done() }
@@ -168,14 +192,17 @@ private final class WayRunner {
             let format = controller.activeFormat.format
             let iso = min(max((step.analogueGain * controller.sensor.isoPerGain * 100).rounded() / 100, format.minimumISO), format.maximumISO)
             try controller.setExposure(.custom(durationMicroseconds: step.exposureMicroseconds, iso: iso))
+            if let lens = step.lensDioptres { try controller.setFocus(.locked(lensPositionDioptres: lens)) }
             if way == .restart { try controller.startStreaming() }
         } catch {
             report(self, .failure(CameraError(.notReady, "\(error)")))
             return
         }
+        let tolerance = BracketMatching.lensTolerance(resolutionDioptres: controller.sensor.lensPositionResolutionDioptres)
         controller.onFrame = { [self] _, state in
             guard let actual = state.exposure,
                   BracketMatching.match(actualExposureMicroseconds: actual.durationMicroseconds, actualGain: actual.gain,
+                                        actualLensDioptres: state.lensPositionDioptres, lensTolerance: tolerance,
                                         steps: [step], pending: [0], controlInfo: [:]) != nil else { return }
             controller.onFrame = nil
             next(index + 1, way: way)

@@ -73,13 +73,13 @@ func edgeEnergy(_ buffer: FrameBuffer) -> Double {
     #expect(rig.controller.latest?.lensPositionDioptres == 2)
     let sharp = edgeEnergy(try #require(rig.controller.latestRequest?.buffers[.viewfinder]))
     try rig.controller.setLensPosition(normalised: 0)  // near end: 15 D
-    rig.loop.advance(by: .milliseconds(400))
+    rig.loop.advance(by: .milliseconds(700))  // the lens travels 1.5 D a frame, after the requests in flight
     #expect(rig.controller.latest?.lensPositionDioptres == 15)
     #expect(rig.controller.lensPositionNormalised == 0)
     let blurred = edgeEnergy(try #require(rig.controller.latestRequest?.buffers[.viewfinder]))
     #expect(blurred < 0.6 * sharp)
     try rig.controller.setLensPosition(normalised: 1)  // infinity
-    rig.loop.advance(by: .milliseconds(400))
+    rig.loop.advance(by: .milliseconds(700))
     #expect(rig.controller.latest?.lensPositionDioptres == 0)
     #expect {
         try rig.controller.setFocus(.locked(lensPositionDioptres: 20))

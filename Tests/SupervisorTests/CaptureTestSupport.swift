@@ -23,24 +23,27 @@ final class CaptureRig {
     /// `exposureControl` false gives a camera without exposure controls or metadata, and
     /// `maximumBufferCount` one that gives at most that many buffers per stream and starts only
     /// with two requests queued (vimc: both, 4).
+    /// `sensorModel` another sensor of the database, `renderSize` larger frames for tests that
+    /// measure pixels, `scene` what the camera looks at.
     init(capacityBytes: Int64? = nil, exposureControl: Bool = true, maximumBufferCount: Int? = nil,
-         configure: (CaptureService) -> Void = { _ in }) throws {
+         sensorModel: String = "imx708", renderSize: PixelSize = PixelSize(width: 96, height: 54),
+         scene: SimulatedScene = SimulatedScene(), configure: (CaptureService) -> Void = { _ in }) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("board").path
         let catalog = BoardCatalog(directories: [root])
         let board = try catalog.board("sim")
-        guard var sensor = try catalog.sensor("imx708") else { throw StartupError("no imx708 in \(root)") }
+        guard var sensor = try catalog.sensor(sensorModel) else { throw StartupError("no \(sensorModel) in \(root)") }
         sensor.exposureDelayFrames = 2
         sensor.gainDelayFrames = 2
         storage = SimulatedStorage(capacityBytes: capacityBytes)
         button = SimulatedButton(loop: loop, twoStage: true)
         led = SimulatedLED(clock: loop)
-        provider = SimulatedCameraProvider(loop: loop, sensor: sensor)
-        provider.maximumRenderSize = PixelSize(width: 96, height: 54)  // small frames: these tests need no pixels
+        provider = SimulatedCameraProvider(loop: loop, sensor: sensor, scene: scene)
+        provider.maximumRenderSize = renderSize  // small frames by default: most tests need no pixels
         provider.exposureControl = exposureControl
         provider.maximumBufferCount = maximumBufferCount
         if maximumBufferCount != nil { provider.minimumQueuedToStart = 2 }  // as vimc's capture node
-        let devices = BoardDevices(board: board, cameraProvider: provider, sensors: ["imx708": sensor], imu: nil,
+        let devices = BoardDevices(board: board, cameraProvider: provider, sensors: [sensorModel: sensor], imu: nil,
                                    shutter: button.shutter, halfPress: button.halfPress, led: led, display: NullDisplay(),
                                    storage: storage)
         supervisor = Supervisor(devices: devices, loop: loop, log: .discard)

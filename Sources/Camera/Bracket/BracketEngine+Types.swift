@@ -14,6 +14,8 @@ extension BracketEngine {
         public var actualExposureMicroseconds: Int?
         /// AnalogueGain the frame used (metadata); nil when the camera reports none.
         public var actualGain: Double?
+        /// LensPosition the frame reports, dioptres (confirms a focus step); nil when it reports none.
+        public var actualLensDioptres: Double?
         /// True when the sensor clamped the step (actual = step clamped to its limits ≠ requested).
         public var isClamped: Bool
         /// The gate's verdict for the kept attempt.
@@ -38,6 +40,8 @@ extension BracketEngine {
         public var maximumOutstanding = 0
         /// When the first request was queued (shutter lag ends here).
         public var firstRequestQueuedAt: MonotonicTime?
+        /// Requests planned only to give the lens time to travel (focus brackets), counted in frames.
+        public var lensTravelRequests = 0
         /// Sensor sequence of the first bracket frame.
         public var firstSequence: UInt64?
         /// Sensor sequence of the last kept frame.

@@ -24,6 +24,16 @@ import Hardware
 /// within one frame of it. The step's own request still goes in (a frame like any other, and the
 /// still when no regular frame serves).
 ///
+/// Focus steps (`BracketStep.focus`) also carry AfMode manual and their LensPosition, and the white
+/// balance in force when the bracket starts (ColourGains, AWB off), so exposure and colour are held
+/// for the stack. A step's frame is the first whose LensPosition metadata is the step's (within
+/// the lens's resolution) and whose exposure matches, so frames taken while the lens travels are
+/// skipped. The travel is planned in frames: after a step that moves the lens, requests holding
+/// the step are queued for the frames the lens needs (`lensTravelDioptresPerFrame`); before the
+/// lens moves on from a position at which the exposure changed (an EV bracket at each position),
+/// `pipelineDelayFrames` requests hold it so the last exposure lands there. Nothing waits on a timer.
+/// Regular requests are held for the whole of a focus bracket: they carry the focus settings' lens.
+///
 /// A camera without ExposureTime/AnalogueGain controls (vimc, some USB cameras) cannot vary or
 /// confirm exposure: only plans of "the current settings" (bias 0) run on it, each step takes the
 /// next complete frame of its own request, and the frame is reported with no actual settings
@@ -55,6 +65,16 @@ public final class BracketEngine {
     public var onFirstRequestQueued: ((MonotonicTime) -> Void)?
     /// True once `onFinish` has run.
     public private(set) var isFinished = false
+    /// How far the lens is assumed to move in one frame when travel is planned, dioptres. A
+    /// planning estimate, not a property of any lens: every frame is still confirmed from its
+    /// LensPosition, and a step whose frame did not arrive is queued again.
+    public static let lensTravelDioptresPerFrame = 1.5
+    /// LensPositions within this of a step's are the step's (`BracketMatching.lensTolerance`).
+    public let lensToleranceDioptres: Double
+    /// The white balance focus steps hold (ColourGains); nil for other plans.
+    public let heldColourGains: WhiteBalanceGains?
+    /// The lens position the last planned request asks for (or the latest frame's, before any).
+    private var plannedLensDioptres: Double?
 
     private let roles: [StreamRole]?
     /// The trigger, from which regular frames may serve the one step (nil: only the bracket's own).
@@ -108,6 +128,15 @@ public final class BracketEngine {
         self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
         self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
         confirmsSettings = controller.controlsExposure
+        let focuses = plan.steps.contains { if case .focus = $0 { true } else { false } }
+        if focuses && controller.afSystem == "none" {
+            throw CameraError(.unsupported, "bracket: \(controller.sensor.model) has no lens control (fixed focus), so it cannot take a focus bracket")
+        }
+        lensToleranceDioptres = BracketMatching.lensTolerance(resolutionDioptres: controller.sensor.lensPositionResolutionDioptres)
+        let latestFrame = controller.latestRegular ?? controller.latest
+        heldColourGains = focuses ? (controller.lockedGains ?? latestFrame?.colourGains) : nil
+        plannedLensDioptres = latestFrame?.lensPositionDioptres
+        holdsForWholeBracket = focuses
         generation = controller.streamingGeneration
         let format = controller.activeFormat.format
         let range = format.minimumExposureMicroseconds...max(format.maximumExposureMicroseconds, format.minimumExposureMicroseconds)
@@ -159,10 +188,8 @@ public final class BracketEngine {
                                     controller.observedFrameIntervalMicroseconds ?? 0)
         let allowed = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
         armTimeout(at: controller.loop.now() + allowed)
-        if confirmsSettings, maximumRequestsInFlight < steps.count + pipelineDelayFrames {
-            holdsForWholeBracket = true
-            holdRegularRequests()
-        }
+        if confirmsSettings, maximumRequestsInFlight < steps.count + pipelineDelayFrames { holdsForWholeBracket = true }
+        if holdsForWholeBracket { holdRegularRequests() }
         if regularFramesFrom != nil {
             let bound = LoopBound(self, loop: controller.loop)
             controller.onRegularFrameForBracket = { bound.value.regularFrameCompleted($0) }
@@ -212,10 +239,47 @@ public final class BracketEngine {
     /// Plans the unmatched steps from `start` on, then the padding, and queues what the window allows.
     private func queueBurst(from start: Int) throws {
         guard !isFinished else { return }
-        let indices = (start..<steps.count).filter { !matched[$0] }
-        planned += indices.map { .step($0) }
-        if let last = indices.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
+        plan((start..<steps.count).filter { !matched[$0] })
         try pump()
+    }
+
+    /// Plans `indices` in order, with the lens's travel and settling (see the type's comment), then
+    /// the padding that lets the last step's exposure land. Requests planned for the lens get
+    /// their own budget and time.
+    private func plan(_ indices: [Int]) {
+        var travel = 0
+        var previous: Int?
+        var exposureChangedHere = false
+        for index in indices {
+            let step = steps[index]
+            if let lens = step.lensDioptres {
+                let from = plannedLensDioptres ?? lens + controller.lensPositionRangeDioptres.upperBound
+                if abs(lens - from) > lensToleranceDioptres {
+                    if let previous, exposureChangedHere {
+                        planned += Array(repeating: .pad(steps[previous]), count: pipelineDelayFrames)
+                        travel += pipelineDelayFrames
+                    }
+                    exposureChangedHere = false
+                    planned.append(.step(index))
+                    let frames = max(Int((abs(lens - from) / Self.lensTravelDioptresPerFrame).rounded(.up)) - 1, 0)
+                    planned += Array(repeating: .pad(step), count: frames)
+                    travel += frames
+                    plannedLensDioptres = lens
+                    previous = index
+                    continue
+                }
+            }
+            if let previous, steps[previous].exposureMicroseconds != step.exposureMicroseconds
+                || steps[previous].analogueGain != step.analogueGain { exposureChangedHere = true }
+            planned.append(.step(index))
+            previous = index
+        }
+        if let last = indices.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
+        guard travel > 0 else { return }
+        statistics.lensTravelRequests += travel
+        extraRequestBudget += travel
+        let frameMicroseconds = controller.observedFrameIntervalMicroseconds ?? controller.activeFormat.minimumFrameDurationMicroseconds
+        extendTimeout(by: .microseconds(frameMicroseconds * Int64(travel)))
     }
 
     /// Queues planned requests while fewer than `maximumRequestsInFlight` are outstanding, asking
@@ -296,9 +360,7 @@ public final class BracketEngine {
     private func resume(_ indices: [Int]) {
         resumeWork = nil
         if holdsForWholeBracket { holdRegularRequests() }
-        let wanted = indices.filter { !matched[$0] }
-        planned += wanted.map { .step($0) }
-        if let last = wanted.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
+        plan(indices.filter { !matched[$0] })
         do { try pump() } catch { fail("camera: \(error)") }
         finishBurstIfIdle()
     }
@@ -331,6 +393,14 @@ public final class BracketEngine {
         // the exposure is longer).
         let frames = controller.frameDurationRangeMicroseconds
         controls[ControlName.frameDurationLimits] = .int64Array([frames.minimum, max(frames.maximum, Int64(step.exposureMicroseconds))])
+        if let lens = step.lensDioptres {
+            controls[ControlName.afMode] = .int32(0)
+            controls[ControlName.lensPosition] = .float(Float(lens))
+        }
+        if let gains = heldColourGains {
+            controls[ControlName.awbEnable] = .bool(false)
+            controls[ControlName.colourGains] = .floatArray([Float(gains.red), Float(gains.blue)])
+        }
         return controls
     }
 
@@ -359,8 +429,9 @@ public final class BracketEngine {
             statistics.framesWithoutSettings += 1
             return
         }
-        if let (index, clamped) = match(actual, pending: pendingIndices(upTo: request.cookie)) {
-            accept(index: index, clamped: clamped, actual: actual, request: request)
+        let lens = request.metadata[ControlName.lensPosition]?.doubleValue
+        if let (index, clamped) = match(actual, lens: lens, pending: pendingIndices(upTo: request.cookie)) {
+            accept(index: index, clamped: clamped, actual: actual, lens: lens, request: request)
         } else {
             statistics.framesSkipped += 1
         }
@@ -374,9 +445,9 @@ public final class BracketEngine {
     }
 
     /// The pending step whose settings `actual` are (`BracketMatching`), and whether clamped.
-    private func match(_ actual: (microseconds: Int, gain: Double), pending: [Int]) -> (index: Int, clamped: Bool)? {
-        BracketMatching.match(actualExposureMicroseconds: actual.microseconds, actualGain: actual.gain, steps: steps,
-                              pending: pending, controlInfo: controller.device.controlInfo)
+    private func match(_ actual: (microseconds: Int, gain: Double), lens: Double? = nil, pending: [Int]) -> (index: Int, clamped: Bool)? {
+        BracketMatching.match(actualExposureMicroseconds: actual.microseconds, actualGain: actual.gain, actualLensDioptres: lens,
+                              lensTolerance: lensToleranceDioptres, steps: steps, pending: pending, controlInfo: controller.device.controlInfo)
     }
 
     /// A regular frame, while the one step may take one: kept when its exposure began nearest the
@@ -413,7 +484,7 @@ public final class BracketEngine {
 
     /// Keeps (or, on the gate's word, retakes) a step's frame. `actual` is nil when the camera
     /// reports no exposure: the gate then judges the whole frame duration.
-    private func accept(index: Int, clamped: Bool, actual: (Int, Double)?, request: CompletedRequest) {
+    private func accept(index: Int, clamped: Bool, actual: (Int, Double)?, lens: Double? = nil, request: CompletedRequest) {
         let frameMicroseconds = request.metadata[ControlName.frameDuration]?.int64Value
             ?? controller.activeFormat.minimumFrameDurationMicroseconds
         let verdict = gate.judge(index: index, attempt: attempts[index], exposureStart: request.sensorTimestamp,
@@ -433,7 +504,7 @@ public final class BracketEngine {
             measured.append((bias, extremes))
         }
         onFrame(MatchedFrame(index: index, attempts: attempts[index], requested: steps[index], actualExposureMicroseconds: actual?.0,
-                             actualGain: actual?.1, isClamped: clamped, verdict: verdict, request: request))
+                             actualGain: actual?.1, actualLensDioptres: lens, isClamped: clamped, verdict: verdict, request: request))
     }
 
     /// Done as soon as every step is matched (padding still planned is dropped; requests still in

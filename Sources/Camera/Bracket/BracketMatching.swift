@@ -10,12 +10,27 @@ public enum BracketMatching {
         abs(a - b) <= relativeTolerance * max(abs(a), abs(b), 1e-9)
     }
 
+    /// The lens positions two frames may differ by and still be one (the driver's resolution at
+    /// most rounds half a unit either way), dioptres.
+    public static func lensTolerance(resolutionDioptres: Double?) -> Double {
+        max(0.5 * (resolutionDioptres ?? 0) + 0.001, 0.005)
+    }
+
     /// The first of `pending` (step indices, in order) whose exposure and gain equal the frame's
     /// (`clamped` false), else the first whose values clamped to the camera's ExposureTime and
     /// AnalogueGain limits equal the frame's while differing from the request (`clamped` true).
-    public static func match(actualExposureMicroseconds: Int, actualGain: Double, steps: [ResolvedStep],
+    /// A step with a lens position matches only a frame whose LensPosition (`actualLensDioptres`)
+    /// is within `lensTolerance` of it: a frame taken while the lens still travelled is no step's.
+    public static func match(actualExposureMicroseconds: Int, actualGain: Double, actualLensDioptres: Double? = nil,
+                             lensTolerance: Double = 0.005, steps: [ResolvedStep],
                              pending: [Int], controlInfo: [String: ControlInfo]) -> (index: Int, clamped: Bool)? {
         let e = Double(actualExposureMicroseconds)
+        func lensArrived(_ step: ResolvedStep) -> Bool {
+            guard let wanted = step.lensDioptres else { return true }
+            guard let actual = actualLensDioptres else { return false }
+            return abs(actual - wanted) <= lensTolerance
+        }
+        let pending = pending.filter { lensArrived(steps[$0]) }
         for i in pending where close(Double(steps[i].exposureMicroseconds), e) && close(steps[i].analogueGain, actualGain) {
             return (i, false)
         }

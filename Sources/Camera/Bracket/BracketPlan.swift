@@ -7,6 +7,9 @@ public enum BracketStep: Hashable, Sendable {
     case manual(durationMicroseconds: Int, iso: Double)
     /// An exposure bias, EV, relative to the metered exposure when the bracket starts.
     case evBias(Double)
+    /// A lens position, dioptres (0 = infinity), with an exposure bias as `evBias` has (a focus
+    /// bracket's step: the exposure and white balance are held for the whole stack).
+    case focus(lensDioptres: Double, evBias: Double)
 }
 
 /// What a bracket runs: its steps, in capture order, and how it was asked for.
@@ -22,6 +25,8 @@ public struct BracketPlan: Hashable, Sendable {
     public static let maximumSteps = 256
     /// For "auto-range": how it extends itself after the first steps.
     public var autoRange: AutoRangePolicy?
+    /// For "focus": the request its steps are made from when it starts (`resolvingFocus`).
+    public var focus: FocusBracketRequest?
 
     /// A plan from its parts.
     public init(kind: String, summary: String, steps: [BracketStep], autoRange: AutoRangePolicy? = nil) {
@@ -90,16 +95,20 @@ public struct ResolvedStep: Hashable, Sendable {
     public var analogueGain: Double
     /// The EV bias this step stands for (nil for manual steps).
     public var evBias: Double?
+    /// LensPosition to request, dioptres; nil when the step leaves the lens as the settings have it.
+    public var lensDioptres: Double?
 
     /// A resolved step from its parts.
-    public init(exposureMicroseconds: Int, analogueGain: Double, evBias: Double? = nil) {
+    public init(exposureMicroseconds: Int, analogueGain: Double, evBias: Double? = nil, lensDioptres: Double? = nil) {
         self.exposureMicroseconds = exposureMicroseconds; self.analogueGain = analogueGain; self.evBias = evBias
+        self.lensDioptres = lensDioptres
     }
 
     /// Resolves `step`. Manual: gain = ISO / isoPerGain. EV bias: the metered product (µs × gain)
     /// × 2^bias, keeping the metered gain and scaling the duration within `durationRange`; what
     /// does not fit moves into the gain. A gain beyond the sensor's range is still requested as
-    /// computed: the sensor clamps it and the frame is flagged (never silently relabelled).
+    /// computed: the sensor clamps it and the frame is flagged (never silently relabelled). Focus: as
+    /// an EV bias, with the lens position.
     public static func resolve(_ step: BracketStep, meteredMicroseconds: Int, meteredGain: Double,
                                durationRange: ClosedRange<Int>, isoPerGain: Double) -> ResolvedStep {
         switch step {
@@ -111,6 +120,11 @@ public struct ResolvedStep: Hashable, Sendable {
             duration = min(max(duration, Double(durationRange.lowerBound)), Double(durationRange.upperBound))
             let rounded = max(Int(duration.rounded()), 1)
             return ResolvedStep(exposureMicroseconds: rounded, analogueGain: total / Double(rounded), evBias: bias)
+        case .focus(let lens, let bias):
+            var step = resolve(.evBias(bias), meteredMicroseconds: meteredMicroseconds, meteredGain: meteredGain,
+                               durationRange: durationRange, isoPerGain: isoPerGain)
+            step.lensDioptres = lens
+            return step
         }
     }
 }
