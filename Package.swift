@@ -25,6 +25,7 @@ let package = Package(
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: ["libsystemd-dev"]),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         systemLibrary("CFFmpeg", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"]),
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         // Tests only: the viewfinder's reference images (libpng's simplified png_image API).
         systemLibrary("CPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
         // Typed, error-safe wrappers for what does not import into Swift (variadic TIFFSetField,
@@ -33,6 +34,8 @@ let package = Package(
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         // FFmpeg's AVERROR/AV_NOPTS_VALUE macros and AVFrame's array fields, as functions.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
+        // libmicrohttpd's variadic MHD_start_daemon and info queries, with fixed arguments.
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -71,10 +74,15 @@ let package = Package(
         .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media"]),
         // The console transports: stdio, the serial port, the control socket, each client's writer and reader.
         .target(name: "Transports", dependencies: ["Hardware", "Syscalls", "Console"]),
+        // The browser remote: the HTTP server (libmicrohttpd), its token, the API over the console's
+        // operations, the MJPEG preview, the page. Serves a `RemoteHost` (the supervisor).
+        .target(name: "Remote", dependencies: [
+            "Hardware", "Syscalls", "Console", "Transports", "Settings", "Viewfinder", "Media", "CMicroHTTPD", "CMicroHTTPDShim",
+        ]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
-            "Controls", "Capture", "Recording", "Settings", "Transports",
+            "Controls", "Capture", "Recording", "Settings", "Transports", "Remote",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
@@ -106,6 +114,8 @@ let package = Package(
         // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
         .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor", "Settings", "Transports"],
                 path: "Tests/TestSupport"),
+        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Settings", "Console", "Hardware", "Transports", "TestSupport"],
+                    exclude: ["Browser"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport", "Boards"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",

@@ -43,6 +43,8 @@ public struct TypedSettings: Equatable, Sendable {
     public var video = VideoSettings()
     /// `video.hdr`: a camera setting (VideoHDRService), not the recorder's.
     public var videoHDR = VideoHDRPolicy.Preference.auto
+    /// `remote.listen`: where the browser remote's HTTP server listens, or off (docs/remote.md).
+    public var remoteListen = RemoteListen.off
 
     public init() {}
 

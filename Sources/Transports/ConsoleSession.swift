@@ -28,6 +28,8 @@ public final class ConsoleSession {
         case control
         /// A test or in-process client.
         case local
+        /// A browser remote's request or event stream (one session each, in JSON mode).
+        case remote
     }
 
     public let id: Int

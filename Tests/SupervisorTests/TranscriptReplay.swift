@@ -105,6 +105,8 @@ struct Transcript {
         var s = line.replacingOccurrences(of: captures, with: "$CAPTURES")
         s = s.replacingOccurrences(of: #"free=[0-9.]+GB"#, with: "free=*", options: .regularExpression)
         s = s.replacingOccurrences(of: #""free":"[0-9.]+GB""#, with: "\"free\":\"*\"", options: .regularExpression)
+        // The remote's token is random.
+        s = s.replacingOccurrences(of: #"\btoken=[0-9a-f]{64}\b"#, with: "token=*", options: .regularExpression)
         // Capture folders are named by today's date.
         s = s.replacingOccurrences(of: #"\b[0-9]{4}-[0-9]{2}-[0-9]{2}/"#, with: "$DATE/", options: .regularExpression)
         // An encoder's byte counts depend on its thread count (the machine's cores).
