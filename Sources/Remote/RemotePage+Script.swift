@@ -64,7 +64,15 @@ extension RemotePage {
     async function refreshSettings() {
       const table = await api('/api/settings');
       const form = $('settings');
-      const focused = document.activeElement && document.activeElement.dataset.key;
+      const shown = (setting) => setting.type === 'number' ? parseFloat(setting.value) : setting.value;
+      // Built once; later refreshes only update the values (never the control being edited).
+      if (form.children.length === table.settings.length) {
+        for (const setting of table.settings) {
+          const control = document.getElementById('setting-' + setting.key);
+          if (control && control !== document.activeElement) control.value = shown(setting);
+        }
+        return;
+      }
       form.replaceChildren();
       for (const setting of table.settings) {
         const label = document.createElement('label');
@@ -87,15 +95,15 @@ extension RemotePage {
         }
         control.id = 'setting-' + setting.key;
         control.dataset.key = setting.key;
-        control.value = setting.type === 'number' ? parseFloat(setting.value) : setting.value;
+        control.value = shown(setting);
         control.addEventListener('change', async () => {
+          if (control.value === '') return;
           await command('set ' + setting.key + ' ' + control.value);
           refreshSettings(); refreshStatus();
         });
         label.append(name, control);
         if (setting.unit) { const unit = document.createElement('span'); unit.className = 'unit'; unit.textContent = setting.unit; label.append(unit); }
         form.append(label);
-        if (focused === setting.key) control.focus();
       }
     }
 

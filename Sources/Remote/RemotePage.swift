@@ -24,7 +24,7 @@ enum RemotePage {
     <title>Tripod: log in</title><link rel="stylesheet" href="/app.css"></head>
     <body class="login"><main>
     <h1>Tripod</h1>
-    <form id="login"><label for="token">Token (<code>tripod ctl remote token</code>)</label>
+    <form id="login" method="post" action="/login"><label for="token">Token (<code>tripod ctl remote token</code>)</label>
     <input id="token" name="token" type="password" autocomplete="current-password" required>
     <button id="login-button" type="submit">Log in</button><p id="login-error" role="alert"></p></form>
     </main><script src="/app.js"></script></body></html>

@@ -57,15 +57,17 @@ struct RemoteRouter: Sendable {
     static let cookieName = "tripod_token"
 
     func route(_ request: HTTPRequest) -> HTTPResponse {
-        if request.path == "/login" {
-            guard request.method == "GET" else { return .text(405, "method not allowed") }
-            return RemotePage.login
+        // The login page and its script and style (static, no secret) are the only open paths.
+        switch (request.method, request.path) {
+        case ("GET", "/login"): return RemotePage.login
+        case ("GET", "/app.js"): return RemotePage.script
+        case ("GET", "/app.css"): return RemotePage.style
+        case (_, "/login"), (_, "/app.js"), (_, "/app.css"): return .text(405, "method not allowed")
+        default: break
         }
         if let refusal = refusal(request) { return refusal }
         switch (request.method, request.path) {
         case ("GET", "/"): return RemotePage.page
-        case ("GET", "/app.js"): return RemotePage.script
-        case ("GET", "/app.css"): return RemotePage.style
         case ("POST", "/api/command"): return command(request)
         case ("GET", "/api/status"): return console("status")
         case ("GET", "/api/formats"): return console("formats")

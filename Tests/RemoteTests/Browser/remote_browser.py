@@ -24,7 +24,7 @@ def fail(message):
     sys.exit(1)
 
 
-def browser(width, height):
+def browser(width, height, phone=False):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -34,7 +34,12 @@ def browser(width, height):
                      # Nothing but 127.0.0.1: every other name fails to resolve.
                      "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]:
         options.add_argument(argument)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    if phone:
+        # Headless windows are at least 500 px wide: a phone's viewport is emulated.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": True})
+    return driver
 
 
 def wait(driver, seconds, condition, what):
@@ -63,9 +68,13 @@ for (let k = 0; k < d.length; k += 4) { const y = (d[k] + d[k + 1] + d[k + 2]) /
 return [i.naturalWidth, i.naturalHeight, hi - lo];
 """
 
-driver = browser(360, 780)
+driver = browser(360, 780, phone=True)
 try:
     log_in(driver)
+    overflow = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    result["phone_width"] = overflow
+    if overflow[0] > overflow[1]:
+        fail("the page is wider than the phone: %d > %d px" % tuple(overflow))
     width, height, spread = driver.execute_script(SPREAD)
     result["preview"] = {"width": width, "height": height, "spread": spread}
     if spread < 64:
@@ -83,13 +92,11 @@ try:
         driver.find_element(By.ID, toggle).click()
     wait(driver, 10, lambda d: not d.execute_script("return document.getElementById('histogram-chart').hidden"), "the histogram")
 
-    # Exposure from the page: the ISO control, built from /api/settings.
-    wait(driver, 10, lambda d: d.find_elements(By.ID, "setting-exposure.iso"), "the settings")
-    iso = driver.find_element(By.ID, "setting-exposure.iso")
-    iso.clear()
-    iso.send_keys("800")
-    driver.execute_script("arguments[0].dispatchEvent(new Event('change'))", iso)
-    wait(driver, 10, lambda d: "exposure.iso=800" in d.find_element(By.ID, "reply").text, "the set reply")
+    # Exposure from the page: the shutter control, built from /api/settings.
+    wait(driver, 10, lambda d: d.find_elements(By.ID, "setting-exposure.duration"), "the settings")
+    shutter = driver.find_element(By.ID, "setting-exposure.duration")
+    driver.execute_script("arguments[0].value = '1/250'; arguments[0].dispatchEvent(new Event('change'))", shutter)
+    wait(driver, 10, lambda d: "exposure.duration=1/250" in d.find_element(By.ID, "reply").text, "the set reply")
     result["set_reply"] = driver.find_element(By.ID, "reply").text
 
     # Capture: the file appears in the list; its download is the file on disk.
@@ -126,9 +133,8 @@ try:
     result["events"] = driver.find_element(By.ID, "events").text.count("\n") + 1
 
     if shots:
-        driver.find_element(By.ID, "zebra").click()
-        driver.find_element(By.ID, "peaking").click()
-        time.sleep(0.5)
+        driver.execute_script("window.scrollTo(0, 0)")
+        time.sleep(1.5)
         driver.save_screenshot(os.path.join(shots, "remote-phone.png"))
 finally:
     driver.quit()
@@ -137,7 +143,8 @@ if shots:
     desktop = browser(1280, 900)
     try:
         log_in(desktop)
-        time.sleep(1.0)
+        desktop.find_element(By.ID, "histogram").click()
+        time.sleep(1.5)
         desktop.save_screenshot(os.path.join(shots, "remote-desktop.png"))
     finally:
         desktop.quit()
