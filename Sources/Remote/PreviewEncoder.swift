@@ -18,7 +18,7 @@ public final class PreviewEncoder: @unchecked Sendable {
     private var sequence: UInt64 = 0
     private var running = true
     private var watchers = 0
-    private var nextDue = ContinuousClock.now
+    private var nextDue = ContinuousClock.Instant.now - .seconds(3600)
     private var counts = Counts()
     private var lastError: String?
 
@@ -42,8 +42,7 @@ public final class PreviewEncoder: @unchecked Sendable {
     /// last one taken is at least one frame interval old (a quarter interval early is allowed, so a
     /// 30 fps camera's jitter is not halved to 15). Replaces a frame not yet taken. Never blocks on
     /// encoding: the lock guards a reference swap.
-    public func offer(_ frame: FrameBuffer) {
-        let now = ContinuousClock.now
+    public func offer(_ frame: FrameBuffer, at now: ContinuousClock.Instant = .now) {
         condition.lock()
         counts.offered += 1
         guard running, watchers > 0, now >= nextDue - interval / 4 else { condition.unlock(); return }
