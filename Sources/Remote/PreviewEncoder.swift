@@ -13,8 +13,9 @@ public final class PreviewEncoder: @unchecked Sendable {
     public let quality: Int
     private let condition = NSCondition()
     // Guarded by `condition`:
-    private var pending: FrameBuffer?
+    private var pending: (frame: FrameBuffer, sensorTimestamp: Int64?)?
     private var latest: [UInt8] = []
+    private var latestSensorTimestamp: Int64?
     private var sequence: UInt64 = 0
     private var running = true
     private var watchers = 0
@@ -42,28 +43,30 @@ public final class PreviewEncoder: @unchecked Sendable {
     /// last one taken is at least one frame interval old (a quarter interval early is allowed, so a
     /// 30 fps camera's jitter is not halved to 15). Replaces a frame not yet taken. Never blocks on
     /// encoding: the lock guards a reference swap.
-    public func offer(_ frame: FrameBuffer, at now: ContinuousClock.Instant = .now) {
+    /// `sensorTimestampNanoseconds`: the frame's SensorTimestamp (CLOCK_MONOTONIC on Linux), sent
+    /// with its JPEG so a client can measure the latency (tools/bench remote).
+    public func offer(_ frame: FrameBuffer, sensorTimestampNanoseconds: Int64? = nil, at now: ContinuousClock.Instant = .now) {
         condition.lock()
         counts.offered += 1
         guard running, watchers > 0, now >= nextDue - interval / 4 else { condition.unlock(); return }
         nextDue = max(nextDue, now - interval / 4) + interval
         counts.accepted += 1
         let replaced = pending
-        pending = frame
+        pending = (frame, sensorTimestampNanoseconds)
         condition.signal()
         condition.unlock()
         _ = replaced  // released outside the lock
     }
 
     /// The newest JPEG after `sequence`, waiting at most `timeout`; nil when none came (or stopped).
-    public func frame(after sequence: UInt64, timeout: Duration) -> (jpeg: [UInt8], sequence: UInt64)? {
+    public func frame(after sequence: UInt64, timeout: Duration) -> (jpeg: [UInt8], sequence: UInt64, sensorTimestamp: Int64?)? {
         let deadline = Date(timeIntervalSinceNow: timeout.secondsValue)
         condition.lock()
         defer { condition.unlock() }
         while running, self.sequence <= sequence {
             if !condition.wait(until: deadline) { break }
         }
-        return self.sequence > sequence && !latest.isEmpty ? (latest, self.sequence) : nil
+        return self.sequence > sequence && !latest.isEmpty ? (latest, self.sequence, latestSensorTimestamp) : nil
     }
 
     /// A client starts or stops watching (the encoder works only while someone does).
@@ -91,7 +94,7 @@ public final class PreviewEncoder: @unchecked Sendable {
         while true {
             condition.lock()
             while running && pending == nil { condition.wait() }
-            guard running, let frame = pending else { condition.unlock(); return }
+            guard running, let (frame, sensorTimestamp) = pending else { condition.unlock(); return }
             pending = nil
             condition.unlock()
             let result = Result { () throws -> [UInt8] in
@@ -104,6 +107,7 @@ public final class PreviewEncoder: @unchecked Sendable {
             switch result {
             case .success(let jpeg):
                 latest = jpeg
+                latestSensorTimestamp = sensorTimestamp
                 sequence += 1
                 counts.encoded += 1
                 condition.broadcast()

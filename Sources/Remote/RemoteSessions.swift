@@ -166,7 +166,8 @@ final class MJPEGStream: HTTPStreamBody, @unchecked Sendable {
         if offset >= part.count {
             guard let next = encoder.frame(after: sequence, timeout: .seconds(1)) else { return encoder.isRunning ? 0 : nil }
             sequence = next.sequence
-            part = Array("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(next.jpeg.count)\r\n\r\n".utf8)
+            let stamp = next.sensorTimestamp.map { "X-Sensor-Timestamp: \($0)\r\n" } ?? ""
+            part = Array("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(next.jpeg.count)\r\n\(stamp)\r\n".utf8)
                 + next.jpeg + Array("\r\n".utf8)
             offset = 0
         }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Hardware
 @testable import Remote
+import TestSupport
 
 /// The preview's one encoder: a frame is encoded once whatever the number of clients, at most
 /// 30 a second, only while someone watches; a slow client gets the newest frame, skipping.

@@ -164,6 +164,9 @@ import TestSupport
         for frame in frames { #expect(frame.prefix(2) == [0xFF, 0xD8] && frame.suffix(2) == [0xFF, 0xD9]) }
         #expect(Set(frames).count > 1, "the frames change")
         #expect(frames.first.flatMap(MJPEGParts.jpegWidth) == 640)
+        // Each part carries its frame's SensorTimestamp, later for a later frame.
+        let stamps = MJPEGParts.parts(in: data).compactMap(\.sensorTimestamp)
+        #expect(stamps.count == frames.count && stamps == stamps.sorted() && Set(stamps).count == stamps.count)
     }
 
     @Test func eventsArriveAsServerSentEvents() throws {
@@ -221,38 +224,5 @@ import TestSupport
         #expect(remote.tripod.ask("set remote.listen off")?.hasPrefix("ok") == true)
         #expect(remote.client.connect() == nil)
         #expect(remote.tripod.ask("get remote.listen") == "ok remote.listen=off")
-    }
-}
-
-/// The JPEGs of a multipart/x-mixed-replace body.
-enum MJPEGParts {
-    static func jpegs(in data: [UInt8]) -> [[UInt8]] {
-        var out: [[UInt8]] = []
-        let marker = Array("Content-Length: ".utf8)
-        var i = 0
-        while i + marker.count < data.count {
-            guard data[i..<i + marker.count].elementsEqual(marker) else { i += 1; continue }
-            var j = i + marker.count
-            var length = 0
-            while j < data.count, data[j] >= 0x30, data[j] <= 0x39 { length = length * 10 + Int(data[j] - 0x30); j += 1 }
-            let start = j + 4  // \r\n\r\n
-            guard start + length <= data.count else { break }
-            out.append(Array(data[start..<start + length]))
-            i = start + length
-        }
-        return out
-    }
-
-    /// The width in a baseline JPEG's SOF0 segment.
-    static func jpegWidth(_ jpeg: [UInt8]) -> Int? {
-        var i = 2
-        while i + 9 < jpeg.count {
-            guard jpeg[i] == 0xFF else { return nil }
-            let marker = jpeg[i + 1]
-            let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
-            if marker == 0xC0 || marker == 0xC2 { return Int(jpeg[i + 7]) << 8 | Int(jpeg[i + 8]) }
-            i += 2 + length
-        }
-        return nil
     }
 }
