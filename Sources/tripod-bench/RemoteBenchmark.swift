@@ -63,7 +63,9 @@ struct RemoteBenchmark: Benchmark {
             usleep(UInt32(Self.recordSeconds * 1e6))
             status = try ask("status")
             _ = try ask("record stop")
-            usleep(1_000_000)
+            // The file is finalised before the next recording may start.
+            let deadline = Date().addingTimeInterval(60)
+            while tripod.ask("status")?.contains("recording=off") != true, Date() < deadline { usleep(100_000) }
             func field(_ key: String) -> Int {
                 status.split(separator: " ").first { $0.hasPrefix(key + "=") }.flatMap { Int($0.dropFirst(key.count + 1)) } ?? -1
             }
