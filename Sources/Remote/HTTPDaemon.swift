@@ -7,8 +7,8 @@ import Hardware
 public struct HTTPLimits: Sendable {
     /// Connections open at once (each has a thread); more are refused by libmicrohttpd.
     public var connections = 32
-    /// Connections open at once from one address.
-    public var connectionsPerAddress = 16
+    /// Connections open at once from one address (16 viewers and a few requests beside them).
+    public var connectionsPerAddress = 20
     /// A connection with no traffic for this long is closed (slowloris).
     public var idleTimeoutSeconds = 15
     /// Memory per connection for the request line and headers: a bigger request head is refused (431/413).

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Syscalls
 
 /// The remote's bearer token: 32 random bytes as 64 hex digits, made at the first start and kept
 /// in the state directory as `remote-token`, mode 0600.
@@ -12,13 +13,14 @@ public enum RemoteToken {
         return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
     }
 
-    /// The token in `directory`, made (O_CREAT|O_EXCL, mode 0600, then fsync) when there is none.
-    /// A file that is not 64 hex digits, or that others can read, is refused, not used.
-    public static func loadOrCreate(directory: String) throws(RemoteError) -> String {
+    /// The token in `directory`, made (O_CREAT|O_EXCL, mode 0600, then fsync, through the syscall
+    /// seam) when there is none. A file that is not 64 hex digits, or that others can read, is
+    /// refused, not used.
+    public static func loadOrCreate(directory: String, syscalls: any SystemCalls = SystemSyscalls()) throws(RemoteError) -> String {
         let path = directory + "/" + fileName
         if let existing = FileManager.default.contents(atPath: path) {
-            var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & 0o077 == 0 else {
+            let mode = ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
+            guard mode & 0o077 == 0 else {
                 throw RemoteError("remote: \(path) may be read by others (chmod 600 it, or delete it for a new token)")
             }
             let text = String(decoding: existing, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -29,14 +31,20 @@ public enum RemoteToken {
         }
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let token = generate()
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw RemoteError("remote: cannot create \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         let bytes = Array((token + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fsync(fd) == 0 else {
-            unlink(path)
-            throw RemoteError("remote: cannot write \(path): \(String(cString: strerror(errno)))")
+        do throws(SyscallError) {
+            let fd = try syscalls.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
+            defer { try? syscalls.close(fd) }
+            do throws(SyscallError) {
+                let written = bytes.withUnsafeBytes { raw in Result { () throws(SyscallError) -> Int in try syscalls.write(fd, raw) } }
+                guard try written.get() == bytes.count else { throw SyscallError(errno: EIO) }
+                try syscalls.fsync(fd)
+            } catch {
+                try? syscalls.unlink(path)
+                throw error
+            }
+        } catch {
+            throw RemoteError("remote: cannot write \(path): \(error)")
         }
         return token
     }
