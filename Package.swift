@@ -26,6 +26,7 @@ let package = Package(
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         systemLibrary("CFFmpeg", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"]),
         systemLibrary("CMosquitto", pkgConfig: "libmosquitto", apt: ["libmosquitto-dev"]),
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         // Tests only: the viewfinder's reference images (libpng's simplified png_image API).
         systemLibrary("CPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
         // Typed, error-safe wrappers for what does not import into Swift (variadic TIFFSetField,
@@ -34,6 +35,8 @@ let package = Package(
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         // FFmpeg's AVERROR/AV_NOPTS_VALUE macros and AVFrame's array fields, as functions.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
+        // libmicrohttpd's variadic MHD_start_daemon and info queries, with fixed arguments.
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -75,10 +78,15 @@ let package = Package(
         // The fleet: MQTT through libmosquitto (state, status, events, the group's commands); a console
         // client of the supervisor through ConsoleHost, never importing it.
         .target(name: "Fleet", dependencies: ["Hardware", "Syscalls", "Console", "Settings", "Transports", "CMosquitto"]),
+        // The browser remote: the HTTP server (libmicrohttpd), its token, the API over the console's
+        // operations, the MJPEG preview, the page. Serves a `RemoteHost` (the supervisor).
+        .target(name: "Remote", dependencies: [
+            "Hardware", "Syscalls", "Console", "Transports", "Settings", "Viewfinder", "Media", "CMicroHTTPD", "CMicroHTTPDShim",
+        ]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
-            "Controls", "Capture", "Recording", "Settings", "Transports",
+            "Controls", "Capture", "Recording", "Settings", "Transports", "Remote",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
@@ -111,6 +119,8 @@ let package = Package(
         // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
         .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor", "Settings", "Transports"],
                 path: "Tests/TestSupport"),
+        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Settings", "Console", "Hardware", "Transports", "TestSupport"],
+                    exclude: ["Browser"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport", "Boards"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",

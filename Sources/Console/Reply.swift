@@ -92,7 +92,7 @@ public enum ReplyFormatter {
     }
 
     /// A JSON string literal with RFC 8259 escapes.
-    static func jsonString(_ s: String) -> String {
+    public static func jsonString(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

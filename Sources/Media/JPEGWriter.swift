@@ -12,6 +12,11 @@ public enum JPEGWriter {
         try compress(frame, app1: ExifEncoder.app1Payload(exif), quality: quality)
     }
 
+    /// The JPEG file bytes for `frame` without metadata (the browser remote's preview).
+    public static func encode(_ frame: FrameBuffer, quality: Int) throws -> [UInt8] {
+        try compress(frame, app1: [], quality: quality)
+    }
+
     /// The JPEG of `frame` with `app1` as its APP1 segment (none when empty): tripod_jpeg_compress.
     static func compress(_ frame: FrameBuffer, app1: [UInt8], quality: Int) throws -> [UInt8] {
         let order: tripod_jpeg_order

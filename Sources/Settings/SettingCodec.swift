@@ -32,6 +32,8 @@ public enum SettingKind: Sendable, Equatable {
     case file
     /// A name that becomes an MQTT topic level: letters, digits, `-`, `_`, `.`.
     case name
+    /// `off`, or an IPv4 address and a port ("0.0.0.0:8080", "127.0.0.1:0").
+    case listenAddress
 
     /// Accepted forms, for help and errors.
     public var forms: String {
@@ -50,6 +52,7 @@ public enum SettingKind: Sendable, Equatable {
         case .buttonAction: return ButtonSettings.actionForms
         case .zoom: return "1 (whole field) … the format's maximum, e.g. 2 or 1.5x"
         case .bitrate: return "bits per second: 10M, 2500k, 8000000 (100k…200M)"
+        case .listenAddress: return "off, or IPv4ADDRESS:PORT (0.0.0.0:8080)"
         case .number(let range, let unit):
             return "\(ValueParser.formatNumber(range.lowerBound))…\(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
         case .broker: return "off, mqtt://HOST:PORT or mqtts://HOST:PORT"
@@ -248,5 +251,45 @@ extension SettingCodec where Value == String {
             }
             return t
         }, format: { $0 })
+    }
+}
+
+/// `remote.listen`: off, or the IPv4 address and TCP port the browser remote listens on.
+public enum RemoteListen: Equatable, Sendable {
+    case off
+    /// `address`: dotted IPv4 ("0.0.0.0" for every interface); `port` 0 lets the system pick one.
+    case address(String, port: Int)
+
+    /// The canonical text: "off" or "ADDRESS:PORT".
+    public var text: String {
+        switch self {
+        case .off: return "off"
+        case .address(let address, let port): return "\(address):\(port)"
+        }
+    }
+
+    /// Parses "off" or "ADDRESS:PORT" (IPv4, port 0…65535).
+    public static func parse(_ text: String, key: String) throws(ConsoleError) -> RemoteListen {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if t.lowercased() == "off" { return .off }
+        let parts = t.split(separator: ":", omittingEmptySubsequences: false)
+        let octets = parts.first.map { $0.split(separator: ".", omittingEmptySubsequences: false) } ?? []
+        guard parts.count == 2, octets.count == 4,
+              octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && (UInt8($0) != nil) }),
+              let port = Int(parts[1]), parts[1].allSatisfy(\.isASCII) else {
+            throw ConsoleError(.badValue, "\(key) \"\(text)\" is not off or IPv4ADDRESS:PORT; e.g. 0.0.0.0:8080")
+        }
+        guard (0...65535).contains(port) else {
+            throw ConsoleError(.outOfRange, "\(key) port \(port) must be from 0 to 65535")
+        }
+        return .address(octets.map { String(UInt8($0) ?? 0) }.joined(separator: "."), port: port)
+    }
+}
+
+extension SettingCodec where Value == RemoteListen {
+    /// `off` or `ADDRESS:PORT`.
+    static var listenAddress: SettingCodec {
+        SettingCodec(kind: .listenAddress, parse: { text, key throws(ConsoleError) in try RemoteListen.parse(text, key: key) },
+                     format: { $0.text })
     }
 }

@@ -45,6 +45,8 @@ public struct TypedSettings: Equatable, Sendable {
     public var videoHDR = VideoHDRPolicy.Preference.auto
     /// The `fleet.*` settings: the MQTT broker, the group and this rig's name (module Fleet).
     public var fleet = FleetSettings()
+    /// `remote.listen`: where the browser remote's HTTP server listens, or off (docs/remote.md).
+    public var remoteListen = RemoteListen.off
 
     public init() {}
 

@@ -135,14 +135,16 @@ public enum TripodMain {
         let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: arguments.captures, log: log)
         var state: StateStore? = nil
+        var stateDirectory: String? = nil
         do {
             let storage = try PosixStorage(root: arguments.state)
             _ = try storage.removeStaleTemporaryFiles(in: "")
             state = StateStore(storage: storage)
+            stateDirectory = arguments.state
         } catch {
             log.warning("state directory \(arguments.state): \(error); save and calibration will not persist")
         }
-        let services = SupervisorServices(notifier: notifier, state: state)
+        let services = SupervisorServices(notifier: notifier, state: state, stateDirectory: stateDirectory)
         let supervisor = Supervisor(devices: devices, loop: loop,
                                     services: services, log: log)
         // The fleet's MQTT front end joins the settings first, so the config file's fleet.* are checked.

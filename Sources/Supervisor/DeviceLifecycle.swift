@@ -136,6 +136,7 @@ extension Supervisor {
         videoStabilizer.frameArrived(frameTime: frame.sensorTimestamp)
         videoHDR.frameArrived(completed)
         showOnViewfinder(completed, frame)
+        if let remote, let camera, let buffer = completed.buffers[camera.processedRole] { remote.preview.offer(buffer, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds) }
     }
 
     func cameraDisconnected() {

@@ -40,6 +40,7 @@ extension Supervisor {
         if change.touches(any: SettingsTable.button) { applyButtonSettings() }
         if change.touches(SettingsTable.captureFormat) { captureService?.captureFormat = change.new.captureFormat }
         if change.touches(SettingsTable.dngCompression) { captureService?.dngCompression = change.new.dngCompression }
+        if change.touches(SettingsTable.remoteListen), change.old.remoteListen != change.new.remoteListen { applyRemoteListen() }
     }
 
     /// The recorder's part: no format change while recording; the `video.*` settings.
@@ -179,6 +180,7 @@ extension Supervisor {
         switch key {
         case T.stabilizationVideo.key: return stabilization?.video.active.rawValue
         case T.videoHDR.key: return videoHDR.activeDescription
+        case T.remoteListen.key: return remoteActiveDescription
         default: break
         }
         guard let frame = camera?.latest else { return nil }

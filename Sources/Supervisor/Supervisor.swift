@@ -6,6 +6,7 @@ import Motion
 import Stabilization
 import Capture
 import Recording
+import Remote
 import Settings
 import Syscalls
 import Transports
@@ -61,6 +62,12 @@ public final class Supervisor {
     var captureService: CaptureService?
     /// Video recording, made once in Composition.swift.
     var recorder: VideoRecorder?
+    /// The browser remote's server while `remote.listen` names an address (RemoteWiring.swift).
+    var remote: RemoteServer?
+    /// The remote's token, from the state directory (made at the first start).
+    var remoteToken: String?
+    /// Why the remote could not listen, for `get remote.listen`.
+    var remoteFailure: String?
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
     let videoHDR = VideoHDRService()
     private var madeStateWriter: StateWriter?
@@ -87,6 +94,7 @@ public final class Supervisor {
         registerCaptureCommands()
         registerIMUCommands()
         registerRecordingCommands()
+        registerRemoteCommands()
     }
 
     /// A handle for callbacks from other threads.
@@ -103,6 +111,7 @@ public final class Supervisor {
         settings.setBase(settings.current)  // defaults, then the config file: where reset returns
         restoreSavedSettings()
         try startDevices()
+        startRemote()
         state = .ready
         captureService?.acceptsCaptures = true
         log.notice("ready: \(bannerLine())")
@@ -147,6 +156,7 @@ public final class Supervisor {
 
     private func finishStopIfIdle() {
         guard state == .stopping, work.isEmpty else { return }
+        stopRemote()
         stopDevices()
         watchdogTicks?.cancel()
         state = .stopped
@@ -287,11 +297,14 @@ public struct SupervisorServices {
     public var watchdog: Watchdog
     /// Where `save` writes settings; nil when no state directory is usable.
     public var state: StateStore?
+    /// The state directory's path (the remote's token file); nil: none usable.
+    public var stateDirectory: String?
 
-    public init(notifier: any ServiceNotifier = NullServiceNotifier(), state: StateStore? = nil) {
+    public init(notifier: any ServiceNotifier = NullServiceNotifier(), state: StateStore? = nil, stateDirectory: String? = nil) {
         self.notifier = notifier
         self.watchdog = Watchdog(notifier: notifier)
         self.state = state
+        self.stateDirectory = stateDirectory
     }
 }
 

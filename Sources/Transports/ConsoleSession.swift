@@ -30,6 +30,8 @@ public final class ConsoleSession {
         case local
         /// A network front end's console (the fleet's MQTT commands, module Fleet): always JSON.
         case network
+        /// A browser remote's request or event stream (one session each, in JSON mode).
+        case remote
     }
 
     public let id: Int

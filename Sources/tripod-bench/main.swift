@@ -14,6 +14,7 @@ let benchmarks: [any Benchmark.Type] = [
     SoakBenchmark.self,
     RecordingSoakBenchmark.self,
     VideoStabilizationBenchmark.self,
+    RemoteBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

@@ -1,0 +1,42 @@
+// libmicrohttpd's daemon start and its info queries are variadic C functions, which Swift cannot
+// call; these are the fixed-argument forms the browser remote uses.
+#ifndef TRIPOD_MHD_H
+#define TRIPOD_MHD_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The limits a daemon is started with.
+typedef struct {
+    unsigned int connection_limit;       ///< MHD_OPTION_CONNECTION_LIMIT
+    unsigned int per_ip_limit;           ///< MHD_OPTION_PER_IP_CONNECTION_LIMIT
+    unsigned int idle_timeout_seconds;   ///< MHD_OPTION_CONNECTION_TIMEOUT
+    size_t memory_limit_bytes;           ///< MHD_OPTION_CONNECTION_MEMORY_LIMIT (request line + headers)
+} tripod_mhd_limits;
+
+/// MHD_start_daemon with a thread per connection (MHD_USE_THREAD_PER_CONNECTION |
+/// MHD_USE_INTERNAL_POLLING_THREAD), bound to the IPv4 `address` (MHD_OPTION_SOCK_ADDR), with
+/// `limits`, the access handler and MHD_OPTION_NOTIFY_COMPLETED. NULL when it cannot start.
+struct MHD_Daemon *tripod_mhd_start(const struct sockaddr_in *address, tripod_mhd_limits limits,
+                                    MHD_AccessHandlerCallback handler, void *handler_context,
+                                    MHD_RequestCompletedCallback completed, void *completed_context);
+
+/// The port the daemon listens on (MHD_get_daemon_info, MHD_DAEMON_INFO_BIND_PORT); 0 if unknown.
+uint16_t tripod_mhd_bound_port(struct MHD_Daemon *daemon);
+
+/// The client's IPv4 or IPv6 address as text (MHD_get_connection_info,
+/// MHD_CONNECTION_INFO_CLIENT_ADDRESS, then inet_ntop); 1 on success.
+int tripod_mhd_client_address(struct MHD_Connection *connection, char *out, size_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

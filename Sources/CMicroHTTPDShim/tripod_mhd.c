@@ -1,0 +1,37 @@
+#include "tripod_mhd.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+
+struct MHD_Daemon *tripod_mhd_start(const struct sockaddr_in *address, tripod_mhd_limits limits,
+                                    MHD_AccessHandlerCallback handler, void *handler_context,
+                                    MHD_RequestCompletedCallback completed, void *completed_context) {
+    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    return MHD_start_daemon(flags, ntohs(address->sin_port), NULL, NULL, handler, handler_context,
+                            MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
+                            MHD_OPTION_CONNECTION_LIMIT, limits.connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.per_ip_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.memory_limit_bytes,
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_END);
+}
+
+uint16_t tripod_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+int tripod_mhd_client_address(struct MHD_Connection *connection, char *out, size_t capacity) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr || capacity == 0) return 0;
+    const struct sockaddr *sa = info->client_addr;
+    if (sa->sa_family == AF_INET) {
+        return inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)capacity) != NULL;
+    }
+    if (sa->sa_family == AF_INET6) {
+        return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)capacity) != NULL;
+    }
+    return 0;
+}

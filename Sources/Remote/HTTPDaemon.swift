@@ -1,0 +1,234 @@
+import CMicroHTTPD
+import CMicroHTTPDShim
+import Foundation
+import Hardware
+
+/// What a hostile or slow client is allowed (docs/remote.md, "Limits").
+public struct HTTPLimits: Sendable {
+    /// Connections open at once (each has a thread); more are refused by libmicrohttpd.
+    public var connections = 32
+    /// Connections open at once from one address (16 viewers and a few requests beside them).
+    public var connectionsPerAddress = 20
+    /// A connection with no traffic for this long is closed (slowloris).
+    public var idleTimeoutSeconds = 15
+    /// Memory per connection for the request line and headers: a bigger request head is refused (431/413).
+    public var requestHeadBytes = 32 << 10
+    /// Headers per request at most.
+    public var headerCount = 48
+    /// A request body (a console line) at most.
+    public var bodyBytes = 4096
+
+    public init() {}
+}
+
+/// One request, read on its connection's thread: what the router sees.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path as libmicrohttpd unescaped it, without the query.
+    public var path: String
+    /// The headers the router reads, by lower-case name (Authorization, Cookie, Range, ...).
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// The client's IP address as text.
+    public var client: String
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// A body written as the client reads it (MJPEG, server-sent events), on the connection's thread.
+public protocol HTTPStreamBody: AnyObject, Sendable {
+    /// Fills `buffer`; returns the bytes written, 0 when nothing is ready yet (after a bounded
+    /// wait), or nil at the end of the stream.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int?
+    /// The client went away or the server stops: release what the stream holds.
+    func finished()
+}
+
+/// What the router answers.
+public enum HTTPResponse: Sendable {
+    case bytes(status: Int, contentType: String, body: [UInt8], headers: [(String, String)])
+    /// `length` bytes of the open file `descriptor` from `offset`; libmicrohttpd closes it.
+    case file(status: Int, descriptor: Int32, offset: UInt64, length: UInt64, headers: [(String, String)])
+    case stream(contentType: String, headers: [(String, String)], body: any HTTPStreamBody)
+
+    public static func text(_ status: Int, _ text: String, headers: [(String, String)] = []) -> HTTPResponse {
+        .bytes(status: status, contentType: "text/plain; charset=utf-8", body: Array((text + "\n").utf8), headers: headers)
+    }
+
+    public static func json(_ status: Int, _ json: String, headers: [(String, String)] = []) -> HTTPResponse {
+        .bytes(status: status, contentType: "application/json", body: Array(json.utf8), headers: headers)
+    }
+}
+
+/// A libmicrohttpd daemon with a thread per connection: requests are read (head, then a body up
+/// to `HTTPLimits.bodyBytes`) and handed to `handler` on the connection's thread, which may block
+/// (waiting for the loop, or for the next preview frame) without holding other clients.
+public final class HTTPDaemon: @unchecked Sendable {
+    public let limits: HTTPLimits
+    /// The port it listens on (the one the system picked when asked for port 0).
+    public private(set) var port = 0
+    let handler: @Sendable (HTTPRequest) -> HTTPResponse
+    private var daemon: OpaquePointer?
+
+    /// Starts listening on the IPv4 `address`:`port` (MHD_start_daemon through tripod_mhd_start).
+    public init(address: String, port: Int, limits: HTTPLimits,
+                handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(RemoteError) {
+        self.limits = limits
+        self.handler = handler
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = in_port_t(UInt16(clamping: port)).bigEndian
+        guard inet_pton(AF_INET, address, &socketAddress.sin_addr) == 1 else {
+            throw RemoteError("remote: \(address) is not an IPv4 address")
+        }
+        let c = tripod_mhd_limits(connection_limit: UInt32(limits.connections), per_ip_limit: UInt32(limits.connectionsPerAddress),
+                                  idle_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
+                                  memory_limit_bytes: limits.requestHeadBytes)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        errno = 0
+        guard let started = tripod_mhd_start(&socketAddress, c, httpAccess, context, httpCompleted, nil) else {
+            let reason = errno != 0 ? String(cString: strerror(errno)) : "MHD_start_daemon failed"
+            throw RemoteError("remote: cannot listen on \(address):\(port): \(reason)")
+        }
+        daemon = started
+        let bound = Int(tripod_mhd_bound_port(started))
+        self.port = bound == 0 ? port : bound
+    }
+
+    /// Stops listening and ends every connection (MHD_stop_daemon; it joins their threads, so
+    /// streams must have been told to end first).
+    public func stop() {
+        guard let daemon else { return }
+        self.daemon = nil
+        MHD_stop_daemon(daemon)
+    }
+
+    deinit { stop() }
+}
+
+/// Per-request state kept between the access handler's calls (req_cls).
+private final class PendingRequest {
+    var body: [UInt8] = []
+    var refused: HTTPResponse?
+    init() {}
+}
+
+/// MHD_AccessHandlerCallback: the first call sets up the request, the next ones carry the body,
+/// the last one (upload size 0) answers.
+private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
+    guard let context, let connection, let requestContext else { return .NO }
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue()
+    guard let pending = requestContext.pointee.map({ Unmanaged<PendingRequest>.fromOpaque($0).takeUnretainedValue() }) else {
+        let state = PendingRequest()
+        let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+        if headerCount > daemon.limits.headerCount {
+            state.refused = .text(431, "too many headers (at most \(daemon.limits.headerCount))")
+        } else if let length = lookUp(connection, "Content-Length").flatMap({ Int($0) }), length > daemon.limits.bodyBytes {
+            state.refused = .text(413, "request body over \(daemon.limits.bodyBytes) bytes")
+        }
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        return .YES
+    }
+    if let uploadSize, uploadSize.pointee > 0 {
+        if pending.refused == nil, let uploadData {
+            if pending.body.count + uploadSize.pointee > daemon.limits.bodyBytes {
+                pending.refused = .text(413, "request body over \(daemon.limits.bodyBytes) bytes")
+                pending.body = []
+            } else {
+                pending.body += UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
+            }
+        }
+        uploadSize.pointee = 0
+        return .YES
+    }
+    let response: HTTPResponse
+    if let refused = pending.refused {
+        response = refused
+    } else {
+        var headers: [String: String] = [:]
+        for name in ["Authorization", "Cookie", "Range", "Content-Type", "Origin", "Host"] {
+            if let value = lookUp(connection, name) { headers[name.lowercased()] = value }
+        }
+        var address = [CChar](repeating: 0, count: 64)
+        let client = tripod_mhd_client_address(connection, &address, address.count) == 1
+            ? String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
+        let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
+                                  headers: headers, body: pending.body, client: client)
+        response = daemon.handler(request)
+    }
+    return queue(response, on: connection)
+}
+
+/// MHD_RequestCompletedCallback: releases the request's state.
+private let httpCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let state = requestContext.pointee else { return }
+    Unmanaged<PendingRequest>.fromOpaque(state).release()
+    requestContext.pointee = nil
+}
+
+/// A request header's value (MHD_lookup_connection_value).
+private func lookUp(_ connection: OpaquePointer, _ name: String) -> String? {
+    MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+}
+
+/// Makes the libmicrohttpd response (MHD_create_response_from_buffer, _from_fd_at_offset64 or
+/// _from_callback), adds its headers (MHD_add_response_header) and queues it (MHD_queue_response).
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    let made: OpaquePointer?
+    let status: Int
+    var headers: [(String, String)]
+    switch response {
+    case .bytes(let code, let contentType, let body, let extra):
+        status = code
+        headers = [("Content-Type", contentType)] + extra
+        made = body.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        }
+    case .file(let code, let descriptor, let offset, let length, let extra):
+        status = code
+        headers = extra
+        made = MHD_create_response_from_fd_at_offset64(length, descriptor, offset)
+        if made == nil { close(descriptor) }
+    case .stream(let contentType, let extra, let body):
+        status = 200
+        headers = [("Content-Type", contentType), ("Cache-Control", "no-store")] + extra
+        let box = Unmanaged.passRetained(StreamBox(body)).toOpaque()
+        // MHD_SIZE_UNKNOWN ((uint64_t)-1): the stream ends when the connection does.
+        made = MHD_create_response_from_callback(UInt64.max, 64 << 10, streamRead, box, streamFree)
+        if made == nil { Unmanaged<StreamBox>.fromOpaque(box).release(); body.finished() }
+    }
+    guard let made else { return .NO }
+    headers.append(("X-Content-Type-Options", "nosniff"))
+    for (name, value) in headers { _ = MHD_add_response_header(made, name, value) }
+    let result = MHD_queue_response(connection, UInt32(status), made)
+    MHD_destroy_response(made)
+    return result
+}
+
+/// The stream behind a callback response (crc_cls).
+private final class StreamBox {
+    let body: any HTTPStreamBody
+    init(_ body: any HTTPStreamBody) { self.body = body }
+}
+
+/// MHD_ContentReaderCallback: asks the stream for bytes; -1 (MHD_CONTENT_READER_END_OF_STREAM) at its end.
+private let streamRead: MHD_ContentReaderCallback = { context, _, buffer, capacity in
+    guard let context, let buffer else { return -1 }
+    let box = Unmanaged<StreamBox>.fromOpaque(context).takeUnretainedValue()
+    guard let count = box.body.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) else { return -1 }
+    return count
+}
+
+/// MHD_ContentReaderFreeCallback: the response is gone (client closed, or the daemon stops).
+private let streamFree: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    let box = Unmanaged<StreamBox>.fromOpaque(context).takeRetainedValue()
+    box.body.finished()
+}
+
+/// A failure of the browser remote (start-up, token file), said in one line.
+public struct RemoteError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Hardware
+import Media
+import Viewfinder
+
+/// The live preview's one encoder: the camera side offers each streaming frame (never waiting), a
+/// thread of its own converts it with the viewfinder's `FrameScaler` to about 640 pixels wide,
+/// encodes it once as JPEG (libjpeg-turbo, Media's `JPEGWriter`) and puts it in a latest-frame
+/// slot that every MJPEG client reads. A slow client skips frames; nobody waits on a client.
+public final class PreviewEncoder: @unchecked Sendable {
+    public let width: Int
+    public let interval: Duration
+    public let quality: Int
+    private let condition = NSCondition()
+    // Guarded by `condition`:
+    private var pending: (frame: FrameBuffer, sensorTimestamp: Int64?)?
+    private var latest: [UInt8] = []
+    private var latestSensorTimestamp: Int64?
+    private var sequence: UInt64 = 0
+    private var running = true
+    private var watchers = 0
+    private var nextDue = ContinuousClock.Instant.now - .seconds(3600)
+    private var counts = Counts()
+    private var lastError: String?
+
+    /// Frames offered, taken for encoding, and encoded (what 1 or 16 clients cost the camera side).
+    public struct Counts: Sendable, Equatable {
+        public var offered = 0
+        public var accepted = 0
+        public var encoded = 0
+    }
+
+    public init(width: Int = 640, maximumFramesPerSecond: Int = 30, quality: Int = 80) {
+        self.width = width
+        self.interval = .nanoseconds(1_000_000_000 / max(1, maximumFramesPerSecond))
+        self.quality = quality
+        let thread = Thread { [weak self] in self?.encodeLoop() }
+        thread.name = "tripod-remote-preview"
+        thread.start()
+    }
+
+    /// Camera side (any thread): offers a streaming frame; kept only when someone watches and the
+    /// last one taken is at least one frame interval old (a quarter interval early is allowed, so a
+    /// 30 fps camera's jitter is not halved to 15). Replaces a frame not yet taken. Never blocks on
+    /// encoding: the lock guards a reference swap.
+    /// `sensorTimestampNanoseconds`: the frame's SensorTimestamp (CLOCK_MONOTONIC on Linux), sent
+    /// with its JPEG so a client can measure the latency (tools/bench remote).
+    public func offer(_ frame: FrameBuffer, sensorTimestampNanoseconds: Int64? = nil, at now: ContinuousClock.Instant = .now) {
+        condition.lock()
+        counts.offered += 1
+        guard running, watchers > 0, now >= nextDue - interval / 4 else { condition.unlock(); return }
+        nextDue = max(nextDue, now - interval / 4) + interval
+        counts.accepted += 1
+        let replaced = pending
+        pending = (frame, sensorTimestampNanoseconds)
+        condition.signal()
+        condition.unlock()
+        _ = replaced  // released outside the lock
+    }
+
+    /// The newest JPEG after `sequence`, waiting at most `timeout`; nil when none came (or stopped).
+    public func frame(after sequence: UInt64, timeout: Duration) -> (jpeg: [UInt8], sequence: UInt64, sensorTimestamp: Int64?)? {
+        let deadline = Date(timeIntervalSinceNow: timeout.secondsValue)
+        condition.lock()
+        defer { condition.unlock() }
+        while running, self.sequence <= sequence {
+            if !condition.wait(until: deadline) { break }
+        }
+        return self.sequence > sequence && !latest.isEmpty ? (latest, self.sequence, latestSensorTimestamp) : nil
+    }
+
+    /// A client starts or stops watching (the encoder works only while someone does).
+    public func watcherJoined() { condition.lock(); watchers += 1; condition.unlock() }
+    public func watcherLeft() { condition.lock(); watchers = max(0, watchers - 1); condition.unlock() }
+
+    public var isRunning: Bool { condition.lock(); defer { condition.unlock() }; return running }
+    public var frameCounts: Counts { condition.lock(); defer { condition.unlock() }; return counts }
+    public var watcherCount: Int { condition.lock(); defer { condition.unlock() }; return watchers }
+    /// The last conversion or encoding failure, if any.
+    public var failure: String? { condition.lock(); defer { condition.unlock() }; return lastError }
+
+    /// Ends the thread and wakes every waiting client.
+    public func stop() {
+        condition.lock()
+        running = false
+        pending = nil
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func encodeLoop() {
+        let scaler = FrameScaler(filter: .bilinear)
+        var canvas = Canvas(size: PixelSize(width: 0, height: 0))
+        while true {
+            condition.lock()
+            while running && pending == nil { condition.wait() }
+            guard running, let (frame, sensorTimestamp) = pending else { condition.unlock(); return }
+            pending = nil
+            condition.unlock()
+            let result = Result { () throws -> [UInt8] in
+                let size = Self.previewSize(of: frame.size, width: width)
+                if canvas.size != size { canvas = Canvas(size: size) }
+                try scaler.draw(frame, into: &canvas)
+                return try JPEGWriter.encode(Self.packedRGB(canvas), quality: quality)
+            }
+            condition.lock()
+            switch result {
+            case .success(let jpeg):
+                latest = jpeg
+                latestSensorTimestamp = sensorTimestamp
+                sequence += 1
+                counts.encoded += 1
+                condition.broadcast()
+            case .failure(let error):
+                lastError = "\(error)"
+            }
+            condition.unlock()
+        }
+    }
+
+    /// `width` wide (never wider than the frame), the frame's aspect kept, even sides.
+    static func previewSize(of frame: PixelSize, width: Int) -> PixelSize {
+        guard frame.width > 0, frame.height > 0 else { return PixelSize(width: 2, height: 2) }
+        let w = max(2, min(width, frame.width) & ~1)
+        let h = max(2, (w * frame.height / frame.width) & ~1)
+        return PixelSize(width: w, height: h)
+    }
+
+    /// The canvas (XRGB8888, 0x00RRGGBB) as R, G, B bytes: a `PixelFormat.bgr888` frame.
+    static func packedRGB(_ canvas: Canvas) -> FrameBuffer {
+        var bytes = [UInt8](repeating: 0, count: canvas.pixels.count * 3)
+        canvas.pixels.withUnsafeBufferPointer { source in
+            bytes.withUnsafeMutableBufferPointer { out in
+                for (i, p) in source.enumerated() {
+                    out[3 * i] = UInt8(truncatingIfNeeded: p >> 16)
+                    out[3 * i + 1] = UInt8(truncatingIfNeeded: p >> 8)
+                    out[3 * i + 2] = UInt8(truncatingIfNeeded: p)
+                }
+            }
+        }
+        return FrameBuffer(pixelFormat: .bgr888, size: canvas.size, stride: canvas.width * 3, bytes: bytes)
+    }
+}

@@ -1,0 +1,200 @@
+import Console
+import Foundation
+import Hardware
+import Settings
+import Transports
+
+/// The browser remote (docs/remote.md): the page, the API over the console's operations, the
+/// MJPEG preview and downloads, behind the token. Made and stopped by the supervisor as
+/// `remote.listen` changes; serves a `RemoteHost`.
+public final class RemoteServer: Sendable {
+    public let preview: PreviewEncoder
+    public let captures: CaptureFiles
+    public let limiter: FailedAttemptLimiter
+    private let token: String
+    private let runner: RemoteCommandRunner
+    private let daemon: DaemonBox
+
+    /// Listens on `address`:`port` (0: a free one; see `port`).
+    public init(host: LoopBound<any RemoteHost>, address: String, port: Int, token: String, captures: CaptureFiles,
+                limits: HTTPLimits = HTTPLimits(), limiter: FailedAttemptLimiter = FailedAttemptLimiter()) throws(RemoteError) {
+        self.preview = PreviewEncoder()
+        self.captures = captures
+        self.limiter = limiter
+        self.token = token
+        self.runner = RemoteCommandRunner(host: host)
+        let box = DaemonBox()
+        self.daemon = box
+        let router = RemoteRouter(token: token, captures: captures, limiter: limiter, runner: runner, preview: preview)
+        do {
+            box.daemon = try HTTPDaemon(address: address, port: port, limits: limits) { router.route($0) }
+        } catch {
+            preview.stop()
+            throw error
+        }
+    }
+
+    /// The port it listens on.
+    public var port: Int { daemon.daemon?.port ?? 0 }
+
+    /// Ends every stream and request, then stops listening (joins the connections' threads).
+    public func stop() {
+        runner.stop()
+        preview.stop()
+        daemon.daemon?.stop()
+    }
+
+    private final class DaemonBox: @unchecked Sendable { var daemon: HTTPDaemon? }
+}
+
+/// Where each request goes, after the token (HTTPDaemon calls it on the connection's thread).
+struct RemoteRouter: Sendable {
+    let token: String
+    let captures: CaptureFiles
+    let limiter: FailedAttemptLimiter
+    let runner: RemoteCommandRunner
+    let preview: PreviewEncoder
+    static let cookieName = "tripod_token"
+
+    func route(_ request: HTTPRequest) -> HTTPResponse {
+        // The login page and its script and style (static, no secret) are the only open paths.
+        switch (request.method, request.path) {
+        case ("GET", "/login"): return RemotePage.login
+        case ("GET", "/app.js"): return RemotePage.script
+        case ("GET", "/app.css"): return RemotePage.style
+        case (_, "/login"), (_, "/app.js"), (_, "/app.css"): return .text(405, "method not allowed")
+        default: break
+        }
+        if let refusal = refusal(request) { return refusal }
+        switch (request.method, request.path) {
+        case ("GET", "/"): return RemotePage.page
+        case ("POST", "/api/command"): return command(request)
+        case ("GET", "/api/status"): return console("status")
+        case ("GET", "/api/formats"): return console("formats")
+        case ("GET", "/api/settings"): return settings()
+        case ("GET", "/api/captures"): return captureList()
+        case ("GET", "/api/events"): return events()
+        case ("GET", "/stream.mjpg"):
+            return .stream(contentType: "multipart/x-mixed-replace; boundary=\(MJPEGStream.boundary)", headers: [],
+                           body: MJPEGStream(encoder: preview))
+        case ("GET", _) where request.path.hasPrefix("/captures/"):
+            return download(String(request.path.dropFirst("/captures/".count)), range: request.header("Range"))
+        case (_, "/"), (_, "/api/command"), (_, "/api/status"), (_, "/api/formats"), (_, "/api/settings"),
+             (_, "/api/captures"), (_, "/api/events"), (_, "/stream.mjpg"):
+            return .text(405, "method not allowed")
+        default:
+            return .text(404, "not found")
+        }
+    }
+
+    /// Nil when the request may go on. The token comes as `Authorization: Bearer` (API clients, the
+    /// page's commands) or, for GETs only, the login's cookie (the preview `<img>`, downloads,
+    /// EventSource, which cannot send headers). A POST with the cookie alone is refused: another
+    /// site can make a browser send the cookie, never the header (CSRF).
+    func refusal(_ request: HTTPRequest) -> HTTPResponse? {
+        guard limiter.allows(request.client) else {
+            return .text(429, "too many wrong tokens from \(request.client); wait a minute", headers: [("Retry-After", "60")])
+        }
+        let bearer = request.header("Authorization").flatMap { value -> String? in
+            let parts = value.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]).trimmingCharacters(in: .whitespaces) : nil
+        }
+        let cookie = request.header("Cookie").flatMap(Self.cookieToken)
+        let given: String?
+        if request.method == "GET" || request.method == "HEAD" {
+            given = bearer ?? cookie
+        } else {
+            guard let bearer else {
+                return .text(cookie == nil ? 401 : 403,
+                             cookie == nil ? "a token is needed: Authorization: Bearer <token> (tripod ctl remote token)"
+                                           : "commands need the Authorization header, not only the cookie")
+            }
+            given = bearer
+        }
+        guard let given else {
+            if request.path == "/" { return .bytes(status: 303, contentType: "text/plain", body: [], headers: [("Location", "/login")]) }
+            return .text(401, "a token is needed: Authorization: Bearer <token> (tripod ctl remote token)",
+                         headers: [("WWW-Authenticate", "Bearer")])
+        }
+        guard RemoteToken.matches(given, token) else {
+            limiter.failed(request.client)
+            return .text(401, "wrong token", headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
+        }
+        return nil
+    }
+
+    static func cookieToken(_ header: String) -> String? {
+        for item in header.split(separator: ";") {
+            let pair = item.trimmingCharacters(in: .whitespaces)
+            if pair.hasPrefix(cookieName + "=") { return String(pair.dropFirst(cookieName.count + 1)) }
+        }
+        return nil
+    }
+
+    /// `POST /api/command`: the body is one console line; the reply is the console's JSON reply.
+    func command(_ request: HTTPRequest) -> HTTPResponse {
+        guard let line = String(validating: request.body, as: UTF8.self) else { return .text(400, "the line is not UTF-8") }
+        let trimmed = line.hasSuffix("\n") ? String(line.dropLast()) : line
+        guard !trimmed.contains("\n"), !trimmed.contains("\r") else { return .text(400, "one console line per request") }
+        return console(trimmed)
+    }
+
+    func console(_ line: String) -> HTTPResponse {
+        guard let reply = runner.run(line) else { return .text(503, "no reply from the supervisor in time") }
+        return .json(200, reply)
+    }
+
+    /// `GET /api/settings`: the settings table with each value in force.
+    func settings() -> HTTPResponse {
+        guard let current = runner.onLoop({ $0.settingsInForce }) else { return .text(503, "no reply from the supervisor in time") }
+        return .json(200, SettingsJSON.table(current))
+    }
+
+    func captureList() -> HTTPResponse {
+        let items = captures.list().map { e in
+            "{\"path\":\(ReplyFormatter.jsonString(e.path)),\"bytes\":\(e.bytes),\"modified\":\(e.modified)}"
+        }
+        return .json(200, "{\"captures\":[" + items.joined(separator: ",") + "]}")
+    }
+
+    func events() -> HTTPResponse {
+        let host = runner.host
+        let holder = SessionHolder()
+        let stream = EventStream(stopping: runner.stopping) {
+            host.loop.execute {
+                guard let session = holder.session?.value, !session.isClosed else { return }
+                host.value.detach(session)
+            }
+        }
+        host.loop.execute {
+            let session = host.value.attach(name: "remote-events", kind: .remote, output: stream)
+            session.mode = .json
+            holder.session = LoopBound(session, loop: host.loop)
+        }
+        return .stream(contentType: "text/event-stream", headers: [], body: stream)
+    }
+
+    /// `GET /captures/<path>`: the file, whole or one range.
+    func download(_ relative: String, range header: String?) -> HTTPResponse {
+        let file: CaptureFiles.OpenFile
+        do throws(CaptureFiles.Refusal) { file = try captures.open(relative) }
+        catch { return error == .badPath ? .text(400, "not a captures path") : .text(404, "no such capture") }
+        let type = [("Content-Type", CaptureFiles.contentType(relative)), ("Accept-Ranges", "bytes")]
+        switch ByteRange(header: header, size: file.size) {
+        case .whole:
+            return .file(status: 200, descriptor: file.descriptor, offset: 0, length: file.size, headers: type)
+        case .part(let first, let last):
+            return .file(status: 206, descriptor: file.descriptor, offset: first, length: last - first + 1,
+                         headers: type + [("Content-Range", "bytes \(first)-\(last)/\(file.size)")])
+        case .unsatisfiable:
+            close(file.descriptor)
+            return .text(416, "range not satisfiable", headers: [("Content-Range", "bytes */\(file.size)")])
+        }
+    }
+}
+
+/// The event stream's session, set on the loop once attached.
+private final class SessionHolder: @unchecked Sendable {
+    var session: LoopBound<ConsoleSession>?
+}
+

@@ -1,0 +1,60 @@
+import Console
+import Hardware
+import Remote
+import Settings
+
+/// The browser remote (module Remote, docs/remote.md): its token, made at the first start, and its
+/// server, started and stopped as `remote.listen` is committed.
+extension Supervisor {
+    func registerRemoteCommands() {
+        commands.add(Command("remote", synopsis: "token", summary: "the browser remote's token (docs/remote.md)",
+                             detail: ["example: remote token  →  ok token=<64 hex digits>"], arguments: 1...1) { context, args in
+            guard args[0] == "token" else { return .err(.usage, "usage: remote token") }
+            guard let token = context.supervisor.remoteToken else { return .err(.unsupported, "the remote has no token yet (not started)") }
+            return .ok([("token", token)])
+        })
+    }
+
+    /// At start: the token from the state directory (made on the first start), then the server.
+    func startRemote() {
+        if let directory = services.stateDirectory {
+            do throws(RemoteError) { remoteToken = try RemoteToken.loadOrCreate(directory: directory) }
+            catch { log.warning("\(error); the remote uses a token for this run only") }
+        }
+        if remoteToken == nil { remoteToken = RemoteToken.generate() }
+        applyRemoteListen()
+    }
+
+    /// Starts, moves or stops the server to match `remote.listen` (an observer of committed changes).
+    func applyRemoteListen() {
+        guard state == .starting || state == .ready, let token = remoteToken else { return }
+        remote?.stop()
+        remote = nil
+        remoteFailure = nil
+        guard case .address(let address, let port) = typed.remoteListen else { return }
+        do throws(RemoteError) {
+            remote = try RemoteServer(host: LoopBound<any RemoteHost>(self, loop: loop), address: address, port: port, token: token,
+                                      captures: CaptureFiles(root: devices.storage.rootDescription))
+            log.notice("remote: listening on http://\(address):\(remote?.port ?? port)/")
+        } catch {
+            remoteFailure = error.message
+            log.warning("\(error)")
+        }
+    }
+
+    func stopRemote() {
+        remote?.stop()
+        remote = nil
+    }
+
+    /// `get remote.listen`'s active value: the address in use (the port picked for 0), or why none.
+    var remoteActiveDescription: String {
+        if let remoteFailure { return "failed: \(remoteFailure)" }
+        guard let remote, case .address(let address, _) = typed.remoteListen else { return "off" }
+        return "\(address):\(remote.port)"
+    }
+}
+
+extension Supervisor: RemoteHost {
+    public var settingsInForce: TypedSettings { typed }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import Hardware
+@testable import Remote
+import TestSupport
+
+/// The preview's one encoder: a frame is encoded once whatever the number of clients, at most
+/// 30 a second, only while someone watches; a slow client gets the newest frame, skipping.
+@Suite struct PreviewEncoderTests {
+    /// A 1280x720 RGB frame whose left part is `shade`.
+    static func frame(_ shade: UInt8) -> FrameBuffer {
+        let size = PixelSize(width: 1280, height: 720)
+        var bytes = [UInt8](repeating: 40, count: size.area * 3)
+        for y in 0..<size.height { for x in 0..<400 { let i = (y * size.width + x) * 3; bytes[i] = shade; bytes[i + 1] = shade } }
+        return FrameBuffer(pixelFormat: .bgr888, size: size, stride: size.width * 3, bytes: bytes)
+    }
+
+    /// Waits (up to 10 s) until the encoder has encoded `count` frames.
+    static func waitForEncoded(_ encoder: PreviewEncoder, _ count: Int) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while encoder.frameCounts.encoded < count, Date() < deadline { usleep(2_000) }
+        return encoder.frameCounts.encoded == count
+    }
+
+    static func readPart(_ stream: MJPEGStream) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        // One part: header, JPEG, CRLF; a part is at most one read of this size.
+        let n = buffer.withUnsafeMutableBytes { stream.read(into: $0) } ?? 0
+        bytes += buffer[0..<n]
+        return bytes
+    }
+
+    @Test func eachFrameIsEncodedOnceForEveryClient() throws {
+        let encoder = PreviewEncoder()
+        defer { encoder.stop() }
+        let clients = (0..<3).map { _ in MJPEGStream(encoder: encoder) }
+        defer { clients.forEach { $0.finished() } }
+        #expect(encoder.watcherCount == 3)
+        let start = ContinuousClock.now
+        for i in 0..<5 {
+            encoder.offer(Self.frame(UInt8(60 + 40 * i)), at: start + .milliseconds(50 * i))
+            #expect(Self.waitForEncoded(encoder, i + 1))
+            let parts = clients.map(Self.readPart)
+            #expect(Set(parts).count == 1, "every client gets the same bytes")
+            #expect(parts[0].count > 1000)
+        }
+        #expect(encoder.frameCounts.encoded == 5, "5 frames, 3 clients: 5 encodings")
+        let jpeg = MJPEGParts.jpegs(in: Self.readPartAfterNext(encoder, clients[0]))
+        #expect(jpeg.first.flatMap(MJPEGParts.jpegWidth) == 640)
+    }
+
+    static func readPartAfterNext(_ encoder: PreviewEncoder, _ client: MJPEGStream) -> [UInt8] {
+        encoder.offer(frame(250), at: .now + .seconds(10))
+        _ = waitForEncoded(encoder, encoder.frameCounts.encoded + 1)
+        return readPart(client)
+    }
+
+    @Test func nobodyWatchingCostsNothingAndTheRateIsAtMost30PerSecond() {
+        let encoder = PreviewEncoder()
+        defer { encoder.stop() }
+        let frame = Self.frame(100)
+        let start = ContinuousClock.now
+        for i in 0..<120 { encoder.offer(frame, at: start + .microseconds(8_333 * i)) }
+        #expect(encoder.frameCounts.accepted == 0, "no client: no frame kept")
+        let client = MJPEGStream(encoder: encoder)
+        defer { client.finished() }
+        // One second of a 120 fps camera.
+        let later = start + .seconds(5)
+        for i in 0..<120 { encoder.offer(frame, at: later + .microseconds(8_333 * i)) }
+        let accepted = encoder.frameCounts.accepted
+        #expect((29...31).contains(accepted), "\(accepted) frames kept of 120 in one second")
+        // A 30 fps camera keeps every frame, its jitter notwithstanding.
+        let next = later + .seconds(5)
+        for i in 0..<30 { encoder.offer(frame, at: next + .microseconds(33_333 * i + (i % 2 == 0 ? 1_500 : -1_500))) }
+        #expect(encoder.frameCounts.accepted - accepted == 30)
+    }
+
+    @Test func aSlowClientSkipsToTheNewestFrame() {
+        let encoder = PreviewEncoder()
+        defer { encoder.stop() }
+        let fast = MJPEGStream(encoder: encoder), slow = MJPEGStream(encoder: encoder)
+        defer { fast.finished(); slow.finished() }
+        let start = ContinuousClock.now
+        var last: [UInt8] = []
+        for i in 0..<4 {
+            encoder.offer(Self.frame(UInt8(50 * i + 20)), at: start + .milliseconds(100 * i))
+            #expect(Self.waitForEncoded(encoder, i + 1))
+            last = Self.readPart(fast)
+        }
+        // The slow client reads once, now: the fourth frame, the three before skipped.
+        #expect(Self.readPart(slow) == last)
+        #expect(encoder.watcherCount == 2)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Hardware
+import Transports
+
+/// A `tripod run` on the simulated board with its stdin held open (end of input would stop it).
+public final class RunningTripod: @unchecked Sendable {
+    public let process = Process()
+    public let stdin = Pipe()
+    public let work: String
+    public var socket: String { work + "/ctl.sock" }
+    public var captures: String { work + "/captures" }
+    public var state: String { work + "/state" }
+    private let keepsWork: Bool
+
+    /// `work`: an existing directory to run in again (kept afterwards); `environment` is added.
+    public init(work existing: String? = nil, environment: [String: String] = [:]) throws {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let binDirectory = Bundle.main.bundleURL.deletingLastPathComponent()
+        let candidates = [binDirectory.appendingPathComponent("tripod").path,
+                          here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/tripod").path]
+        guard let tripod = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw StartupError("no tripod executable at \(candidates); swift build --build-tests builds it")
+        }
+        keepsWork = existing != nil
+        work = existing ?? NSTemporaryDirectory() + "tripod-ctl-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.executableURL = URL(fileURLWithPath: tripod)
+        process.arguments = ["run", "--board", "sim", "--captures", work + "/captures", "--state", work + "/state",
+                             "--socket", socket]
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<200 {
+            if let probe = Self.connect(socket) { close(probe); break }
+            usleep(50_000)
+        }
+    }
+
+    deinit {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if !keepsWork { try? FileManager.default.removeItem(atPath: work) }
+    }
+
+    /// A connected AF_UNIX socket, or nil.
+    public static func connect(_ path: String) -> Int32? {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0, var address = try? unixAddress(path) else { return nil }
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if ok != 0 { close(fd); return nil }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// Sends `line` on a new connection and returns the first reply line starting with ok/err.
+    public func ask(_ line: String) -> String? {
+        guard let fd = Self.connect(socket) else { return nil }
+        defer { close(fd) }
+        Self.send(fd, line + "\n")
+        return Self.readReply(fd)
+    }
+
+    public static func send(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    public static func readReply(_ fd: Int32) -> String? {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return nil }
+            pending += buffer[0..<n]
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let text = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                if text.hasPrefix("ok") || text.hasPrefix("err") { return text }
+            }
+        }
+    }
+}
