@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 import SimulatedHardware
 import Testing
+import TestSupport
 @testable import Camera
 
 @Suite struct FocusBracketTests {
@@ -166,21 +167,11 @@ import Testing
     }
 }
 
-/// Sharpness of each `sim scene depth` strip, left to right: the variance of the green channel's
-/// 4-neighbour Laplacian, leaving out columns near the strips' borders.
+/// Sharpness of each `sim scene depth` strip, left to right (TestSupport's `stripSharpness`).
 func stripEdgeEnergy(_ buffer: FrameBuffer) -> [Double] {
-    let b = buffer.bytes, w = buffer.size.width, h = buffer.size.height
-    let strips = SimulatedScene.depthStripDistancesMetres.count
-    func green(_ x: Int, _ y: Int) -> Double { Double(b[y * buffer.stride + x * 3 + 1]) }
-    return (0..<strips).map { k in
-        let lo = k * w / strips + 4, hi = (k + 1) * w / strips - 5
-        var sum = 0.0, squares = 0.0, count = 0.0
-        for y in 1..<(h - 1) {
-            for x in lo..<hi {
-                let l = 4 * green(x, y) - green(x - 1, y) - green(x + 1, y) - green(x, y - 1) - green(x, y + 1)
-                sum += l; squares += l * l; count += 1
-            }
-        }
-        return squares / count - (sum / count) * (sum / count)
+    let b = buffer.bytes
+    return stripSharpness(width: buffer.size.width, height: buffer.size.height,
+                          strips: SimulatedScene.depthStripDistancesMetres.count, margin: 4) { x, y in
+        Double(b[y * buffer.stride + x * 3 + 1])
     }
 }

@@ -76,21 +76,9 @@ func decodedJPEG(_ path: String) throws -> RGBImage {
     return RGBImage(width: fields[0], height: fields[1], pixels: Array(ppm[index...]))
 }
 
-/// Sharpness of each `sim scene depth` strip, left to right: the variance of the green channel's
-/// 4-neighbour Laplacian, leaving out 12 columns either side of each border (where a blurred
-/// strip and its neighbour mix).
+/// Sharpness of each `sim scene depth` strip, left to right (TestSupport's `stripSharpness`).
 func stripSharpness(_ image: RGBImage) -> [Double] {
-    let w = image.width, h = image.height, strips = SimulatedScene.depthStripDistancesMetres.count
-    func green(_ x: Int, _ y: Int) -> Double { Double(image.pixels[(y * w + x) * 3 + 1]) }
-    return (0..<strips).map { k in
-        let lo = max(k * w / strips + 12, 1), hi = min((k + 1) * w / strips - 12, w - 1)
-        var sum = 0.0, squares = 0.0, count = 0.0
-        for y in 1..<(h - 1) {
-            for x in lo..<hi {
-                let l = 4 * green(x, y) - green(x - 1, y) - green(x + 1, y) - green(x, y - 1) - green(x, y + 1)
-                sum += l; squares += l * l; count += 1
-            }
-        }
-        return squares / count - (sum / count) * (sum / count)
+    stripSharpness(width: image.width, height: image.height, strips: SimulatedScene.depthStripDistancesMetres.count, margin: 12) { x, y in
+        Double(image.pixels[(y * image.width + x) * 3 + 1])
     }
 }
