@@ -163,9 +163,9 @@ public final class CameraController {
         activeFormat = FormatSelection(format: first)
         whiteBalanceModel = WhiteBalanceModel(calibration: sensor.colourCalibration)
         focusMode = .locked(lensPositionDioptres: sensor.lensPositionDefaultDioptres ?? 0)
-        let bound = LoopBound(self, loop: loop)
+        let bound = WeakLoopBound(self, loop: loop)  // weak: the device keeps its handler, the controller keeps the device
         device.setEventHandler { event in
-            loop.execute { bound.value.handle(event) }
+            loop.execute { bound.value?.handle(event) }
         }
     }
 

@@ -60,3 +60,21 @@ public struct LoopBound<Value>: @unchecked Sendable {
         return stored
     }
 }
+
+/// A loop-confined object held weakly, for callbacks that the object's own parts keep: a strong
+/// `LoopBound` there is a retain cycle (owner → part → callback → owner) that keeps the owner and
+/// everything it holds alive after its last user lets go. `value` is nil once it has gone.
+public struct WeakLoopBound<Value: AnyObject>: @unchecked Sendable {
+    public let loop: any EventLoop
+    private weak var stored: Value?
+
+    public init(_ value: Value, loop: any EventLoop) {
+        self.loop = loop
+        self.stored = value
+    }
+
+    public var value: Value? {
+        loop.preconditionInEventLoop()
+        return stored
+    }
+}

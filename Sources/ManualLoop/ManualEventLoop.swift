@@ -105,7 +105,10 @@ public final class ManualEventLoop: EventLoop, @unchecked Sendable {
             next.work()
             count += 1
         }
-        lock.withLock { s in if s.now < target { s.now = target } }
+        lock.withLock { s in
+            if s.now < target { s.now = target }
+            s.entries.removeAll { $0.entry.handle?.isCancelled == true }  // and what they hold, with no next enqueue
+        }
         return count
     }
 

@@ -203,10 +203,9 @@ public final class I2CIMU: IMUDevice, @unchecked Sendable {
     private func schedule(at deadline: MonotonicTime, _ body: @escaping @Sendable (I2CIMU) -> Void) {
         timer?.cancel()
         let expected = generation
-        let work = LoopBound(self, loop: loop)
+        let work = WeakLoopBound(self, loop: loop)  // weak: the loop's queue must not keep a dropped IMU
         timer = loop.schedule(at: deadline) {
-            let me = work.value
-            guard me.generation == expected else { return }
+            guard let me = work.value, me.generation == expected else { return }
             body(me)
         }
     }

@@ -253,9 +253,9 @@ public final class SimulatedCamera: CameraDevice {
     }
 
     private func scheduleFrame(at time: MonotonicTime) {
-        let bound = LoopBound(self, loop: loop)
+        let bound = WeakLoopBound(self, loop: loop)  // weak: the loop's queue must not keep a dropped camera
         nextFrameStart = time
-        nextFrame = loop.schedule(at: time) { bound.value.frameStart() }
+        nextFrame = loop.schedule(at: time) { bound.value?.frameStart() }
     }
 
     /// One frame, as the loop gets round to it. Frames keep the sensor's cadence whatever the
@@ -307,9 +307,9 @@ public final class SimulatedCamera: CameraDevice {
         cadence = frameDuration
         if let request {
             let completed = complete(request, sequence: sequence, at: start, parameters: parameters, model: model)
-            let bound = LoopBound(self, loop: loop)
+            let bound = WeakLoopBound(self, loop: loop)
             let cookie = request.cookie
-            let work = loop.schedule(at: start + frameDuration) { bound.value.deliver(completed, cookie: cookie) }
+            let work = loop.schedule(at: start + frameDuration) { bound.value?.deliver(completed, cookie: cookie) }
             inProgress.append((work, request))
         }
         scheduleFrame(at: start + frameDuration)

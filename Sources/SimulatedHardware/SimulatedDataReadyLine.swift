@@ -33,15 +33,15 @@ public final class SimulatedDataReadyLine: GPIOInputLine, @unchecked Sendable {
 
     /// Schedules the edge of the first sample after `time`, or re-checks in 1 ms when idle.
     private func arm(after time: MonotonicTime) {
-        let bound = LoopBound(self, loop: loop)
+        let bound = WeakLoopBound(self, loop: loop)  // weak: the loop's queue must not keep a dropped line
         guard let (next, step) = source.sampleSchedule, step > .zero else {
-            timer = loop.schedule(at: time + .milliseconds(1)) { bound.value.arm(after: time + .milliseconds(1)) }
+            timer = loop.schedule(at: time + .milliseconds(1)) { bound.value?.arm(after: time + .milliseconds(1)) }
             return
         }
         let behind = next <= time ? (time - next).nanoseconds / step.nanoseconds + 1 : 0
         let due = next + .nanoseconds(behind * step.nanoseconds)
         timer = loop.schedule(at: due) {
-            let me = bound.value
+            guard let me = bound.value else { return }
             if me.isConnected { me.handler?(GPIOEdge(kind: .rising, timestamp: due)) }
             me.arm(after: due)
         }

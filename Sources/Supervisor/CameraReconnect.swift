@@ -12,7 +12,7 @@ extension Supervisor {
     /// stops. Loop-confined.
     func watchForCameraReturn() {
         let bound = self.bound
-        loop.schedule(after: Self.cameraRetryInterval) { bound.value.lookForCamera() }
+        loop.schedule(after: Self.cameraRetryInterval) { bound.value?.lookForCamera() }
     }
 
     private func lookForCamera() {
@@ -53,7 +53,7 @@ extension Supervisor {
         case .restartCamera(let on):
             // Not inside the frame handler or the `set` that asked: on the loop's next turn.
             let bound = self.bound
-            loop.execute { bound.value.reopenCamera(sensorHDR: on) }
+            loop.execute { bound.value?.reopenCamera(sensorHDR: on) }
         }
     }
 }

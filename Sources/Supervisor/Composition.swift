@@ -16,12 +16,12 @@ extension Supervisor {
         let bound = self.bound
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
         let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
-                                     emit: { event in bound.value.broadcast(event) },  // events flow out to the consoles
-                                     onButtonEvent: { event in bound.value.handle(buttonEvent: event) })
+                                     emit: { event in bound.value?.broadcast(event) },  // events flow out to the consoles
+                                     onButtonEvent: { event in bound.value?.handle(buttonEvent: event) })
         capture.captureFormat = typed.captureFormat
         capture.dngCompression = typed.dngCompression
         let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
-                                     emit: { event in bound.value.broadcast(event) })
+                                     emit: { event in bound.value?.broadcast(event) })
         // The LED rests on the recording pattern while one runs, and a still kept during a
         // recording is listed in the video's sidecar.
         recorder.onRecordingChange = { [weak capture] recording in
@@ -42,9 +42,9 @@ extension Supervisor {
         captureService = capture
         self.recorder = recorder
         videoHDR.recorder = recorder  // the sensor's HDR does not switch during a recording
-        videoHDR.onEvent = { event in bound.value.videoHDREvent(event) }
+        videoHDR.onEvent = { event in bound.value?.videoHDREvent(event) }
         videoStabilizer.onEvent = { event in
-            if case .unavailable(let why) = event { bound.value.log.warning(why) }
+            if case .unavailable(let why) = event { bound.value?.log.warning(why) }
         }
     }
 

@@ -65,13 +65,13 @@ extension Supervisor {
         }
         attachCamera(controller)  // a disconnected camera's controller lets go of its device for good
         let bound = self.bound
-        controller.onDisconnect = { bound.value.cameraDisconnected() }
-        controller.onFrame = { completed, frame in bound.value.streamingFrameCompleted(completed, frame) }
+        controller.onDisconnect = { bound.value?.cameraDisconnected() }
+        controller.onFrame = { completed, frame in bound.value?.streamingFrameCompleted(completed, frame) }
         // Recording takes every frame, a bracket's too: a still during a recording leaves no gap.
         controller.onEveryFrame = { [weak recorder = self.recorder] completed in recorder?.frameArrived(completed) }
-        controller.onStreamingStopped = { bound.value.viewfinder?.presenter.mailbox.clear() }
+        controller.onStreamingStopped = { bound.value?.viewfinder?.presenter.mailbox.clear() }
         controller.onStreamingError = { error in
-            let s = bound.value
+            guard let s = bound.value else { return }
             s.log.error("camera stopped streaming: \(error)")
             s.broadcast(ConsoleEvent("camera.state", [("state", "stopped"), ("reason", "\(error)")]))
         }
@@ -158,7 +158,7 @@ extension Supervisor {
         let bound = self.bound
         do {
             try imu.start { event in
-                bound.loop.execute { bound.value.handle(imuEvent: event) }
+                bound.loop.execute { bound.value?.handle(imuEvent: event) }
             }
             runtime.imuHealth = .running
         } catch {
@@ -204,7 +204,7 @@ extension Supervisor {
         runtime.savedGyroBias = saved[deviceName]?.bias
         runtime.savedCalibrations = saved
         let bound = self.bound
-        tracker.onCalibration = { calibration in bound.value.saveCalibration(calibration) }
+        tracker.onCalibration = { calibration in bound.value?.saveCalibration(calibration) }
         motion = tracker
         attachMotion(tracker)
     }

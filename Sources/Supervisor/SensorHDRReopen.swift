@@ -17,7 +17,7 @@ extension Supervisor {
         // On a later turn: the cancelled requests' completions, still queued on the loop, hold the
         // old camera and its frames until they run.
         let bound = self.bound
-        loop.execute { bound.value.switchSensorHDR(on, camera: info, attemptsLeft: Self.sensorHDRSwitchAttempts) }
+        loop.execute { bound.value?.switchSensorHDR(on, camera: info, attemptsLeft: Self.sensorHDRSwitchAttempts) }
     }
 
     private static func sensorHDRReason(_ on: Bool) -> String { "sensor HDR \(on ? "on" : "off")" }
@@ -37,7 +37,7 @@ extension Supervisor {
         } catch let error as HardwareError where error.kind == .busy && attemptsLeft > 1 {
             let bound = self.bound
             loop.schedule(after: Self.sensorHDRRetryInterval) {
-                bound.value.switchSensorHDR(on, camera: info, attemptsLeft: attemptsLeft - 1)
+                bound.value?.switchSensorHDR(on, camera: info, attemptsLeft: attemptsLeft - 1)
             }
             return
         } catch {

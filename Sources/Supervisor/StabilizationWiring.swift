@@ -14,7 +14,7 @@ extension Supervisor {
         service.formatChanged(format)
         let bound = self.bound
         service.onEvent = { event in
-            let s = bound.value
+            guard let s = bound.value else { return }
             s.broadcast(ConsoleEvent(event.consoleName, event.consoleFields))
             // A forced off is stored, so `get` and `save` say off (the one place the event becomes a setting).
             if case .lensEnabled(false, forced: true) = event {

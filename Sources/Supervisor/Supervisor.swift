@@ -97,8 +97,10 @@ public final class Supervisor {
         registerRemoteCommands()
     }
 
-    /// A handle for callbacks from other threads.
-    var bound: LoopBound<Supervisor> { LoopBound(self, loop: loop) }
+    /// A handle for callbacks from other threads. Weak: the services, camera and devices the
+    /// supervisor owns keep these callbacks, so a strong handle would keep a stopped supervisor,
+    /// its camera and its frame buffers alive for good.
+    var bound: WeakLoopBound<Supervisor> { WeakLoopBound(self, loop: loop) }
 
     // MARK: Lifecycle
 

@@ -44,7 +44,13 @@ final class SimulatedBoardHarness {
         prepared.flush()
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
+    /// Stops the supervisor as the process does at exit (streaming ends, devices close and let go of
+    /// their handlers), so the board, its camera and its frames go with the harness.
+    deinit {
+        loop.perform { [supervisor] in supervisor.requestStop(reason: "test over") }
+        advance(.milliseconds(50))  // writes finish and their completions run: none is left queued on the loop
+        try? FileManager.default.removeItem(at: directory)
+    }
 
     /// Sends one line, runs the loop until it is answered, and returns the reply lines.
     @discardableResult

@@ -14,7 +14,7 @@ extension Supervisor {
         let bound = self.bound
         let led = devices.led.map { line in
             StatusLEDPlayer(line: line, loop: loop) { error in
-                bound.value.log.warning("status LED: \(error.message); continuing without it")
+                bound.value?.log.warning("status LED: \(error.message); continuing without it")
             }
         }
         service.buttonConfiguration = typed.button
