@@ -70,10 +70,18 @@ public final class HTTPDaemon: @unchecked Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     private var daemon: OpaquePointer?
 
-    /// Starts listening on the IPv4 `address`:`port` (MHD_start_daemon through tripod_mhd_start).
-    public init(address: String, port: Int, limits: HTTPLimits,
+    /// Whether it serves HTTPS.
+    public let usesTLS: Bool
+
+    /// Starts listening on the IPv4 `address`:`port` (MHD_start_daemon through tripod_mhd_start),
+    /// over TLS when `tls` is given (GnuTLS inside libmicrohttpd).
+    public init(address: String, port: Int, limits: HTTPLimits, tls: TLSCredentials? = nil,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(RemoteError) {
         self.limits = limits
+        self.usesTLS = tls != nil
+        if tls != nil, tripod_mhd_supports_tls() != 1 {
+            throw RemoteError("remote: this libmicrohttpd was built without TLS, so remote.tls cannot be served; set remote.tls off")
+        }
         self.handler = handler
         var socketAddress = sockaddr_in()
         socketAddress.sin_family = sa_family_t(AF_INET)
@@ -86,8 +94,14 @@ public final class HTTPDaemon: @unchecked Sendable {
                                   memory_limit_bytes: limits.requestHeadBytes)
         let context = Unmanaged.passUnretained(self).toOpaque()
         errno = 0
-        guard let started = tripod_mhd_start(&socketAddress, c, httpAccess, context, httpCompleted, nil) else {
-            let reason = errno != 0 ? String(cString: strerror(errno)) : "MHD_start_daemon failed"
+        let started: OpaquePointer? = withPEM(tls?.certificatePEM) { certificate in
+            withPEM(tls?.keyPEM) { key in
+                tripod_mhd_start(&socketAddress, c, certificate, key, httpAccess, context, httpCompleted, nil)
+            }
+        }
+        guard let started else {
+            let reason = errno != 0 ? String(cString: strerror(errno))
+                : tls != nil ? "MHD_start_daemon failed (GnuTLS rejected the certificate or key, or they do not match)" : "MHD_start_daemon failed"
             throw RemoteError("remote: cannot listen on \(address):\(port): \(reason)")
         }
         daemon = started
@@ -104,6 +118,14 @@ public final class HTTPDaemon: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+/// Calls `body` with the NUL-terminated PEM text as a C string, or NULL.
+private func withPEM<T>(_ pem: [UInt8]?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+    guard let pem else { return body(nil) }
+    return pem.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress) }
+    }
 }
 
 /// Per-request state kept between the access handler's calls (req_cls).

@@ -8,7 +8,7 @@ extension RemotePage {
     const $ = (id) => document.getElementById(id);
 
     function setCookie(value) {
-      document.cookie = 'tripod_token=' + value + '; path=/; SameSite=Strict' + (value ? '' : '; max-age=0');
+      document.cookie = 'tripod_token=' + value + '; path=/; SameSite=Strict' + (location.protocol === 'https:' ? '; Secure' : '') + (value ? '' : '; max-age=0');
     }
 
     async function api(path) {

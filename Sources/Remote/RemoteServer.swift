@@ -17,7 +17,7 @@ public final class RemoteServer: Sendable {
 
     /// Listens on `address`:`port` (0: a free one; see `port`).
     public init(host: LoopBound<any RemoteHost>, address: String, port: Int, token: String, captures: CaptureFiles,
-                limits: HTTPLimits = HTTPLimits(), limiter: FailedAttemptLimiter = FailedAttemptLimiter()) throws(RemoteError) {
+                tls: TLSCredentials? = nil, limits: HTTPLimits = HTTPLimits(), limiter: FailedAttemptLimiter = FailedAttemptLimiter()) throws(RemoteError) {
         self.preview = PreviewEncoder()
         self.captures = captures
         self.limiter = limiter
@@ -27,7 +27,7 @@ public final class RemoteServer: Sendable {
         self.daemon = box
         let router = RemoteRouter(token: token, captures: captures, limiter: limiter, runner: runner, preview: preview)
         do {
-            box.daemon = try HTTPDaemon(address: address, port: port, limits: limits) { router.route($0) }
+            box.daemon = try HTTPDaemon(address: address, port: port, limits: limits, tls: tls) { router.route($0) }
         } catch {
             preview.stop()
             throw error
@@ -36,6 +36,8 @@ public final class RemoteServer: Sendable {
 
     /// The port it listens on.
     public var port: Int { daemon.daemon?.port ?? 0 }
+    /// "https" over TLS (`remote.tls`), else "http".
+    public var scheme: String { daemon.daemon?.usesTLS == true ? "https" : "http" }
 
     /// Ends every stream and request, then stops listening (joins the connections' threads).
     public func stop() {

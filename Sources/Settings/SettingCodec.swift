@@ -34,6 +34,8 @@ public enum SettingKind: Sendable, Equatable {
     case name
     /// `off`, or an IPv4 address and a port ("0.0.0.0:8080", "127.0.0.1:0").
     case listenAddress
+    /// `off`, or a PEM certificate file and its private key file (absolute paths).
+    case certificateAndKey
 
     /// Accepted forms, for help and errors.
     public var forms: String {
@@ -53,6 +55,7 @@ public enum SettingKind: Sendable, Equatable {
         case .zoom: return "1 (whole field) … the format's maximum, e.g. 2 or 1.5x"
         case .bitrate: return "bits per second: 10M, 2500k, 8000000 (100k…200M)"
         case .listenAddress: return "off, or IPv4ADDRESS:PORT (0.0.0.0:8080)"
+        case .certificateAndKey: return "off, or CERTFILE KEYFILE (absolute paths to PEM files)"
         case .number(let range, let unit):
             return "\(ValueParser.formatNumber(range.lowerBound))…\(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
         case .broker: return "off, mqtt://HOST:PORT or mqtts://HOST:PORT"
@@ -290,6 +293,40 @@ extension SettingCodec where Value == RemoteListen {
     /// `off` or `ADDRESS:PORT`.
     static var listenAddress: SettingCodec {
         SettingCodec(kind: .listenAddress, parse: { text, key throws(ConsoleError) in try RemoteListen.parse(text, key: key) },
+                     format: { $0.text })
+    }
+}
+
+/// `remote.tls`: plain HTTP, or HTTPS with a PEM certificate (chain) and its private key.
+public enum RemoteTLS: Equatable, Sendable {
+    case off
+    /// Absolute paths; whether the files are usable is checked when the setting is committed.
+    case files(certificate: String, key: String)
+
+    /// The canonical text: "off" or "CERTFILE KEYFILE".
+    public var text: String {
+        switch self {
+        case .off: return "off"
+        case .files(let certificate, let key): return "\(certificate) \(key)"
+        }
+    }
+
+    /// Parses "off" or two absolute paths separated by white space.
+    public static func parse(_ text: String, key: String) throws(ConsoleError) -> RemoteTLS {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        if words.count == 1, words[0].lowercased() == "off" { return .off }
+        guard words.count == 2, words.allSatisfy({ $0.hasPrefix("/") && $0.count <= 1024 }),
+              !words.joined().unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw ConsoleError(.badValue, "\(key) \"\(text)\" is not off or CERTFILE KEYFILE; e.g. /etc/tripod/remote.crt /etc/tripod/remote.key")
+        }
+        return .files(certificate: words[0], key: words[1])
+    }
+}
+
+extension SettingCodec where Value == RemoteTLS {
+    /// `off` or `CERTFILE KEYFILE`.
+    static var certificateAndKey: SettingCodec {
+        SettingCodec(kind: .certificateAndKey, parse: { text, key throws(ConsoleError) in try RemoteTLS.parse(text, key: key) },
                      format: { $0.text })
     }
 }

@@ -116,6 +116,7 @@ public enum SettingsTable {
     public static let videoSlowMotion = Setting("video.slowmotion", \.video.slowMotion, .onOff, "high-frame-rate video plays back at video.playback-fps")
     public static let videoHDR = Setting("video.hdr", \.videoHDR, .choice(VideoHDRPolicy.Preference.allCases), "video HDR: auto (the scene decides), on or off (formats' hdr column)")
     public static let remoteListen = Setting("remote.listen", \.remoteListen, .listenAddress, "browser remote's HTTP server: off, or ADDRESS:PORT (e.g. 0.0.0.0:8080; port 0 picks a free one)")
+    public static let remoteTLS = Setting("remote.tls", \.remoteTLS, .certificateAndKey, "HTTPS for the browser remote: off, or its PEM certificate and private key files (the key mode 600 or 400)")
     public static let videoPlaybackFPS = Setting("video.playback-fps", \.video.playbackFramesPerSecond, .number(1...240, unit: "fps", example: "30"), "playback rate of slow motion")
     public static let fleetBroker = Setting("fleet.broker", \.fleet.broker, .broker, "the fleet's MQTT broker (docs/fleet.md), or off")
     public static let fleetCA = Setting("fleet.ca", \.fleet.certificateAuthorityFile, .file, "PEM file of the CAs that sign an mqtts:// broker's certificate (none: the system's)")
@@ -137,7 +138,7 @@ public enum SettingsTable {
         AnySetting(buttonDoublePress), AnySetting(buttonLongPress), AnySetting(buttonBusy), AnySetting(buttonRequired),
         AnySetting(videoCodec), AnySetting(videoContainer), AnySetting(videoBitrate), AnySetting(videoFPS),
         AnySetting(videoPrerecord), AnySetting(videoSplit), AnySetting(videoSlowMotion), AnySetting(videoHDR),
-        AnySetting(videoPlaybackFPS), AnySetting(remoteListen),
+        AnySetting(videoPlaybackFPS), AnySetting(remoteListen), AnySetting(remoteTLS),
         AnySetting(fleetBroker), AnySetting(fleetCA), AnySetting(fleetGroup), AnySetting(fleetRig), AnySetting(fleetCredentials),
     ]
 

@@ -47,6 +47,8 @@ public struct TypedSettings: Equatable, Sendable {
     public var fleet = FleetSettings()
     /// `remote.listen`: where the browser remote's HTTP server listens, or off (docs/remote.md).
     public var remoteListen = RemoteListen.off
+    /// `remote.tls`: HTTPS with this certificate and key, or plain HTTP (docs/remote.md).
+    public var remoteTLS = RemoteTLS.off
 
     public init() {}
 

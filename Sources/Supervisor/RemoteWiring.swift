@@ -32,14 +32,31 @@ extension Supervisor {
         remote = nil
         remoteFailure = nil
         guard case .address(let address, let port) = typed.remoteListen else { return }
+        var tls: TLSCredentials?
+        if case .files(let certificate, let key) = typed.remoteTLS {
+            do throws(ConsoleError) { tls = try TLSCredentials.load(certificate: certificate, key: key) }
+            catch {
+                remoteFailure = error.message
+                log.warning("remote: not started: \(error.message)")
+                return
+            }
+        }
         do throws(RemoteError) {
-            remote = try RemoteServer(host: LoopBound<any RemoteHost>(self, loop: loop), address: address, port: port, token: token,
-                                      captures: CaptureFiles(root: devices.storage.rootDescription))
-            log.notice("remote: listening on http://\(address):\(remote?.port ?? port)/")
+            let server = try RemoteServer(host: LoopBound<any RemoteHost>(self, loop: loop), address: address, port: port, token: token,
+                                          captures: CaptureFiles(root: devices.storage.rootDescription), tls: tls)
+            remote = server
+            log.notice("remote: listening on \(server.scheme)://\(address):\(server.port)/")
         } catch {
             remoteFailure = error.message
             log.warning("\(error)")
         }
+    }
+
+    /// The store's participant for `remote.tls`: a certificate or key that cannot be used is
+    /// refused at `set` (and in the config file), in words, before anything changes.
+    static func checkRemoteTLS(_ change: SettingsChange) throws(ConsoleError) {
+        guard change.touches(SettingsTable.remoteTLS), case .files(let certificate, let key) = change.new.remoteTLS else { return }
+        _ = try TLSCredentials.load(certificate: certificate, key: key)
     }
 
     func stopRemote() {

@@ -21,6 +21,7 @@ extension Supervisor {
         settings.participate(.init(name: "camera", apply: { [weak self] change throws(ConsoleError) in
             try self?.applyCameraPart(change)
         }, inForce: { [weak self] settings in self?.formatInForce(&settings) }))
+        settings.participate(.init(name: "remote") { change throws(ConsoleError) in try Supervisor.checkRemoteTLS(change) })
         settings.observe { [weak self] change in self?.settingsCommitted(change) }
     }
 
@@ -40,7 +41,8 @@ extension Supervisor {
         if change.touches(any: SettingsTable.button) { applyButtonSettings() }
         if change.touches(SettingsTable.captureFormat) { captureService?.captureFormat = change.new.captureFormat }
         if change.touches(SettingsTable.dngCompression) { captureService?.dngCompression = change.new.dngCompression }
-        if change.touches(SettingsTable.remoteListen), change.old.remoteListen != change.new.remoteListen { applyRemoteListen() }
+        if (change.touches(SettingsTable.remoteListen) && change.old.remoteListen != change.new.remoteListen)
+            || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS) { applyRemoteListen() }
     }
 
     /// The recorder's part: no format change while recording; the `video.*` settings.
@@ -181,6 +183,7 @@ extension Supervisor {
         case T.stabilizationVideo.key: return stabilization?.video.active.rawValue
         case T.videoHDR.key: return videoHDR.activeDescription
         case T.remoteListen.key: return remoteActiveDescription
+        case T.remoteTLS.key: return remote.map(\.scheme) ?? "not serving"
         default: break
         }
         guard let frame = camera?.latest else { return nil }

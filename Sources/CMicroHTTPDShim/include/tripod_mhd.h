@@ -24,10 +24,16 @@ typedef struct {
 
 /// MHD_start_daemon with a thread per connection (MHD_USE_THREAD_PER_CONNECTION |
 /// MHD_USE_INTERNAL_POLLING_THREAD), bound to the IPv4 `address` (MHD_OPTION_SOCK_ADDR), with
-/// `limits`, the access handler and MHD_OPTION_NOTIFY_COMPLETED. NULL when it cannot start.
+/// `limits`, the access handler and MHD_OPTION_NOTIFY_COMPLETED. With `certificate_pem` and
+/// `key_pem` (NUL-terminated PEM text, both or neither) it serves HTTPS (MHD_USE_TLS,
+/// MHD_OPTION_HTTPS_MEM_CERT, MHD_OPTION_HTTPS_MEM_KEY). NULL when it cannot start.
 struct MHD_Daemon *tripod_mhd_start(const struct sockaddr_in *address, tripod_mhd_limits limits,
+                                    const char *certificate_pem, const char *key_pem,
                                     MHD_AccessHandlerCallback handler, void *handler_context,
                                     MHD_RequestCompletedCallback completed, void *completed_context);
+
+/// 1 when this libmicrohttpd was built with TLS (MHD_is_feature_supported(MHD_FEATURE_TLS)).
+int tripod_mhd_supports_tls(void);
 
 /// The port the daemon listens on (MHD_get_daemon_info, MHD_DAEMON_INFO_BIND_PORT); 0 if unknown.
 uint16_t tripod_mhd_bound_port(struct MHD_Daemon *daemon);
