@@ -19,6 +19,8 @@ let package = Package(
         systemLibrary("CGPIOD", pkgConfig: "libgpiod", apt: ["libgpiod-dev"]),
         systemLibrary("CDRM", pkgConfig: "libdrm", apt: ["libdrm-dev"]),
         systemLibrary("CI2C", pkgConfig: nil, apt: ["libi2c-dev"]),
+        // glibc's adjtimex (the clock's sync state, module Fleet).
+        systemLibrary("CClock", pkgConfig: nil, apt: ["libc6-dev"]),
         systemLibrary("CV4L2", pkgConfig: nil, apt: ["linux-libc-dev"]),
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
         systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
@@ -77,7 +79,7 @@ let package = Package(
         .target(name: "Transports", dependencies: ["Hardware", "Syscalls", "Console"]),
         // The fleet: MQTT through libmosquitto (state, status, events, the group's commands); a console
         // client of the supervisor through ConsoleHost, never importing it.
-        .target(name: "Fleet", dependencies: ["Hardware", "Syscalls", "Console", "Settings", "Transports", "CMosquitto"]),
+        .target(name: "Fleet", dependencies: ["Hardware", "Syscalls", "Console", "Settings", "Transports", "CMosquitto", "CClock"]),
         // The browser remote: the HTTP server (libmicrohttpd), its token, the API over the console's
         // operations, the MJPEG preview, the page. Serves a `RemoteHost` (the supervisor).
         .target(name: "Remote", dependencies: [

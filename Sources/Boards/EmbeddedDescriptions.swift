@@ -20,6 +20,21 @@ public enum EmbeddedDescriptions {
   "display": { "backend": "none" }
 }
 """#,
+        "sim-small": #"""
+{
+  "name": "sim-small",
+  "summary": "Simulated board at a reduced size (frames rendered no larger than 384x216, the same scene), so that 16 rigs, each its own process, fit on 2 cores: IMX708 sensor, MPU-6050 IMU, shutter button and LED, no display",
+  "camera": { "backend": "sim", "sensor": "imx708", "connector": "CAM0", "seed": 1, "maximumRenderSize": { "width": 384, "height": 216 } },
+  "imu": { "backend": "sim", "address": 104, "orientation": "XYZ", "rateHertz": 500, "motion": "still" },
+  "gpio": {
+    "backend": "sim",
+    "shutter": { "name": "SHUTTER", "bias": "pull-up", "activeLow": true },
+    "halfPress": { "name": "HALF_PRESS", "bias": "pull-up", "activeLow": true },
+    "led": { "name": "LED" }
+  },
+  "display": { "backend": "none" }
+}
+"""#,
     ]
 
     /// Every sensor description (JSON text) by lower-case model.

@@ -25,6 +25,8 @@ public final class FleetClient {
     /// Persists the ids off the loop (two fsyncs), before each command runs.
     private let stateWriter: StateWriter?
     private let wallClock: @Sendable () -> Date
+    /// The clock's sync state, published in the status (`clock`, `clock.error.us`).
+    private let clockSync: any ClockSyncReading
     private var link: Link?
     private var generation = 0
     private var connected = false
@@ -56,8 +58,9 @@ public final class FleetClient {
 
     /// Joins the settings store (participant and observer). Call before the config file is committed.
     public init(host: any ConsoleHost, settings: SettingsStore, state: StateStore?, log: Logger,
-                wallClock: @escaping @Sendable () -> Date = { Date() }) {
+                wallClock: @escaping @Sendable () -> Date = { Date() }, clockSync: any ClockSyncReading = KernelClockSync()) {
         self.host = host
+        self.clockSync = clockSync
         self.settings = settings
         self.log = log
         self.wallClock = wallClock
@@ -355,11 +358,12 @@ public final class FleetClient {
     /// The fields of `status` that are measurements moving with every frame or sample: a change of
     /// these alone is not a change of the rig's status (they still go out every 10 s).
     static let measuredStatusFields = ["uptime", "frame", "exposure", "iso", "lens", "wb", "ev.offset",
-                                       "imu.samples", "imu.rate", "imu.still", "free"]
+                                       "imu.samples", "imu.rate", "imu.still", "free", "clock.error.us"]
 
     /// Publishes the status reply when it changed (measurements aside), when forced, or when 10 s have passed.
-    private func statusReplied(_ line: String) {
+    private func statusReplied(_ reply: String) {
         guard let link else { return }
+        let line = Self.addingClock(clockSync.read(), to: reply)
         var values = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["values"] as? [String: String] ?? [:]
         for field in Self.measuredStatusFields { values[field] = nil }
         let now = host.loop.now()
@@ -370,6 +374,20 @@ public final class FleetClient {
         lastStatus = values
         lastStatusPublished = now
         publish(link.topics.status, line, retain: true)
+    }
+}
+
+extension FleetClient {
+    /// The status reply with the clock's fields first in its values: `clock` (`synchronised`,
+    /// `unsynchronised`, or `unknown` when adjtimex failed) and `clock.error.us` (the kernel's
+    /// estimated error). A reply without values is returned as it is.
+    static func addingClock(_ clock: ClockSyncState?, to reply: String) -> String {
+        let marker = "\"values\":{"
+        guard let range = reply.range(of: marker) else { return reply }
+        var fields = "\"clock\":" + jsonString(clock?.word ?? "unknown")
+        if let clock { fields += ",\"clock.error.us\":" + jsonString(String(clock.estimatedErrorMicroseconds)) }
+        let rest = reply[range.upperBound...]
+        return String(reply[..<range.upperBound]) + fields + (rest.hasPrefix("}") ? "" : ",") + rest
     }
 }
 

@@ -16,6 +16,9 @@ import Testing
         let status = try #require(observer.messages(on: rig.topics.status).last)
         #expect(status.payload.contains("\"state\":\"ready\""), "\(status.payload)")
         #expect(status.payload.hasPrefix("{\"type\":\"reply\",\"ok\":true"), "\(status.payload)")
+        // The clock's state from adjtimex, as this machine's kernel reports it.
+        let clock = try #require(KernelClockSync().read())
+        #expect(status.payload.contains("\"clock\":\"\(clock.word)\",\"clock.error.us\":"), "\(status.payload)")
         // Once the rig is quiet (its first frames change the status), the status still goes out
         // again: a gap of more than half the interval between two publishes is one without a change.
         var gaps: [Double] = []

@@ -165,7 +165,7 @@ final class Observer: @unchecked Sendable {
     }
 }
 
-/// `tripod run --board sim` as its own process, with the fleet's settings in its config file.
+/// `tripod run --board sim-small` as its own process, with the fleet's settings in its config file.
 final class Rig {
     let process = Process()
     let stdin = Pipe()
@@ -185,7 +185,7 @@ final class Rig {
         try (config.joined(separator: "\n") + "\n").write(toFile: work + "/tripod.conf", atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: try Self.executable())
-        process.arguments = ["run", "--board", "sim", "--captures", captures, "--state", state, "--socket", socket,
+        process.arguments = ["run", "--board", "sim-small", "--captures", captures, "--state", state, "--socket", socket,
                              "--config", work + "/tripod.conf"]
         process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice

@@ -126,3 +126,30 @@ import LinuxHardware
         #expect(t.reply == "tripod/studio/cam07/reply")
     }
 }
+
+/// The clock's sync state (adjtimex) in the published status.
+@Suite struct FleetClockTests {
+    /// adjtimex's answer read as the kernel means it: TIME_ERROR or STA_UNSYNC is unsynchronised.
+    @Test func adjtimexStateIsReadFromItsReturnValueAndStatusBit() {
+        let synced = KernelClockSync.state(returned: 0, status: 0x2001, estimatedError: 120, maximumError: 4000)
+        #expect(synced == ClockSyncState(synchronised: true, estimatedErrorMicroseconds: 120, maximumErrorMicroseconds: 4000))
+        #expect(!KernelClockSync.state(returned: 5, status: 0, estimatedError: 0, maximumError: 16_000_000).synchronised)
+        #expect(!KernelClockSync.state(returned: 0, status: 0x0041, estimatedError: 0, maximumError: 16_000_000).synchronised)
+        // The real call, with modes 0 (reads only): it answers on Linux without privilege.
+        #expect(KernelClockSync().read() != nil)
+    }
+
+    /// The status published on .../status carries `clock` and `clock.error.us` first in its values,
+    /// from an injected state; the reply stays valid JSON with its other values.
+    @Test func statusCarriesTheInjectedClockState() throws {
+        let reply = "{\"type\":\"reply\",\"ok\":true,\"values\":{\"state\":\"ready\"}}"
+        let line = FleetClient.addingClock(ClockSyncState(synchronised: false, estimatedErrorMicroseconds: 16000, maximumErrorMicroseconds: 16_000_000), to: reply)
+        #expect(line.hasPrefix("{\"type\":\"reply\",\"ok\":true,\"values\":{\"clock\":\"unsynchronised\",\"clock.error.us\":\"16000\",\"state\""), "\(line)")
+        let values = try #require((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["values"] as? [String: String])
+        #expect(values == ["clock": "unsynchronised", "clock.error.us": "16000", "state": "ready"])
+        let empty = FleetClient.addingClock(ClockSyncState(synchronised: true, estimatedErrorMicroseconds: 5, maximumErrorMicroseconds: 9), to: "{\"type\":\"reply\",\"ok\":true,\"values\":{}}")
+        #expect((try JSONSerialization.jsonObject(with: Data(empty.utf8)) as? [String: Any])?["values"] as? [String: String] == ["clock": "synchronised", "clock.error.us": "5"])
+        #expect(FleetClient.addingClock(nil, to: reply).contains("\"clock\":\"unknown\",\"state\""))
+        #expect(FleetClient.addingClock(nil, to: "{\"type\":\"reply\",\"ok\":false}") == "{\"type\":\"reply\",\"ok\":false}")
+    }
+}

@@ -32,8 +32,23 @@ private func jsonFiles(_ folder: String) throws -> [String: String] {
             #expect(EmbeddedDescriptions.sensors[model] == text, "\(model): stale, run tools/embed-descriptions")
         }
         let boards = try jsonFiles("boards")
-        #expect(Array(EmbeddedDescriptions.boards.keys) == ["sim"])
+        #expect(Set(EmbeddedDescriptions.boards.keys) == ["sim", "sim-small"])
         #expect(EmbeddedDescriptions.boards["sim"] == boards["sim"], "sim: stale, run tools/embed-descriptions")
+        #expect(EmbeddedDescriptions.boards["sim-small"] == boards["sim-small"], "sim-small: stale, run tools/embed-descriptions")
+    }
+
+    /// `--board sim-small` is the simulated board with the same sensor, scene and seed, its frames
+    /// rendered no larger than 384x216 (so 16 rigs fit on 2 cores), from any directory.
+    @Test func simSmallIsTheSimBoardRenderedSmall() throws {
+        let small = try BoardCatalog(directories: []).board("sim-small")
+        let full = try BoardCatalog(directories: []).board("sim")
+        #expect(small.camera.maximumRenderSize == PixelSize(width: 384, height: 216))
+        #expect(full.camera.maximumRenderSize == nil)
+        #expect(small.camera.sensor == full.camera.sensor && small.camera.seed == full.camera.seed)
+        #expect(small.imu == full.imu && small.gpio == full.gpio)
+        let loop = ManualEventLoop()
+        let provider = try SimulatedCameraProvider(loop: loop, board: small, sensors: [])
+        #expect(provider.maximumRenderSize == PixelSize(width: 384, height: 216))
     }
 
     /// The generator's own check agrees (byte for byte, header and layout included), where python3 exists.
