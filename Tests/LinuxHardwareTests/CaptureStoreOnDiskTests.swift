@@ -49,4 +49,45 @@ import TestSupport
             (try? storage.read("2026-09-21/" + file.name)).flatMap { try? SHA256.hexDigest($0) } == file.sha256
         })
     }
+
+    /// A DNG written in many short writes (1 KiB each) that fails in the middle of its own data,
+    /// lossless or not: that frame leaves no file and no temporary file, the frame before it is
+    /// unchanged.
+    @Test(arguments: [DNGCompression.lossless, .none])
+    func aDNGThatFailsMidFileLeavesNothingPartial(compression: DNGCompression) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sys = FaultInjectingSyscalls()
+        sys.maximumWriteBytes = 1024
+        let storage = try PosixStorage(root: dir, syscalls: RetryingSyscalls(sys))
+        let store = try CaptureStore(storage: storage, configuration: CaptureStore.Configuration(
+            camera: CameraIdentity(make: "Raspberry Pi", model: "test", uniqueCameraModel: "Raspberry Pi test"),
+            safetyMarginBytes: 0, naming: CaptureNaming(timeZone: TimeZone(identifier: "UTC") ?? .current)))
+        let size = PixelSize(width: 301, height: 257)
+        var generator = UInt32(12345)
+        let samples: [UInt8] = (0..<(size.width * size.height)).flatMap { _ -> [UInt8] in
+            generator = generator &* 1_664_525 &+ 1_013_904_223
+            let value = UInt16(generator >> 20)  // 12 bits
+            return [UInt8(value & 0xFF), UInt8(value >> 8)]
+        }
+        let raw = FrameBuffer(pixelFormat: .srggb12, size: size, stride: size.width * 2, bytes: samples)
+        func request(_ n: UInt64) -> CompletedRequest {
+            CompletedRequest(cookie: n, sequence: n, sensorTimestamp: MonotonicTime(nanoseconds: Int64(n) * 33_000_000),
+                             metadata: [ControlName.exposureTime: .int32(10_000), ControlName.analogueGain: .float(1)],
+                             buffers: [.raw: raw])
+        }
+        let bracket = try store.beginBracket(BracketStart(
+            plan: BracketPlanRecord(kind: "ev", summary: "bracket ev 3 1.0", frameCount: 3),
+            outputs: BracketOutputs(rawSize: size, rgbSize: nil),
+            startTime: Date(timeIntervalSince1970: 1_790_000_000), dngCompression: compression))
+        let requested = FrameSettings(exposureTimeMicroseconds: 10_000, analogueGain: 1)
+        try bracket.addFrame(request(1), requested: requested)
+        let folder = dir + "/2026-09-21"
+        let firstFrame = try #require(FileManager.default.contents(atPath: folder + "/TRP_000001_01.dng"))
+        #expect(firstFrame.count > 8 * 1024, "the DNG takes many 1 KiB writes")
+        sys.fail(.write, call: 4, errno: EIO)  // the DNG's 4th KiB
+        #expect(throws: MediaError.self) { try bracket.addFrame(request(2), requested: requested) }
+        #expect(try allNames(folder) == ["TRP_000001.json", "TRP_000001_01.dng"])
+        #expect(FileManager.default.contents(atPath: folder + "/TRP_000001_01.dng") == firstFrame)
+    }
 }
