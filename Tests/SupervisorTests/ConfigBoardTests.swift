@@ -94,9 +94,9 @@ private func raspberryPiBoards() throws -> [BoardDescription] {
     }
 
     @Test func catalogListsEveryBoardOnce() throws {
-        #expect(try catalog.boards().map(\.name) == ["rpi4", "rpi5", "rpizero2w", "sim", "vboard", "vboard-iio"])
+        #expect(try catalog.boards().map(\.name) == ["rpi4", "rpi5", "rpizero2w", "sim", "sim-small", "vboard", "vboard-iio"])
         // With no directory, only the embedded boards.
-        #expect(try BoardCatalog(directories: []).boards().map(\.name) == ["sim"])
+        #expect(try BoardCatalog(directories: []).boards().map(\.name) == ["sim", "sim-small"])
     }
 
     @Test func detectReadsTheModelFileAndExplainsMisses() throws {
