@@ -143,6 +143,8 @@ import TestSupport
             let deadline = Date().addingTimeInterval(120)  // a safety net: four 1 s frames, then the writes
             while !ended && Date() < deadline {
                 ended = (tripod.ask("status") ?? "").contains("capture=idle")
+                // Read on as systemd does: a full notify socket would block the supervisor's sd_notify.
+                _ = manager.drain()
                 if !ended { usleep(100_000) }
             }
             after = (tripod.ask("status").flatMap { SimulatedBoardHarness.field("brackets", in: $0) }).map { "brackets \($0)" } ?? "no status"
@@ -157,5 +159,9 @@ import TestSupport
         #expect(before >= 2, "pings every half timeout while the loop runs")
         #expect(longest >= 2.5, "no ping while the loop is stuck: gaps \(gaps)")
         #expect(resumed >= 1, "pings resume when the loop runs again")
+        // Stop it while still reading the notify socket (its STOPPING=1 must not find it full).
+        tripod.process.terminate()
+        let stopBy = Date().addingTimeInterval(60)
+        while tripod.process.isRunning && Date() < stopBy { _ = manager.drain(); usleep(10_000) }
     }
 }
