@@ -8,20 +8,16 @@ struct MHD_Daemon *tripod_mhd_start(const struct sockaddr_in *address, tripod_mh
                                     MHD_AccessHandlerCallback handler, void *handler_context,
                                     MHD_RequestCompletedCallback completed, void *completed_context) {
     unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
-    if (certificate_pem && key_pem) {
-        return MHD_start_daemon(flags | MHD_USE_TLS, ntohs(address->sin_port), NULL, NULL, handler, handler_context,
-                                MHD_OPTION_HTTPS_MEM_CERT, certificate_pem,
-                                MHD_OPTION_HTTPS_MEM_KEY, key_pem,
-                                MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
-                                MHD_OPTION_CONNECTION_LIMIT, limits.connection_limit,
-                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.per_ip_limit,
-                                MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_timeout_seconds,
-                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.memory_limit_bytes,
-                                MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
-                                MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
-                                MHD_OPTION_END);
-    }
+    // HTTPS: the certificate and key as PEM text; without them the array is only its end.
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)certificate_pem},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)key_pem},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    int with_tls = certificate_pem != NULL && key_pem != NULL;
+    if (with_tls) flags |= MHD_USE_TLS;
     return MHD_start_daemon(flags, ntohs(address->sin_port), NULL, NULL, handler, handler_context,
+                            MHD_OPTION_ARRAY, with_tls ? tls : &tls[2],
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
                             MHD_OPTION_CONNECTION_LIMIT, limits.connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.per_ip_limit,
