@@ -1,5 +1,5 @@
 import Console
-import Foundation  // file attributes, reading the files
+import Settings
 
 /// The certificate and private key `remote.tls` names, read once when the setting is committed and
 /// handed to libmicrohttpd (GnuTLS) as PEM text. A key that others can read is refused: it is the
@@ -27,32 +27,14 @@ public struct TLSCredentials: Sendable, Equatable {
     }
 
     private static func read(_ path: String, what: String, setting: String, privateKey: Bool) throws(ConsoleError) -> [UInt8] {
-        let attributes: [FileAttributeKey: Any]
-        do { attributes = try FileManager.default.attributesOfItem(atPath: path) }
-        catch { throw ConsoleError(.badValue, "\(setting) \(what) \(path): cannot read it (\(reason(error)))") }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
-            throw ConsoleError(.badValue, "\(setting) \(what) \(path) is not a regular file")
-        }
-        let mode = ((attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777) & 0o7777
-        if privateKey, mode & 0o077 != 0 {
-            throw ConsoleError(.badValue, "\(setting) key \(path) has mode \(String(mode, radix: 8)); others can read the server's private key, so it must be 600 or 400 (chmod 600 \(path))")
-        }
-        guard let size = (attributes[.size] as? NSNumber)?.intValue, size <= maximumBytes else {
-            throw ConsoleError(.badValue, "\(setting) \(what) \(path) is larger than \(maximumBytes) bytes")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConsoleError(.badValue, "\(setting) \(what) \(path): cannot read it")
-        }
-        return [UInt8](data)
+        try SettingFile.read(path, what: "\(setting) \(what)", maximumBytes: maximumBytes, refusingMode: { mode in
+            privateKey && mode & 0o077 != 0 ? "others can read the server's private key, so it must be 600 or 400" : nil
+        })
     }
 
     private static func contains(_ bytes: [UInt8], _ marker: String) -> Bool {
         let needle = Array(marker.utf8)
         guard bytes.count >= needle.count else { return false }
         return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
 }
