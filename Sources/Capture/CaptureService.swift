@@ -13,6 +13,17 @@ public enum CaptureTrigger: Equatable {
     /// The shutter button; `edge` is the press edge's kernel time, `queued` true when it waited
     /// for the previous bracket (the button's queue-one policy).
     case button(edge: MonotonicTime, queued: Bool)
+    /// A time-lapse's shot (`timelapse start`), recorded in the sidecar.
+    case timelapse(TimelapseShotRecord)
+}
+
+/// What a capture's starter hears of it as it runs (`CaptureService.start(observer:)`): each
+/// frame kept, with its buffers (a time-lapse meters the raw one), then how it ended.
+public enum CaptureProgress {
+    /// A frame was matched and goes to the writer: 0-based index in the plan, the request.
+    case frameKept(index: Int, request: CompletedRequest)
+    /// The capture ended: its sidecar when saved, or why it failed.
+    case finished(sidecar: BracketSidecar?, failure: String?)
 }
 
 /// The one entry point for captures (console `capture`/`bracket` and the shutter button): runs a
@@ -84,7 +95,8 @@ public final class CaptureService {
     public private(set) var running: Running?
     private var waitingButton: (BracketPlan, CaptureTrigger)?
     /// A capture asked for before the camera's first frame (just after start), and its time limit.
-    private var waitingForFirstFrame: (plan: BracketPlan, trigger: CaptureTrigger, at: MonotonicTime, timeout: ScheduledWork)?
+    private var waitingForFirstFrame: (plan: BracketPlan, trigger: CaptureTrigger, at: MonotonicTime, timeout: ScheduledWork,
+                                       observer: ((CaptureProgress) -> Void)?)?
     /// How long a capture waits for the camera's first frame before it fails.
     public var firstFrameWait: Duration = .seconds(2)
 
@@ -121,7 +133,11 @@ public final class CaptureService {
         /// The streams `capture.format` writes; a frame may carry more (a regular frame during a
         /// recording fills raw and the still stream), and only these are written.
         var roles: Set<StreamRole> = []
-        init(plan: BracketPlan, trigger: CaptureTrigger) { self.plan = plan; self.trigger = trigger }
+        /// Who started it and hears how it goes (a time-lapse); nil for the console and the button.
+        let observer: ((CaptureProgress) -> Void)?
+        init(plan: BracketPlan, trigger: CaptureTrigger, observer: ((CaptureProgress) -> Void)? = nil) {
+            self.plan = plan; self.trigger = trigger; self.observer = observer
+        }
     }
 
     /// `emit` and `onButtonEvent` are where what happens flows out; `wantsStillsFromStart`: a board
@@ -203,10 +219,11 @@ public final class CaptureService {
     /// starts when the running one ends. Before the camera's first frame it waits for that frame
     /// (at most `firstFrameWait`). `admitted`: triggered before a stop began (still runs while
     /// stopping); `triggeredAt`: when a console command asked for it, if earlier than now. Returns
-    /// the reply fields.
+    /// the reply fields. `observer` hears of each frame kept and of the end (`CaptureProgress`),
+    /// when the capture started (not when this throws).
     @discardableResult
     public func start(_ plan: BracketPlan, trigger: CaptureTrigger, admitted: Bool = false,
-               triggeredAt: MonotonicTime? = nil) throws(ConsoleError) -> [(String, String)] {
+               triggeredAt: MonotonicTime? = nil, observer: ((CaptureProgress) -> Void)? = nil) throws(ConsoleError) -> [(String, String)] {
         var plan = plan
         if running != nil {
             if case .button(_, true) = trigger, waitingButton == nil {
@@ -226,7 +243,7 @@ public final class CaptureService {
             let bound = LoopBound(self, loop: loop)
             let limit = firstFrameWait
             let timeout = loop.schedule(after: limit) { bound.value.firstFrameNeverCame(after: limit) }
-            waitingForFirstFrame = (plan, trigger, loop.now(), timeout)
+            waitingForFirstFrame = (plan, trigger, loop.now(), timeout, observer)
             work.begin("bracket")
             return [("bracket", "waiting"), ("for", "first frame")]
         }
@@ -244,7 +261,7 @@ public final class CaptureService {
         do { plan = try plan.resolvingFocus(for: camera, maximumFrames: maximum) } catch let error as CameraError {
             throw ConsoleError(error.kind == .unsupported ? .unsupported : .outOfRange, error.message)
         } catch { throw ConsoleError(.device, "bracket: \(error)") }
-        let current = Running(plan: plan, trigger: trigger)
+        let current = Running(plan: plan, trigger: trigger, observer: observer)
         current.roles = Set(roles.filter { $0 == .raw ? raw : still })
         let bound = LoopBound(self, loop: loop)
         let engine: BracketEngine
@@ -282,7 +299,7 @@ public final class CaptureService {
         let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
                                                                       rgbSize: still ? camera.processedStreamSize ?? camera.activeFormat.format.size : nil),
                                  startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag,
-                                 dngCompression: dngCompression)
+                                 dngCompression: dngCompression, timelapse: { if case .timelapse(let shot) = trigger { return shot } else { return nil } }())
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
         let fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
@@ -293,11 +310,12 @@ public final class CaptureService {
 
     /// Called for every streaming frame: starts a capture that was waiting for the first one.
     public func frameArrived() {
-        guard let (plan, trigger, askedAt, timeout) = waitingForFirstFrame else { return }
+        guard let (plan, trigger, askedAt, timeout, observer) = waitingForFirstFrame else { return }
         timeout.cancel()
         waitingForFirstFrame = nil
         defer { work.end("bracket") }
-        do { try start(plan, trigger: trigger, admitted: true, triggeredAt: askedAt) } catch {
+        do { try start(plan, trigger: trigger, admitted: true, triggeredAt: askedAt, observer: observer) } catch {
+            observer?(.finished(sidecar: nil, failure: error.message))
             emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0"),
                                                             ("trigger", triggerName(trigger))]))
             showPattern(.error)
@@ -317,9 +335,10 @@ public final class CaptureService {
 
     /// Ends a capture that waited for the camera's first frame, saying why (nothing was kept).
     private func failWaitingForFirstFrame(_ reason: String) {
-        guard let (_, trigger, _, timeout) = waitingForFirstFrame else { return }
+        guard let (_, trigger, _, timeout, observer) = waitingForFirstFrame else { return }
         timeout.cancel()
         waitingForFirstFrame = nil
+        observer?(.finished(sidecar: nil, failure: reason))
         bracketsFailed += 1
         emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"),
                                              ("trigger", triggerName(trigger))]))
@@ -328,8 +347,11 @@ public final class CaptureService {
     }
 
     private func triggerName(_ trigger: CaptureTrigger) -> String {
-        if case .button = trigger { return "button" }
-        return "console"
+        switch trigger {
+        case .button: return "button"
+        case .console: return "console"
+        case .timelapse: return "timelapse"
+        }
     }
 
     // MARK: Progress
@@ -362,6 +384,7 @@ public final class CaptureService {
         let bound = LoopBound(self, loop: loop)
         let total = current.plan.steps.count, index = frame.index
         onFrameKept(current.id ?? "?", index + 1, frame.request)
+        current.observer?(.frameKept(index: index, request: frame.request))
         let run = LoopBound(current, loop: loop)
         var request = frame.request
         request.buffers = request.buffers.filter { current.roles.contains($0.key) }
@@ -434,6 +457,7 @@ public final class CaptureService {
         }
         current.engine = nil  // breaks the engine ↔ callbacks cycle
         running = nil
+        current.observer?(.finished(sidecar: failure == nil ? sidecar : nil, failure: failure))
         work.end("bracket")
         if let (plan, trigger) = waitingButton {
             waitingButton = nil

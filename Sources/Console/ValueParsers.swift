@@ -24,6 +24,52 @@ public enum ValueParser {
         return try seconds(v, original: text)
     }
 
+    /// A span of clock time for sequences (a time-lapse's interval and length, a simulated sunset):
+    /// "10s", "2m" or "2min", "1.5h", "1h30m", "250ms", or a bare number of seconds; at most 30 days.
+    public static func span(_ text: String) throws(ConsoleError) -> Duration {
+        let s = text.trimmingSpaces.lowercased()
+        let bad = ConsoleError(.badValue, "\"\(text)\" is not a span of time; use 10s, 2m, 1.5h or 1h30m")
+        guard !s.isEmpty else { throw bad }
+        if let v = Double(s) { return try spanSeconds(v, original: text) }
+        if s.hasSuffix("ms") || s.hasSuffix("us") || s.hasSuffix("µs") {
+            return try duration(text)
+        }
+        // Number-unit pairs: 1h30m, 2m, 10s.
+        var total = 0.0, number = ""
+        var rest = Substring(s)
+        while !rest.isEmpty {
+            let c = rest.removeFirst()
+            if c.isNumber || c == "." { number.append(c); continue }
+            var unit = String(c)
+            while let next = rest.first, next.isLetter { unit.append(next); rest.removeFirst() }
+            guard let v = Double(number), v.isFinite else { throw bad }
+            switch unit {
+            case "h": total += v * 3600
+            case "m", "min": total += v * 60
+            case "s": total += v
+            default: throw bad
+            }
+            number = ""
+        }
+        guard number.isEmpty else { throw bad }
+        return try spanSeconds(total, original: text)
+    }
+
+    private static func spanSeconds(_ value: Double, original: String) throws(ConsoleError) -> Duration {
+        guard value >= 0, value.isFinite else { throw ConsoleError(.badValue, "\"\(original)\" is not a span of time") }
+        guard value <= 30 * 86_400 else { throw ConsoleError(.badValue, "\"\(original)\" is longer than 30 days") }
+        return .nanoseconds(Int64((value * 1e9).rounded()))
+    }
+
+    /// A span as `span` reads it back: "1h30m", "2m", "10s", "0.5s".
+    public static func formatSpan(_ span: Duration) -> String {
+        let total = (span.secondsValueForConsole * 1000).rounded() / 1000
+        if total < 60 || total != total.rounded() { return formatNumber(total) + "s" }
+        let whole = Int(total)
+        let (h, m, sec) = (whole / 3600, whole % 3600 / 60, whole % 60)
+        return (h > 0 ? "\(h)h" : "") + (m > 0 ? "\(m)m" : "") + (sec > 0 ? "\(sec)s" : "")
+    }
+
     private static func seconds(_ value: Double, original: String) throws(ConsoleError) -> Duration {
         guard value <= 86_400 else { throw ConsoleError(.badValue, "\"\(original)\" is longer than a day") }
         return .nanoseconds(Int64((value * 1e9).rounded()))

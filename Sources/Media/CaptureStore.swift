@@ -100,10 +100,11 @@ public final class CaptureStore {
             throw MediaError(.storage, "bracket not started: \(e.message)", storageError: e)
         }
         nextSequence = sequence + 1
-        let sidecar = BracketSidecar(id: naming.bracketID(sequence), folder: folder, plan: start.plan, startTime: start.startTime,
+        var sidecar = BracketSidecar(id: naming.bracketID(sequence), folder: folder, plan: start.plan, startTime: start.startTime,
                                      startMonotonicNanoseconds: start.startMonotonic?.nanoseconds,
                                      shutterLagNanoseconds: start.shutterLag?.nanoseconds, camera: configuration.camera,
                                      result: BracketResult(status: .inProgress))
+        sidecar.timelapse = start.timelapse
         return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression, sidecar: sidecar)
     }
 }
@@ -140,12 +141,16 @@ public struct BracketStart: Sendable {
     public var shutterLag: Duration?
     /// How the bracket's DNGs store their samples (setting `media.dng.compression`).
     public var dngCompression: DNGCompression
+    /// The time-lapse shot this bracket is, recorded in the sidecar; nil for other captures.
+    public var timelapse: TimelapseShotRecord?
 
     /// A bracket start; monotonic start and shutter lag are optional; DNGs lossless unless told.
     public init(plan: BracketPlanRecord, outputs: BracketOutputs, startTime: Date,
-                startMonotonic: MonotonicTime? = nil, shutterLag: Duration? = nil, dngCompression: DNGCompression = .lossless) {
+                startMonotonic: MonotonicTime? = nil, shutterLag: Duration? = nil, dngCompression: DNGCompression = .lossless,
+                timelapse: TimelapseShotRecord? = nil) {
         self.plan = plan; self.outputs = outputs; self.startTime = startTime
         self.startMonotonic = startMonotonic; self.shutterLag = shutterLag; self.dngCompression = dngCompression
+        self.timelapse = timelapse
     }
 }
 

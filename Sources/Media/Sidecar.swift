@@ -23,6 +23,8 @@ public struct BracketSidecar: Hashable, Sendable, Codable {
     public var result: BracketResult
     /// The frames saved, in the order they were saved.
     public var frames: [FrameRecord]
+    /// A time-lapse's shot: its number and when it was due; absent for other captures.
+    public var timelapse: TimelapseShotRecord?
 
     /// A sidecar from its parts (the store makes these).
     public init(id: String, folder: String, plan: BracketPlanRecord, startTime: Date, startMonotonicNanoseconds: Int64?,
@@ -45,6 +47,23 @@ public struct BracketSidecar: Hashable, Sendable, Codable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(BracketSidecar.self, from: Data(bytes))
+    }
+}
+
+/// A time-lapse shot's place in its sequence (`timelapse start`, docs/sequences.md).
+public struct TimelapseShotRecord: Hashable, Sendable, Codable {
+    /// The shot's number, from 1 at the time-lapse's start; missed shots keep theirs, so numbers
+    /// go on across a restart and a gap shows what was missed.
+    public var shot: Int
+    /// When the shot was due on the wall clock: start + (shot − 1) × interval.
+    public var dueTime: Date
+    /// The time-lapse's interval, seconds.
+    public var intervalSeconds: Double
+    /// Shots missed before this one (late, camera away, a capture still running).
+    public var missedBefore: Int
+    /// A time-lapse shot record from its parts.
+    public init(shot: Int, dueTime: Date, intervalSeconds: Double, missedBefore: Int) {
+        self.shot = shot; self.dueTime = dueTime; self.intervalSeconds = intervalSeconds; self.missedBefore = missedBefore
     }
 }
 

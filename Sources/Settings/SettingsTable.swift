@@ -118,6 +118,7 @@ public enum SettingsTable {
     public static let remoteListen = Setting("remote.listen", \.remoteListen, .listenAddress, "browser remote's HTTP server: off, or ADDRESS:PORT (e.g. 0.0.0.0:8080; port 0 picks a free one)")
     public static let remoteTLS = Setting("remote.tls", \.remoteTLS, .certificateAndKey, "HTTPS for the browser remote: off, or its PEM certificate and private key files (the key mode 600 or 400)")
     public static let videoPlaybackFPS = Setting("video.playback-fps", \.video.playbackFramesPerSecond, .number(1...240, unit: "fps", example: "30"), "playback rate of slow motion")
+    public static let timelapseRampRate = Setting("timelapse.ramp.rate", \.timelapseRampRateEVPerHour, .number(0.5...600, unit: "EV/h", example: "30"), "time-lapse ramp auto: the most the exposure moves per hour of clock time")
     public static let fleetBroker = Setting("fleet.broker", \.fleet.broker, .broker, "the fleet's MQTT broker (docs/fleet.md), or off")
     public static let fleetCA = Setting("fleet.ca", \.fleet.certificateAuthorityFile, .file, "PEM file of the CAs that sign an mqtts:// broker's certificate (none: the system's)")
     public static let fleetGroup = Setting("fleet.group", \.fleet.group, .name, "the fleet's group: MQTT topics tripod/<group>/...")
@@ -138,7 +139,7 @@ public enum SettingsTable {
         AnySetting(buttonDoublePress), AnySetting(buttonLongPress), AnySetting(buttonBusy), AnySetting(buttonRequired),
         AnySetting(videoCodec), AnySetting(videoContainer), AnySetting(videoBitrate), AnySetting(videoFPS),
         AnySetting(videoPrerecord), AnySetting(videoSplit), AnySetting(videoSlowMotion), AnySetting(videoHDR),
-        AnySetting(videoPlaybackFPS), AnySetting(remoteListen), AnySetting(remoteTLS),
+        AnySetting(videoPlaybackFPS), AnySetting(remoteListen), AnySetting(remoteTLS), AnySetting(timelapseRampRate),
         AnySetting(fleetBroker), AnySetting(fleetCA), AnySetting(fleetGroup), AnySetting(fleetRig), AnySetting(fleetCredentials),
     ]
 

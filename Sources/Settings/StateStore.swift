@@ -18,6 +18,8 @@ public final class StateStore {
         public static let presets = "presets.json"
         /// IMU calibration (gyro bias, accelerometer offsets).
         public static let imuCalibration = "imu-calibration.json"
+        /// The running time-lapse: plan, start, next shot, ramp (`timelapse start`), so a restart resumes it.
+        public static let timelapse = "timelapse.json"
         /// Capture sequence counters.
         public static let counters = "counters.json"
         /// The ids of the fleet's MQTT commands already carried out (bounded), so none runs twice.

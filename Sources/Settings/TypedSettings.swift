@@ -49,6 +49,8 @@ public struct TypedSettings: Equatable, Sendable {
     public var remoteListen = RemoteListen.off
     /// `remote.tls`: HTTPS with this certificate and key, or plain HTTP (docs/remote.md).
     public var remoteTLS = RemoteTLS.off
+    /// `timelapse.ramp.rate`: how fast a time-lapse's exposure ramp may move, EV per hour.
+    public var timelapseRampRateEVPerHour: Double = 30
 
     public init() {}
 

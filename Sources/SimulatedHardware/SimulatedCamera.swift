@@ -301,12 +301,14 @@ public final class SimulatedCamera: CameraDevice {
             model.apply(patched(request?.controls ?? [:]), atFrame: sequence)
             takeHdrMode(request?.controls ?? [:])
         }
+        // The light at this frame's start (`sim light`): AE, metadata and pixels all see it.
+        let scene = self.scene.lit(at: start)
         let parameters = model.step(frame: sequence, scene: scene)
         self.model = model
         let frameDuration = Duration.microseconds(parameters.frameDurationMicroseconds)
         cadence = frameDuration
         if let request {
-            let completed = complete(request, sequence: sequence, at: start, parameters: parameters, model: model)
+            let completed = complete(request, sequence: sequence, at: start, parameters: parameters, model: model, scene: scene)
             let bound = WeakLoopBound(self, loop: loop)
             let cookie = request.cookie
             let work = loop.schedule(at: start + frameDuration) { bound.value?.deliver(completed, cookie: cookie) }
@@ -321,7 +323,7 @@ public final class SimulatedCamera: CameraDevice {
     }
 
     private func complete(_ request: CaptureRequest, sequence: UInt64, at start: MonotonicTime,
-                          parameters p: SimulatedFrameParameters, model: SimulatedSensorModel) -> CompletedRequest {
+                          parameters p: SimulatedFrameParameters, model: SimulatedSensorModel, scene: SimulatedScene) -> CompletedRequest {
         var metadata: ControlList = [
             ControlName.exposureTime: .int32(Int32(clamping: p.exposureMicroseconds)),
             ControlName.analogueGain: .float(Float(p.analogueGain)),

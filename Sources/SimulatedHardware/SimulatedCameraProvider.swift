@@ -104,6 +104,18 @@ public final class SimulatedCameraProvider: CameraProvider {
     }
 }
 
+extension SimulatedCameraProvider {
+    /// `sim light sunset|sunrise DURATION` and `sim light steady`: changes the light from now, for
+    /// new cameras and the open one alike (`SimulatedLight.change`). Returns the level it goes to, EV.
+    @discardableResult
+    public func changeLight(_ name: String, duration: Duration?) throws(HardwareError) -> SimulatedLight {
+        let light = try SimulatedLight.change(name, duration: duration, from: scene.light, at: loop.now())
+        scene.light = light
+        openedCamera?.scene.light = light
+        return light
+    }
+}
+
 extension SimulatedCameraProvider: SensorHDRSwitch {
     public func hasSensorHDR(cameraID: String) -> Bool {
         cameraID == self.cameraID && sensor.hdr && sensor.modes.contains { $0.hdr == true }

@@ -18,6 +18,9 @@ public struct SimulatedScene: Hashable, Sendable {
     /// True for `sim scene depth`: the chart cut into upright strips, each at its own distance
     /// (`depthStripDistancesMetres`, left to right), so a focus stack has something to stack.
     public var hasDepth = false
+    /// How the light changes with time (`sim light`): steady at day by default. Frames see the
+    /// scene `lit(at:)` their start.
+    public var light = SimulatedLight.steady()
 
     /// The strips' distances in `sim scene depth`, metres, left to right: 0.15 m to infinity.
     public static let depthStripDistancesMetres: [Double] = [0.15, 0.25, 0.4, 0.7, 1.5, .infinity]

@@ -65,6 +65,7 @@ public enum BoardFactory {
                 if let camera = sim.openedCamera, let opened = camera.scene.named(name) { camera.scene = opened }
                 return name
             }
+            simulation.changeLight = { name, duration in try sim.changeLight(name, duration: duration).toEV }
         }
 
         var shutter: (any GPIOInputLine)?

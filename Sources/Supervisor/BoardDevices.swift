@@ -37,11 +37,14 @@ public struct SimulationHooks {
     public var button: ((String, Duration?) throws -> Void)?
     /// `sim scene even|backlit`: how the simulated chart is lit.
     public var setLighting: ((String) throws -> String)?
+    /// `sim light sunset|sunrise DURATION | steady`: how the simulated light changes with time;
+    /// returns the level, EV from day, the light goes to.
+    public var changeLight: ((String, Duration?) throws -> Double)?
     public init(setMotion: ((String, Double?) throws -> String)? = nil, button: ((String, Duration?) throws -> Void)? = nil,
-                setLighting: ((String) throws -> String)? = nil) {
-        self.setMotion = setMotion; self.button = button; self.setLighting = setLighting
+                setLighting: ((String) throws -> String)? = nil, changeLight: ((String, Duration?) throws -> Double)? = nil) {
+        self.setMotion = setMotion; self.button = button; self.setLighting = setLighting; self.changeLight = changeLight
     }
 
     /// True when there is nothing to simulate.
-    public var isEmpty: Bool { setMotion == nil && button == nil && setLighting == nil }
+    public var isEmpty: Bool { setMotion == nil && button == nil && setLighting == nil && changeLight == nil }
 }

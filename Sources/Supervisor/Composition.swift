@@ -1,3 +1,4 @@
+import Console
 import Hardware
 import Motion
 import Stabilization
@@ -41,6 +42,14 @@ extension Supervisor {
         }
         captureService = capture
         self.recorder = recorder
+        timelapse = Timelapse(loop: loop, capture: capture, wallClock: services.wallClock,
+                              resolveAction: { words throws(ConsoleError) in
+                                  guard let supervisor = bound.value else { throw ConsoleError(.unsupported, "stopped") }
+                                  return try supervisor.timelapseAction(words)
+                              },
+                              persist: { state in bound.value?.persistTimelapse(state) },
+                              emit: { event in bound.value?.broadcast(event) })
+        timelapse?.rampRateEVPerHour = typed.timelapseRampRateEVPerHour
         videoHDR.recorder = recorder  // the sensor's HDR does not switch during a recording
         videoHDR.onEvent = { event in bound.value?.videoHDREvent(event) }
         videoStabilizer.onEvent = { event in

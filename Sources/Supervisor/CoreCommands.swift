@@ -69,6 +69,7 @@ extension Supervisor {
         fields += deviceSummary()
         fields += cameraStatusFields()
         fields += captureStatusFields()
+        fields += timelapseStatusFields()
         fields += recordingStatusFields()
         fields.append(("imu.samples", String(runtime.imuSamples)))
         if let motion {

@@ -41,6 +41,7 @@ extension Supervisor {
         if change.touches(any: SettingsTable.button) { applyButtonSettings() }
         if change.touches(SettingsTable.captureFormat) { captureService?.captureFormat = change.new.captureFormat }
         if change.touches(SettingsTable.dngCompression) { captureService?.dngCompression = change.new.dngCompression }
+        if change.touches(SettingsTable.timelapseRampRate) { timelapse?.rampRateEVPerHour = change.new.timelapseRampRateEVPerHour }
         if (change.touches(SettingsTable.remoteListen) && change.old.remoteListen != change.new.remoteListen)
             || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS) { applyRemoteListen() }
     }

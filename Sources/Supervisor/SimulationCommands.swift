@@ -13,17 +13,39 @@ extension Supervisor {
         return .ok([("hung", ValueParser.formatNumber(seconds) + "s")])
     }
 
+    /// `sim light sunset|sunrise <span> | steady`.
+    func simulateLight(_ args: [String]) -> Reply {
+        guard let changeLight = devices.simulation?.changeLight else { return .err(.unsupported, "not a simulated camera") }
+        guard let name = args.first, args.count == (name == "steady" ? 1 : 2) else {
+            return .err(.usage, "usage: sim light sunset <span> | sunrise <span> | steady")
+        }
+        do {
+            let span = try args.count == 2 ? ValueParser.span(args[1]) : nil
+            let level = try changeLight(name, span)
+            let fields: [(String, String)] = [("light", name), ("to.ev", ValueParser.formatNumber(level))]
+                + (span.map { [("over", ValueParser.formatSpan($0))] } ?? [])
+            broadcast(ConsoleEvent("sim.light", fields))
+            return .ok(fields)
+        } catch let error as ConsoleError {
+            return .error(error)
+        } catch {
+            return .err(.badValue, "\(error)")
+        }
+    }
+
     func registerSimulationCommands() {
         guard let hooks = devices.simulation else { return }
-        if hooks.setMotion != nil || hooks.setLighting != nil {
-            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth | hang <s>",
+        if hooks.setMotion != nil || hooks.setLighting != nil || hooks.changeLight != nil {
+            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth | light sunset|sunrise <span> | light steady | hang <s>",
                                  summary: "simulated board: change the rig's motion or the scene's lighting, or hang the loop (watchdog test)",
                                  detail: ["example: sim motion handheld 3", "The IMU and the simulated frames' blur follow the same motion.",
                                           "sim scene backlit: a bright window and a deep shadow (a high-contrast scene for video HDR); sim scene even: back to the lit chart.",
                                           "sim scene depth: the lit chart in six upright strips at 0.15, 0.25, 0.4, 0.7 and 1.5 m and infinity (left to right), each blurred by its defocus: for focus brackets.",
+                                          "sim light sunset 1h: the light falls smoothly by 14 EV (day to night) over an hour of the camera's clock; sunrise 1h goes back to day; steady holds the level reached.",
                                           "sim hang 3 blocks the supervisor's loop for 3 s (at most 60): the watchdog pings stop."],
                                  arguments: 2...3) { context, args in
                 if args[0] == "hang", args.count == 2 { return Self.hang(args[1]) }
+                if args[0] == "light" { return context.supervisor.simulateLight(Array(args.dropFirst())) }
                 if args[0] == "scene", args.count == 2 {
                     guard let setLighting = context.supervisor.devices.simulation?.setLighting else { return .err(.unsupported, "not a simulated camera") }
                     do {
@@ -34,7 +56,7 @@ extension Supervisor {
                         return .err(.badValue, "\(error)")
                     }
                 }
-                guard args[0] == "motion" else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude] | scene even|backlit|depth | hang <s>") }
+                guard args[0] == "motion" else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude] | scene even|backlit|depth | light sunset|sunrise <span> | light steady | hang <s>") }
                 var amplitude: Double? = nil
                 if args.count == 3 {
                     guard let a = Double(args[2]), a >= 0, a.isFinite else {

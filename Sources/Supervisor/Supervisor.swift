@@ -60,6 +60,8 @@ public final class Supervisor {
     var viewfinder: ViewfinderService?
     /// Captures (console and shutter button), made once in Composition.swift.
     var captureService: CaptureService?
+    /// The intervalometer (`timelapse`), made once in Composition.swift.
+    var timelapse: Timelapse?
     /// Video recording, made once in Composition.swift.
     var recorder: VideoRecorder?
     /// The browser remote's server while `remote.listen` names an address (RemoteWiring.swift).
@@ -92,6 +94,7 @@ public final class Supervisor {
         registerPersistenceCommands()
         registerSimulationCommands()
         registerCaptureCommands()
+        registerTimelapseCommands()
         registerIMUCommands()
         registerRecordingCommands()
         registerRemoteCommands()
@@ -116,6 +119,7 @@ public final class Supervisor {
         startRemote()
         state = .ready
         captureService?.acceptsCaptures = true
+        resumeTimelapse()
         log.notice("ready: \(bannerLine())")
         notifyServiceManager([.ready, .status("ready: \(devices.board.name), camera \(camera?.device.info.model ?? "none")")])
         let log = self.log
@@ -138,6 +142,7 @@ public final class Supervisor {
         state = .stopping
         captureService?.acceptsCaptures = false
         captureService?.stopRequestedAt = stopRequestedAt
+        timelapse?.suspend()  // kept in timelapse.json: the next start resumes it
         // A recording is finalised first: its work mark holds the stop until record.stopped.
         if recorder?.isRecording == true { _ = try? recorder?.stop() }
         log.notice("stopping: \(reason)")
@@ -301,12 +306,16 @@ public struct SupervisorServices {
     public var state: StateStore?
     /// The state directory's path (the remote's token file); nil: none usable.
     public var stateDirectory: String?
+    /// The wall clock (CLOCK_REALTIME) that time-lapse shots are due on; a test's follows its manual clock.
+    public var wallClock: @Sendable () -> Date
 
-    public init(notifier: any ServiceNotifier = NullServiceNotifier(), state: StateStore? = nil, stateDirectory: String? = nil) {
+    public init(notifier: any ServiceNotifier = NullServiceNotifier(), state: StateStore? = nil, stateDirectory: String? = nil,
+                wallClock: @escaping @Sendable () -> Date = { Date() }) {
         self.notifier = notifier
         self.watchdog = Watchdog(notifier: notifier)
         self.state = state
         self.stateDirectory = stateDirectory
+        self.wallClock = wallClock
     }
 }
 

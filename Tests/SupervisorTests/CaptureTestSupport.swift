@@ -4,6 +4,7 @@ import Hardware
 import ManualLoop
 import Media
 import SimulatedHardware
+import Settings
 @testable import Supervisor
 @testable import Capture
 @testable import Transports
@@ -27,7 +28,8 @@ final class CaptureRig {
     /// measure pixels, `scene` what the camera looks at.
     init(capacityBytes: Int64? = nil, exposureControl: Bool = true, maximumBufferCount: Int? = nil,
          sensorModel: String = "imx708", renderSize: PixelSize = PixelSize(width: 96, height: 54),
-         scene: SimulatedScene = SimulatedScene(), configure: (CaptureService) -> Void = { _ in }) throws {
+         scene: SimulatedScene = SimulatedScene(), storage given: SimulatedStorage? = nil, state: StateStore? = nil,
+         simulatesLight: Bool = false, wallClockAtStart: Date? = nil, configure: (CaptureService) -> Void = { _ in }) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("board").path
         let catalog = BoardCatalog(directories: [root])
@@ -35,7 +37,7 @@ final class CaptureRig {
         guard var sensor = try catalog.sensor(sensorModel) else { throw StartupError("no \(sensorModel) in \(root)") }
         sensor.exposureDelayFrames = 2
         sensor.gainDelayFrames = 2
-        storage = SimulatedStorage(capacityBytes: capacityBytes)
+        storage = given ?? SimulatedStorage(capacityBytes: capacityBytes)
         button = SimulatedButton(loop: loop, twoStage: true)
         led = SimulatedLED(clock: loop)
         provider = SimulatedCameraProvider(loop: loop, sensor: sensor, scene: scene)
@@ -45,8 +47,16 @@ final class CaptureRig {
         if maximumBufferCount != nil { provider.minimumQueuedToStart = 2 }  // as vimc's capture node
         let devices = BoardDevices(board: board, cameraProvider: provider, sensors: [sensorModel: sensor], imu: nil,
                                    shutter: button.shutter, halfPress: button.halfPress, led: led, display: NullDisplay(),
-                                   storage: storage)
-        supervisor = Supervisor(devices: devices, loop: loop, log: .discard)
+                                   storage: storage,
+                                   simulation: simulatesLight ? SimulationHooks(changeLight: { [provider] name, span in
+                                       try provider.changeLight(name, duration: span).toEV
+                                   }) : nil)
+        // The wall clock follows the manual one (from the sensor's FrameWallClock origin, as the
+        // simulated camera reports it), so shots due on it come at the manual clock's pace.
+        let loop = self.loop
+        let origin = (wallClockAtStart ?? Date()).timeIntervalSince1970 - Double(loop.now().nanoseconds) / 1e9
+        let services = SupervisorServices(state: state, wallClock: { Date(timeIntervalSince1970: origin + Double(loop.now().nanoseconds) / 1e9) })
+        supervisor = Supervisor(devices: devices, loop: loop, services: services, log: .discard)
         session = supervisor.attach(name: "test", kind: .stdio, output: console)
         if let service = supervisor.captureService { configure(service) }
         try loop.start(supervisor)
