@@ -127,6 +127,49 @@ import Testing
         #expect(Set(numbers).count == numbers.count && numbers.count == taken, "no shot twice: \(numbers)")
     }
 
+    @Test func itStopsCleanlyWhenTheStorageRunsOutAndSaysHowManyShotsAreLeft() throws {
+        // Room for the first shots only: the store refuses a bracket it has no room for.
+        let probe = try CaptureRig()
+        _ = probe.send("set capture.format jpeg")
+        _ = probe.send("capture")
+        _ = probe.settle(until: { $0.event("bracket.done") != nil })
+        let shotBytes = Int64(probe.storage.files.values.reduce(0) { $0 + $1.count })
+        // The store keeps room for one more frame at its full estimated size and a margin.
+        let camera = try #require(probe.supervisor.camera)
+        let still = camera.processedStreamSize ?? camera.activeFormat.format.size
+        let reserve = CaptureStore.estimatedBytesPerFrame(BracketOutputs(rawSize: nil, rgbSize: still)) + 16_384 + (32 << 20)
+        let rig = try CaptureRig(capacityBytes: reserve + shotBytes * 20)
+        _ = rig.send("set capture.format jpeg")
+        _ = rig.send("timelapse start every 1s")
+        _ = rig.settle(until: { $0.contains { $0.hasPrefix("event timelapse.shot shot=2 ") } })
+        let status = SimulatedBoardHarness.fields(try #require(rig.send("timelapse status").first))
+        let left = try #require(Int(status["shots.left"] ?? ""), "\(status)")
+        #expect(left > 0, "\(status)")
+        let lines = rig.settle(until: { $0.event("timelapse.stopped") != nil }, limit: .seconds(120))
+        let stopped = try #require(lines.event("timelapse.stopped"), "\(lines.suffix(5))")
+        #expect(stopped.contains("storage full"), "\(stopped)")
+        // Every image on the card is complete: named by a saved sidecar, with its size.
+        let named = Set(try rig.sidecars().flatMap { s in s.frames.flatMap(\.files).map { s.folder + "/" + $0.name } })
+        #expect(Set(rig.imageFiles) == named, "\(rig.imageFiles.count) images, \(named.count) in sidecars")
+        #expect(rig.send("timelapse status").first == "ok timelapse=off")
+    }
+
+    @Test func theXMPSidecarIsReadByExiftool() throws {
+        let url = URL(fileURLWithPath: NSTemporaryDirectory() + "tripod-xmp-\(UUID().uuidString).xmp")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(DevelopSidecar.exposureCorrection(0.734, creator: "tripod test")).write(to: url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = ["-s", "-s", "-s", "-XMP-crs:Exposure2012", "-XMP-crs:ProcessVersion", url.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.split(separator: "\n") == ["+0.73", "11.0"], "\(text)")
+        #expect(DevelopSidecar.name(for: "2026-12-03/TRP_000001_01.dng") == "2026-12-03/TRP_000001_01.xmp")
+    }
+
     @Test func aRestartResumesWithItsNumberingAndCountsTheShotsMissedMeanwhile() throws {
         let storage = SimulatedStorage()
         let stateStorage = SimulatedStorage()
