@@ -1,0 +1,169 @@
+import Hardware
+
+/// Turns whatever a raw stream delivered into the one layout the DNG writer takes: unpacked
+/// `S<order><bits>` samples, 16-bit little-endian with the value in the low `bits` bits, at the
+/// sensor mode's bit depth where the data allows.
+///
+/// What it reads (libcamera format names):
+/// - `SRGGB10` … `SRGGB16` (any order), unpacked with the value in the low bits: passed through.
+/// - `S<order>16` from a sensor mode of fewer bits (a Pi 5's PiSP front end delivers every mode
+///   as 16-bit samples, MSB-aligned): shifted down to the mode's depth when every sample's bits
+///   below it are zero (or the sample is full scale, 65535); otherwise kept at 16 bits, and the
+///   result's `note` says so.
+/// - `S<order>10_CSI2P` and `S<order>12_CSI2P` (MIPI CSI-2 RAW10 and RAW12, as a Pi 4's Unicam
+///   delivers them): unpacked. RAW10 packs 4 pixels in 5 bytes, the high 8 bits of each in bytes
+///   0–3 and their low 2 bits in byte 4 (pixel 0 in bits 1:0); RAW12 packs 2 pixels in 3 bytes,
+///   the low 4 bits in byte 2 (pixel 0 in bits 3:0).
+/// - `<order>_PISP_COMP1`: decompressed (`PiSPCompression`) to 12 bits, and to the mode's depth
+///   below that when the samples allow.
+/// Anything else is refused with `MediaError(.notYet)` naming the format.
+public enum RawUnpacking {
+    /// The frame as the DNG writer takes it, and what was done to it.
+    public struct Result {
+        /// Unpacked `S<order><bits>` samples (the delivered buffer itself when it already was).
+        public var frame: FrameBuffer
+        /// What the raw stream delivered.
+        public var delivered: PixelFormat
+        /// Why the samples kept more bits than the sensor mode has, when they did.
+        public var note: String?
+        /// True when `frame` is the delivered buffer unchanged.
+        public var passedThrough: Bool { frame.pixelFormat == delivered }
+    }
+
+    /// The unpacked frame for `frame`; `modeBitDepth` is the sensor mode's bit depth (from its
+    /// libcamera format name, `CameraFormat.rawBitDepth`), nil when unknown.
+    public static func unpack(_ frame: FrameBuffer, modeBitDepth: Int?) throws -> Result {
+        let name = frame.pixelFormat.rawValue
+        let width = frame.size.width, height = frame.size.height
+        guard width > 0, height > 0 else {
+            throw MediaError(.invalidFrame, "raw frame \(frame.size) \(name) has no pixels")
+        }
+        if let mode = modeBitDepth, !(8...16).contains(mode) {
+            throw MediaError(.invalidFrame, "raw format \(name): sensor mode bit depth \(mode) is not 8…16")
+        }
+        if name.contains("_PISP_COMP") { return try decompressed(frame, modeBitDepth: modeBitDepth) }
+        guard frame.pixelFormat.isBayer, name.count >= 6 else {
+            throw MediaError(.notYet, "not yet: raw format \(name) (Tripod reads unpacked S<order><bits>, "
+                + "<order>10/12_CSI2P and <order>_PISP_COMP1 Bayer raw)")
+        }
+        let order = String(name.dropFirst().prefix(4))
+        let suffix = name.dropFirst(5)
+        if suffix.hasSuffix("_CSI2P"), let bits = Int(suffix.dropLast(6)) {
+            guard bits == 10 || bits == 12 else {
+                throw MediaError(.notYet, "not yet: raw format \(name) (CSI-2 packed 10- and 12-bit are unpacked; \(bits)-bit is not)")
+            }
+            return Result(frame: try unpackCSI2(frame, order: order, bits: bits), delivered: frame.pixelFormat)
+        }
+        guard let bits = Int(suffix), [8, 10, 12, 14, 16].contains(bits) else {
+            throw MediaError(.notYet, "not yet: raw format \(name) (not an unpacked, CSI-2 packed or PiSP-compressed Bayer format)")
+        }
+        guard bits == 16, let mode = modeBitDepth, mode < 16 else {
+            return Result(frame: frame, delivered: frame.pixelFormat,
+                          note: bits == 16 && modeBitDepth == nil ? "16-bit samples kept: the sensor mode's bit depth is unknown" : nil)
+        }
+        return try reduced(frame, order: order, from: 16, to: mode, delivered: frame.pixelFormat)
+    }
+
+    /// A `<order>_PISP_COMP1` frame decoded to 12 bits, and to the mode's depth below that when
+    /// the samples allow. COMP2 and the monochrome variant are refused in words.
+    private static func decompressed(_ frame: FrameBuffer, modeBitDepth: Int?) throws -> Result {
+        let name = frame.pixelFormat.rawValue
+        let parts = name.split(separator: "_")
+        guard parts.count == 3, parts[1] == "PISP", parts[2] == "COMP1" else {
+            throw MediaError(.notYet, "not yet: raw format \(name): the kernel's documentation describes Mode 1 (COMP1) in full, "
+                + "not the companding of the other PiSP compression modes")
+        }
+        let order = String(parts[0])
+        guard ["RGGB", "GRBG", "GBRG", "BGGR"].contains(order) else {
+            throw MediaError(.notYet, "not yet: raw format \(name): a DNG without a colour filter array "
+                + "(\(order.lowercased()) sensor) is not written yet")
+        }
+        let width = frame.size.width, height = frame.size.height
+        try checkSize(frame, rowBytes: PiSPCompression.rowBytes(width: width))
+        let decoded = makeFrame(order: order, bits: 16, size: frame.size) { out in
+            frame.withUnsafeBytes { bytes in
+                PiSPCompression.decode(bytes, width: width, height: height, stride: frame.stride, into: out)
+            }
+        }
+        // Mode 1 keeps 12 significant bits: the decoded values are multiples of 16 (65535 when saturated).
+        let twelve = try reduced(decoded, order: order, from: 16, to: 12, delivered: frame.pixelFormat)
+        guard let mode = modeBitDepth, mode < 12 else { return twelve }
+        return try reduced(twelve.frame, order: order, from: twelve.frame.pixelFormat == decoded.pixelFormat ? 16 : 12,
+                           to: mode, delivered: frame.pixelFormat)
+    }
+
+    /// Samples of `from` bits shifted down to `to` bits when every sample's dropped bits are zero
+    /// (or it is full scale, which stays full scale); else `frame` as it is, with a note.
+    private static func reduced(_ frame: FrameBuffer, order: String, from: Int, to: Int, delivered: PixelFormat) throws -> Result {
+        let width = frame.size.width, height = frame.size.height
+        try checkSize(frame, rowBytes: width * 2)
+        let shift = UInt16(from - to), mask = UInt16((1 << (from - to)) - 1), full = UInt16((1 << from) - 1)
+        var offending: (x: Int, y: Int, value: UInt16)?
+        let shifted = makeFrame(order: order, bits: to, size: frame.size) { out in
+            frame.withUnsafeBytes { bytes in
+                for y in 0..<height where offending == nil {
+                    let row = y * frame.stride
+                    var dropped: UInt16 = 0
+                    for x in 0..<width {
+                        let v = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: row + x * 2, as: UInt16.self))
+                        dropped |= v == full ? 0 : v & mask
+                        out[y * width + x] = v == full ? UInt16((1 << to) - 1) : v >> shift
+                    }
+                    guard dropped != 0 else { continue }
+                    for x in 0..<width {
+                        let v = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: row + x * 2, as: UInt16.self))
+                        if v != full, v & mask != 0 { offending = (x, y, v); break }
+                    }
+                }
+            }
+        }
+        guard let offending else { return Result(frame: shifted, delivered: delivered) }
+        return Result(frame: frame, delivered: delivered,
+                      note: "\(from)-bit samples kept (white level \((1 << from) - 1)): the sensor mode is \(to)-bit, but sample "
+                          + "\(offending.value) at (\(offending.x), \(offending.y)) has bits set below its top \(to)")
+    }
+
+    /// MIPI CSI-2 RAW10 / RAW12 rows to 16-bit samples.
+    private static func unpackCSI2(_ frame: FrameBuffer, order: String, bits: Int) throws -> FrameBuffer {
+        let width = frame.size.width, height = frame.size.height
+        let rowBytes = bits == 10 ? (width + 3) / 4 * 5 : (width + 1) / 2 * 3
+        try checkSize(frame, rowBytes: rowBytes)
+        return makeFrame(order: order, bits: bits, size: frame.size) { out in
+            frame.withUnsafeBytes { bytes in
+                for y in 0..<height {
+                    let row = y * frame.stride
+                    for x in 0..<width {
+                        let v: Int
+                        if bits == 10 {
+                            let group = row + x / 4 * 5, k = x % 4
+                            v = Int(bytes[group + k]) << 2 | Int(bytes[group + 4]) >> (2 * k) & 3
+                        } else {
+                            let group = row + x / 2 * 3, k = x % 2
+                            v = Int(bytes[group + k]) << 4 | Int(bytes[group + 2]) >> (4 * k) & 15
+                        }
+                        out[y * width + x] = UInt16(v)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Throws unless `frame` holds `height` rows of `rowBytes` at its stride.
+    private static func checkSize(_ frame: FrameBuffer, rowBytes: Int) throws {
+        let height = frame.size.height
+        guard frame.stride >= rowBytes, frame.byteCount >= frame.stride * (height - 1) + rowBytes else {
+            throw MediaError(.invalidFrame, "raw frame \(frame.size) \(frame.pixelFormat): \(frame.byteCount) bytes with stride "
+                + "\(frame.stride) is too small (rows of \(rowBytes) bytes)")
+        }
+    }
+
+    /// A buffer of unpacked `S<order><bits>` samples that `fill` writes (as native UInt16, stored
+    /// little-endian: every platform Tripod runs on is little-endian); 8-bit samples in one byte each.
+    private static func makeFrame(order: String, bits: Int, size: PixelSize,
+                                  fill: (UnsafeMutableBufferPointer<UInt16>) -> Void) -> FrameBuffer {
+        var samples = [UInt16](repeating: 0, count: size.area)
+        samples.withUnsafeMutableBufferPointer { fill($0) }
+        let bytes = bits > 8 ? samples.withUnsafeBytes { Array($0) } : samples.map { UInt8(truncatingIfNeeded: $0) }
+        return FrameBuffer(pixelFormat: PixelFormat("S\(order)\(bits)"), size: size, stride: size.width * (bits > 8 ? 2 : 1), bytes: bytes)
+    }
+}
