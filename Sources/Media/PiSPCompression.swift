@@ -6,14 +6,15 @@
 ///
 /// What the page leaves out of band, and what is taken here:
 /// - Which compression mode a format uses: COMP1 is read as Mode 1 (the quantisation and delta
-///   scheme, "up to 12 significant bits"), the one the page describes in full. COMP2 (Mode 2's
-///   companding, whose chords the page does not give) is refused in words.
+///   scheme, "up to 12 significant bits"), the one the page describes in full (rpicam-apps' DNG
+///   writer assumes the same). COMP2 (Mode 2's companding, whose chords the page does not give)
+///   is refused in words.
 /// - The black-level offset subtracted before coding: `offset16`, 2048 on the 16-bit scale by
-///   default, the value libcamera's PiSP pipeline configures and rpicam-apps assumes.
+///   default, the offset libcamera's PiSP pipeline uses for all compressed buffers.
 /// - FSD (full-scale data) is taken as 65536: decoded samples are on the 16-bit scale, multiples of
 ///   16 (12 significant bits), plus the offset, saturating at 65535.
 public enum PiSPCompression {
-    /// The offset libcamera's PiSP pipeline subtracts before compressing, 16-bit scale.
+    /// The offset libcamera's PiSP pipeline uses for compressed buffers, 16-bit scale.
     public static let defaultOffset16 = 2048
     /// "Each block of 8 horizontally-contiguous pixels is coded using 8 bytes."
     public static let pixelsPerBlock = 8

@@ -3,9 +3,9 @@
 /// pixfmt-srggb8-pisp-comp.rst): Mode 1, 8 pixels in two little-endian 32-bit words (even
 /// pixels, then odd), each word in quantisation mode 0, 1 or 2 (the finest whose fields hold
 /// the four values) or else the mode-3 escape. An offset of 2048 (16-bit scale) is taken off
-/// first, as libcamera's PiSP pipeline configures. Not the hardware's own choices: the kernel
-/// describes the format, not how the encoder picks a mode; Tripod's decoder (Media's
-/// `PiSPCompression`) reads any valid choice.
+/// first, the offset libcamera's PiSP pipeline uses for compressed buffers. Not the hardware's
+/// own choices: the kernel describes the format, not how the encoder picks a mode; Tripod's
+/// decoder (Media's `PiSPCompression`) reads any valid choice.
 enum SimulatedPiSPCompressor {
     static let offset16 = 2048
 
