@@ -22,15 +22,15 @@ public enum PiSPCompression {
     /// Bytes of one row of `width` pixels: "each scanline is padded to a multiple of 8 pixels wide".
     public static func rowBytes(width: Int) -> Int { (width + pixelsPerBlock - 1) / pixelsPerBlock * pixelsPerBlock }
 
-    /// Decodes `height` rows of `width` pixels from `source` (rows `stride` bytes apart) into
-    /// `destination` (`width × height` samples, row after row), 16-bit scale. The caller checks
-    /// that `source` holds `stride × (height − 1) + rowBytes(width)` bytes.
-    static func decode(_ source: UnsafeRawBufferPointer, width: Int, height: Int, stride: Int,
+    /// Decodes rows `rows` of `width` pixels from `source` (rows `stride` bytes apart) into the
+    /// same rows of `destination` (`width` samples a row), 16-bit scale. The caller checks that
+    /// `source` holds `stride × (last row) + rowBytes(width)` bytes.
+    static func decode(_ source: UnsafeRawBufferPointer, width: Int, rows: Range<Int>, stride: Int,
                        offset16: Int = defaultOffset16, into destination: UnsafeMutableBufferPointer<UInt16>) {
         guard let base = source.baseAddress, let out = destination.baseAddress else { return }
         var block = [UInt16](repeating: 0, count: pixelsPerBlock)
         block.withUnsafeMutableBufferPointer { block in
-            for y in 0..<height {
+            for y in rows {
                 let row = base + y * stride
                 var x = 0
                 while x < width {

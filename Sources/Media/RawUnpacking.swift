@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Hardware
 
 /// Turns whatever a raw stream delivered into the one layout the DNG writer takes: unpacked
@@ -82,7 +84,9 @@ public enum RawUnpacking {
         try checkSize(frame, rowBytes: PiSPCompression.rowBytes(width: width))
         let decoded = makeFrame(order: order, bits: 16, size: frame.size) { out in
             frame.withUnsafeBytes { bytes in
-                PiSPCompression.decode(bytes, width: width, height: height, stride: frame.stride, into: out)
+                inBands(rows: height) { rows in
+                    PiSPCompression.decode(bytes, width: width, rows: rows, stride: frame.stride, into: out)
+                }
             }
         }
         // Mode 1 keeps 12 significant bits: the decoded values are multiples of 16 (65535 when saturated).
@@ -98,26 +102,34 @@ public enum RawUnpacking {
         let width = frame.size.width, height = frame.size.height
         try checkSize(frame, rowBytes: width * 2)
         let shift = UInt16(from - to), mask = UInt16((1 << (from - to)) - 1), full = UInt16((1 << from) - 1)
-        var offending: (x: Int, y: Int, value: UInt16)?
+        // The first sample (in row order) with bits set below the top `to`, if any.
+        let offending = LockedValue<(x: Int, y: Int, value: UInt16)?>(nil)
         let shifted = makeFrame(order: order, bits: to, size: frame.size) { out in
             frame.withUnsafeBytes { bytes in
-                for y in 0..<height where offending == nil {
-                    let row = y * frame.stride
-                    var dropped: UInt16 = 0
-                    for x in 0..<width {
-                        let v = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: row + x * 2, as: UInt16.self))
-                        dropped |= v == full ? 0 : v & mask
-                        out[y * width + x] = v == full ? UInt16((1 << to) - 1) : v >> shift
-                    }
-                    guard dropped != 0 else { continue }
-                    for x in 0..<width {
-                        let v = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: row + x * 2, as: UInt16.self))
-                        if v != full, v & mask != 0 { offending = (x, y, v); break }
+                inBands(rows: height) { rows in
+                    for y in rows {
+                        let row = y * frame.stride
+                        var dropped: UInt16 = 0
+                        for x in 0..<width {
+                            let v = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: row + x * 2, as: UInt16.self))
+                            dropped |= v == full ? 0 : v & mask
+                            out[y * width + x] = v == full ? UInt16((1 << to) - 1) : v >> shift
+                        }
+                        guard dropped != 0 else { continue }
+                        for x in 0..<width {
+                            let v = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: row + x * 2, as: UInt16.self))
+                            guard v != full, v & mask != 0 else { continue }
+                            offending.withLock { first in
+                                if let earlier = first, earlier.y < y { return }
+                                first = (x, y, v)
+                            }
+                            return  // this band's first; later rows cannot come before it
+                        }
                     }
                 }
             }
         }
-        guard let offending else { return Result(frame: shifted, delivered: delivered) }
+        guard let offending = offending.current else { return Result(frame: shifted, delivered: delivered) }
         return Result(frame: frame, delivered: delivered,
                       note: "\(from)-bit samples kept (white level \((1 << from) - 1)): the sensor mode is \(to)-bit, but sample "
                           + "\(offending.value) at (\(offending.x), \(offending.y)) has bits set below its top \(to)")
@@ -130,7 +142,7 @@ public enum RawUnpacking {
         try checkSize(frame, rowBytes: rowBytes)
         return makeFrame(order: order, bits: bits, size: frame.size) { out in
             frame.withUnsafeBytes { bytes in
-                for y in 0..<height {
+                inBands(rows: height) { rows in for y in rows {
                     let row = y * frame.stride
                     for x in 0..<width {
                         let v: Int
@@ -143,7 +155,7 @@ public enum RawUnpacking {
                         }
                         out[y * width + x] = UInt16(v)
                     }
-                }
+                } }
             }
         }
     }
@@ -161,9 +173,27 @@ public enum RawUnpacking {
     /// little-endian: every platform Tripod runs on is little-endian); 8-bit samples in one byte each.
     private static func makeFrame(order: String, bits: Int, size: PixelSize,
                                   fill: (UnsafeMutableBufferPointer<UInt16>) -> Void) -> FrameBuffer {
-        var samples = [UInt16](repeating: 0, count: size.area)
-        samples.withUnsafeMutableBufferPointer { fill($0) }
-        let bytes = bits > 8 ? samples.withUnsafeBytes { Array($0) } : samples.map { UInt8(truncatingIfNeeded: $0) }
-        return FrameBuffer(pixelFormat: PixelFormat("S\(order)\(bits)"), size: size, stride: size.width * (bits > 8 ? 2 : 1), bytes: bytes)
+        let format = PixelFormat("S\(order)\(bits)")
+        guard bits > 8 else {
+            var samples = [UInt16](repeating: 0, count: size.area)
+            samples.withUnsafeMutableBufferPointer { fill($0) }
+            return FrameBuffer(pixelFormat: format, size: size, stride: size.width, bytes: samples.map { UInt8(truncatingIfNeeded: $0) })
+        }
+        var bytes = [UInt8](repeating: 0, count: size.area * 2)
+        bytes.withUnsafeMutableBytes { fill($0.bindMemory(to: UInt16.self)) }
+        return FrameBuffer(pixelFormat: format, size: size, stride: size.width * 2, bytes: bytes)
+    }
+
+    /// Runs `body` on bands of rows on every core (`DispatchQueue.concurrentPerform`, two bands a
+    /// core); each band writes only its own rows.
+    private static func inBands(rows: Int, _ body: (Range<Int>) -> Void) {
+        let bands = min(rows, max(1, 2 * ProcessInfo.processInfo.activeProcessorCount))
+        guard bands > 1 else { body(0..<rows); return }
+        withoutActuallyEscaping(body) { body in
+            let work = UncheckedSendable(body)
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+                work.value(rows * band / bands ..< rows * (band + 1) / bands)
+            }
+        }
     }
 }

@@ -43,7 +43,7 @@ import Testing
         let (frame, expected) = Self.compressedFrame()
         var decoded = [UInt16](repeating: 0, count: 26)
         frame.withUnsafeBytes { bytes in
-            decoded.withUnsafeMutableBufferPointer { PiSPCompression.decode(bytes, width: 13, height: 2, stride: 32, into: $0) }
+            decoded.withUnsafeMutableBufferPointer { PiSPCompression.decode(bytes, width: 13, rows: 0..<2, stride: 32, into: $0) }
         }
         #expect(decoded == expected)
         // Through the DNG path: Mode 1's 12 significant bits (65535 becomes 4095).
