@@ -28,36 +28,51 @@ public enum PiSPCompression {
     static func decode(_ source: UnsafeRawBufferPointer, width: Int, rows: Range<Int>, stride: Int,
                        offset16: Int = defaultOffset16, into destination: UnsafeMutableBufferPointer<UInt16>) {
         guard let base = source.baseAddress, let out = destination.baseAddress else { return }
-        var block = [UInt16](repeating: 0, count: pixelsPerBlock)
-        block.withUnsafeMutableBufferPointer { block in
+        let table = offset16 == defaultOffset16 ? defaultSamples : samples(offset16: offset16)
+        table.withUnsafeBufferPointer { table in
+            guard let t = table.baseAddress else { return }
             for y in rows {
-                let row = base + y * stride
+                let row = base + y * stride, line = out + y * width
                 var x = 0
                 while x < width {
                     // "Separated into even and odd phases of 4 pixels, coded independently by
                     // 32-bit words at successive locations in memory" (little-endian words).
-                    let even = UInt32(littleEndian: row.loadUnaligned(fromByteOffset: x, as: UInt32.self))
-                    let odd = UInt32(littleEndian: row.loadUnaligned(fromByteOffset: x + 4, as: UInt32.self))
-                    let e = decodeWord(even), o = decodeWord(odd)
-                    for k in 0..<4 {
-                        block[2 * k] = sample(e[k], offset16: offset16)
-                        block[2 * k + 1] = sample(o[k], offset16: offset16)
+                    let e = tableIndices(UInt32(littleEndian: row.loadUnaligned(fromByteOffset: x, as: UInt32.self)))
+                    let o = tableIndices(UInt32(littleEndian: row.loadUnaligned(fromByteOffset: x + 4, as: UInt32.self)))
+                    if x + pixelsPerBlock <= width {
+                        for k in 0..<4 { line[x + 2 * k] = t[e[k]]; line[x + 2 * k + 1] = t[o[k]] }
+                    } else {
+                        for k in 0..<(width - x) { line[x + k] = t[k & 1 == 0 ? e[k / 2] : o[k / 2]] }
                     }
-                    for k in 0..<min(pixelsPerBlock, width - x) { out[y * width + x + k] = block[k] }
                     x += pixelsPerBlock
                 }
             }
         }
     }
 
+    /// Every word's four levels as indices into a sample table: mode × 1024 + level (levels of
+    /// a valid word stay under 640; masked so no word reads outside the table).
+    @inline(__always)
+    static func tableIndices(_ word: UInt32) -> SIMD4<Int> {
+        // "The two LS bits of each 32-bit word give its quantization mode."
+        let mode = Int(word & 3)
+        let q = mode == 3 ? escapeLevels(word) : deltaLevels(word, mode: mode)
+        return SIMD4(repeating: mode << 10) | (q & 1023)
+    }
+
+    /// The decoded sample of every (mode, level): dequantised, plus the offset, saturated.
+    static func samples(offset16: Int) -> [UInt16] {
+        (0..<4096).map { sample(dequantise($0 & 1023, mode: $0 >> 10), offset16: offset16) }
+    }
+    private static let defaultSamples = samples(offset16: defaultOffset16)
+
     /// A dequantised level plus the offset, saturated to 16 bits ("level 175 represents values
     /// very close to FSD and may require saturating arithmetic to decode").
     @inline(__always)
-    static func sample(_ level: Int, offset16: Int) -> UInt16 { UInt16(min(level + offset16, 0xFFFF)) }
+    static func sample(_ level: Int, offset16: Int) -> UInt16 { UInt16(min(max(level + offset16, 0), 0xFFFF)) }
 
     /// The four values (16-bit scale, before the offset) of one 32-bit word, in pixel order.
     static func decodeWord(_ word: UInt32) -> SIMD4<Int> {
-        // "The two LS bits of each 32-bit word give its quantization mode."
         let mode = Int(word & 3)
         let q = mode == 3 ? escapeLevels(word) : deltaLevels(word, mode: mode)
         return SIMD4(dequantise(q[0], mode: mode), dequantise(q[1], mode: mode),
@@ -67,6 +82,7 @@ public enum PiSPCompression {
     /// Quantisation modes 0–2: "fields of 2, 9, 7, 7, 7 bits respectively are packed in
     /// little-endian order": mode, the inner pair's 9-bit and 7-bit fields, then the outer
     /// samples q0 and q3.
+    @inline(__always)
     static func deltaLevels(_ word: UInt32, mode: Int) -> SIMD4<Int> {
         let field9 = Int(word >> 2 & 511), field7 = Int(word >> 11 & 127)
         let outer0 = Int(word >> 18 & 127), outer3 = Int(word >> 25 & 127)
@@ -91,6 +107,7 @@ public enum PiSPCompression {
 
     /// Quantisation mode 3, the "7.5-bit" escape: "three fields of 2, 15, 15 bits", the first
     /// 15-bit field for (q0,q1), the second for (q2,q3), each "2816*(q0>>4) + 16*q1 + (q0&15)".
+    @inline(__always)
     static func escapeLevels(_ word: UInt32) -> SIMD4<Int> {
         func pair(_ field: Int) -> (Int, Int) {
             let high = field / 2816, rest = field % 2816

@@ -21,7 +21,7 @@ import Hardware
 /// Anything else is refused with `MediaError(.notYet)` naming the format.
 public enum RawUnpacking {
     /// The frame as the DNG writer takes it, and what was done to it.
-    public struct Result {
+    public struct Result: Sendable {
         /// Unpacked `S<order><bits>` samples (the delivered buffer itself when it already was).
         public var frame: FrameBuffer
         /// What the raw stream delivered.
@@ -89,16 +89,40 @@ public enum RawUnpacking {
                 }
             }
         }
-        // Mode 1 keeps 12 significant bits: the decoded values are multiples of 16 (65535 when saturated).
-        let twelve = try reduced(decoded, order: order, from: 16, to: 12, delivered: frame.pixelFormat)
-        guard let mode = modeBitDepth, mode < 12 else { return twelve }
-        return try reduced(twelve.frame, order: order, from: twelve.frame.pixelFormat == decoded.pixelFormat ? 16 : 12,
-                           to: mode, delivered: frame.pixelFormat)
+        // Mode 1 keeps 12 significant bits: the decoded values are multiples of 16 (65535 when
+        // saturated). Straight to a shallower mode's depth when the samples allow, else 12 bits.
+        let target = min(modeBitDepth ?? 12, 12)
+        let shifted = try shiftedDown(decoded, order: order, from: 16, to: target)
+        guard let offending = shifted.offending else { return Result(frame: shifted.frame, delivered: frame.pixelFormat) }
+        guard target < 12 else {  // cannot happen with Mode 1's levels and an offset of 2048
+            throw MediaError(.invalidFrame, "raw format \(name): decompressed sample \(offending.value) at (\(offending.x), "
+                + "\(offending.y)) is not a 12-bit level")
+        }
+        let twelve = try shiftedDown(decoded, order: order, from: 16, to: 12)
+        return Result(frame: twelve.frame, delivered: frame.pixelFormat,
+                      note: keptNote(bits: 12, mode: target, value: offending.value >> 4, x: offending.x, y: offending.y))
     }
 
     /// Samples of `from` bits shifted down to `to` bits when every sample's dropped bits are zero
     /// (or it is full scale, which stays full scale); else `frame` as it is, with a note.
     private static func reduced(_ frame: FrameBuffer, order: String, from: Int, to: Int, delivered: PixelFormat) throws -> Result {
+        let shifted = try shiftedDown(frame, order: order, from: from, to: to)
+        guard let offending = shifted.offending else { return Result(frame: shifted.frame, delivered: delivered) }
+        return Result(frame: frame, delivered: delivered,
+                      note: keptNote(bits: from, mode: to, value: offending.value, x: offending.x, y: offending.y))
+    }
+
+    /// Why samples kept `bits` bits rather than the mode's: the first sample with lower bits set.
+    private static func keptNote(bits: Int, mode: Int, value: UInt16, x: Int, y: Int) -> String {
+        "\(bits)-bit samples kept (white level \((1 << bits) - 1)): the sensor mode is \(mode)-bit, but sample "
+            + "\(value) at (\(x), \(y)) has bits set below its top \(mode)"
+    }
+
+    /// `frame`'s samples shifted down from `from` to `to` bits (full scale to full scale), and the
+    /// first sample in row order whose dropped bits are not all zero (then the shifted frame is
+    /// incomplete and must not be used).
+    private static func shiftedDown(_ frame: FrameBuffer, order: String, from: Int, to: Int) throws
+        -> (frame: FrameBuffer, offending: (x: Int, y: Int, value: UInt16)?) {
         let width = frame.size.width, height = frame.size.height
         try checkSize(frame, rowBytes: width * 2)
         let shift = UInt16(from - to), mask = UInt16((1 << (from - to)) - 1), full = UInt16((1 << from) - 1)
@@ -129,10 +153,7 @@ public enum RawUnpacking {
                 }
             }
         }
-        guard let offending = offending.current else { return Result(frame: shifted, delivered: delivered) }
-        return Result(frame: frame, delivered: delivered,
-                      note: "\(from)-bit samples kept (white level \((1 << from) - 1)): the sensor mode is \(to)-bit, but sample "
-                          + "\(offending.value) at (\(offending.x), \(offending.y)) has bits set below its top \(to)")
+        return (shifted, offending.current)
     }
 
     /// MIPI CSI-2 RAW10 / RAW12 rows to 16-bit samples.
