@@ -164,17 +164,24 @@ public enum RawUnpacking {
         return makeFrame(order: order, bits: bits, size: frame.size) { out in
             frame.withUnsafeBytes { bytes in
                 inBands(rows: height) { rows in for y in rows {
-                    let row = y * frame.stride
-                    for x in 0..<width {
-                        let v: Int
-                        if bits == 10 {
-                            let group = row + x / 4 * 5, k = x % 4
-                            v = Int(bytes[group + k]) << 2 | Int(bytes[group + 4]) >> (2 * k) & 3
-                        } else {
-                            let group = row + x / 2 * 3, k = x % 2
-                            v = Int(bytes[group + k]) << 4 | Int(bytes[group + 2]) >> (4 * k) & 15
+                    let row = y * frame.stride, line = y * width
+                    if bits == 10 {  // 4 pixels in 5 bytes
+                        var x = 0
+                        while x < width {
+                            let group = row + x / 4 * 5, low = Int(bytes[group + 4])
+                            for k in 0..<min(4, width - x) {
+                                out[line + x + k] = UInt16(Int(bytes[group + k]) << 2 | low >> (2 * k) & 3)
+                            }
+                            x += 4
                         }
-                        out[y * width + x] = UInt16(v)
+                    } else {  // 2 pixels in 3 bytes
+                        var x = 0
+                        while x < width {
+                            let group = row + x / 2 * 3, low = Int(bytes[group + 2])
+                            out[line + x] = UInt16(Int(bytes[group]) << 4 | low & 15)
+                            if x + 1 < width { out[line + x + 1] = UInt16(Int(bytes[group + 1]) << 4 | low >> 4) }
+                            x += 2
+                        }
                     }
                 } }
             }
