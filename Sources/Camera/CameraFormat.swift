@@ -113,8 +113,16 @@ public struct CameraFormat: Hashable, Sendable, Codable {
     public var size: PixelSize
     /// Processed pixel format.
     public var pixelFormat: PixelFormat
-    /// Raw (Bayer) format of the sensor mode, when the sensor has one.
+    /// Raw (Bayer) format of the sensor mode, when the sensor has one: the unpacked format
+    /// Tripod asks for ("SRGGB10"), so a Pi 5 never picks its lossy compressed one.
     public var rawPixelFormat: PixelFormat?
+    /// Bits per sample of the sensor mode, from `rawPixelFormat`'s name ("SRGGB10" → 10); nil
+    /// without raw. The raw stream may deliver more (a Pi 5's 16-bit samples): the DNG is written
+    /// at this depth (`BracketOutputs.rawBitDepth`).
+    public var rawBitDepth: Int? {
+        guard let name = rawPixelFormat?.rawValue, rawPixelFormat?.isBayer == true else { return nil }
+        return Int(name.dropFirst(5))
+    }
     /// The sensor mode this format reads (its output size before scaling).
     public var sensorModeSize: PixelSize
     /// The pixel-array area seen at this output's aspect ratio, before binning.

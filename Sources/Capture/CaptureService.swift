@@ -297,7 +297,8 @@ public final class CaptureService {
         let frames = plan.autoRange.map { plan.steps.count + 2 * $0.maximumExtraSteps } ?? plan.steps.count
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
         let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
-                                                                      rgbSize: still ? camera.processedStreamSize ?? camera.activeFormat.format.size : nil),
+                                                                      rgbSize: still ? camera.processedStreamSize ?? camera.activeFormat.format.size : nil,
+                                                                      rawBitDepth: raw ? camera.activeFormat.format.rawBitDepth : nil),
                                  startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag,
                                  dngCompression: dngCompression, timelapse: { if case .timelapse(let shot) = trigger { return shot } else { return nil } }())
         let run = LoopBound(current, loop: loop)

@@ -37,6 +37,11 @@ public struct BoardDescription: Hashable, Sendable, Codable {
         /// Simulated camera only: render frames no larger than this, scaled down by a whole factor
         /// (for tests that need no pixels). Absent: every stream at its configured size.
         public var maximumRenderSize: PixelSize?
+        /// Simulated camera only: what its raw stream hands back when asked for unpacked raw, as
+        /// a Pi's pipeline would: "unpacked" (the default: the mode's bits in 16-bit samples),
+        /// "pisp16" (a Pi 5: 16-bit samples, MSB-aligned), "pisp-comp1" (a Pi 5 that insists on
+        /// its compressed `*_PISP_COMP1`), "csi2-packed" (a Pi 4: `*10_CSI2P` / `*12_CSI2P`).
+        public var raw: String?
     }
 
     public struct IMUSection: Hashable, Sendable, Codable {

@@ -8,8 +8,8 @@ public struct BayerLayout: Hashable, Sendable {
     /// Significant bits per sample (8, 10, 12, 14 or 16).
     public var bitsPerSample: Int
 
-    /// Parses a libcamera Bayer format name. Packed CSI-2 formats ("SRGGB10_CSI2P") are refused:
-    /// they need unpacking first.
+    /// Parses a libcamera Bayer format name. Packed CSI-2 formats ("SRGGB10_CSI2P") and PiSP
+    /// compressed ones are refused: `RawUnpacking` unpacks them first (as `BracketRecorder` does).
     public init(_ format: PixelFormat) throws {
         let name = format.rawValue
         guard format.isBayer, name.count > 5 else {

@@ -12,11 +12,15 @@ public final class BracketRecorder {
     public let configuration: CaptureStore.Configuration
     /// How this bracket's DNGs store their samples.
     public let dngCompression: DNGCompression
+    /// The raw sensor mode's bit depth (`BracketOutputs.rawBitDepth`), nil when unknown.
+    public let rawBitDepth: Int?
     /// The sidecar as it stands (frames so far, result).
     public private(set) var sidecar: BracketSidecar
 
-    init(storage: any Storage, configuration: CaptureStore.Configuration, dngCompression: DNGCompression, sidecar: BracketSidecar) {
-        self.storage = storage; self.configuration = configuration; self.dngCompression = dngCompression; self.sidecar = sidecar
+    init(storage: any Storage, configuration: CaptureStore.Configuration, dngCompression: DNGCompression, rawBitDepth: Int?,
+         sidecar: BracketSidecar) {
+        self.storage = storage; self.configuration = configuration; self.dngCompression = dngCompression
+        self.rawBitDepth = rawBitDepth; self.sidecar = sidecar
     }
 
     /// The bracket id and file stem, "TRP_000123".
@@ -43,7 +47,7 @@ public final class BracketRecorder {
         var actual = FrameSettings.reported(in: frame.metadata, isoPerGain: configuration.isoPerGain)
         if actual?.evBiasEV == nil { actual?.evBiasEV = requested.evBiasEV }
         let frameIndex = index ?? sidecar.frames.count
-        let encoded = try encode(frame, settings: actual, frameIndex: frameIndex, stabilization: stabilization)
+        let (encoded, raw) = try encode(frame, settings: actual, frameIndex: frameIndex, stabilization: stabilization)
 
         var written: [FileRecord] = []
         do {
@@ -67,6 +71,7 @@ public final class BracketRecorder {
         record.wallClockNanoseconds = frame.metadata[ControlName.frameWallClock]?.int64Value
         record.hdr = videoHDRLabel(metadata: frame.metadata, sensorHDR: sensorHDR)
         record.focus = focus
+        record.raw = raw
         sidecar.frames.append(record)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start
@@ -101,8 +106,12 @@ public final class BracketRecorder {
         }
     }
 
+    /// The files of one frame, and what was done to its raw samples when they were not written as
+    /// delivered. The raw buffer goes through `RawUnpacking` first (CSI-2 packed, PiSP 16-bit or
+    /// compressed raw to plain samples at the mode's bit depth), so the DNG writer, its lossless
+    /// encoder and the black level all see unpacked samples at the depth written.
     private func encode(_ frame: CompletedRequest, settings: FrameSettings?, frameIndex: Int,
-                        stabilization: StabilizationRecord?) throws -> [(FileRecord, [UInt8])] {
+                        stabilization: StabilizationRecord?) throws -> ([(FileRecord, [UInt8])], RawRecord?) {
         let naming = configuration.naming
         // The camera's own wall clock for this frame where it reports one (FrameWallClock); else the
         // trigger's wall-clock time moved by the frame's monotonic distance from the trigger.
@@ -117,7 +126,10 @@ public final class BracketRecorder {
             let name = naming.frameFileName(bracketID: id, frameIndex: frameIndex, kind: kind)
             outputs.append((FileRecord(name: name, kind: kind, bytes: bytes.count, sha256: try SHA256.hexDigest(bytes)), bytes))
         }
-        if let raw = frame.buffers[.raw] {
+        var rawRecord: RawRecord?
+        if let delivered = frame.buffers[.raw] {
+            let unpacked = try RawUnpacking.unpack(delivered, modeBitDepth: rawBitDepth)
+            let raw = unpacked.frame
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
                                    timeZone: naming.timeZone, size: raw.size)
             exif.stabilization = stabilization
@@ -125,6 +137,10 @@ public final class BracketRecorder {
             let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
                                              colour: colourCalibration(frame.metadata, settings: settings))
             try add(.dng, DNGWriter.encode(raw, description: description, compression: dngCompression))
+            if !unpacked.passedThrough || unpacked.note != nil {
+                rawRecord = RawRecord(delivered: delivered.pixelFormat.rawValue, written: raw.pixelFormat.rawValue,
+                                      bitsPerSample: layout.bitsPerSample, note: unpacked.note)
+            }
         }
         if let still = frame.buffers[.stillCapture] {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
@@ -135,7 +151,7 @@ public final class BracketRecorder {
         guard !outputs.isEmpty else {
             throw MediaError(.invalidFrame, "frame \(frame.sequence) of bracket \(id) has neither a raw nor a still buffer")
         }
-        return outputs
+        return (outputs, rawRecord)
     }
 
     /// Black level in sample units: libcamera's `SensorBlackLevels` (4 values, 16-bit scale)

@@ -104,8 +104,13 @@ public final class CaptureStore {
                                      startMonotonicNanoseconds: start.startMonotonic?.nanoseconds,
                                      shutterLagNanoseconds: start.shutterLag?.nanoseconds, camera: configuration.camera,
                                      result: BracketResult(status: .inProgress))
+<<<<<<< HEAD
         sidecar.timelapse = start.timelapse
         return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression, sidecar: sidecar)
+=======
+        return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression,
+                               rawBitDepth: start.outputs.rawBitDepth, sidecar: sidecar)
+>>>>>>> raw-pi5
     }
 }
 
@@ -116,8 +121,14 @@ public struct BracketOutputs: Hashable, Sendable {
     public var rawSize: PixelSize?
     /// Size of the RGB still stream (a JPEG per frame), nil when none.
     public var rgbSize: PixelSize?
-    /// Outputs from stream sizes.
-    public init(rawSize: PixelSize?, rgbSize: PixelSize?) { self.rawSize = rawSize; self.rgbSize = rgbSize }
+    /// Bits per sample of the sensor mode behind the raw stream (`CameraFormat.rawBitDepth`): a
+    /// raw stream delivered with more (a Pi 5's 16-bit samples) is written at this depth where its
+    /// samples allow (`RawUnpacking`). nil when unknown.
+    public var rawBitDepth: Int?
+    /// Outputs from stream sizes and the raw sensor mode's bit depth.
+    public init(rawSize: PixelSize?, rgbSize: PixelSize?, rawBitDepth: Int? = nil) {
+        self.rawSize = rawSize; self.rgbSize = rgbSize; self.rawBitDepth = rawBitDepth
+    }
 
     /// From the configured streams: `.raw` → DNG, `.stillCapture` → JPEG.
     public init(streams: [StreamConfiguration]) {

@@ -93,6 +93,23 @@ public struct BracketResult: Hashable, Sendable, Codable {
     public init(status: Status, reason: String? = nil) { self.status = status; self.reason = reason }
 }
 
+/// What the DNG of a frame holds when the raw stream delivered another layout (`RawUnpacking`).
+public struct RawRecord: Hashable, Sendable, Codable {
+    /// The raw stream's libcamera format ("SRGGB16", "RGGB_PISP_COMP1", "SRGGB10_CSI2P").
+    public var delivered: String
+    /// The unpacked format written ("SRGGB10").
+    public var written: String
+    /// Bits per sample in the DNG (its WhiteLevel is 2^bits − 1).
+    public var bitsPerSample: Int
+    /// Why the samples kept more bits than the sensor mode has, when they did.
+    public var note: String?
+
+    /// A record from its parts.
+    public init(delivered: String, written: String, bitsPerSample: Int, note: String? = nil) {
+        self.delivered = delivered; self.written = written; self.bitsPerSample = bitsPerSample; self.note = note
+    }
+}
+
 /// One saved frame of a bracket.
 public struct FrameRecord: Hashable, Sendable, Codable {
     /// Position in the plan, 0-based.
@@ -127,6 +144,9 @@ public struct FrameRecord: Hashable, Sendable, Codable {
     /// A focus bracket's frame: the lens position its metadata confirmed and the limits of
     /// sharpness there; absent for other brackets.
     public var focus: FocusRecord?
+    /// How the raw stream's samples became the DNG's, when not as delivered (CSI-2 packed, a Pi 5's
+    /// 16-bit or compressed raw); absent when the DNG holds the delivered samples.
+    public var raw: RawRecord?
 
     /// A frame record from its parts (the store makes these).
     public init(index: Int, requested: FrameSettings, actual: FrameSettings?, clampedSettings: Bool, mismatches: [String],

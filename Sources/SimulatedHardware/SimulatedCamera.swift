@@ -89,6 +89,10 @@ public final class SimulatedCamera: CameraDevice {
     private var pointing: (angle: Vector3, at: MonotonicTime?) = (.zero, nil)
     /// Draws the frames; caches the chart per crop, size and focus.
     private let renderer: SimulatedFrameRenderer
+    /// What the raw stream hands back for the mode's unpacked raw format (board option
+    /// `camera.raw`): the Pi 5's 16-bit or compressed raw, the Pi 4's CSI-2 packed. Set before
+    /// `configure`.
+    public var rawOutput = SimulatedRawOutput.unpacked
     /// Largest rendered frame; when set, streams are scaled down by a whole factor to fit and
     /// `FrameBuffer.size` is the rendered size. nil (the default): every stream at its own size.
     /// Small renders are for tests and long simulations that need no pixels.
@@ -140,7 +144,8 @@ public final class SimulatedCamera: CameraDevice {
         if let limit = processedStreamLimit, requested.filter({ $0.role != .raw }).count > limit {
             throw HardwareError(.unsupported, "simulated camera \(info.id): cannot produce these \(requested.count) roles together")
         }
-        var (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor, sensorHDR: sensorHDR)
+        var (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor, sensorHDR: sensorHDR,
+                                                                     rawOutput: rawOutput)
         if let most = maximumBufferCount {
             for i in adjusted.indices where adjusted[i].bufferCount > most || adjusted[i].bufferCount == 0 {
                 adjusted[i].bufferCount = most
@@ -151,7 +156,8 @@ public final class SimulatedCamera: CameraDevice {
         activeMode = mode
         model = SimulatedSensorModel(sensor: sensor, mode: mode)
         for stream in adjusted {  // sample the chart now rather than in the first frame
-            renderer.prepare(format: stream.pixelFormat, size: SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize),
+            renderer.prepare(format: stream.role == .raw ? SimulatedControlInfo.rawFormat(sensor: sensor, mode: mode) : stream.pixelFormat,
+                             size: SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize),
                              crop: mode.crop, lighting: scene.lighting)
         }
         return (status, adjusted)
@@ -370,10 +376,12 @@ public final class SimulatedCamera: CameraDevice {
             guard let stream = streams.first(where: { $0.role == role }) else { continue }
             let roleIndex = UInt64(StreamRole.allCases.firstIndex(of: role) ?? 0)
             let rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15) ^ (roleIndex << 56))
-            let isRaw = stream.pixelFormat.isBayer
+            // Raw is drawn as the mode's unpacked samples, then laid out as `rawOutput` says.
+            let isRaw = role == .raw
             let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
             buffers[role] = renderer.render(SimulatedFrameRenderer.Request(
-                role: role, format: stream.pixelFormat, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
+                role: role, format: isRaw ? SimulatedControlInfo.rawFormat(sensor: sensor, mode: model.mode) : stream.pixelFormat,
+                rawOutput: isRaw ? rawOutput : .unpacked, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
                 scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth,
                 hdr: rendersHDR, stripDefocusPixels: stripDefocus), rng: rng)
         }

@@ -25,6 +25,8 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var minimumQueuedToStart = 1
     /// Largest rendered frame for cameras it opens (`SimulatedCamera.maximumRenderSize`); nil: full size.
     public var maximumRenderSize: PixelSize?
+    /// What the raw stream of cameras it opens hands back (`SimulatedCamera.rawOutput`, board `camera.raw`).
+    public var rawOutput = SimulatedRawOutput.unpacked
     /// HdrMode values the tuning of cameras it opens lacks (`SimulatedCamera.unconfiguredHdrModes`).
     public var unconfiguredHdrModes: Set<HdrModeValue> = []
     /// The camera most recently opened, while it is open (its last holder keeps it), for tests and
@@ -49,7 +51,7 @@ public final class SimulatedCameraProvider: CameraProvider {
 
     /// A provider for a board whose camera backend is "sim": the sensor named by the board (default
     /// "imx708") from `sensors` (the database's entries), or else the description embedded in the binary
-    /// (`SensorDescription.embedded(model:)`); the board's seed, `exposureControl` and `maximumRenderSize`.
+    /// (`SensorDescription.embedded(model:)`); the board's seed, `exposureControl`, `maximumRenderSize` and `raw`.
     public convenience init(loop: any EventLoop, board: BoardDescription, sensors: [SensorDescription],
                             motion: any MotionTruth = StillMotion()) throws {
         guard board.camera.backend == "sim" else {
@@ -67,6 +69,9 @@ public final class SimulatedCameraProvider: CameraProvider {
         self.init(loop: loop, sensor: sensor, motion: motion, seed: board.camera.seed ?? 1)
         exposureControl = board.camera.exposureControl ?? true
         maximumRenderSize = board.camera.maximumRenderSize
+        do { rawOutput = try SimulatedRawOutput(board: board.camera.raw) } catch let error as HardwareError {
+            throw HardwareError(error.kind, "board \(board.name): \(error.message)")
+        }
     }
 
     public func cameras() -> [CameraInfo] { isPluggedIn ? [info] : [] }
@@ -97,6 +102,7 @@ public final class SimulatedCameraProvider: CameraProvider {
         camera.maximumBufferCount = maximumBufferCount
         camera.minimumQueuedToStart = minimumQueuedToStart
         camera.maximumRenderSize = maximumRenderSize
+        camera.rawOutput = rawOutput
         camera.sensorHDR = sensorHDROn
         camera.unconfiguredHdrModes = unconfiguredHdrModes
         openedCamera = camera

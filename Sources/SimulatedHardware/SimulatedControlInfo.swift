@@ -104,7 +104,10 @@ enum SimulatedControlInfo {
     /// mode's raw format), sizes are clamped to 64×64…pixel array and made even, a raw size snaps to
     /// the nearest mode. Picks the mode: the raw stream's, else the smallest (fastest on ties) mode
     /// covering the largest output, else the full mode.
-    static func validate(_ requested: [StreamConfiguration], sensor: SensorDescription, sensorHDR: Bool = false)
+    /// `rawOutput` is what the raw stream hands back for the mode's raw format (a Pi 5's 16-bit or
+    /// compressed raw, a Pi 4's CSI-2 packed): the stream comes back adjusted to it.
+    static func validate(_ requested: [StreamConfiguration], sensor: SensorDescription, sensorHDR: Bool = false,
+                         rawOutput: SimulatedRawOutput = .unpacked)
         -> (ConfigurationStatus, [StreamConfiguration], SensorDescription.Mode) {
         let offered = modes(sensor, sensorHDR: sensorHDR)
         var status = ConfigurationStatus.valid
@@ -120,11 +123,11 @@ enum SimulatedControlInfo {
                 let mode = offered.min {
                     abs($0.size.area - stream.size.area) < abs($1.size.area - stream.size.area)
                 } ?? full
-                let format = rawFormat(sensor: sensor, mode: mode)
-                if stream.size != mode.size || stream.pixelFormat != format { status = .adjusted }
+                let delivered = rawOutput.layout(order: sensor.bayerOrder ?? "RGGB", bits: mode.bitDepth, width: mode.width)
+                if stream.size != mode.size || stream.pixelFormat != delivered.format { status = .adjusted }
                 stream.size = mode.size
-                stream.pixelFormat = format
-                stream.stride = mode.width * 2
+                stream.pixelFormat = delivered.format
+                stream.stride = delivered.stride
                 rawMode = mode
             } else {
                 if ![PixelFormat.bgr888, .xrgb8888, .yuv420].contains(stream.pixelFormat) {

@@ -102,7 +102,10 @@ final class SimulatedFrameRenderer {
     /// One frame of one stream.
     struct Request {
         var role: StreamRole
+        /// The stream's format; for raw, the mode's unpacked one ("SRGGB10").
         var format: PixelFormat
+        /// How a raw frame's samples are laid out in the buffer (the format it then carries).
+        var rawOutput = SimulatedRawOutput.unpacked
         /// The rendered size (the stream's, or smaller for tests).
         var size: PixelSize
         /// The stream's configured size: noise is averaged as the ISP's scaling from the crop to it
@@ -148,10 +151,24 @@ final class SimulatedFrameRenderer {
             let white = Float((1 << r.bitDepth) - 1)
             let black = Float((sensor.blackLevel16 ?? 0) >> (16 - r.bitDepth))
             let cfa = self.cfa, e = exposure
-            return pool.frame(format: r.format, size: r.size, stride: r.size.width * 2, byteCount: r.size.area * 2) { memory in
-                withMovedPlanes { planes in
-                    FramePasses.raw(planes, exposure: e, cfa: cfa, black: black, white: white, noise: noise, rng: rng, into: memory)
+            guard r.rawOutput != .unpacked else {
+                return pool.frame(format: r.format, size: r.size, stride: r.size.width * 2, byteCount: r.size.area * 2) { memory in
+                    withMovedPlanes { planes in
+                        FramePasses.raw(planes, exposure: e, cfa: cfa, black: black, white: white, noise: noise, rng: rng, into: memory)
+                    }
                 }
+            }
+            let output = r.rawOutput, bits = r.bitDepth, size = r.size
+            let layout = output.layout(order: String(r.format.rawValue.dropFirst().prefix(4)), bits: bits, width: size.width)
+            return pool.frame(format: layout.format, size: size, stride: layout.stride, byteCount: layout.stride * size.height) { memory in
+                // The same samples as the unpacked frame, drawn aside and then laid out.
+                let unpacked = UnsafeMutableRawBufferPointer.allocate(byteCount: size.area * 2, alignment: 64)
+                defer { unpacked.deallocate() }
+                withMovedPlanes { planes in
+                    FramePasses.raw(planes, exposure: e, cfa: cfa, black: black, white: white, noise: noise, rng: rng, into: unpacked)
+                }
+                output.pack(UnsafeBufferPointer(unpacked.bindMemory(to: UInt16.self)), width: size.width, height: size.height,
+                            bits: bits, stride: layout.stride, into: memory)
             }
         }
         let format = FramePacker(format: r.format, size: r.size, role: r.role) == nil ? PixelFormat.bgr888 : r.format

@@ -15,6 +15,7 @@ let benchmarks: [any Benchmark.Type] = [
     RecordingSoakBenchmark.self,
     VideoStabilizationBenchmark.self,
     RemoteBenchmark.self,
+    RawFormatsBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

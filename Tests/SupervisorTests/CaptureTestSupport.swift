@@ -25,10 +25,12 @@ final class CaptureRig {
     /// `maximumBufferCount` one that gives at most that many buffers per stream and starts only
     /// with two requests queued (vimc: both, 4).
     /// `sensorModel` another sensor of the database, `renderSize` larger frames for tests that
-    /// measure pixels, `scene` what the camera looks at.
+    /// measure pixels, `scene` what the camera looks at, `rawOutput` what the raw stream hands back
+    /// (a Pi 5's or a Pi 4's layouts, board option `camera.raw`).
     init(capacityBytes: Int64? = nil, exposureControl: Bool = true, maximumBufferCount: Int? = nil,
          sensorModel: String = "imx708", renderSize: PixelSize = PixelSize(width: 96, height: 54),
-         scene: SimulatedScene = SimulatedScene(), storage given: SimulatedStorage? = nil, state: StateStore? = nil,
+         scene: SimulatedScene = SimulatedScene(), rawOutput: SimulatedRawOutput = .unpacked,
+         storage given: SimulatedStorage? = nil, state: StateStore? = nil,
          simulatesLight: Bool = false, wallClockAtStart: Date? = nil, configure: (CaptureService) -> Void = { _ in }) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("board").path
@@ -43,6 +45,7 @@ final class CaptureRig {
         provider = SimulatedCameraProvider(loop: loop, sensor: sensor, scene: scene)
         provider.maximumRenderSize = renderSize  // small frames by default: most tests need no pixels
         provider.exposureControl = exposureControl
+        provider.rawOutput = rawOutput
         provider.maximumBufferCount = maximumBufferCount
         if maximumBufferCount != nil { provider.minimumQueuedToStart = 2 }  // as vimc's capture node
         let devices = BoardDevices(board: board, cameraProvider: provider, sensors: [sensorModel: sensor], imu: nil,
