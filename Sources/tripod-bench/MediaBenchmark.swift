@@ -59,7 +59,7 @@ struct MediaBenchmark: Benchmark {
                 + "(\(String(format: "%.1f", 100 / ratio)) %), preview and tags included")
         }
         // JPEG q92 of the same RGB frame: Tripod's encode against libjpeg-turbo's own tools.
-        let j = try measureJPEGReference(syntheticFrame(.bgr888, size: m.size, bytesPerPixel: 3), rounds: 3, directory: directory)
+        let j = try measureJPEGReference(syntheticFrame(.bgr888, size: m.size, bytesPerPixel: 3), rounds: 4, directory: directory)
         let tripodJPEG = percentile(j.tripodSeconds, 50), tjbench = percentile(j.tjbenchSeconds, 50)
         let cjpeg = percentile(j.cjpegSeconds, 50), cjpegStart = percentile(j.cjpegStartSeconds, 50)
         func jpegRow(_ name: String, _ count: Int, _ bytes: Int?, _ seconds: Double, _ ratio: String) -> [String] {

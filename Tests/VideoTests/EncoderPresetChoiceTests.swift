@@ -29,37 +29,37 @@ import Testing
 
     @Test func theFirstPresetThatKeepsUpWithHeadroomAndNoFurtherMeasurement() {
         let speeds = Speeds(["superfast": 80, "ultrafast": 400])
-        // 1080p30 needs 45 fps (×1.5): superfast's 80 do, ultrafast is never measured.
+        // 1080p30 needs 60 fps (×2): superfast's 80 do, ultrafast is never measured.
         let choice = EncoderPresetChoice.choose(size: p1080, captureFramesPerSecond: 30, measure: measuring(speeds))
         #expect(choice.preset == "superfast")
         #expect(speeds.asked == ["superfast"])
-        #expect(choice.reason.contains("needs 45 fps") && choice.reason.contains("superfast 80 fps"), "\(choice.reason)")
+        #expect(choice.reason.contains("needs 60 fps") && choice.reason.contains("superfast 80 fps"), "\(choice.reason)")
         #expect(choice.reason.contains("62.2 Mpixel/s"), "\(choice.reason)")
     }
 
     @Test func aFasterModeGetsTheFasterPreset() {
         let speeds = Speeds(["superfast": 80, "ultrafast": 400])
-        // 1080p60 needs 90: superfast's 80 do not (nor 89.9: the headroom is a floor), ultrafast's 400 do.
+        // 1080p60 needs 120: superfast's 80 do not (nor 119.9: the headroom is a floor), ultrafast's 400 do.
         let choice = EncoderPresetChoice.choose(size: p1080, captureFramesPerSecond: 60, measure: measuring(speeds))
         #expect(choice.preset == "ultrafast")
         #expect(speeds.asked == ["superfast", "ultrafast"])
         #expect(choice.reason.contains("superfast 80 fps, ultrafast 400 fps"), "\(choice.reason)")
-        let justShort = EncoderPresetChoice.choose(size: p1080, captureFramesPerSecond: 60) { $0 == "superfast" ? 89.9 : 400 }
+        let justShort = EncoderPresetChoice.choose(size: p1080, captureFramesPerSecond: 60) { $0 == "superfast" ? 119.9 : 400 }
         #expect(justShort.preset == "ultrafast")
-        let exactly = EncoderPresetChoice.choose(size: p1080, captureFramesPerSecond: 60) { $0 == "superfast" ? 90 : 400 }
+        let exactly = EncoderPresetChoice.choose(size: p1080, captureFramesPerSecond: 60) { $0 == "superfast" ? 120 : 400 }
         #expect(exactly.preset == "superfast")
     }
 
     @Test func whenNoneKeepsUpTheFastestMeasuredAndTheReasonSaysFramesMayDrop() {
-        // 720p120 needs 180: neither does; the fastest measured is used, whatever the list's order.
+        // 720p120 needs 240: neither does; the fastest measured is used, whatever the list's order.
         let choice = EncoderPresetChoice.choose(size: p720, captureFramesPerSecond: 120, candidates: ["ultrafast", "superfast"]) {
             $0 == "ultrafast" ? 170 : 150
         }
         #expect(choice.preset == "ultrafast")
         #expect(choice.reason.contains("frames may drop"), "\(choice.reason)")
-        // A larger headroom asked for moves the threshold: 2× of 60 = 120 > 100.
-        let strict = EncoderPresetChoice.choose(size: p1080, captureFramesPerSecond: 60, headroom: 2) { $0 == "superfast" ? 100 : 500 }
-        #expect(strict.preset == "ultrafast" && strict.reason.contains("needs 120 fps"))
+        // A larger headroom asked for moves the threshold: 3× of 60 = 180 > 150.
+        let strict = EncoderPresetChoice.choose(size: p1080, captureFramesPerSecond: 60, headroom: 3) { $0 == "superfast" ? 150 : 500 }
+        #expect(strict.preset == "ultrafast" && strict.reason.contains("needs 180 fps"))
     }
 
     @Test func aFailedMeasurementIsSkippedAndNamed() {
@@ -95,7 +95,7 @@ import Testing
     /// stream (an SEI): ultrafast turns CABAC off, superfast keeps it on, so the file shows which one ran.
     @Test(arguments: [(30.0, "superfast", "cabac=1"), (60.0, "ultrafast", "cabac=0")])
     func theRecordingUsesAndNamesTheChosenPreset(fps: Double, preset: String, cabac: String) throws {
-        let speeds = Speeds(["superfast": 50, "ultrafast": 400])
+        let speeds = Speeds(["superfast": 70, "ultrafast": 400])
         let harness = try RecordingHarness(speedProbe: InjectedProbe(speeds: speeds))
         var settings = VideoSettings()
         settings.captureFramesPerSecond = fps
@@ -109,7 +109,7 @@ import Testing
         let sidecar = try #require(harness.sidecars.first)
         #expect(sidecar.framesWritten == 12 && sidecar.droppedFrames.isEmpty)
         #expect(sidecar.format.encoderPreset == preset)
-        #expect(sidecar.format.encoderPresetReason?.contains("measured at start: superfast 50 fps") == true, "\(sidecar.format.encoderPresetReason ?? "nil")")
+        #expect(sidecar.format.encoderPresetReason?.contains("measured at start: superfast 70 fps") == true, "\(sidecar.format.encoderPresetReason ?? "nil")")
         #expect(speeds.sizes.allSatisfy { $0 == size })
         #expect(harness.service.status.encoderPreset == preset)
         let file = try Data(contentsOf: URL(fileURLWithPath: harness.path("d/PRESET.mp4")))
@@ -117,6 +117,39 @@ import Testing
         // The JSON beside the video names it too.
         let json = try String(contentsOfFile: harness.path("d/PRESET.json"), encoding: .utf8)
         #expect(json.contains("\"encoderPreset\" : \"\(preset)\""), "\(json.prefix(400))")
+    }
+
+    /// A probe that holds the measurement until released (the start in progress).
+    struct HeldProbe: EncoderSpeedProbe {
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        func framesPerSecond(settings: VideoSettings, size: PixelSize) throws(VideoError) -> Double {
+            started.signal()
+            release.wait()
+            return 1000
+        }
+    }
+
+    /// While the start measures, the camera side is never held up: `start` and `submit` return at
+    /// once, and frames offered meanwhile are refused, not queued and not counted as drops (the
+    /// recording begins when the measurement ends).
+    @Test func theMeasurementNeitherBlocksTheCameraSideNorCountsItsFramesAsDrops() throws {
+        let probe = HeldProbe()
+        let harness = try RecordingHarness(speedProbe: probe)
+        try harness.service.configure(VideoSettings())
+        let size = PixelSize(width: 160, height: 120)
+        try harness.service.start(RecordingRequest(id: "HELD", folder: "d", frameSize: size))
+        probe.started.wait()
+        let times = sensorTimes(count: 8)
+        #expect(!harness.service.submit(try makeFrame(0, at: times[0], size: size)))
+        #expect(harness.service.queuedFrames == 0 && harness.service.status.droppedFrames == 0)
+        probe.release.signal()
+        probe.release.signal()  // ultrafast is not measured (superfast's 1000 fps keep up), but never leave it waiting
+        harness.service.drain()
+        try harness.feed((1..<8).map(UInt64.init), Array(times[1...]), size: size)
+        try harness.service.stop()
+        let sidecar = try #require(harness.sidecars.first)
+        #expect(sidecar.framesWritten == 7 && sidecar.firstSequence == 1 && sidecar.droppedFrames.isEmpty)
+        #expect(sidecar.format.encoderPreset == "superfast")
     }
 
     @Test func withoutTheFrameSizeTheSettingsPresetIsUsedUnmeasuredAndSaidSo() throws {
@@ -136,7 +169,7 @@ import Testing
 
     /// The real probe times libx264 on synthetic frames: a positive, finite rate (no speed verdict).
     @Test func theRealProbeMeasuresARate() throws {
-        let fps = try X264SpeedProbe(frames: 4).framesPerSecond(settings: VideoSettings().withX264Preset("ultrafast"), size: PixelSize(width: 64, height: 48))
+        let fps = try X264SpeedProbe(minimumFrames: 4, minimumSeconds: 0).framesPerSecond(settings: VideoSettings().withX264Preset("ultrafast"), size: PixelSize(width: 64, height: 48))
         #expect(fps.isFinite && fps > 0)
     }
 }
