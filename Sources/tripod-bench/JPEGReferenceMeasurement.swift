@@ -6,17 +6,23 @@ import Media
 /// Tripod's JPEG q92 encode of one RGB frame against libjpeg-turbo's own tools on the same pixels.
 struct JPEGReferenceMeasurement {
     var size: PixelSize
-    /// `JPEGWriter.encode` (EXIF included, no write), seconds per frame.
+    /// `JPEGWriter.encode` (EXIF included, no write), seconds per frame: the mean of 3 encodes per round.
     var tripodSeconds: [Double] = []
     var tripodBytes = 0
     /// `tjbench FILE.ppm 92 -rgb -subsamp 420 -componly`: its compression rate, as seconds per frame
-    /// (in-process, no file I/O, no process start).
+    /// (in-process, no file I/O, no process start; its mean over 0.3 s per round).
     var tjbenchSeconds: [Double] = []
     /// `cjpeg -quality 92 FILE.ppm`, one process per frame: wall seconds each, process start and the
-    /// PPM read included; `cjpegStartSeconds` is one `cjpeg -version` (the start alone).
+    /// PPM read included; `cjpegStartSeconds` is one `cjpeg -version` (the start alone); means of 3 per round.
     var cjpegSeconds: [Double] = []
     var cjpegStartSeconds: [Double] = []
     var cjpegBytes = 0
+    /// CPU seconds, which the machine's load changes far less than wall time: Tripod's encoding
+    /// thread (CLOCK_THREAD_CPUTIME_ID) per encode; cjpeg's user+sys (RUSAGE_CHILDREN) per run and
+    /// per `cjpeg -version`. Means of 3 per round.
+    var tripodCPUSeconds: [Double] = []
+    var cjpegCPUSeconds: [Double] = []
+    var cjpegStartCPUSeconds: [Double] = []
 }
 
 /// Writes `rgb` (`.bgr888`: memory R,G,B) as a binary PPM and times Tripod's encode, tjbench and
@@ -32,18 +38,20 @@ func measureJPEGReference(_ rgb: FrameBuffer, rounds: Int, directory: String) th
     var m = JPEGReferenceMeasurement(size: rgb.size)
     _ = try JPEGWriter.encode(rgb, exif: exif, quality: 92)  // warm: first-touch of libjpeg's tables
     for _ in 0..<rounds {
-        for _ in 0..<3 {
-            var jpeg: [UInt8] = []
-            m.tripodSeconds.append(try timed { jpeg = try JPEGWriter.encode(rgb, exif: exif, quality: 92) })
-            m.tripodBytes = jpeg.count
-        }
+        var jpeg: [UInt8] = []
+        var cpu = threadCPUSeconds()
+        m.tripodSeconds.append(try timed { for _ in 0..<3 { jpeg = try JPEGWriter.encode(rgb, exif: exif, quality: 92) } } / 3)
+        m.tripodCPUSeconds.append((threadCPUSeconds() - cpu) / 3)
+        m.tripodBytes = jpeg.count
         let output = try run("/usr/bin/tjbench", [ppm, "92", "-rgb", "-subsamp", "420", "-componly", "-nowrite", "-quiet",
-                                                  "-benchtime", "1.5", "-warmup", "0.3"])
+                                                  "-benchtime", "0.3", "-warmup", "0.05"])
         m.tjbenchSeconds.append(Double(rgb.size.area) / 1e6 / (try tjbenchMegapixelsPerSecond(output)))
-        for _ in 0..<3 {
-            m.cjpegSeconds.append(try timed { _ = try run("/usr/bin/cjpeg", ["-quality", "92", "-outfile", cjpegOut, ppm]) })
-            m.cjpegStartSeconds.append(try timed { _ = try run("/usr/bin/cjpeg", ["-version"]) })
-        }
+        cpu = childrenCPUSeconds()
+        m.cjpegSeconds.append(try timed { for _ in 0..<3 { _ = try run("/usr/bin/cjpeg", ["-quality", "92", "-outfile", cjpegOut, ppm]) } } / 3)
+        m.cjpegCPUSeconds.append((childrenCPUSeconds() - cpu) / 3)
+        cpu = childrenCPUSeconds()
+        m.cjpegStartSeconds.append(try timed { for _ in 0..<3 { _ = try run("/usr/bin/cjpeg", ["-version"]) } } / 3)
+        m.cjpegStartCPUSeconds.append((childrenCPUSeconds() - cpu) / 3)
         m.cjpegBytes = Int((try FileManager.default.attributesOfItem(atPath: cjpegOut)[.size] as? NSNumber)?.intValue ?? 0)
     }
     return m
@@ -92,4 +100,19 @@ private func run(_ path: String, _ arguments: [String]) throws -> String {
         throw HardwareError(.other, "\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
     }
     return String(decoding: data, as: UTF8.self)
+}
+
+/// CPU seconds of the calling thread (CLOCK_THREAD_CPUTIME_ID).
+private func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// User + system CPU seconds of this process's waited-for children (RUSAGE_CHILDREN).
+private func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return s(usage.ru_utime) + s(usage.ru_stime)
 }
