@@ -89,9 +89,10 @@ final class RecordingPipeline {
             return
         }
         let settings = self.settings
-        presetChoice = EncoderPresetChoice.choose(size: size, captureFramesPerSecond: settings.captureFramesPerSecond) { (candidate: String) throws(VideoError) -> Double in
+        let measure = { (candidate: String) throws(VideoError) -> Double in
             try probe.framesPerSecond(settings: settings.withX264Preset(candidate), size: size)
         }
+        presetChoice = EncoderPresetChoice.choose(size: size, captureFramesPerSecond: settings.captureFramesPerSecond, measure: measure)
     }
 
     func start(_ request: RecordingRequest, reserveBytes: Int64) {
@@ -163,8 +164,8 @@ final class RecordingPipeline {
         let encoder: VideoEncoder
         if let open = self.encoder { encoder = open } else {
             let chosen = presetChoice.map { settings.withX264Preset($0.preset) } ?? settings
-            do { encoder = try VideoEncoder(settings: chosen, size: frame.size, presetReason: presetChoice?.reason
-                    ?? "the settings' preset, not measured: the encoder opened before a start (pre-record)") } catch { fail(error); return }
+            let reason = presetChoice?.reason ?? "the settings' preset, not measured: the encoder opened before a start (pre-record)"
+            do { encoder = try VideoEncoder(settings: chosen, size: frame.size, presetReason: reason) } catch { fail(error); return }
             self.encoder = encoder
             if let note = encoder.fallbackNote { emit(.encoderFallback(note)) }
             status.withLock { $0.encoder = encoder.encoderName; $0.encoderPreset = encoder.preset }

@@ -115,7 +115,7 @@ public final class RecordingService: @unchecked Sendable {
 
     /// Starts a recording: checks the room, then on the encoder queue chooses libx264's preset
     /// (measuring its speed first when the request gives the frame size: frames are taken only
-    /// once that is done, so none is lost to the measurement), opens the first file and writes the
+    /// once that is done; earlier ones are not the recording's, nor drops), opens the first file and writes the
     /// pre-record ring into it from its oldest keyframe.
     public func start(_ request: RecordingRequest) throws(VideoError) {
         let settings = control.withLock { $0.settings }
