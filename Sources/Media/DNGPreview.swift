@@ -57,6 +57,15 @@ enum DNGPreview {
                             var even = 0, odd = 0, pairs = 0, odds = 0
                             var x = px * box * 2
                             let end = min(x + box * 2, width)
+                            if end - x == box * 2 {
+                                // A whole box (every pixel but a tiny frame's): box pairs, no end test per sample.
+                                var at = base + x * bytesPerSample
+                                for _ in 0..<box {
+                                    even &+= sample(at); odd &+= sample(at + bytesPerSample)
+                                    at += 2 * bytesPerSample
+                                }
+                                pairs = box; odds = box; x = end
+                            }
                             while x < end {
                                 even += sample(base + x * bytesPerSample)
                                 pairs += 1
@@ -68,15 +77,24 @@ enum DNGPreview {
                         }
                     }
                     for px in 0..<out.width {
-                        var colourSums = SIMD3<Double>(), colourCounts = SIMD3<Double>()
+                        // Per colour, in CFA order (scalars: a SIMD3 indexed by colour went through memory).
+                        var sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, count0 = 0.0, count1 = 0.0, count2 = 0.0
                         for p in 0..<4 {
-                            colourSums[colours[p]] += Double(sums[px * 4 + p]); colourCounts[colours[p]] += Double(counts[px * 4 + p])
+                            let v = Double(sums[px * 4 + p]), n = Double(counts[px * 4 + p])
+                            switch colours[p] {
+                            case 0: sum0 += v; count0 += n
+                            case 1: sum1 += v; count1 += n
+                            default: sum2 += v; count2 += n
+                            }
                         }
-                        for c in 0..<3 {
-                            let mean = colourCounts[c] > 0 ? colourSums[c] / colourCounts[c] : black
-                            let linear = min(max((mean - black) / range * gains[c], 0), 1)
-                            rgb[(py * out.width + px) * 3 + c] = curve[Int(linear * 4095)]
+                        @inline(__always) func encoded(_ sum: Double, _ count: Double, _ gain: Double) -> UInt8 {
+                            let mean = count > 0 ? sum / count : black
+                            return curve[Int(min(max((mean - black) / range * gain, 0), 1) * 4095)]
                         }
+                        let at = (py * out.width + px) * 3
+                        rgb[at] = encoded(sum0, count0, gains[0])
+                        rgb[at + 1] = encoded(sum1, count1, gains[1])
+                        rgb[at + 2] = encoded(sum2, count2, gains[2])
                     }
                 }
             }
