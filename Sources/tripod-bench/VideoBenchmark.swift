@@ -11,7 +11,7 @@ import Video
 /// with the same codec settings, in the same run.
 struct VideoBenchmark: Benchmark {
     static let name = "video"
-    static let summary = "video recording 1080p30/1080p60/720p120 (libx264, MP4) vs the ffmpeg command line"
+    static let summary = "video recording 1080p30/1080p60/720p120 (libx264 at the preset chosen at the start, MP4) vs the ffmpeg command line at that preset"
 
     struct Mode {
         var label: String
