@@ -23,7 +23,9 @@ final class PacedStorage: Storage {
     private(set) var bytesWritten: Int64 = 0
 
     init(root: String, bytesPerSecond: Double, burstBytes: Double = 1_048_576) throws {
-        precondition(bytesPerSecond > 0, "a paced storage needs a positive rate")
+        guard bytesPerSecond > 0, burstBytes >= 0 else {
+            throw HardwareError(.invalidArgument, "paced storage: rate \(bytesPerSecond) B/s and burst \(burstBytes) B must be positive")
+        }
         inner = try PosixStorage(root: root)
         self.bytesPerSecond = bytesPerSecond
         self.burstBytes = burstBytes
