@@ -21,12 +21,15 @@ static void silent_output(j_common_ptr cinfo) { (void)cinfo; }
 
 int tripod_jpeg_compress(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
                          tripod_jpeg_order order, int quality, const uint8_t *app1, size_t app1_count,
+                         uint8_t *initial, size_t initial_capacity,
                          uint8_t **out, size_t *out_count, char *error, size_t error_capacity) {
     struct jpeg_compress_struct cinfo;
     struct guarded_error err;
     // volatile: these change between setjmp and a possible longjmp.
-    unsigned char *volatile buffer = NULL;
-    unsigned long volatile buffer_size = 0;
+    // jpeg_mem_dest writes into `initial` while it has room; past it libjpeg mallocs a buffer twice
+    // the size, copies, and frees only buffers of its own, never `initial`.
+    unsigned char *volatile buffer = initial_capacity > 0 ? initial : NULL;
+    unsigned long volatile buffer_size = initial_capacity > 0 ? (unsigned long)initial_capacity : 0;
     memset(&cinfo, 0, sizeof cinfo);
     memset(&err, 0, sizeof err);
     cinfo.err = jpeg_std_error(&err.manager);
@@ -34,7 +37,7 @@ int tripod_jpeg_compress(const uint8_t *pixels, uint32_t width, uint32_t height,
     err.manager.output_message = silent_output;
     if (setjmp(err.escape)) {
         jpeg_destroy_compress(&cinfo);
-        free(buffer);
+        if (buffer != initial) free(buffer);
         snprintf(error, error_capacity, "%s", err.message);
         return 0;
     }
@@ -55,9 +58,16 @@ int tripod_jpeg_compress(const uint8_t *pixels, uint32_t width, uint32_t height,
         }
         jpeg_write_marker(&cinfo, JPEG_APP0 + 1, app1, (unsigned int)app1_count);
     }
+    // Rows in batches: libjpeg takes as many as it can per call (a whole iMCU row at 4:2:0).
+    enum { BATCH = 32 };
+    JSAMPROW rows[BATCH];
     while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
-        jpeg_write_scanlines(&cinfo, &row, 1);
+        JDIMENSION count = 0;
+        while (count < BATCH && cinfo.next_scanline + count < cinfo.image_height) {
+            rows[count] = (JSAMPROW)(pixels + (size_t)(cinfo.next_scanline + count) * stride);
+            count++;
+        }
+        jpeg_write_scanlines(&cinfo, rows, count);
     }
     jpeg_finish_compress(&cinfo);
     jpeg_destroy_compress(&cinfo);

@@ -1,9 +1,11 @@
+import Dispatch
 import Foundation
 import Hardware
 
 /// The DNG's embedded preview: the raw frame reduced by averaging whole 2×2 Bayer cells in boxes,
 /// black level subtracted, white balanced with the as-shot gains, scaled to the white level and
 /// sRGB-encoded (no colour matrix: the camera's RGB is taken as sRGB, plausible, not calibrated).
+/// Rows are rendered on every core.
 enum DNGPreview {
     /// Cells (2×2 samples) averaged per preview pixel along each axis, so the longest side is
     /// at most `DNGWriter.previewMaximumSide`.
@@ -34,39 +36,65 @@ enum DNGPreview {
         }
         var rgb = [UInt8](repeating: 0, count: out.area * 3)
         let width = frame.size.width, height = frame.size.height, wide = layout.bytesPerSample == 2
-        // Per preview pixel of the current row: sums and counts of the 4 CFA positions (row-major in the 2×2 cell).
-        var sums = [Int](repeating: 0, count: out.width * 4), counts = [Int](repeating: 0, count: out.width * 4)
+        let bytesPerSample = layout.bytesPerSample, stride = frame.stride
+        // Preview rows are independent: one per iteration, on every core (DispatchQueue.concurrentPerform).
         frame.withUnsafeBytes { pixels in
-            @inline(__always) func sample(_ at: Int) -> Int {
-                wide ? Int(UInt16(littleEndian: pixels.loadUnaligned(fromByteOffset: at, as: UInt16.self))) : Int(pixels[at])
-            }
-            for py in 0..<out.height {
-                for i in sums.indices { sums[i] = 0; counts[i] = 0 }
-                for y in (py * box * 2)..<min((py + 1) * box * 2, height) {
-                    let base = y * frame.stride, position = (y & 1) * 2
-                    for px in 0..<out.width {
-                        var even = 0, odd = 0, pairs = 0, odds = 0
-                        var x = px * box * 2
-                        let end = min(x + box * 2, width)
-                        while x < end {
-                            even += sample(base + x * layout.bytesPerSample)
-                            pairs += 1
-                            if x + 1 < end { odd += sample(base + (x + 1) * layout.bytesPerSample); odds += 1 }
-                            x += 2
+            rgb.withUnsafeMutableBufferPointer { output in
+                let source = UncheckedSendable(pixels), target = UncheckedSendable(output)
+                DispatchQueue.concurrentPerform(iterations: out.height) { py in
+                    let pixels = source.value, rgb = target.value
+                    @inline(__always) func sample(_ at: Int) -> Int {
+                        wide ? Int(UInt16(littleEndian: pixels.loadUnaligned(fromByteOffset: at, as: UInt16.self))) : Int(pixels[at])
+                    }
+                    // Per preview pixel of this row: sums and counts of the 4 CFA positions (row-major in the 2×2 cell).
+                    let sums = UnsafeMutableBufferPointer<Int>.allocate(capacity: out.width * 4)
+                    let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: out.width * 4)
+                    defer { sums.deallocate(); counts.deallocate() }
+                    sums.initialize(repeating: 0); counts.initialize(repeating: 0)
+                    for y in (py * box * 2)..<min((py + 1) * box * 2, height) {
+                        let base = y * stride, position = (y & 1) * 2
+                        for px in 0..<out.width {
+                            var even = 0, odd = 0, pairs = 0, odds = 0
+                            var x = px * box * 2
+                            let end = min(x + box * 2, width)
+                            if end - x == box * 2 {
+                                // A whole box (every pixel but a tiny frame's): box pairs, no end test per sample.
+                                var at = base + x * bytesPerSample
+                                for _ in 0..<box {
+                                    even &+= sample(at); odd &+= sample(at + bytesPerSample)
+                                    at += 2 * bytesPerSample
+                                }
+                                pairs = box; odds = box; x = end
+                            }
+                            while x < end {
+                                even += sample(base + x * bytesPerSample)
+                                pairs += 1
+                                if x + 1 < end { odd += sample(base + (x + 1) * bytesPerSample); odds += 1 }
+                                x += 2
+                            }
+                            sums[px * 4 + position] += even; counts[px * 4 + position] += pairs
+                            sums[px * 4 + position + 1] += odd; counts[px * 4 + position + 1] += odds
                         }
-                        sums[px * 4 + position] += even; counts[px * 4 + position] += pairs
-                        sums[px * 4 + position + 1] += odd; counts[px * 4 + position + 1] += odds
                     }
-                }
-                for px in 0..<out.width {
-                    var colourSums = SIMD3<Double>(), colourCounts = SIMD3<Double>()
-                    for p in 0..<4 {
-                        colourSums[colours[p]] += Double(sums[px * 4 + p]); colourCounts[colours[p]] += Double(counts[px * 4 + p])
-                    }
-                    for c in 0..<3 {
-                        let mean = colourCounts[c] > 0 ? colourSums[c] / colourCounts[c] : black
-                        let linear = min(max((mean - black) / range * gains[c], 0), 1)
-                        rgb[(py * out.width + px) * 3 + c] = curve[Int(linear * 4095)]
+                    for px in 0..<out.width {
+                        // Per colour, in CFA order (scalars: a SIMD3 indexed by colour went through memory).
+                        var sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, count0 = 0.0, count1 = 0.0, count2 = 0.0
+                        for p in 0..<4 {
+                            let v = Double(sums[px * 4 + p]), n = Double(counts[px * 4 + p])
+                            switch colours[p] {
+                            case 0: sum0 += v; count0 += n
+                            case 1: sum1 += v; count1 += n
+                            default: sum2 += v; count2 += n
+                            }
+                        }
+                        @inline(__always) func encoded(_ sum: Double, _ count: Double, _ gain: Double) -> UInt8 {
+                            let mean = count > 0 ? sum / count : black
+                            return curve[Int(min(max((mean - black) / range * gain, 0), 1) * 4095)]
+                        }
+                        let at = (py * out.width + px) * 3
+                        rgb[at] = encoded(sum0, count0, gains[0])
+                        rgb[at + 1] = encoded(sum1, count1, gains[1])
+                        rgb[at + 2] = encoded(sum2, count2, gains[2])
                     }
                 }
             }

@@ -31,19 +31,33 @@ public enum JPEGWriter {
               frame.byteCount >= frame.stride * (height - 1) + width * 3 else {
             throw MediaError(.invalidFrame, "RGB frame \(frame.size): \(frame.byteCount) bytes with stride \(frame.stride) cannot be a JPEG")
         }
-        var out: UnsafeMutablePointer<UInt8>?
-        var count = 0
+        // Straight into the returned array: room for 1 byte per pixel (q92 of a noisy 12 MP frame
+        // takes about half that); only past it does libjpeg grow a buffer of its own, copied once here.
+        let capacity = width * height + app1.count + 65_536
         var message = [CChar](repeating: 0, count: 256)
-        let ok = frame.withUnsafeBytes { pixels in
-            tripod_jpeg_compress(pixels.bindMemory(to: UInt8.self).baseAddress, UInt32(width), UInt32(height),
-                                 frame.stride, order, Int32(min(max(quality, 1), 100)), app1, app1.count,
-                                 &out, &count, &message, message.count)
+        var spilled: [UInt8]?
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            var out: UnsafeMutablePointer<UInt8>?
+            var count = 0
+            let ok = frame.withUnsafeBytes { pixels in
+                tripod_jpeg_compress(pixels.bindMemory(to: UInt8.self).baseAddress, UInt32(width), UInt32(height),
+                                     frame.stride, order, Int32(min(max(quality, 1), 100)), app1, app1.count,
+                                     buffer.baseAddress, buffer.count, &out, &count, &message, message.count)
+            }
+            initialized = 0
+            guard ok == 1, let out else { failed = true; return }
+            if out == buffer.baseAddress {
+                initialized = count
+            } else {
+                spilled = Array(UnsafeBufferPointer(start: out, count: count))
+                free(out)
+            }
         }
-        guard ok == 1, let out else {
+        guard !failed else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw MediaError(.encoding, "JPEG: libjpeg compress \(frame.size) failed: \(text)")
         }
-        defer { free(out) }
-        return Array(UnsafeBufferPointer(start: out, count: count))
+        return spilled ?? bytes
     }
 }

@@ -63,10 +63,15 @@ public final class VideoRecorder {
     /// The last second of IMU samples: a recording's Gyroflow log begins before its first frame.
     private var recentMotion: [IMUSample] = []
 
-    /// `boardEncoder`: the board's hardware H.264 encoder, if any; `emit`: where events go.
+    /// Measures libx264's presets at a recording's start (nil: the settings' preset, unmeasured).
+    private let speedProbe: (any EncoderSpeedProbe)?
+
+    /// `boardEncoder`: the board's hardware H.264 encoder, if any; `speedProbe`: times libx264 at a
+    /// start to choose its preset (`EncoderPresetChoice`); `emit`: where events go.
     public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
-                emit: @escaping (ConsoleEvent) -> Void = { _ in }) {
+                speedProbe: (any EncoderSpeedProbe)? = nil, emit: @escaping (ConsoleEvent) -> Void = { _ in }) {
         self.loop = loop
+        self.speedProbe = speedProbe
         self.storage = storage as? any StreamingStorage
         self.work = work
         self.boardEncoder = boardEncoder
@@ -146,7 +151,7 @@ public final class VideoRecorder {
         guard let camera else { throw ConsoleError(.busy, "the camera is not open") }
         if service == nil {
             let me = WeakRecorder(self)
-            service = RecordingService(storage: storage, loop: loop) { event in me.value?.handle(event) }
+            service = RecordingService(storage: storage, loop: loop, speedProbe: speedProbe) { event in me.value?.handle(event) }
         }
         if restabilize || stabilizer == nil { replaceStabilizer() }
         try configureService()
@@ -188,7 +193,8 @@ public final class VideoRecorder {
         let id = nextID(in: folder, storage: storage)
         let request = RecordingRequest(id: id, folder: folder, capture: capture, axisMapping: axisMapping,
                                        frameReadoutMilliseconds: readoutMilliseconds,
-                                       firmwareVersion: "tripod \(TripodVersion.firmware)")
+                                       firmwareVersion: "tripod \(TripodVersion.firmware)",
+                                       frameSize: camera.videoStream?.size ?? camera.processedStreamSize)
         do throws(VideoError) { try service.start(request) } catch {
             disarm()
             throw ConsoleError(error.kind == .state ? .busy : .device, error.message)

@@ -132,8 +132,9 @@ public enum TripodMain {
         if console != "stdio" && !FileManager.default.fileExists(atPath: console) {
             throw StartupError("console device \(console) does not exist")
         }
-        let devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
+        var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: arguments.captures, log: log)
+        devices.measuresEncoderSpeed = true  // the real loop: a recording's start may time libx264
         var state: StateStore? = nil
         var stateDirectory: String? = nil
         do {

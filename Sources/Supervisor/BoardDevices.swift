@@ -18,6 +18,10 @@ public struct BoardDevices {
     public var notes: [String]
     /// Hooks for `sim ...` and `button ...` console commands; nil on real boards.
     public var simulation: SimulationHooks?
+    /// Whether a recording's start measures libx264's speed to choose its preset
+    /// (`EncoderPresetChoice`): set by `main`, which runs the real loop; off on the manual clock,
+    /// where wall time says nothing about the recording's rate.
+    public var measuresEncoderSpeed = false
 
     public init(board: BoardDescription, cameraProvider: any CameraProvider, sensors: [String: SensorDescription],
                 imu: (any IMUDevice)?, shutter: (any GPIOInputLine)?, halfPress: (any GPIOInputLine)?,

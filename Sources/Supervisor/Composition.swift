@@ -22,6 +22,7 @@ extension Supervisor {
         capture.captureFormat = typed.captureFormat
         capture.dngCompression = typed.dngCompression
         let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
+                                     speedProbe: devices.measuresEncoderSpeed ? X264SpeedProbe() : nil,
                                      emit: { event in bound.value?.broadcast(event) })
         // The LED rests on the recording pattern while one runs, and a still kept during a
         // recording is listed in the video's sidecar.

@@ -21,6 +21,10 @@ final class RecordingPipeline {
     private var droppedBeforeEncoder: Set<UInt64> = []
     /// Recent IMU samples, oldest first.
     private var motion: [IMUSample] = []
+    /// Measures libx264's speed for the preset choice at a start (nil: never measure).
+    private let speedProbe: (any EncoderSpeedProbe)?
+    /// The preset chosen at the last start, for the encoder that opens next.
+    private var presetChoice: EncoderPresetChoice?
 
     private struct Active {
         var request: RecordingRequest
@@ -42,13 +46,15 @@ final class RecordingPipeline {
     /// Stills noted during the recording (`RecordingService.noteStill`), for the sidecars.
     private let stills: LockedValue<[VideoStill]>
 
-    init(storage: any StreamingStorage, status: LockedValue<RecordingStatus>, stills: LockedValue<[VideoStill]>) {
-        self.storage = storage; self.status = status; self.stills = stills
+    init(storage: any StreamingStorage, status: LockedValue<RecordingStatus>, stills: LockedValue<[VideoStill]>,
+         speedProbe: (any EncoderSpeedProbe)?) {
+        self.storage = storage; self.status = status; self.stills = stills; self.speedProbe = speedProbe
     }
 
     func configure(_ settings: VideoSettings) {
         self.settings = settings
         encoder = nil
+        presetChoice = nil
         ring = settings.prerecordSeconds > 0 ? makeRing() : nil
         publish()
     }
@@ -61,6 +67,33 @@ final class RecordingPipeline {
     }
 
     var isRecording: Bool { recording != nil }
+
+    /// Whether a start of `request` under `settings` measures libx264's speed first: H.264 through
+    /// libx264 (no hardware encoder preferred), no pre-record (its encoder already runs), and the
+    /// frame size known. The service keeps the inbox closed until the measurement is done.
+    static func measuresAtStart(_ settings: VideoSettings, _ request: RecordingRequest, probe: (any EncoderSpeedProbe)?) -> Bool {
+        probe != nil && request.frameSize != nil && settings.codec == .h264 && settings.prerecordSeconds == 0
+            && (settings.encoderName ?? settings.softwareEncoderName) == settings.softwareEncoderName
+    }
+
+    /// Before a recording's first frame: chooses libx264's preset for it (`EncoderPresetChoice`)
+    /// from the speed `speedProbe` measures at the request's frame size, or says why the
+    /// settings' own preset stays. Runs on the encoder queue; the camera loop goes on meanwhile.
+    func choosePreset(for request: RecordingRequest) {
+        guard encoder == nil, settings.codec == .h264 else { return }
+        let preset = settings.x264Preset ?? "medium"
+        guard Self.measuresAtStart(settings, request, probe: speedProbe), let probe = speedProbe, let size = request.frameSize else {
+            let why = settings.prerecordSeconds > 0 ? "the pre-record encoder runs before any start"
+                : settings.encoderName.map { "libx264 is only the fallback for \($0)" } ?? "the frame size was not known at the start"
+            presetChoice = EncoderPresetChoice(preset: preset, reason: "the settings' preset, not measured: \(why)")
+            return
+        }
+        let settings = self.settings
+        let measure = { (candidate: String) throws(VideoError) -> Double in
+            try probe.framesPerSecond(settings: settings.withX264Preset(candidate), size: size)
+        }
+        presetChoice = EncoderPresetChoice.choose(size: size, captureFramesPerSecond: settings.captureFramesPerSecond, measure: measure)
+    }
 
     func start(_ request: RecordingRequest, reserveBytes: Int64) {
         recording = Active(request: request, reserveBytes: reserveBytes)
@@ -80,6 +113,7 @@ final class RecordingPipeline {
             do { for packet in try encoder.flush() { route(packet) } } catch { fail(error); return }
         }
         encoder = nil  // flushed: the next frame opens a fresh one
+        presetChoice = nil  // and the next start chooses its preset again
         end(error: reason)
     }
 
@@ -129,10 +163,12 @@ final class RecordingPipeline {
         }
         let encoder: VideoEncoder
         if let open = self.encoder { encoder = open } else {
-            do { encoder = try VideoEncoder(settings: settings, size: frame.size) } catch { fail(error); return }
+            let chosen = presetChoice.map { settings.withX264Preset($0.preset) } ?? settings
+            let reason = presetChoice?.reason ?? "the settings' preset, not measured: the encoder opened before a start (pre-record)"
+            do { encoder = try VideoEncoder(settings: chosen, size: frame.size, presetReason: reason) } catch { fail(error); return }
             self.encoder = encoder
             if let note = encoder.fallbackNote { emit(.encoderFallback(note)) }
-            status.withLock { $0.encoder = encoder.encoderName }
+            status.withLock { $0.encoder = encoder.encoderName; $0.encoderPreset = encoder.preset }
         }
         var force = false
         if var active = recording {

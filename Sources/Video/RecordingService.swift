@@ -26,6 +26,8 @@ public struct RecordingStatus: Sendable, Equatable {
     public var prerecordBytes = 0
     /// The FFmpeg encoder in use, once one is open.
     public var encoder: String?
+    /// libx264's preset in use, once the encoder is open (nil for other encoders).
+    public var encoderPreset: String?
     public var lastError: String?
 }
 
@@ -59,6 +61,8 @@ public final class RecordingService: @unchecked Sendable {
         var settings = VideoSettings()
         var inbox = FrameInbox(capacity: VideoSettings().queueCapacityFrames)
         var recordingID: String?
+        /// `stop` was called for `recordingID`: a preset measurement ending now must not open the inbox.
+        var stopping = false
     }
 
     /// Free bytes needed to start: ten seconds at the bit rate, at least 64 MiB.
@@ -66,12 +70,17 @@ public final class RecordingService: @unchecked Sendable {
         max(64 << 20, Int64(settings.bitrateBitsPerSecond) / 8 * 10)
     }
 
-    public init(storage: any StreamingStorage & Sendable, loop: any EventLoop,
+    /// Measures libx264's speed when a start gives the frame size (`RecordingRequest.frameSize`).
+    private let speedProbe: (any EncoderSpeedProbe)?
+
+    /// `speedProbe` measures libx264's presets at a start for `EncoderPresetChoice` (tests inject
+    /// fixed speeds; nil never measures and keeps the settings' preset).
+    public init(storage: any StreamingStorage & Sendable, loop: any EventLoop, speedProbe: (any EncoderSpeedProbe)? = nil,
                 onEvent: @escaping @Sendable (RecordingEvent) -> Void) {
-        self.storage = storage; self.loop = loop; self.onEvent = onEvent
+        self.storage = storage; self.loop = loop; self.onEvent = onEvent; self.speedProbe = speedProbe
         let shared = LockedValue(RecordingStatus())
         self.shared = shared
-        pipeline = RecordingPipeline(storage: storage, status: shared, stills: stills)
+        pipeline = RecordingPipeline(storage: storage, status: shared, stills: stills, speedProbe: speedProbe)
         pipeline.emit = { [loop, onEvent] event in loop.execute { onEvent(event) } }
         pipeline.ended = { [control] id in
             control.withLock { c in
@@ -104,8 +113,10 @@ public final class RecordingService: @unchecked Sendable {
         queue.async { self.pipeline.configure(settings) }
     }
 
-    /// Starts a recording: checks the room, then (on the encoder queue) opens the first file and
-    /// writes the pre-record ring into it from its oldest keyframe.
+    /// Starts a recording: checks the room, then on the encoder queue chooses libx264's preset
+    /// (measuring its speed first when the request gives the frame size: frames are taken only
+    /// once that is done; earlier ones are not the recording's, nor drops), opens the first file and writes the
+    /// pre-record ring into it from its oldest keyframe.
     public func start(_ request: RecordingRequest) throws(VideoError) {
         let settings = control.withLock { $0.settings }
         let free: Int64
@@ -116,16 +127,22 @@ public final class RecordingService: @unchecked Sendable {
         guard free >= needed else {
             throw VideoError(.noRoom, "\(storage.rootDescription): \(free) bytes free, a recording needs \(needed)")
         }
+        let measures = RecordingPipeline.measuresAtStart(settings, request, probe: speedProbe)
         let busy = control.withLock { c -> VideoError? in
             if let id = c.recordingID { return VideoError(.state, "already recording \(id)") }
             c.recordingID = request.id
-            c.inbox.accepting = true
+            c.stopping = false
+            if !measures { c.inbox.accepting = true }
             return nil
         }
         if let busy { throw busy }
         shared.withLock { $0.state = .recording; $0.id = request.id; $0.lastError = nil }
         stills.withLock { $0.removeAll() }
-        queue.async { self.pipeline.start(request, reserveBytes: needed / 2) }
+        queue.async {
+            self.pipeline.choosePreset(for: request)
+            if measures { self.control.withLock { c in if c.recordingID == request.id, !c.stopping { c.inbox.accepting = true } } }
+            self.pipeline.start(request, reserveBytes: needed / 2)
+        }
     }
 
     /// Hands one frame to the encoder; never blocks. Returns false when it was dropped or not wanted.
@@ -209,6 +226,7 @@ public final class RecordingService: @unchecked Sendable {
     public func stop(reason: VideoError? = nil) throws(VideoError) {
         let inbox = control.withLock { c -> FrameInbox? in
             guard c.recordingID != nil else { return nil }
+            c.stopping = true
             c.inbox.accepting = c.settings.prerecordSeconds > 0
             return c.inbox
         }

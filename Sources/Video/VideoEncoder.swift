@@ -14,6 +14,9 @@ final class VideoEncoder {
     let encoderName: String
     /// Why the preferred encoder is not the one in use, when it is not.
     let fallbackNote: String?
+    /// libx264's preset in use (nil for other encoders), and why it was chosen.
+    let preset: String?
+    let presetReason: String?
     let size: PixelSize
     private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: UnsafeMutablePointer<AVPacket>
@@ -26,7 +29,7 @@ final class VideoEncoder {
     /// FFmpeg logs errors only (libx264's per-file statistics would fill the journal).
     private static let quietLog: Void = tripod_av_quiet(AV_LOG_ERROR)
 
-    init(settings: VideoSettings, size: PixelSize) throws(VideoError) {
+    init(settings: VideoSettings, size: PixelSize, presetReason: String? = nil) throws(VideoError) {
         Self.quietLog
         try settings.validate()
         var candidates = [settings.softwareEncoderName]
@@ -50,6 +53,8 @@ final class VideoEncoder {
             throw VideoError(.encoding, "av_frame_alloc/av_packet_alloc: out of memory")
         }
         self.context = context; self.encoderName = name; self.size = size
+        preset = name == "libx264" ? settings.x264Preset ?? "medium" : nil
+        self.presetReason = preset == nil ? nil : presetReason
         self.frame = frame; self.packet = packet
         fallbackNote = notes.isEmpty ? nil : notes.joined(separator: "; ") + "; using \(name)"
     }

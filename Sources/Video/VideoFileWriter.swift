@@ -14,11 +14,16 @@ public struct RecordingRequest: Sendable {
     /// The sensor mode's full-frame readout, ms (`frame_readout_time`).
     public var frameReadoutMilliseconds: Double?
     public var firmwareVersion: String?
+    /// The video stream's size: with it, libx264's preset is chosen at the start from the speed
+    /// measured at this size (`EncoderPresetChoice`); without it, the settings' preset is used.
+    public var frameSize: PixelSize?
 
     public init(id: String, folder: String, capture: VideoCaptureState = VideoCaptureState(),
-                axisMapping: AxisMapping? = nil, frameReadoutMilliseconds: Double? = nil, firmwareVersion: String? = nil) {
+                axisMapping: AxisMapping? = nil, frameReadoutMilliseconds: Double? = nil, firmwareVersion: String? = nil,
+                frameSize: PixelSize? = nil) {
         self.id = id; self.folder = folder; self.capture = capture; self.axisMapping = axisMapping
         self.frameReadoutMilliseconds = frameReadoutMilliseconds; self.firmwareVersion = firmwareVersion
+        self.frameSize = frameSize
     }
 }
 
@@ -128,7 +133,8 @@ final class VideoFileWriter {
         let lastTime = last?.sensorTimestamp.nanoseconds ?? firstTime
         let format = VideoSidecar.Format(
             container: settings.container.rawValue, codec: settings.codec.rawValue, encoder: encoder.encoderName,
-            encoderNote: encoder.fallbackNote, bitrateBitsPerSecond: settings.bitrateBitsPerSecond,
+            encoderNote: encoder.fallbackNote, encoderPreset: encoder.preset, encoderPresetReason: encoder.presetReason,
+            bitrateBitsPerSecond: settings.bitrateBitsPerSecond,
             width: encoder.size.width, height: encoder.size.height, captureFramesPerSecond: settings.captureFramesPerSecond,
             timeStretch: settings.timeStretch, ptsTimeBase: settings.container == .mp4 ? "1/1000000" : "1/1000")
         return VideoSidecar(

@@ -62,6 +62,14 @@ public struct VideoFrame: Sendable {
         fill(UnsafeMutableRawBufferPointer(start: bytes.base, count: bytes.count))
     }
 
+    /// The same image as `other` (its bytes shared, not copied) as another frame: the speed
+    /// measurement cycles a few images through the encoder.
+    init(sharing other: VideoFrame, sequence: UInt64, sensorTimestamp: MonotonicTime) {
+        size = other.size; pixelFormat = other.pixelFormat; stride = other.stride
+        self.sequence = sequence; self.sensorTimestamp = sensorTimestamp
+        bytes = other.bytes
+    }
+
     /// A copy of a camera buffer (YUV420, or packed RGB to convert later), so a lent buffer can go
     /// back to the camera at once.
     public init(copying buffer: FrameBuffer, sequence: UInt64, sensorTimestamp: MonotonicTime) throws(VideoError) {

@@ -52,6 +52,10 @@ public struct VideoSidecar: Sendable, Equatable, Codable {
         /// The FFmpeg encoder used, and why it is not the preferred one when it is not.
         public var encoder: String
         public var encoderNote: String?
+        /// libx264's preset (`EncoderPresetChoice`), and why: chosen at the recording's start from
+        /// the mode's pixel rate and the encoding speed measured then. Nil for other encoders.
+        public var encoderPreset: String?
+        public var encoderPresetReason: String?
         public var bitrateBitsPerSecond: Int
         public var width: Int
         public var height: Int

@@ -9,7 +9,7 @@ import SimulatedHardware
 /// DNG and JPEG writing at 12 MP against a plain write+fsync of the same bytes, same run.
 struct MediaBenchmark: Benchmark {
     static let name = "media"
-    static let summary = "DNG/JPEG encode + atomic write at 12 MP vs plain write+fsync; lossless DNG speed and ratio on the chart"
+    static let summary = "DNG/JPEG encode + atomic write at 12 MP vs plain write+fsync; lossless DNG speed and ratio on the chart; JPEG q92 vs tjbench/cjpeg; 5-frame brackets on a 40 MB/s paced card, lossless vs none"
 
     func run() throws -> BenchmarkReport {
         let directory = ProcessInfo.processInfo.environment["TRIPOD_BENCH_DIR"] ?? ".bench/media-scratch"
@@ -58,9 +58,69 @@ struct MediaBenchmark: Benchmark {
             losslessNotes.append("chart ISO \(iso): lossless \(l.losslessBytes) B vs uncompressed \(l.uncompressedBytes) B "
                 + "(\(String(format: "%.1f", 100 / ratio)) %), preview and tags included")
         }
+        // JPEG q92 of the same RGB frame: Tripod's encode against libjpeg-turbo's own tools.
+        let j = try measureJPEGReference(syntheticFrame(.bgr888, size: m.size, bytesPerPixel: 3), rounds: 6, directory: directory)
+        // Best round of each: on the shared machine the least loaded one says most about the code.
+        let tripodJPEG = j.tripodSeconds.min() ?? .nan, tjbench = j.tjbenchSeconds.min() ?? .nan
+        let cjpeg = j.cjpegSeconds.min() ?? .nan, cjpegStart = j.cjpegStartSeconds.min() ?? .nan
+        func jpegRow(_ name: String, _ count: Int, _ bytes: Int?, _ seconds: Double, _ ratio: String) -> [String] {
+            [name, "\(count)", bytes.map { String(format: "%.1f", Double($0) / 1e6) } ?? "-",
+             String(format: "%.1f", Double(j.size.area * 3) / 1e6 / seconds), String(format: "%.2f", 1 / seconds),
+             String(format: "%.1f", seconds * 1000), ratio]
+        }
+        rows.append(jpegRow("JPEG q92 encode: Tripod (JPEGWriter, EXIF, no write)", j.tripodSeconds.count, j.tripodBytes, tripodJPEG, "-"))
+        rows.append(jpegRow("  tjbench q92 4:2:0 (libjpeg-turbo in-process)", j.tjbenchSeconds.count, nil, tjbench,
+                            String(format: "%.2f", tjbench / tripodJPEG)))
+        rows.append(jpegRow("  cjpeg -quality 92 (process, PPM read incl.)", j.cjpegSeconds.count, j.cjpegBytes, cjpeg,
+                            String(format: "%.2f", cjpeg / tripodJPEG)))
+        rows.append(jpegRow("  cjpeg less its start (cjpeg -version)", j.cjpegSeconds.count, j.cjpegBytes, cjpeg - cjpegStart,
+                            String(format: "%.2f", (cjpeg - cjpegStart) / tripodJPEG)))
+        let tripodCPU = j.tripodCPUSeconds.min() ?? .nan
+        let cjpegCPU = (j.cjpegCPUSeconds.min() ?? .nan) - (j.cjpegStartCPUSeconds.min() ?? .nan)
+        rows.append(jpegRow("  CPU time: Tripod's encode (its thread)", j.tripodCPUSeconds.count, j.tripodBytes, tripodCPU, "-"))
+        rows.append(jpegRow("  CPU time: cjpeg less its start (PPM read incl.)", j.cjpegCPUSeconds.count, j.cjpegBytes, cjpegCPU,
+                            String(format: "%.2f", cjpegCPU / tripodCPU)))
+        metrics["jpeg_cpu_ms"] = tripodCPU * 1000
+        metrics["jpeg_cjpeg_cpu_less_start_ms"] = cjpegCPU * 1000
+        metrics["jpeg_cpu_vs_cjpeg_cpu_less_start"] = cjpegCPU / tripodCPU
+        metrics["jpeg_encode_ms"] = tripodJPEG * 1000
+        metrics["jpeg_tjbench_ms"] = tjbench * 1000
+        metrics["jpeg_cjpeg_ms"] = cjpeg * 1000
+        metrics["jpeg_vs_tjbench"] = tjbench / tripodJPEG
+        metrics["jpeg_vs_cjpeg"] = cjpeg / tripodJPEG
+        metrics["jpeg_vs_cjpeg_less_start"] = (cjpeg - cjpegStart) / tripodJPEG
+
+        // Five-frame 12 MP brackets on a store paced like an SD card, lossless against none.
+        let cardRate = 40e6
+        let chart = try renderChartFrame(iso: 100)
+        var card: [DNGCompression: CardBracketMeasurement] = [:]
+        for round in 0..<2 {
+            for compression in round == 0 ? [DNGCompression.none, .lossless] : [.lossless, .none] {
+                let c = try measureCardBrackets(chart, compression: compression, brackets: 1, framesPerBracket: 5,
+                                                bytesPerSecond: cardRate, directory: directory)
+                card[compression, default: CardBracketMeasurement(compression: compression)].bracketSeconds += c.bracketSeconds
+                card[compression]?.bytesPerBracket = c.bytesPerBracket
+                card[compression]?.pacedSecondsPerBracket = c.pacedSecondsPerBracket
+            }
+        }
+        if let none = card[.none], let lossless = card[.lossless] {
+            for c in [none, lossless] {
+                let perBracket = c.bracketSeconds.reduce(0, +) / Double(c.bracketSeconds.count)
+                rows.append(["5-frame bracket, 40 MB/s card, DNG \(c.compression.rawValue): \(String(format: "%.1f", c.bracketsPerMinute)) brackets/min",
+                             "\(c.bracketSeconds.count * 5)", String(format: "%.1f", Double(c.bytesPerBracket) / 5e6),
+                             String(format: "%.1f", Double(c.bytesPerBracket) / 1e6 / perBracket),
+                             String(format: "%.2f", 5 / perBracket), String(format: "%.0f", perBracket * 1000 / 5),
+                             c.compression == .lossless ? String(format: "%.2f", c.bracketsPerMinute / none.bracketsPerMinute) : "-"])
+                metrics["card_brackets_per_minute_\(c.compression.rawValue)"] = c.bracketsPerMinute
+                metrics["card_paced_seconds_per_bracket_\(c.compression.rawValue)"] = c.pacedSecondsPerBracket
+            }
+            metrics["card_lossless_vs_none"] = lossless.bracketsPerMinute / none.bracketsPerMinute
+        }
         let writeNotes: [String] = [
                 "\(m.size) (\(String(format: "%.1f", Double(m.size.area) / 1e6)) MP), SRGGB12 raw and BGR888 still, synthetic noisy gradient",
                 "directory \(m.directory) (TRIPOD_BENCH_DIR to change); atomic write = temp, fsync, rename, fsync dir",
+                "JPEG rows: the same \(m.size) noisy-gradient RGB frame written as a PPM for tjbench and cjpeg (\(j.tripodSeconds.count) interleaved rounds, each: 3 Tripod encodes, one tjbench of 0.3 s, 3 cjpeg runs, 3 `cjpeg -version`; the best round of each is shown, median ms = that round's time per frame; medians of the rounds: Tripod \(String(format: "%.1f", percentile(j.tripodSeconds, 50) * 1000)) ms, tjbench \(String(format: "%.1f", percentile(j.tjbenchSeconds, 50) * 1000)) ms); speed vs reference = reference time / Tripod's (≥ 1: Tripod as fast); all use libjpeg-turbo's defaults at q92 (4:2:0, islow DCT, no optimised Huffman)",
+                "bracket rows: the ISO 100 chart frame (4608x2592, 11.9 MP) 5 times per bracket through CaptureStore/BracketRecorder (DNG encode, SHA-256, atomic write, sidecar after each frame; no JPEG), on PosixStorage behind a token bucket at \(String(format: "%.0f", cardRate / 1e6)) MB/s (PacedStorage, real sleeps); MB/frame = bytes charged to the card per frame; speed vs reference = lossless brackets/min ÷ uncompressed; \(card[.none].map { String(format: "%.2f", $0.pacedSecondsPerBracket) } ?? "-") s vs \(card[.lossless].map { String(format: "%.2f", $0.pacedSecondsPerBracket) } ?? "-") s a bracket waited for the card (none vs lossless)",
                 "speed vs reference = reference time / this row's time for the same bytes; reference = the plain write for DNG/JPEG rows (1.00 = no overhead; encode cost included), the DNG atomic write for SHA-256 (above 1 = the checksum costs less than writing the file)",
         ]
         let writeMetrics: [String: Double] = [
@@ -74,7 +134,8 @@ struct MediaBenchmark: Benchmark {
                 "dng_atomic_write_mb_per_s": m.megabytesPerSecond(m.dngBytesPerFrame, m.dngAtomicWriteSeconds),
                 "sha256_vs_dng_atomic_write": m.dngAtomicWriteSeconds.reduce(0, +) / m.sha256Seconds.reduce(0, +),
         ]
-        var notes = losslessNotes
+        var notes = ["load average at the end (1, 5, 15 min): \(loadAverage()); this machine's 2 cores are shared with other builds, so CPU-bound rows (lossless encode, JPEG) slow down with the load while the card's pace does not"]
+        notes += losslessNotes
         notes.append(losslessNote(cores: ProcessInfo.processInfo.activeProcessorCount))
         notes.append(contentsOf: writeNotes)
         return BenchmarkReport(
@@ -119,10 +180,18 @@ struct LosslessMeasurement {
     var losslessWallSeconds: [Double] = [], losslessCPUSeconds: [Double] = [], uncompressedWallSeconds: [Double] = []
 }
 
-/// Renders the simulated IMX708's full-size raw frame of its chart at `iso` (exposure for the
-/// chart's grey by the meter equation, gain = ISO / 100, so noise grows with ISO) and encodes it
-/// `frameCount` times each way.
-func measureLosslessDNG(iso: Int, frameCount: Int) throws -> LosslessMeasurement {
+/// The simulated IMX708's full-size raw frame of its chart at one ISO, as the camera completed it.
+struct ChartFrame {
+    var sensor: SensorDescription
+    var request: CompletedRequest
+    var raw: FrameBuffer
+    var size: PixelSize
+    var exposureMicroseconds: Double
+}
+
+/// Renders the simulated IMX708's 4608x2592 SRGGB10 frame of its chart at `iso`: exposure for the
+/// chart's grey by the meter equation, gain = ISO / 100 (so noise grows with ISO).
+func renderChartFrame(iso: Int) throws -> ChartFrame {
     let sensor = try SensorDescription.embedded(model: "imx708")
     let loop = ManualEventLoop()
     let scene = SimulatedScene()
@@ -136,15 +205,24 @@ func measureLosslessDNG(iso: Int, frameCount: Int) throws -> LosslessMeasurement
     // L·t·S/N² = 12.5 (the reflected-light meter equation), L = the scene's grey luminance.
     let exposure = 12.5 * fNumber * fNumber / scene.greyLuminanceCandelasPerSquareMetre * 1e6 / Double(iso)
     let frames = RawFrames()
-    camera.setEventHandler { if case .requestCompleted(let c) = $0, let raw = c.buffers[.raw] { frames.list.append(raw) } }
+    camera.setEventHandler { if case .requestCompleted(let c) = $0, c.buffers[.raw] != nil { frames.list.append(c) } }
     try camera.start(controls: [ControlName.aeEnable: .bool(false), ControlName.exposureTime: .int32(Int32(exposure.rounded())),
                                 ControlName.analogueGain: .float(Float(iso) / 100), ControlName.awbEnable: .bool(false),
                                 ControlName.colourGains: .floatArray([2.0, 1.6])])
     try camera.queueRequest(CaptureRequest(cookie: 1, roles: [.raw]))
     while frames.list.isEmpty && loop.now().nanoseconds < 5_000_000_000 { loop.advance(by: .milliseconds(5)) }
     camera.stop()
-    guard let raw = frames.list.first else { throw HardwareError(.other, "media: the simulated camera gave no raw frame") }
-    let settings = FrameSettings(exposureTimeMicroseconds: Int(exposure), analogueGain: Double(iso) / 100,
+    guard let request = frames.list.first, let raw = request.buffers[.raw] else {
+        throw HardwareError(.other, "media: the simulated camera gave no raw frame")
+    }
+    return ChartFrame(sensor: sensor, request: request, raw: raw, size: size, exposureMicroseconds: exposure)
+}
+
+/// Encodes the chart frame at `iso` `frameCount` times each way (lossless, uncompressed).
+func measureLosslessDNG(iso: Int, frameCount: Int) throws -> LosslessMeasurement {
+    let chart = try renderChartFrame(iso: iso)
+    let sensor = chart.sensor, size = chart.size, raw = chart.raw
+    let settings = FrameSettings(exposureTimeMicroseconds: Int(chart.exposureMicroseconds), analogueGain: Double(iso) / 100,
                                  colourGains: ColourGains(red: 2.0, blue: 1.6))
     let exif = CaptureExif(camera: CameraIdentity(sensor: sensor, make: "Raspberry Pi"), settings: settings, captureDate: Date(),
                            timeZone: .current, size: size)
@@ -163,7 +241,7 @@ func measureLosslessDNG(iso: Int, frameCount: Int) throws -> LosslessMeasurement
 }
 
 private final class RawFrames: @unchecked Sendable {
-    var list: [FrameBuffer] = []
+    var list: [CompletedRequest] = []
 }
 
 /// CPU time of every thread of this process (CLOCK_PROCESS_CPUTIME_ID), nanoseconds.
@@ -208,7 +286,7 @@ func measureMediaWrites(frameCount: Int, size: PixelSize, directory: String,
     return m
 }
 
-private func timed(_ body: () throws -> Void) throws -> Double {
+func timed(_ body: () throws -> Void) throws -> Double {
     let start = monotonicNanoseconds()
     try body()
     return Double(monotonicNanoseconds() - start) / 1e9
@@ -232,7 +310,7 @@ private func plainWrite(_ bytes: [UInt8], to path: String) throws {
 }
 
 /// A gradient with pseudo-random noise (so JPEG sizes are realistic), 12-bit for raw.
-private func syntheticFrame(_ format: PixelFormat, size: PixelSize, bytesPerPixel: Int) -> FrameBuffer {
+func syntheticFrame(_ format: PixelFormat, size: PixelSize, bytesPerPixel: Int) -> FrameBuffer {
     var bytes = [UInt8](repeating: 0, count: size.area * bytesPerPixel)
     var state: UInt32 = 0x1234_5678
     for y in 0..<size.height {
@@ -251,4 +329,10 @@ private func syntheticFrame(_ format: PixelFormat, size: PixelSize, bytesPerPixe
         }
     }
     return FrameBuffer(pixelFormat: format, size: size, stride: size.width * bytesPerPixel, bytes: bytes)
+}
+
+/// /proc/loadavg's first three fields.
+func loadAverage() -> String {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
 }

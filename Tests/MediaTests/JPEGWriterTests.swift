@@ -45,6 +45,36 @@ import Testing
         #expect(bottomLeft[0] < 40 && bottomLeft[1] > 200, "bottom left \(bottomLeft)")
     }
 
+    /// Tripod's JPEG is libjpeg-turbo's own: from the first DQT on (tables, frame, scan) it is the
+    /// same bytes as `cjpeg -quality Q` writes for the same pixels, both when it fits the room
+    /// `compress` gives it in the returned array and when libjpeg outgrows that (q100 noise).
+    @Test(arguments: [(92, false), (100, true)])
+    func sameBytesAsCjpegWhetherItFitsOrOutgrowsItsRoom(quality: Int, noise: Bool) throws {
+        let width = 512, height = 384
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        var state: UInt32 = 0x9E37_79B9
+        for i in pixels.indices {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            pixels[i] = noise ? UInt8(truncatingIfNeeded: state >> 24) : UInt8(truncatingIfNeeded: (i / 3 % width) / 2 + Int(state >> 29))
+        }
+        let frame = FrameBuffer(pixelFormat: .bgr888, size: PixelSize(width: width, height: height), stride: width * 3, bytes: pixels)
+        let ours = try JPEGWriter.encode(frame, quality: quality)
+        // The room in the array is 1 byte per pixel + 64 KiB: q100 noise must go past it.
+        #expect((ours.count > width * height + 65_536) == noise, "\(ours.count) bytes")
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(Array("P6\n\(width) \(height)\n255\n".utf8) + pixels).write(to: URL(fileURLWithPath: dir + "/frame.ppm"))
+        let reference = try runTool("cjpeg", ["-quality", "\(quality)", "-outfile", dir + "/cjpeg.jpg", dir + "/frame.ppm"])
+        #expect(reference.status == 0, "cjpeg: \(reference.stderr)")
+        let theirs = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/cjpeg.jpg")))
+        func fromDQT(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+            let at = (0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDB } ?? bytes.count
+            return bytes[at...]
+        }
+        #expect(!fromDQT(ours).isEmpty)
+        #expect(fromDQT(ours) == fromDQT(theirs), "ours \(ours.count) B, cjpeg \(theirs.count) B")
+    }
+
     @Test func refusesYUVAndShortBuffers() throws {
         let yuv = FrameBuffer(pixelFormat: .yuv420, size: PixelSize(width: 16, height: 16), stride: 16, bytes: [UInt8](repeating: 0, count: 384))
         do {

@@ -46,13 +46,13 @@ final class RecordingHarness: @unchecked Sendable {
     let service: RecordingService
     private let collected = LockedValue<[RecordingEvent]>([])
 
-    init(storage: (any StreamingStorage & Sendable)? = nil, directory: String? = nil) throws {
+    init(storage: (any StreamingStorage & Sendable)? = nil, directory: String? = nil, speedProbe: (any EncoderSpeedProbe)? = nil) throws {
         let directory = try directory ?? makeTemporaryDirectory()
         self.directory = directory
         let storage = try storage ?? PosixStorage(root: directory)
         self.storage = storage
         let collected = self.collected
-        service = RecordingService(storage: storage, loop: loop) { event in collected.withLock { $0.append(event) } }
+        service = RecordingService(storage: storage, loop: loop, speedProbe: speedProbe) { event in collected.withLock { $0.append(event) } }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }

@@ -17,10 +17,13 @@ typedef enum {
 
 /// Compresses an 8-bit, 3-channel image to baseline JPEG in memory (jpeg_CreateCompress,
 /// jpeg_mem_dest, jpeg_write_scanlines), with `app1` (may be NULL) written as an APP1 marker
-/// right after SOI and no JFIF APP0. Returns 1 on success with *out (malloc'd; caller frees) and
-/// *out_count; 0 on failure with libjpeg's message in `error` (never exits the process).
+/// right after SOI and no JFIF APP0. The JPEG goes into `initial` (`initial_capacity` bytes; may
+/// be NULL and 0) while it fits. Returns 1 on success with *out and *out_count: *out is `initial`
+/// when it fit, else a buffer libjpeg malloc'd (the caller frees it; `initial` stays the caller's);
+/// 0 on failure with libjpeg's message in `error` (never exits the process).
 int tripod_jpeg_compress(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
                          tripod_jpeg_order order, int quality, const uint8_t *app1, size_t app1_count,
+                         uint8_t *initial, size_t initial_capacity,
                          uint8_t **out, size_t *out_count, char *error, size_t error_capacity);
 
 #ifdef __cplusplus
