@@ -104,13 +104,9 @@ public final class CaptureStore {
                                      startMonotonicNanoseconds: start.startMonotonic?.nanoseconds,
                                      shutterLagNanoseconds: start.shutterLag?.nanoseconds, camera: configuration.camera,
                                      result: BracketResult(status: .inProgress))
-<<<<<<< HEAD
         sidecar.timelapse = start.timelapse
-        return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression, sidecar: sidecar)
-=======
         return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression,
                                rawBitDepth: start.outputs.rawBitDepth, sidecar: sidecar)
->>>>>>> raw-pi5
     }
 }
 

@@ -80,8 +80,3 @@ private final class BenchRawFrames: @unchecked Sendable {
     var list: [FrameBuffer] = []
 }
 
-private func timed(_ body: () throws -> Void) throws -> Double {
-    let start = monotonicNanoseconds()
-    try body()
-    return Double(monotonicNanoseconds() - start) / 1e9
-}
