@@ -55,15 +55,24 @@ public struct TimelapseShotRecord: Hashable, Sendable, Codable {
     /// The shot's number, from 1 at the time-lapse's start; missed shots keep theirs, so numbers
     /// go on across a restart and a gap shows what was missed.
     public var shot: Int
-    /// When the shot was due on the wall clock: start + (shot − 1) × interval.
-    public var dueTime: Date
+    /// When the shot was due on the wall clock (CLOCK_REALTIME, ns since 1970, as the frames'
+    /// `wallClockNanoseconds`): start + (shot − 1) × interval. Nanoseconds, since the sidecar's
+    /// ISO 8601 dates keep whole seconds only.
+    public var dueWallClockNanoseconds: Int64
+    /// When the intervalometer started the shot (its trigger), same clock; the first frame's
+    /// exposure follows by the sensor's pipeline delay.
+    public var triggerWallClockNanoseconds: Int64?
+    /// `dueWallClockNanoseconds` as a date.
+    public var dueTime: Date { Date(timeIntervalSince1970: Double(dueWallClockNanoseconds) / 1e9) }
     /// The time-lapse's interval, seconds.
     public var intervalSeconds: Double
     /// Shots missed before this one (late, camera away, a capture still running).
     public var missedBefore: Int
     /// A time-lapse shot record from its parts.
-    public init(shot: Int, dueTime: Date, intervalSeconds: Double, missedBefore: Int) {
-        self.shot = shot; self.dueTime = dueTime; self.intervalSeconds = intervalSeconds; self.missedBefore = missedBefore
+    public init(shot: Int, dueTime: Date, triggerTime: Date? = nil, intervalSeconds: Double, missedBefore: Int) {
+        triggerWallClockNanoseconds = triggerTime.map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) }
+        self.shot = shot; self.dueWallClockNanoseconds = Int64((dueTime.timeIntervalSince1970 * 1e9).rounded())
+        self.intervalSeconds = intervalSeconds; self.missedBefore = missedBefore
     }
 }
 

@@ -16,6 +16,7 @@ let benchmarks: [any Benchmark.Type] = [
     VideoStabilizationBenchmark.self,
     RemoteBenchmark.self,
     RawFormatsBenchmark.self,
+    TimelapseBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

@@ -82,7 +82,11 @@ import Testing
         // delay). Its SensorTimestamp is on the manual clock, which the rig's wall clock follows.
         let wallMinusLoop = rig.supervisor.services.wallClock().timeIntervalSince1970 - Double(rig.loop.now().nanoseconds) / 1e9
         for sidecar in try rig.sidecars() {
-            let due = try #require(sidecar.timelapse).dueTime
+            let record = try #require(sidecar.timelapse)
+            let due = record.dueTime
+            // Started when due, to the clock's step: the loop woke at the due time, not later.
+            let triggered = Double(try #require(record.triggerWallClockNanoseconds)) / 1e9 - due.timeIntervalSince1970
+            #expect(triggered >= -1e-6 && triggered < 0.001, "shot \(record.shot) triggered \(triggered) s after due")
             let exposed = try #require(sidecar.frames.first?.sensorTimestampNanoseconds)
             let after = Double(exposed) / 1e9 + wallMinusLoop - due.timeIntervalSince1970
             #expect(after > -0.01 && after < 0.3, "shot \(sidecar.timelapse?.shot ?? 0): \(after) s after due")

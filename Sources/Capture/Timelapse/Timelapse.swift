@@ -224,7 +224,7 @@ public final class Timelapse {
         guard shotInProgress == nil else { return miss(shot, reason: "shot \(shotInProgress?.shot ?? 0) is still running") }
         let plan: BracketPlan
         do { plan = try shotPlan(current) } catch { return miss(shot, reason: error.message) }
-        let record = TimelapseShotRecord(shot: shot, dueTime: current.due(shot), intervalSeconds: Double(current.plan.intervalNanoseconds) / 1e9,
+        let record = TimelapseShotRecord(shot: shot, dueTime: current.due(shot), triggerTime: wallClock(), intervalSeconds: Double(current.plan.intervalNanoseconds) / 1e9,
                                          missedBefore: current.missed)
         let bound = LoopBound(self, loop: loop)
         shotInProgress = (shot, nil)
