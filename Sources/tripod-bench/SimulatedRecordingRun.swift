@@ -32,42 +32,10 @@ struct SimulatedRecordingRun {
         let directory = work.appendingPathComponent(label.replacingOccurrences(of: " ", with: "-"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let captures = directory.appendingPathComponent("captures")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", "--board", "sim", "--console", "stdio", "--captures", captures.path,
-                             "--state", directory.appendingPathComponent("state").path,
-                             "--socket", directory.appendingPathComponent("s.sock").path]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let lines = ConsoleLines()
-        try process.run()
-        let reader = Thread { [handle = output.fileHandleForReading] in
-            while true {
-                let data = handle.availableData  // blocks; empty at the end of output
-                if data.isEmpty { break }
-                lines.append(data)
-            }
-            lines.finish()
-        }
-        reader.start()
-        defer {
-            // The console's end of output is the process's end; a process that never ends is stopped.
-            if !lines.waitForEnd(seconds: 60) { process.terminate(); _ = lines.waitForEnd(seconds: 10) }
-        }
+        let tripod = try SimulatedTripodProcess(binary: binary, directory: directory, label: "simcam")
+        defer { if tripod.process.isRunning { tripod.quit() } }
         func send(_ line: String, waitFor prefix: String = "ok", timeout seconds: Double = 30) throws -> String {
-            let mark = lines.count
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if let reply = lines.since(mark).first(where: { $0.hasPrefix(prefix) || $0.hasPrefix("err") }) {
-                    guard reply.hasPrefix(prefix) else { throw HardwareError(.invalidArgument, "simcam: \(line): \(reply)") }
-                    return reply
-                }
-                usleep(10_000)
-            }
-            throw HardwareError(.timeout, "simcam: \(line): no \(prefix) within \(seconds) s; last lines: \(lines.since(max(lines.count - 5, 0)))")
+            try tripod.send(line, waitFor: prefix, timeout: seconds)
         }
         _ = try send("status", timeout: 60)  // started
         _ = try send("format \(format)")
@@ -78,8 +46,7 @@ struct SimulatedRecordingRun {
         usleep(UInt32(recordSeconds * 1e6))
         let loadAfter = Self.loadAverage()
         let stopped = try send("record stop", waitFor: "event record.stopped", timeout: 120)
-        input.fileHandleForWriting.write(Data("quit\n".utf8))
-        _ = lines.waitForEnd(seconds: 60)
+        tripod.quit()
         func field(_ key: String) -> Int {
             stopped.split(separator: " ").first { $0.hasPrefix(key + "=") }.flatMap { Int($0.dropFirst(key.count + 1)) } ?? -1
         }

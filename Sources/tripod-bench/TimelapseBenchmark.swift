@@ -77,45 +77,17 @@ struct TimelapseBenchmark: Benchmark {
     /// Runs the time-lapse on a `tripod run --board sim` through its stdio console; its sidecars.
     private func runTripod(binary: String, work: URL) throws -> [BracketSidecar] {
         let captures = work.appendingPathComponent("captures")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", "--board", "sim", "--console", "stdio", "--captures", captures.path,
-                             "--state", work.appendingPathComponent("state").path, "--socket", work.appendingPathComponent("s.sock").path]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let lines = ConsoleLines()
-        try process.run()
-        Thread.detachNewThread { [handle = output.fileHandleForReading] in
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                lines.append(data)
-            }
-            lines.finish()
-        }
-        defer { if !lines.waitForEnd(seconds: 60) { process.terminate(); _ = lines.waitForEnd(seconds: 10) } }
+        let tripod = try SimulatedTripodProcess(binary: binary, directory: work, label: "timelapse")
+        defer { if tripod.process.isRunning { tripod.quit() } }
         func send(_ line: String, waitFor prefix: String = "ok", timeout seconds: Double = 30) throws {
-            let mark = lines.count
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if let reply = lines.since(mark).first(where: { $0.hasPrefix(prefix) || $0.hasPrefix("err") }) {
-                    guard reply.hasPrefix(prefix) else { throw HardwareError(.invalidArgument, "timelapse: \(line): \(reply)") }
-                    return
-                }
-                usleep(10_000)
-            }
-            throw HardwareError(.timeout, "timelapse: \(line): no \(prefix) within \(seconds) s")
+            try tripod.send(line, waitFor: prefix, timeout: seconds)
         }
         try send("status", timeout: 60)
         try send("set capture.format jpeg")
         usleep(1_000_000)  // AE settles
         try send("timelapse start every \(Int(interval))s count \(shots)")
         try send("", waitFor: "event timelapse.stopped", timeout: Double(shots) * interval + 60)
-        input.fileHandleForWriting.write(Data("quit\n".utf8))
-        _ = lines.waitForEnd(seconds: 60)
+        tripod.quit()
         var sidecars: [BracketSidecar] = []
         let fm = FileManager.default
         for folder in (try? fm.contentsOfDirectory(atPath: captures.path)) ?? [] where !folder.hasPrefix(".") {
