@@ -15,6 +15,19 @@ public enum CaptureTrigger: Equatable {
     case button(edge: MonotonicTime, queued: Bool)
 }
 
+/// A capture armed for a shot at a shared instant (docs/fleet.md): its first frame is the first
+/// whose exposure starts at or after `instant`; the sidecar records `record`; `ended` hears of the
+/// end, with the final sidecar (nil when none was saved) and the failure, if any.
+public struct ShotArming {
+    public var record: ShotRecord
+    public var instant: ExposureInstant
+    public var ended: (_ sidecar: BracketSidecar?, _ failure: String?) -> Void
+
+    public init(record: ShotRecord, instant: ExposureInstant, ended: @escaping (_ sidecar: BracketSidecar?, _ failure: String?) -> Void) {
+        self.record = record; self.instant = instant; self.ended = ended
+    }
+}
+
 /// The one entry point for captures (console `capture`/`bracket` and the shutter button): runs a
 /// `BracketEngine` on the camera and saves its frames through a `FrameWriter` (the store on its
 /// own queue). One bracket at a time. Loop-confined.
@@ -121,6 +134,8 @@ public final class CaptureService {
         /// The streams `capture.format` writes; a frame may carry more (a regular frame during a
         /// recording fills raw and the still stream), and only these are written.
         var roles: Set<StreamRole> = []
+        /// The shot this bracket is, if any.
+        var shot: ShotArming?
         init(plan: BracketPlan, trigger: CaptureTrigger) { self.plan = plan; self.trigger = trigger }
     }
 
@@ -203,10 +218,11 @@ public final class CaptureService {
     /// starts when the running one ends. Before the camera's first frame it waits for that frame
     /// (at most `firstFrameWait`). `admitted`: triggered before a stop began (still runs while
     /// stopping); `triggeredAt`: when a console command asked for it, if earlier than now. Returns
-    /// the reply fields.
+    /// the reply fields. `shot`: a shot at a shared instant (its frames start at or after the
+    /// instant; refused before the camera's first frame).
     @discardableResult
     public func start(_ plan: BracketPlan, trigger: CaptureTrigger, admitted: Bool = false,
-               triggeredAt: MonotonicTime? = nil) throws(ConsoleError) -> [(String, String)] {
+               triggeredAt: MonotonicTime? = nil, shot: ShotArming? = nil) throws(ConsoleError) -> [(String, String)] {
         var plan = plan
         if running != nil {
             if case .button(_, true) = trigger, waitingButton == nil {
@@ -220,6 +236,9 @@ public final class CaptureService {
         guard camera.isStreaming else { throw ConsoleError(.device, "the camera is not streaming (disconnected?)") }
         if waitingForFirstFrame != nil {
             throw ConsoleError(.busy, "a capture is waiting for the camera's first frame; wait for bracket.started")
+        }
+        if shot != nil && camera.latest == nil {
+            throw ConsoleError(.busy, "the camera has not delivered a frame yet; a shot needs a streaming camera to arm")
         }
         if camera.latest == nil {
             // Just started: nothing metered yet. The capture starts with the first frame.
@@ -245,13 +264,14 @@ public final class CaptureService {
             throw ConsoleError(error.kind == .unsupported ? .unsupported : .outOfRange, error.message)
         } catch { throw ConsoleError(.device, "bracket: \(error)") }
         let current = Running(plan: plan, trigger: trigger)
+        current.shot = shot
         current.roles = Set(roles.filter { $0 == .raw ? raw : still })
         let bound = LoopBound(self, loop: loop)
         let engine: BracketEngine
         do {
             engine = try BracketEngine(controller: camera, plan: plan, gate: makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
                                        maximumRequestsInFlight: max(camera.bracketBuffersAvailable - 2, 1),
-                                       takesRegularFramesFrom: triggerTime,
+                                       takesRegularFramesFrom: triggerTime, notBefore: shot?.instant,
                                        onFrame: { bound.value.matched($0, in: current) },
                                        onFinish: { bound.value.engineFinished($0, in: current) })
             running = current
@@ -279,14 +299,16 @@ public final class CaptureService {
         if case .console = trigger { button?.captureDidStart() }
         let frames = plan.autoRange.map { plan.steps.count + 2 * $0.maximumExtraSteps } ?? plan.steps.count
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
-        let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
+        var start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
                                                                       rgbSize: still ? camera.processedStreamSize ?? camera.activeFormat.format.size : nil),
                                  startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag,
                                  dngCompression: dngCompression)
+        start.shot = shot?.record
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
-        let fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
+        var fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
                                           ("lag.ms", lagText)]
+        if let shot { fields += [("shot", shot.record.id), ("at", shot.record.target)] }
         emit(ConsoleEvent("bracket.started", fields.dropFirst().map { $0 } + [("trigger", triggerName(trigger))]))
         return fields
     }
@@ -409,6 +431,7 @@ public final class CaptureService {
             failure = (failure.map { $0 + "; " } ?? "") + error.message
         }
         let stats = current.statistics ?? BracketEngine.Statistics()
+        current.shot?.ended(sidecar, failure)
         var fields: [(String, String)] = [("id", sidecar?.id ?? current.id ?? "none")]
         if let failure {
             bracketsFailed += 1
@@ -420,6 +443,9 @@ public final class CaptureService {
             fields += [("frames", String(current.framesSaved)), ("sensor.frames", String(stats.sensorFramesUsed)),
                        ("skipped", String(stats.framesSkipped)), ("retakes", String(stats.retakes)),
                        ("lag.ms", String(format: "%.3f", Double((current.lag ?? .zero).nanoseconds) / 1e6))]
+            if let shot = sidecar?.shot {
+                fields += [("shot", shot.id), ("offset.us", shot.offsetMicroseconds.map { String(format: "%.1f", $0) } ?? "none")]
+            }
             if let s = sidecar {
                 fields.append(("sidecar", s.folder + "/" + s.id + ".json"))
                 if let (path, render) = gyroLogs?.make(for: s, camera: camera), let writer = openedWriter {

@@ -68,6 +68,7 @@ public final class BracketRecorder {
         record.hdr = videoHDRLabel(metadata: frame.metadata, sensorHDR: sensorHDR)
         record.focus = focus
         sidecar.frames.append(record)
+        sidecar.shot?.noteExposure(of: frame)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start
         }

@@ -104,7 +104,9 @@ public final class CaptureStore {
                                      startMonotonicNanoseconds: start.startMonotonic?.nanoseconds,
                                      shutterLagNanoseconds: start.shutterLag?.nanoseconds, camera: configuration.camera,
                                      result: BracketResult(status: .inProgress))
-        return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression, sidecar: sidecar)
+        var withShot = sidecar
+        withShot.shot = start.shot
+        return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression, sidecar: withShot)
     }
 }
 
@@ -140,6 +142,8 @@ public struct BracketStart: Sendable {
     public var shutterLag: Duration?
     /// How the bracket's DNGs store their samples (setting `media.dng.compression`).
     public var dngCompression: DNGCompression
+    /// A shot at a shared instant, recorded in the sidecar; nil otherwise.
+    public var shot: ShotRecord?
 
     /// A bracket start; monotonic start and shutter lag are optional; DNGs lossless unless told.
     public init(plan: BracketPlanRecord, outputs: BracketOutputs, startTime: Date,

@@ -23,6 +23,8 @@ public struct BracketSidecar: Hashable, Sendable, Codable {
     public var result: BracketResult
     /// The frames saved, in the order they were saved.
     public var frames: [FrameRecord]
+    /// A shot at a shared instant: its id, instant, first exposure and clock; absent otherwise.
+    public var shot: ShotRecord?
 
     /// A sidecar from its parts (the store makes these).
     public init(id: String, folder: String, plan: BracketPlanRecord, startTime: Date, startMonotonicNanoseconds: Int64?,

@@ -71,6 +71,8 @@ public final class Supervisor {
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
     let videoHDR = VideoHDRService()
     private var madeStateWriter: StateWriter?
+    /// The `fleet` command's work, set by Startup to the fleet client's (FleetWiring.swift).
+    public var fleetCommandHandler: FleetCommandHandler?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
@@ -95,6 +97,7 @@ public final class Supervisor {
         registerIMUCommands()
         registerRecordingCommands()
         registerRemoteCommands()
+        registerFleetCommands()
     }
 
     /// A handle for callbacks from other threads. Weak: the services, camera and devices the
