@@ -196,10 +196,10 @@ extension FleetClient {
         for (name, seen) in rigsSeen.sorted(by: { $0.key < $1.key }) {
             var parts = [name, seen.state ?? "unknown"]
             if let status = seen.status {
-                for key in ["state", "capture", "brackets", "recording"] { if let value = status[key] { parts.append("\(key)=\(value)") } }
+                for key in ["state", "capture", "recording"] { if let value = status[key] { parts.append("\(key)=\(value)") } }
                 parts.append("clock=\(status["clock"] ?? "unknown")")
-                if let error = status["clock.error.us"] { parts.append("clock.error.us=\(error)") }
-                if let at = seen.statusAt { parts.append("status.age=\(String(format: "%.0f", (now - at).secondsValue))s") }
+                if let error = status["clock.error.us"] { parts.append("error.us=\(error)") }
+                if let at = seen.statusAt { parts.append("age=\(String(format: "%.0f", (now - at).secondsValue))s") }
             } else {
                 parts.append("no status yet")
             }
