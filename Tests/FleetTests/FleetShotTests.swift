@@ -30,12 +30,18 @@ final class LoopRig {
     let output = RecordingConsoleOutput()
     let wallOffsetNanoseconds: Int64
 
-    init(_ name: String, loop: ManualEventLoop, broker: Broker, group: String = "g", synchronised: Bool = true) throws {
+    init(_ name: String, loop: ManualEventLoop, broker: Broker, group: String = "g", synchronised: Bool = true,
+         fullDisk: Bool = false) throws {
         self.name = name
         self.loop = loop
-        captures = NSTemporaryDirectory() + "tripod-shot-\(name)-\(UUID().uuidString)"
+        let captures = NSTemporaryDirectory() + "tripod-shot-\(name)-\(UUID().uuidString)"
+        self.captures = captures
         try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
-        let supervisor = try startSimulatedSupervisor(on: loop, board: "sim-small", capturesDirectory: captures)
+        let full = fullDisk ? try FaultyStorage(root: captures) : nil
+        full?.freeBytesOverride = 0
+        let supervisor = try startSimulatedSupervisor(on: loop, board: "sim-small", capturesDirectory: captures) { devices in
+            if let full { devices.storage = full }
+        }
         self.supervisor = supervisor
         guard let camera = loop.perform({ supervisor.camera?.device as? SimulatedCamera }) else {
             throw FleetTestFailure("sim-small has no simulated camera")
@@ -96,10 +102,11 @@ struct LoopFleet {
     let broker: Broker
     var rigs: [LoopRig] = []
 
-    init(names: [String], unsynchronised: Set<String> = []) throws {
+    init(names: [String], unsynchronised: Set<String> = [], fullDisk: Set<String> = []) throws {
         broker = try Broker()
         for name in names {
-            rigs.append(try LoopRig(name, loop: loop, broker: broker, synchronised: !unsynchronised.contains(name)))
+            rigs.append(try LoopRig(name, loop: loop, broker: broker, synchronised: !unsynchronised.contains(name),
+                                    fullDisk: fullDisk.contains(name)))
         }
         // The cameras stream and meter.
         advance(by: .milliseconds(500))
@@ -221,7 +228,7 @@ func fields(_ line: String) -> [String: String] {
         }
         let skew = try #require(report["maximumSkewMicroseconds"] as? Double)
         #expect(abs(skew - ((offsets.max() ?? 0) - (offsets.min() ?? 0))) < 0.01)
-        print("fleet: shot of 3 rigs, offsets \(offsets.map { String(format: "%.0f", $0) }) µs, skew \(String(format: "%.0f", skew)) µs (manual clock)")
+        print("fleet: shot of 3 rigs, offsets \(offsets.map { String(format: "%.0f", $0) }) µs, skew \(String(format: "%.0f", skew)) µs, a frame \(fleet["r1"].frameNanoseconds / 1000) µs (manual clock)")
     }
 
     /// A rig that went offline is named missing in the report; the others complete. A time in the
@@ -277,5 +284,27 @@ func fields(_ line: String) -> [String: String] {
         }
         #expect(status.contains { $0.hasPrefix("# r3 offline") }, "\(status)")
         #expect(status.contains { $0.hasPrefix("# r2 online state=ready") && $0.contains("clock=synchronised error.us=250") }, "\(status)")
+    }
+
+    /// A rig whose disk is full: its part fails, the others complete, and the report says which.
+    @Test func aRigWithAFullDiskFailsItsPartAndTheReportSaysWhich() throws {
+        let fleet = try LoopFleet(names: ["r1", "r2", "r3"], fullDisk: ["r2"])
+        defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
+        #expect(fleet.waitUntilEveryRigSeesEveryRig())
+        let reply = try #require(fleet["r1"].type("fleet shot in 2s capture").last)
+        #expect(reply.hasPrefix("ok shot="), "\(reply)")
+        #expect(fleet.pump { ["r1", "r3"].allSatisfy { fleet[$0].supervisor.captureService?.running != nil } })
+        fleet.advance(by: .milliseconds(3000))
+        #expect(fleet.pump { fleet["r1"].output.lines.contains { $0.hasPrefix("event fleet.shot ") } }, "\(fleet["r1"].output.lines)")
+        let summary = fields(try #require(fleet["r1"].output.lines.first { $0.hasPrefix("event fleet.shot ") }))
+        #expect(summary["failed"] == "r2" && summary["missing"] == "none" && summary["answered"] == "3", "\(summary)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fleet["r1"].captures + "/" + (summary["report"] ?? "")))) as? [String: Any])
+        #expect(report["failed"] as? [String] == ["r2"])
+        let rigs = try #require(report["rigs"] as? [String: [String: Any]])
+        #expect(rigs["r2"]?["status"] as? String == "failed", "\(rigs["r2"] ?? [:])")
+        #expect((rigs["r2"]?["reason"] as? String)?.contains("room") == true, "\(rigs["r2"] ?? [:])")
+        #expect(rigs["r1"]?["status"] as? String == "complete" && rigs["r3"]?["status"] as? String == "complete")
+        #expect(try fleet["r2"].sidecars().isEmpty)
+        #expect(try fleet["r3"].sidecars().first?.shot?.id == fields(reply)["shot"])
     }
 }
