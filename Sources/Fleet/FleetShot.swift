@@ -38,9 +38,9 @@ enum ShotRequest {
     /// `in <duration> <action>` or `at <time> <action>` (the words after `fleet shot`), read at `now`
     /// on this rig's clock: the instant and the action. `timeZone` reads a time of day.
     static func parse(_ words: [String], now: Date, timeZone: TimeZone = .current) throws(ConsoleError) -> (instant: Date, action: [String]) {
-        let usage = "usage: fleet shot in <duration> <action> | fleet shot at <time> <action> (action: capture or bracket ...)"
+        let usage = "usage: fleet shot in <duration> <action> | fleet shot at <time> <action> (action: capture, bracket ..., record start or record stop)"
         guard words.count >= 3 else { throw ConsoleError(.usage, usage) }
-        let instant: Date
+        var instant: Date
         switch words[0].lowercased() {
         case "in":
             guard let lead = duration(words[1]) else {
@@ -55,6 +55,8 @@ enum ShotRequest {
         default:
             throw ConsoleError(.usage, usage)
         }
+        // Whole milliseconds: the instant every rig reads from the command's RFC 3339 text.
+        instant = Date(timeIntervalSince1970: (instant.timeIntervalSince1970 * 1000).rounded() / 1000)
         let action = Array(words.dropFirst(2))
         try checkAction(action)
         let earliest = now.addingTimeInterval(minimumLead.secondsValue)
@@ -68,15 +70,14 @@ enum ShotRequest {
         return (instant, action)
     }
 
-    /// `capture` or `bracket <arguments>`; `record start|stop` is not built yet.
+    /// `capture`, `bracket <arguments>`, `record start` or `record stop`.
     static func checkAction(_ action: [String]) throws(ConsoleError) {
         switch action.first?.lowercased() {
         case "capture" where action.count == 1: return
         case "bracket" where action.count > 1: return
-        case "record":
-            throw ConsoleError(.notYet, "record start|stop at a shared instant is not built yet; a shot takes capture or bracket ...")
+        case "record" where action.count == 2 && ["start", "stop"].contains(action[1].lowercased()): return
         default:
-            throw ConsoleError(.usage, "a shot's action is capture or bracket ... (got \"\(action.joined(separator: " "))\")")
+            throw ConsoleError(.usage, "a shot's action is capture, bracket ..., record start or record stop (got \"\(action.joined(separator: " "))\")")
         }
     }
 

@@ -4,7 +4,9 @@ import Console
 import Foundation
 import Hardware
 import Media
+import Recording
 import Transports
+import Video
 
 /// What the fleet's MQTT front end (module Fleet, joined to the supervisor by Startup) does for
 /// the `fleet` console command: the arguments and the session they came from.
@@ -45,10 +47,11 @@ extension Supervisor {
         switch action.first?.lowercased() {
         case "capture" where action.count == 1: plan = .single
         case "bracket" where action.count > 1: plan = try bracketPlan(Array(action.dropFirst()))
-        case "record":
-            throw ConsoleError(.unsupported, "record start|stop at a shared instant is not built yet; a shot takes capture or bracket ...")
+        case "record" where action.count == 2 && ["start", "stop"].contains(action[1].lowercased()):
+            return try armRecordingShot(id: id, instant: instant, starts: action[1].lowercased() == "start", clock: clock,
+                                        clockErrorMicroseconds: clockErrorMicroseconds, ended: ended)
         default:
-            throw ConsoleError(.usage, "a shot's action is capture or bracket ... (got \"\(action.joined(separator: " "))\")")
+            throw ConsoleError(.usage, "a shot's action is capture, bracket ..., record start or record stop (got \"\(action.joined(separator: " "))\")")
         }
         let record = ShotRecord(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
                                 realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
@@ -59,6 +62,46 @@ extension Supervisor {
         }
         let fields = try service.start(plan, trigger: .console, shot: arming)
         return [("shot", id), ("at", record.target), ("armed", "yes")] + fields.filter { $0.0 == "plan" || $0.0 == "frames" }
+    }
+
+    /// A shot's `record start` (the recording's first frame is the first at or after the instant)
+    /// or `record stop` (its last frame is the one before it).
+    private func armRecordingShot(id: String, instant: ExposureInstant, starts: Bool, clock: String, clockErrorMicroseconds: Int?,
+                                  ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)] {
+        guard let recorder else { throw ConsoleError(.unsupported, "no recorder") }
+        if starts, let running = captureService?.running {
+            throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); record after bracket.done")
+        }
+        let target = ShotRecord.format(nanoseconds: instant.wallClockNanoseconds)
+        let shot = VideoShot(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
+                             realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
+                             clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
+        let bound = WeakSupervisor(self)
+        try recorder.armShot(instant: instant, starts: starts, begin: { () throws(ConsoleError) -> [(String, String)] in
+            guard let supervisor = bound.value else { throw ConsoleError(.busy, "the rig is stopping") }
+            return try supervisor.startRecording(shot: shot)
+        }, ended: { result in
+            var fields: [(String, String)] = [("shot", id), ("at", target)]
+            switch result {
+            case .failure(let error):
+                fields += [("status", "failed"), ("reason", error.message)]
+            case .success(let outcome):
+                fields += [("status", "complete"), ("first.exposure", ShotRecord.format(nanoseconds: outcome.exposureStartNanoseconds)),
+                           ("offset.us", String(format: "%.1f", Double(outcome.exposureStartNanoseconds - instant.wallClockNanoseconds) / 1000)),
+                           ("source", outcome.fromFrameWallClock ? "FrameWallClock" : "SensorTimestamp")]
+                if let file = outcome.fields.first(where: { $0.0 == "file" })?.1 {
+                    let stem = file.split(separator: ".").dropLast().joined(separator: ".")
+                    fields += [("sidecar", stem + ".json"), ("files", file)]
+                }
+                if let recording = outcome.fields.first(where: { $0.0 == "recording" || $0.0 == "stopping" })?.1 {
+                    fields.append(("recording", recording))
+                }
+            }
+            fields.append(("clock", clock))
+            if let clockErrorMicroseconds { fields.append(("clock.error.us", String(clockErrorMicroseconds))) }
+            ended(.ok(fields))
+        })
+        return [("shot", id), ("at", target), ("armed", "yes"), ("action", starts ? "record start" : "record stop")]
     }
 
     /// A rig's answer to a shot, as the sender's report reads it.
@@ -89,12 +132,16 @@ extension Supervisor {
             return
         }
         guard let camera, let service = captureService else {
-            do { try devices.storage.writeAtomically(bytes, to: path); done(.success(path)) }
+            do {
+                if let folder { try devices.storage.createDirectory(folder) }
+                try devices.storage.writeAtomically(bytes, to: path)
+                done(.success(path))
+            }
             catch { done(.failure(ConsoleError(.device, "shot report \(path): \(error)"))) }
             return
         }
         let bound = LoopBound(done, loop: loop)
-        service.writer(for: camera).writeFile(rendering: { bytes }, to: path) { error in
+        service.writer(for: camera).writeFile(rendering: { bytes }, to: path, creatingDirectory: folder) { error in
             bound.value(error.map { .failure(ConsoleError(.device, "shot report \(path): \($0)")) } ?? .success(path))
         }
     }

@@ -314,7 +314,7 @@ public struct SupervisorServices {
 }
 
 /// The supervisor as its own work tracker's idle handler sees it (no retain cycle).
-private struct WeakSupervisor {
+struct WeakSupervisor {
     weak var value: Supervisor?
     init(_ value: Supervisor) { self.value = value }
 }

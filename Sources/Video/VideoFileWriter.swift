@@ -14,6 +14,8 @@ public struct RecordingRequest: Sendable {
     /// The sensor mode's full-frame readout, ms (`frame_readout_time`).
     public var frameReadoutMilliseconds: Double?
     public var firmwareVersion: String?
+    /// The shot at a shared instant that starts this recording, recorded in its sidecar.
+    public var shot: VideoShot?
 
     public init(id: String, folder: String, capture: VideoCaptureState = VideoCaptureState(),
                 axisMapping: AxisMapping? = nil, frameReadoutMilliseconds: Double? = nil, firmwareVersion: String? = nil) {
@@ -142,6 +144,7 @@ final class VideoFileWriter {
                                             colourTemperatureKelvin: colourTemperature.range),
             hdrFrames: hdrRuns,
             timecodesFile: "\(stem).timecodes.txt", gyroLogFile: gyroLog, stills: stills,
-            status: error == nil ? "complete" : "stopped", error: error?.message)
+            status: error == nil ? "complete" : "stopped", error: error?.message,
+            shot: part == 1 ? request.shot?.noting(firstFrame: first) : nil)
     }
 }

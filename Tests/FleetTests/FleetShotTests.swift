@@ -6,6 +6,7 @@ import Media
 import SimulatedHardware
 import Startup
 import TestSupport
+import Video
 import Testing
 import Transports
 @testable import Fleet
@@ -80,6 +81,7 @@ final class LoopRig {
 
     func drain() {
         loop.perform { supervisor.captureService }?.drainWrites()
+        supervisor.waitForRecorder()
     }
 
     /// The bracket sidecars this rig saved, decoded.
@@ -250,7 +252,7 @@ func fields(_ line: String) -> [String: String] {
         let far = try #require(r1.type("fleet shot in 7200s capture").last)
         #expect(far.hasPrefix("err out-of-range") && far.contains("60 minutes"), "\(far)")
         #expect(r1.type("fleet shot in 2s frobnicate").last?.hasPrefix("err usage") == true)
-        #expect(r1.type("fleet shot in 2s record start").last?.hasPrefix("err not-yet") == true)
+        #expect(r1.type("fleet shot in 2s record pause").last?.hasPrefix("err usage") == true)
         #expect(r1.type("fleet arm x \(past) capture").last?.hasPrefix("err unsupported fleet arm comes over MQTT only") == true)
         #expect(fleet.loop.perform { fleet.rigs.allSatisfy { $0.supervisor.captureService?.running == nil } }, "a refused shot arms nothing")
         // A receiving rig refuses an instant already past by its clock.
@@ -306,5 +308,56 @@ func fields(_ line: String) -> [String: String] {
         #expect(rigs["r1"]?["status"] as? String == "complete" && rigs["r3"]?["status"] as? String == "complete")
         #expect(try fleet["r2"].sidecars().isEmpty)
         #expect(try fleet["r3"].sidecars().first?.shot?.id == fields(reply)["shot"])
+    }
+
+    /// `record start` and `record stop` as shots: each rig's recording begins with the first frame
+    /// at or after the start's instant and ends with the last frame before the stop's; the video's
+    /// sidecar records the start shot.
+    @Test func aRecordingStartsAndStopsAtSharedInstants() throws {
+        let fleet = try LoopFleet(names: ["r1", "r2"])
+        defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
+        #expect(fleet.waitUntilEveryRigSeesEveryRig())
+        let r1 = fleet["r1"]
+        let started = fields(try #require(r1.type("fleet shot in 2s record start").last))
+        let startID = try #require(started["shot"], "\(started)")
+        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.supervisor.recorder?.hasArmedShot == true } })
+        fleet.advance(by: .milliseconds(2500))
+        #expect(fleet.pump { r1.output.lines.contains { $0.hasPrefix("event fleet.shot id=\(startID) ") } }, "\(r1.output.lines)")
+        let startSummary = fields(try #require(r1.output.lines.first { $0.hasPrefix("event fleet.shot id=\(startID) ") }))
+        #expect(startSummary["answered"] == "2" && startSummary["failed"] == "none", "\(startSummary) \(r1.output.lines)")
+        #expect(fleet.loop.perform { fleet.rigs.allSatisfy { $0.supervisor.recorder?.isRecording == true } })
+        let stopped = fields(try #require(r1.type("fleet shot in 2s record stop").last))
+        let stopID = try #require(stopped["shot"], "\(stopped)")
+        fleet.advance(by: .milliseconds(3500))
+        #expect(fleet.pump { r1.output.lines.contains { $0.hasPrefix("event fleet.shot id=\(stopID) ") }
+            && fleet.rigs.allSatisfy { $0.supervisor.recorder?.isRecording == false } }, "\(r1.output.lines)")
+        let stopSummary = fields(try #require(r1.output.lines.first { $0.hasPrefix("event fleet.shot id=\(stopID) ") }))
+        #expect(stopSummary["answered"] == "2" && stopSummary["failed"] == "none", "\(stopSummary)")
+        let startReport = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: r1.captures + "/" + (startSummary["report"] ?? "")))) as? [String: Any])
+        let stopReport = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: r1.captures + "/" + (stopSummary["report"] ?? "")))) as? [String: Any])
+        let startRigs = try #require(startReport["rigs"] as? [String: [String: Any]])
+        let stopRigs = try #require(stopReport["rigs"] as? [String: [String: Any]])
+        for rig in fleet.rigs {
+            let videos = captureFiles(rig.captures).filter { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("VID_") && $0.hasSuffix(".json") }
+            #expect(videos.count == 1, "\(rig.name): \(videos)")
+            let path = try #require(videos.first)
+            let sidecar = try JSONDecoder().decode(VideoSidecar.self, from: Data(contentsOf: URL(fileURLWithPath: rig.captures + "/" + path)))
+            let shot = try #require(sidecar.shot, "\(rig.name): no shot in the video's sidecar")
+            #expect(shot.id == startID)
+            #expect(sidecar.framesWritten > 10, "\(rig.name): \(sidecar.framesWritten) frames")
+            let frame = (sidecar.lastSensorTimestampNanoseconds - sidecar.firstSensorTimestampNanoseconds) / Int64(max(1, sidecar.framesWritten - 1))
+            let first = try #require(shot.firstExposureWallClockNanoseconds)
+            let offset = first - shot.targetWallClockNanoseconds
+            #expect(offset >= 0 && offset < frame + frame / 10, "\(rig.name): first frame \(offset) ns after the start; a frame is \(frame) ns")
+            #expect(abs(Double(first) / 1e9 - (sidecar.startWallClockSeconds ?? 0)) < 1e-6)
+            #expect(startRigs[rig.name]?["sidecar"] as? String == path, "\(rig.name): \(startRigs[rig.name] ?? [:])")
+            // The stop: the last frame written began before the stop's instant, the next one at or after it.
+            let stopOffset = try #require(stopRigs[rig.name]?["offsetMicroseconds"] as? Double, "\(rig.name): \(stopRigs[rig.name] ?? [:])")
+            #expect(stopOffset >= 0 && stopOffset * 1000 < Double(frame + frame / 10), "\(rig.name): stop \(stopOffset) µs after its instant")
+            let stopTarget = try #require(FleetCommandMessage.parseTime(stopped["at"] ?? ""))
+            let lastWall = sidecar.lastSensorTimestampNanoseconds + (first - sidecar.firstSensorTimestampNanoseconds)
+            #expect(Double(lastWall) / 1e9 < stopTarget.timeIntervalSince1970, "\(rig.name): the last frame began after the stop's instant")
+            #expect(Double(lastWall + frame + frame / 10) / 1e9 >= stopTarget.timeIntervalSince1970, "\(rig.name): frames before the stop's instant are missing")
+        }
     }
 }

@@ -42,7 +42,12 @@ import Testing
         #expect(refusal(["at", "noon", "capture"])?.code == .badValue)
         #expect(refusal(["in", "2s", "capture", "now"])?.code == .usage)
         #expect(refusal(["in", "2s", "bracket"])?.code == .usage)
-        #expect(refusal(["in", "2s", "record", "start"])?.code == .notYet)
+        #expect(refusal(["in", "2s", "record", "start"]) == nil)
+        #expect(refusal(["in", "2s", "record", "stop"]) == nil)
+        #expect(refusal(["in", "2s", "record", "pause"])?.code == .usage)
+        #expect(refusal(["in", "2s", "record"])?.code == .usage)
+        // The instant is in whole milliseconds, as every rig reads it from the command.
+        #expect(try ShotRequest.parse(["in", "1.0004s", "capture"], now: now, timeZone: utc).instant == now.addingTimeInterval(1))
         #expect(FleetCommandMessage.isArm("fleet arm x 2026-05-01T10:00:02.000Z capture"))
         #expect(FleetCommandMessage.isArm("FLEET Arm x"))
         #expect(!FleetCommandMessage.isArm("fleet status"))
