@@ -19,7 +19,7 @@ extension Supervisor {
                              summary: "a shot at a shared instant on every rig of the group; the rigs seen",
                              detail: ["shot in 2s capture: every online rig of fleet.group (this one too) takes ACTION with",
                                       "its first exposure on the first frame at or after the instant, by its own clock;",
-                                      "ACTION is capture or bracket ... (record start|stop: not built yet).",
+                                      "ACTION is capture, bracket ..., record start or record stop.",
                                       "shot at 12:00:05.000 bracket ev 3 1: an instant today (this rig's local time) or",
                                       "RFC 3339 (2026-05-01T12:00:05.000Z); at least 0.5 s and at most 1 hour ahead.",
                                       "The reply names the shot; the event fleet.shot sums up the rigs' replies and",
