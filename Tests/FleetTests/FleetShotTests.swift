@@ -360,4 +360,33 @@ func fields(_ line: String) -> [String: String] {
             #expect(Double(lastWall + frame + frame / 10) / 1e9 >= stopTarget.timeIntervalSince1970, "\(rig.name): frames before the stop's instant are missing")
         }
     }
+
+    /// The same with `tripod run --board sim-small` processes (the wiring `tripod run` does, the real
+    /// loop and clock): the shot reaches both rigs and the sender's report lists them. Real time here,
+    /// so only what no load can change is checked: no rig's first exposure is before the instant
+    /// (a busy machine can only make it later).
+    @Test func aShotBetweenTripodRunProcesses() throws {
+        let broker = try Broker()
+        let observer = try Observer(broker: broker)
+        let rigs = [try Rig(broker: broker.port, rig: "p1"), try Rig(broker: broker.port, rig: "p2")]
+        defer { rigs.forEach { $0.stop(); $0.removeWork() } }
+        for rig in rigs { #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)") }
+        // Each rig has seen the other's state once it published a status after the other's online.
+        #expect(waitUntil { rigs.allSatisfy { $0.ctl("fleet status")?.hasPrefix("ok broker=connected rigs=2 online=2") == true } },
+                "\(rigs[0].ctl("fleet status") ?? "")")
+        let reply = try #require(rigs[0].ctl("fleet shot in 3s capture"))
+        #expect(reply.hasPrefix("ok shot=") && fields(reply)["rigs"] == "p1,p2", "\(reply)")
+        let id = try #require(fields(reply)["shot"])
+        #expect(waitUntil(seconds: 90) { captureFiles(rigs[0].captures).contains { $0.hasSuffix("/SHOT_\(id).json") } }, "\(rigs[0].log)")
+        let path = try #require(captureFiles(rigs[0].captures).first { $0.hasSuffix("/SHOT_\(id).json") })
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: rigs[0].captures + "/" + path))) as? [String: Any])
+        #expect(report["answered"] as? [String] == ["p1", "p2"], "\(report)")
+        let entries = try #require(report["rigs"] as? [String: [String: Any]])
+        for rig in rigs {
+            let offset = try #require(entries[rig.topics.rig]?["offsetMicroseconds"] as? Double, "\(entries)")
+            #expect(offset >= 0, "\(rig.topics.rig): first exposure \(offset) µs before the instant")
+            print("fleet: tripod run \(rig.topics.rig): first exposure \(String(format: "%.0f", offset)) µs after the instant (real time)")
+        }
+        #expect(rigs[0].log.contains("fleet.shot id=\(id)"), "the summary is logged when the console that asked has gone")
+    }
 }
