@@ -326,6 +326,13 @@ public final class CaptureService {
         }
     }
 
+    /// A stop began: a shot still waiting for its instant (nothing queued yet) fails now instead of
+    /// holding the stop until then; a shot whose frames are coming completes.
+    public func cancelShotWaitingForInstant(reason: String) {
+        guard let running, running.shot != nil, let engine = running.engine, engine.waitingForInstant else { return }
+        engine.cancel(reason: reason)
+    }
+
     /// The camera went away: a running bracket fails now (its frames already kept stay), and a
     /// capture waiting for the first frame fails too.
     public func cameraDisconnected() {

@@ -211,6 +211,15 @@ public final class VideoRecorder {
         armedShot = ArmedShot(instant: instant, starts: starts, begin: begin, ended: ended)
     }
 
+    /// A stop began: a shot's record start or stop still waiting for its instant fails now (a
+    /// recording in progress is finalised by the stop itself).
+    public func cancelArmedShot(reason: String) {
+        guard let shot = armedShot else { return }
+        armedShot = nil
+        if shot.starts { disarm() }
+        shot.ended(.failure(ConsoleError(.busy, reason)))
+    }
+
     /// True while a shot's record start or stop waits for its instant.
     public var hasArmedShot: Bool { armedShot != nil }
 

@@ -141,6 +141,8 @@ public final class Supervisor {
         state = .stopping
         captureService?.acceptsCaptures = false
         captureService?.stopRequestedAt = stopRequestedAt
+        captureService?.cancelShotWaitingForInstant(reason: "the rig is stopping (\(reason)) before the shot's instant")
+        recorder?.cancelArmedShot(reason: "the rig is stopping (\(reason)) before the shot's instant")
         // A recording is finalised first: its work mark holds the stop until record.stopped.
         if recorder?.isRecording == true { _ = try? recorder?.stop() }
         log.notice("stopping: \(reason)")

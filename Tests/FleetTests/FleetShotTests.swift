@@ -389,4 +389,25 @@ func fields(_ line: String) -> [String: String] {
         }
         #expect(rigs[0].log.contains("fleet.shot id=\(id)"), "the summary is logged when the console that asked has gone")
     }
+
+    /// A rig asked to stop while its shot waits for a far instant stops now (its part fails,
+    /// answered as such), rather than holding the stop until the instant.
+    @Test func aStopDoesNotWaitForAShotsInstant() throws {
+        let fleet = try LoopFleet(names: ["r1", "r2"])
+        defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
+        #expect(fleet.waitUntilEveryRigSeesEveryRig())
+        let observer = try Observer(broker: fleet.broker)
+        let answer = try #require(fleet["r1"].type("fleet shot in 30s capture").last)
+        let id = try #require(fields(answer)["shot"], "\(answer)")
+        let r2 = fleet["r2"]
+        #expect(fleet.pump { r2.supervisor.captureService?.running != nil })
+        fleet.loop.perform { r2.supervisor.requestStop(reason: "test") }
+        fleet.advance(by: .milliseconds(200))
+        #expect(fleet.pump { r2.supervisor.state == .stopped }, "the stop waited for the shot")
+        let topics = FleetTopics(group: "g", rig: "r2")
+        #expect(waitUntil { !observer.replies(topics, id: id).isEmpty })
+        let reply = try #require(observer.replies(topics, id: id).first)
+        let values = reply["values"] as? [String: String] ?? [:]
+        #expect(values["status"] == "failed" && values["reason"]?.contains("stopping") == true, "\(reply)")
+    }
 }

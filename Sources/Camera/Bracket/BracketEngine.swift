@@ -86,7 +86,7 @@ public final class BracketEngine {
     /// A shot's instant: frames whose exposure starts before it are skipped (see the type's comment).
     public let notBefore: ExposureInstant?
     /// True while a shot waits, on the regular frames, for the point at which it queues.
-    private var waitingForInstant = false
+    public private(set) var waitingForInstant = false
     /// Frames of margin a shot's first request is queued ahead of the instant, and lead-in
     /// requests planned beyond the frames up to the instant.
     public static let instantMarginFrames = 2
