@@ -114,7 +114,8 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware", "ManualLoop"], exclude: ["Chart"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Console"]),
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Settings", "Console", "Hardware", "LinuxHardware"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Settings", "Console", "Hardware", "LinuxHardware", "Transports",
+                                                     "Supervisor", "Startup", "TestSupport", "ManualLoop", "SimulatedHardware", "Media", "Camera"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),
         // Helpers shared by test targets and benchmarks (ffprobe and other tools, a storage with

@@ -26,6 +26,19 @@ public enum CaptureProgress {
     case finished(sidecar: BracketSidecar?, failure: String?)
 }
 
+/// A capture armed for a shot at a shared instant (docs/fleet.md): its first frame is the first
+/// whose exposure starts at or after `instant`; the sidecar records `record`; `ended` hears of the
+/// end, with the final sidecar (nil when none was saved) and the failure, if any.
+public struct ShotArming {
+    public var record: ShotRecord
+    public var instant: ExposureInstant
+    public var ended: (_ sidecar: BracketSidecar?, _ failure: String?) -> Void
+
+    public init(record: ShotRecord, instant: ExposureInstant, ended: @escaping (_ sidecar: BracketSidecar?, _ failure: String?) -> Void) {
+        self.record = record; self.instant = instant; self.ended = ended
+    }
+}
+
 /// The one entry point for captures (console `capture`/`bracket` and the shutter button): runs a
 /// `BracketEngine` on the camera and saves its frames through a `FrameWriter` (the store on its
 /// own queue). One bracket at a time. Loop-confined.
@@ -135,6 +148,8 @@ public final class CaptureService {
         var roles: Set<StreamRole> = []
         /// Who started it and hears how it goes (a time-lapse); nil for the console and the button.
         let observer: ((CaptureProgress) -> Void)?
+        /// The shot this bracket is, if any.
+        var shot: ShotArming?
         init(plan: BracketPlan, trigger: CaptureTrigger, observer: ((CaptureProgress) -> Void)? = nil) {
             self.plan = plan; self.trigger = trigger; self.observer = observer
         }
@@ -220,10 +235,12 @@ public final class CaptureService {
     /// (at most `firstFrameWait`). `admitted`: triggered before a stop began (still runs while
     /// stopping); `triggeredAt`: when a console command asked for it, if earlier than now. Returns
     /// the reply fields. `observer` hears of each frame kept and of the end (`CaptureProgress`),
-    /// when the capture started (not when this throws).
+    /// when the capture started (not when this throws). `shot`: a shot at a shared instant (its
+    /// frames start at or after the instant; refused before the camera's first frame).
     @discardableResult
     public func start(_ plan: BracketPlan, trigger: CaptureTrigger, admitted: Bool = false,
-               triggeredAt: MonotonicTime? = nil, observer: ((CaptureProgress) -> Void)? = nil) throws(ConsoleError) -> [(String, String)] {
+               triggeredAt: MonotonicTime? = nil, observer: ((CaptureProgress) -> Void)? = nil,
+               shot: ShotArming? = nil) throws(ConsoleError) -> [(String, String)] {
         var plan = plan
         if running != nil {
             if case .button(_, true) = trigger, waitingButton == nil {
@@ -237,6 +254,9 @@ public final class CaptureService {
         guard camera.isStreaming else { throw ConsoleError(.device, "the camera is not streaming (disconnected?)") }
         if waitingForFirstFrame != nil {
             throw ConsoleError(.busy, "a capture is waiting for the camera's first frame; wait for bracket.started")
+        }
+        if shot != nil && camera.latest == nil {
+            throw ConsoleError(.busy, "the camera has not delivered a frame yet; a shot needs a streaming camera to arm")
         }
         if camera.latest == nil {
             // Just started: nothing metered yet. The capture starts with the first frame.
@@ -262,13 +282,14 @@ public final class CaptureService {
             throw ConsoleError(error.kind == .unsupported ? .unsupported : .outOfRange, error.message)
         } catch { throw ConsoleError(.device, "bracket: \(error)") }
         let current = Running(plan: plan, trigger: trigger, observer: observer)
+        current.shot = shot
         current.roles = Set(roles.filter { $0 == .raw ? raw : still })
         let bound = LoopBound(self, loop: loop)
         let engine: BracketEngine
         do {
             engine = try BracketEngine(controller: camera, plan: plan, gate: makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
                                        maximumRequestsInFlight: max(camera.bracketBuffersAvailable - 2, 1),
-                                       takesRegularFramesFrom: triggerTime,
+                                       takesRegularFramesFrom: triggerTime, notBefore: shot?.instant,
                                        onFrame: { bound.value.matched($0, in: current) },
                                        onFinish: { bound.value.engineFinished($0, in: current) })
             running = current
@@ -296,15 +317,17 @@ public final class CaptureService {
         if case .console = trigger { button?.captureDidStart() }
         let frames = plan.autoRange.map { plan.steps.count + 2 * $0.maximumExtraSteps } ?? plan.steps.count
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
-        let start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
+        var start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
                                                                       rgbSize: still ? camera.processedStreamSize ?? camera.activeFormat.format.size : nil,
                                                                       rawBitDepth: raw ? camera.activeFormat.format.rawBitDepth : nil),
                                  startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag,
                                  dngCompression: dngCompression, timelapse: { if case .timelapse(let shot) = trigger { return shot } else { return nil } }())
+        start.shot = shot?.record
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
-        let fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
+        var fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
                                           ("lag.ms", lagText)]
+        if let shot { fields += [("shot", shot.record.id), ("at", shot.record.target)] }
         emit(ConsoleEvent("bracket.started", fields.dropFirst().map { $0 } + [("trigger", triggerName(trigger))]))
         return fields
     }
@@ -321,6 +344,13 @@ public final class CaptureService {
                                                             ("trigger", triggerName(trigger))]))
             showPattern(.error)
         }
+    }
+
+    /// A stop began: a shot still waiting for its instant (nothing queued yet) fails now instead of
+    /// holding the stop until then; a shot whose frames are coming completes.
+    public func cancelShotWaitingForInstant(reason: String) {
+        guard let running, running.shot != nil, let engine = running.engine, engine.waitingForInstant else { return }
+        engine.cancel(reason: reason)
     }
 
     /// The camera went away: a running bracket fails now (its frames already kept stay), and a
@@ -433,6 +463,7 @@ public final class CaptureService {
             failure = (failure.map { $0 + "; " } ?? "") + error.message
         }
         let stats = current.statistics ?? BracketEngine.Statistics()
+        current.shot?.ended(sidecar, failure)
         var fields: [(String, String)] = [("id", sidecar?.id ?? current.id ?? "none")]
         if let failure {
             bracketsFailed += 1
@@ -444,6 +475,9 @@ public final class CaptureService {
             fields += [("frames", String(current.framesSaved)), ("sensor.frames", String(stats.sensorFramesUsed)),
                        ("skipped", String(stats.framesSkipped)), ("retakes", String(stats.retakes)),
                        ("lag.ms", String(format: "%.3f", Double((current.lag ?? .zero).nanoseconds) / 1e6))]
+            if let shot = sidecar?.shot {
+                fields += [("shot", shot.id), ("offset.us", shot.offsetMicroseconds.map { String(format: "%.1f", $0) } ?? "none")]
+            }
             if let s = sidecar {
                 fields.append(("sidecar", s.folder + "/" + s.id + ".json"))
                 if let (path, render) = gyroLogs?.make(for: s, camera: camera), let writer = openedWriter {

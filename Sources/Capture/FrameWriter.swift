@@ -111,13 +111,19 @@ public final class FrameWriter: @unchecked Sendable {
         }
     }
 
-    /// Writes one more file of the bracket (its gyro log) atomically, after the frames before it;
-    /// `render` makes its bytes on the writer's queue, never on the loop.
-    public func writeFile(rendering render: @escaping @Sendable () -> [UInt8], to path: String,
+    /// Writes one more file of the bracket (its gyro log, a shot's report) atomically, after the
+    /// frames before it; `render` makes its bytes on the writer's queue, never on the loop.
+    /// `creatingDirectory`: a folder made first when missing (a shot's report beside a video whose
+    /// folder the encoder makes later).
+    public func writeFile(rendering render: @escaping @Sendable () -> [UInt8], to path: String, creatingDirectory: String? = nil,
                    then done: @escaping @Sendable ((any Error)?) -> Void) {
         submit {
             let error: (any Error)?
-            do { try self.storage.writeAtomically(render(), to: path); error = nil } catch let e { error = e }
+            do {
+                if let creatingDirectory { try self.storage.createDirectory(creatingDirectory) }
+                try self.storage.writeAtomically(render(), to: path)
+                error = nil
+            } catch let e { error = e }
             self.loop.execute { done(error) }
         }
     }

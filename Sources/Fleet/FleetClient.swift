@@ -24,9 +24,9 @@ public final class FleetClient {
     private let seen: SeenCommandIDs
     /// Persists the ids off the loop (two fsyncs), before each command runs.
     private let stateWriter: StateWriter?
-    private let wallClock: @Sendable () -> Date
+    let wallClock: @Sendable () -> Date
     /// The clock's sync state, published in the status (`clock`, `clock.error.us`).
-    private let clockSync: any ClockSyncReading
+    let clockSync: any ClockSyncReading
     private var link: Link?
     private var generation = 0
     private var connected = false
@@ -39,6 +39,20 @@ public final class FleetClient {
     private var lastStatusPublished: MonotonicTime?
     private var statusTimer: ScheduledWork?
     private var retryTimer: ScheduledWork?
+
+    // Shots at a shared instant (FleetClient+Shots.swift).
+    /// Arms this rig's part of a shot (Startup: the supervisor's `armShot`); nil: shots are refused.
+    public var armShot: ShotArmer?
+    /// Writes the sender's report through the captures' storage (Startup: the supervisor's).
+    public var saveShotReport: ShotReportSaver?
+    /// What this rig knows of each rig of its group, by name (retained state and status).
+    var rigsSeen: [String: RigSeen] = [:]
+    /// Shots this rig sent, collecting replies, by id.
+    var collecting: [String: (collection: ShotCollection, timeout: ScheduledWork?, session: WeakSession)] = [:]
+    /// Shot ids this rig armed: a shot is armed once, however its command arrives.
+    var armedShots = SeenCommandIDs(capacity: 256)
+    /// Shots sent at the same millisecond get a serial.
+    var shotSerial = 0
 
     /// The MQTT keepalive: a rig that vanishes is marked offline within 1.5 times this.
     public static let keepaliveSeconds: Int32 = 10
@@ -57,6 +71,11 @@ public final class FleetClient {
     }
 
     /// Joins the settings store (participant and observer). Call before the config file is committed.
+    /// The current connection's topics, nil while `fleet.broker` is off.
+    var topics: FleetTopics? { link?.topics }
+    /// True while connected to the broker.
+    var isConnected: Bool { connected }
+
     public init(host: any ConsoleHost, settings: SettingsStore, state: StateStore?, log: Logger,
                 wallClock: @escaping @Sendable () -> Date = { Date() }, clockSync: any ClockSyncReading = KernelClockSync()) {
         self.host = host
@@ -119,6 +138,7 @@ public final class FleetClient {
     /// Publishes `offline` and disconnects cleanly. Call once the host has stopped (after its loop ended).
     public func shutdown() {
         statusTimer?.cancel()
+        collecting.values.forEach { $0.timeout?.cancel() }
         scheduled.values.forEach { $0.cancel() }
         scheduled = [:]
         retryTimer?.cancel()
@@ -142,6 +162,7 @@ public final class FleetClient {
         }
         generation += 1
         retryTimer?.cancel()
+        rigsSeen = [:]
         guard let broker = fleet.broker else { return }
         let topics = FleetTopics(group: fleet.group, rig: fleet.rig)
         let connection = generation
@@ -211,7 +232,8 @@ public final class FleetClient {
             connected = true
             log.notice("fleet: connected to \(link.broker)")
             publish(link.topics.state, "online", retain: true)
-            for topic in [link.topics.groupCommands, link.topics.rigCommands] {
+            for topic in [link.topics.groupCommands, link.topics.rigCommands,
+                          link.topics.everyRigState, link.topics.everyRigStatus, link.topics.everyRigReply] {
                 do { try link.client.subscribe(topic: topic, qos: 1) } catch { log.warning("fleet: subscribe \(topic): \(error)") }
             }
             pollStatus(force: true)
@@ -221,12 +243,15 @@ public final class FleetClient {
             connected = false
             if code != 0 { log.warning("fleet: lost the broker \(link.broker); reconnecting with backoff") }
         case .message(let topic, let payload, let retained):
-            guard topic == link.topics.groupCommands || topic == link.topics.rigCommands else { return }
-            receive(payload, retained: retained)
+            if topic == link.topics.groupCommands || topic == link.topics.rigCommands {
+                receive(payload, retained: retained)
+            } else if let (rig, kind) = link.topics.rigAndKind(of: topic) {
+                heard(rig: rig, kind: kind, payload: payload)
+            }
         }
     }
 
-    private func publish(_ topic: String, _ payload: String, retain: Bool = false) {
+    func publish(_ topic: String, _ payload: String, retain: Bool = false) {
         guard connected, let link else { return }
         do { try link.client.publish(topic: topic, payload: payload, qos: 1, retain: retain) }
         catch { log.warning("fleet: publish \(topic): \(error)") }
@@ -264,6 +289,13 @@ public final class FleetClient {
         switch result {
         case .failure(let error):
             answer(id: id, ReplyFormatter.lines(.error(error), mode: .json)[0])
+        case .success(let command) where FleetCommandMessage.isArm(command.line):
+            // A shot arms on arrival, whatever its "at": its frames wait for the instant, not a timer.
+            if let notAfter = command.notAfter, wallClock() > notAfter {
+                answer(id: id, ReplyFormatter.lines(.err(.outOfRange, "expired: notAfter \(FleetCommandMessage.formatTime(notAfter)) passed before the shot could arm"), mode: .json)[0])
+                return
+            }
+            arm(messageID: id, line: command.line)
         case .success(let command) where command.at != nil:
             schedule(command)
         case .success(let command):
@@ -324,7 +356,7 @@ public final class FleetClient {
     }
 
     /// Publishes `{"id": ..., <the console's JSON reply>}` on `.../reply`.
-    private func answer(id: String?, _ replyLine: String) {
+    func answer(id: String?, _ replyLine: String) {
         guard let link, replyLine.hasPrefix("{") else { return }
         publish(link.topics.reply, "{\"id\":" + Self.jsonString(id) + "," + replyLine.dropFirst())
     }
@@ -402,7 +434,7 @@ private final class SessionOutput: ConsoleOutput {
 }
 
 /// The fleet client as callbacks posted to the loop see it (no retain cycle).
-private struct WeakFleetClient {
+struct WeakFleetClient {
     weak var client: FleetClient?
     init(_ client: FleetClient) { self.client = client }
 }

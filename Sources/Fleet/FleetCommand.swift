@@ -102,6 +102,12 @@ struct FleetCommandMessage: Sendable {
         }
     }
 
+    /// True for `fleet arm ...`: a shot's part, armed on arrival (FleetClient+Shots.swift).
+    static func isArm(_ line: String) -> Bool {
+        guard let words = try? tokenize(line), words.count >= 2 else { return false }
+        return words[0].lowercased() == "fleet" && words[1].lowercased() == "arm"
+    }
+
     /// An RFC 3339 time, with or without fractional seconds.
     static func parseTime(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()

@@ -19,6 +19,20 @@ public struct FleetTopics: Sendable, Equatable {
     /// `{"id": ..., <the console's JSON-mode reply>}` for each command.
     public var reply: String { rigPrefix + "/reply" }
 
+    /// Every rig's state, status and replies in the group (subscriptions: a shot's sender collects
+    /// the replies; `fleet status` lists the rigs).
+    public var everyRigState: String { "tripod/\(group)/+/state" }
+    public var everyRigStatus: String { "tripod/\(group)/+/status" }
+    public var everyRigReply: String { "tripod/\(group)/+/reply" }
+
+    /// What a rig's topic of this group is: `(rig, "state" | "status" | "reply")`; nil for any other.
+    public func rigAndKind(of topic: String) -> (rig: String, kind: String)? {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 4, levels[0] == "tripod", levels[1] == group, ["state", "status", "reply"].contains(levels[3]),
+              !levels[2].isEmpty else { return nil }
+        return (String(levels[2]), String(levels[3]))
+    }
+
     /// The broker's client id: stable, so the persistent session survives a restart.
     public var clientID: String { "tripod-\(group)-\(rig)" }
 }

@@ -73,6 +73,7 @@ public final class BracketRecorder {
         record.focus = focus
         record.raw = raw
         sidecar.frames.append(record)
+        sidecar.shot?.noteExposure(of: frame)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
             sidecar.shutterLagNanoseconds = frame.sensorTimestamp.nanoseconds - start
         }

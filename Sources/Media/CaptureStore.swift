@@ -105,6 +105,7 @@ public final class CaptureStore {
                                      shutterLagNanoseconds: start.shutterLag?.nanoseconds, camera: configuration.camera,
                                      result: BracketResult(status: .inProgress))
         sidecar.timelapse = start.timelapse
+        sidecar.shot = start.shot
         return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression,
                                rawBitDepth: start.outputs.rawBitDepth, sidecar: sidecar)
     }
@@ -150,6 +151,8 @@ public struct BracketStart: Sendable {
     public var dngCompression: DNGCompression
     /// The time-lapse shot this bracket is, recorded in the sidecar; nil for other captures.
     public var timelapse: TimelapseShotRecord?
+    /// A shot at a shared instant, recorded in the sidecar; nil otherwise.
+    public var shot: ShotRecord?
 
     /// A bracket start; monotonic start and shutter lag are optional; DNGs lossless unless told.
     public init(plan: BracketPlanRecord, outputs: BracketOutputs, startTime: Date,

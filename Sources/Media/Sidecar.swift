@@ -25,6 +25,8 @@ public struct BracketSidecar: Hashable, Sendable, Codable {
     public var frames: [FrameRecord]
     /// A time-lapse's shot: its number and when it was due; absent for other captures.
     public var timelapse: TimelapseShotRecord?
+    /// A shot at a shared instant: its id, instant, first exposure and clock; absent otherwise.
+    public var shot: ShotRecord?
 
     /// A sidecar from its parts (the store makes these).
     public init(id: String, folder: String, plan: BracketPlanRecord, startTime: Date, startMonotonicNanoseconds: Int64?,

@@ -62,6 +62,19 @@ public final class VideoRecorder {
     private var logsMotion = false
     /// The last second of IMU samples: a recording's Gyroflow log begins before its first frame.
     private var recentMotion: [IMUSample] = []
+    /// A shot's `record start` or `record stop` waiting for its instant (`armShot`).
+    private var armedShot: ArmedShot?
+
+    /// A shot's record action, armed: it runs on the first frame whose exposure starts at or after
+    /// `instant` (frame metadata decides, never a timer).
+    private struct ArmedShot {
+        var instant: ExposureInstant
+        /// True for `record start` (that frame is the first recorded), false for `record stop` (the
+        /// last recorded is the frame before it).
+        var starts: Bool
+        var begin: () throws(ConsoleError) -> [(String, String)]
+        var ended: (Result<(fields: [(String, String)], exposureStartNanoseconds: Int64, fromFrameWallClock: Bool), ConsoleError>) -> Void
+    }
 
     /// Measures libx264's presets at a recording's start (nil: the settings' preset, unmeasured).
     private let speedProbe: (any EncoderSpeedProbe)?
@@ -183,18 +196,70 @@ public final class VideoRecorder {
         }
     }
 
+    /// Arms a shot's `record start` (`starts`) or `record stop` for `instant`: a start asks for the
+    /// video stream now, and `begin` (the supervisor's `record start`) runs on the first frame whose
+    /// exposure starts at or after the instant, which is then the recording's first; a stop stops on
+    /// that frame, which is not recorded. `ended` gets the outcome, with that frame's exposure start.
+    public func armShot(instant: ExposureInstant, starts: Bool, begin: @escaping () throws(ConsoleError) -> [(String, String)],
+                        ended: @escaping (Result<(fields: [(String, String)], exposureStartNanoseconds: Int64, fromFrameWallClock: Bool), ConsoleError>) -> Void) throws(ConsoleError) {
+        if armedShot != nil { throw ConsoleError(.busy, "a shot's record start or stop is already armed") }
+        if starts {
+            if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
+            if settings.prerecordSeconds > 0 {
+                throw ConsoleError(.notYet, "a shot's record start with video.prerecord set is not built yet (the file would begin before the instant); set video.prerecord 0")
+            }
+            guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
+            try arm(restabilize: false)
+        } else if recordingID == nil {
+            throw ConsoleError(.usage, "not recording; a shot's record stop needs a recording")
+        }
+        armedShot = ArmedShot(instant: instant, starts: starts, begin: begin, ended: ended)
+    }
+
+    /// A stop began: a shot's record start or stop still waiting for its instant fails now (a
+    /// recording in progress is finalised by the stop itself).
+    public func cancelArmedShot(reason: String) {
+        guard let shot = armedShot else { return }
+        armedShot = nil
+        if shot.starts { disarm() }
+        shot.ended(.failure(ConsoleError(.busy, reason)))
+    }
+
+    /// True while a shot's record start or stop waits for its instant.
+    public var hasArmedShot: Bool { armedShot != nil }
+
+    /// Runs an armed shot's action on the first frame at or after its instant; false when that frame
+    /// must not be recorded (a stop).
+    private func runArmedShot(on completed: CompletedRequest) -> Bool {
+        guard let shot = armedShot, completed.isComplete, shot.instant.admits(completed) else { return true }
+        armedShot = nil
+        let start = shot.instant.exposureStart(of: completed)
+        do throws(ConsoleError) {
+            let fields = shot.starts ? try shot.begin() : try stop()
+            shot.ended(.success((fields, start.wallClockNanoseconds, start.fromFrameWallClock)))
+        } catch {
+            if shot.starts { disarm() }
+            shot.ended(.failure(error))
+            return false
+        }
+        return shot.starts
+    }
+
     /// `record start`: arms the camera, names the file and starts writing. Returns the reply fields.
-    public func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?) throws(ConsoleError) -> [(String, String)] {
+    /// `shot`: the shot at a shared instant that starts it (recorded in its sidecar).
+    public func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?,
+                      shot: VideoShot? = nil) throws(ConsoleError) -> [(String, String)] {
         if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
         guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
         try arm(restabilize: false)
         guard let service, let storage else { throw ConsoleError(.unsupported, "captures storage cannot stream video files") }
         let folder = naming.folder(for: Date())
         let id = nextID(in: folder, storage: storage)
-        let request = RecordingRequest(id: id, folder: folder, capture: capture, axisMapping: axisMapping,
+        var request = RecordingRequest(id: id, folder: folder, capture: capture, axisMapping: axisMapping,
                                        frameReadoutMilliseconds: readoutMilliseconds,
                                        firmwareVersion: "tripod \(TripodVersion.firmware)",
                                        frameSize: camera.videoStream?.size ?? camera.processedStreamSize)
+        request.shot = shot
         do throws(VideoError) { try service.start(request) } catch {
             disarm()
             throw ConsoleError(error.kind == .state ? .busy : .device, error.message)
@@ -243,6 +308,11 @@ public final class VideoRecorder {
     /// The camera went away: a recording ends now with what came (file finished, `record.failed`
     /// saying why) rather than waiting for frames that may never come.
     public func cameraDisconnected() {
+        if let shot = armedShot {
+            armedShot = nil
+            if shot.starts { disarm() }
+            shot.ended(.failure(ConsoleError(.device, "camera disconnected before the shot's instant")))
+        }
         guard let recordingID, let service else { return }
         if let pending = pendingStop {
             pending.deadline.cancel()  // a waiting stop (its frames already handed over) ends now
@@ -260,6 +330,7 @@ public final class VideoRecorder {
     /// A completed streaming request: its video stream (YUV420), or the processed stream when the
     /// camera has no video stream (converted on the encoder queue). Never blocks.
     public func frameArrived(_ completed: CompletedRequest) {
+        guard runArmedShot(on: completed) else { return }
         guard let service, let camera, pendingStop == nil else { return }
         newestFrameEnd = completed.sensorTimestamp
             + .microseconds(Int64(completed.metadata[ControlName.exposureTime]?.doubleValue ?? 0))

@@ -31,7 +31,7 @@ public final class SimulatedCamera: CameraDevice {
     public var libcamera = SimulatedLibcamera.raspberryPi0_5
     /// CLOCK_REALTIME minus the loop's monotonic clock, for FrameWallClock: fixed at creation, as a
     /// Pi's realtime clock is the monotonic one plus an offset.
-    private let wallClockOffsetNanoseconds: Int64
+    public let wallClockOffsetNanoseconds: Int64
     /// Buffers per stream at most (libcamera's vimc gives 4 whatever is asked). When set, a request
     /// for a stream whose buffers are all in queued or in-progress requests is refused busy, as the
     /// shim's "no free buffer" (buffers an application still holds after completion are not

@@ -150,6 +150,7 @@ public enum TripodMain {
                                     services: services, log: log)
         // The fleet's MQTT front end joins the settings first, so the config file's fleet.* are checked.
         let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: log)
+        FleetShotWiring.connect(fleet, to: supervisor)
         for entry in config?.entries ?? [] {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }

@@ -73,6 +73,8 @@ public final class Supervisor {
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
     let videoHDR = VideoHDRService()
     private var madeStateWriter: StateWriter?
+    /// The `fleet` command's work, set by Startup to the fleet client's (FleetWiring.swift).
+    public var fleetCommandHandler: FleetCommandHandler?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
     /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
@@ -98,6 +100,7 @@ public final class Supervisor {
         registerIMUCommands()
         registerRecordingCommands()
         registerRemoteCommands()
+        registerFleetCommands()
     }
 
     /// A handle for callbacks from other threads. Weak: the services, camera and devices the
@@ -143,6 +146,8 @@ public final class Supervisor {
         captureService?.acceptsCaptures = false
         captureService?.stopRequestedAt = stopRequestedAt
         timelapse?.suspend()  // kept in timelapse.json: the next start resumes it
+        captureService?.cancelShotWaitingForInstant(reason: "the rig is stopping (\(reason)) before the shot's instant")
+        recorder?.cancelArmedShot(reason: "the rig is stopping (\(reason)) before the shot's instant")
         // A recording is finalised first: its work mark holds the stop until record.stopped.
         if recorder?.isRecording == true { _ = try? recorder?.stop() }
         log.notice("stopping: \(reason)")
@@ -320,7 +325,7 @@ public struct SupervisorServices {
 }
 
 /// The supervisor as its own work tracker's idle handler sees it (no retain cycle).
-private struct WeakSupervisor {
+struct WeakSupervisor {
     weak var value: Supervisor?
     init(_ value: Supervisor) { self.value = value }
 }

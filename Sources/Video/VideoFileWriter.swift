@@ -17,6 +17,8 @@ public struct RecordingRequest: Sendable {
     /// The video stream's size: with it, libx264's preset is chosen at the start from the speed
     /// measured at this size (`EncoderPresetChoice`); without it, the settings' preset is used.
     public var frameSize: PixelSize?
+    /// The shot at a shared instant that starts this recording, recorded in its sidecar.
+    public var shot: VideoShot?
 
     public init(id: String, folder: String, capture: VideoCaptureState = VideoCaptureState(),
                 axisMapping: AxisMapping? = nil, frameReadoutMilliseconds: Double? = nil, firmwareVersion: String? = nil,
@@ -148,6 +150,7 @@ final class VideoFileWriter {
                                             colourTemperatureKelvin: colourTemperature.range),
             hdrFrames: hdrRuns,
             timecodesFile: "\(stem).timecodes.txt", gyroLogFile: gyroLog, stills: stills,
-            status: error == nil ? "complete" : "stopped", error: error?.message)
+            status: error == nil ? "complete" : "stopped", error: error?.message,
+            shot: part == 1 ? request.shot?.noting(firstFrame: first) : nil)
     }
 }

@@ -99,6 +99,8 @@ public struct VideoSidecar: Sendable, Equatable, Codable {
     /// "complete", or "stopped" with `error` (storage full or failing, encoder error).
     public var status: String
     public var error: String?
+    /// The shot at a shared instant that started this recording (`fleet shot ... record start`), if any.
+    public var shot: VideoShot? = nil
 }
 
 /// Running min/max/mean of one value.

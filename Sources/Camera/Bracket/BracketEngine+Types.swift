@@ -32,6 +32,8 @@ extension BracketEngine {
         public var framesSkipped = 0
         /// Of those, frames whose metadata had no ExposureTime or AnalogueGain to match.
         public var framesWithoutSettings = 0
+        /// Of those, frames whose exposure started before a shot's instant (`notBefore`).
+        public var framesBeforeInstant = 0
         /// Frames the gate asked to retake.
         public var retakes = 0
         /// Times a request found no free buffer and waited for one.

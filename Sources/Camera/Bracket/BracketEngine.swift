@@ -39,6 +39,14 @@ import Hardware
 /// next complete frame of its own request, and the frame is reported with no actual settings
 /// (`confirmsSettings` false), never with assumed ones.
 ///
+/// A shot at a shared instant (`notBefore`): no frame whose exposure starts before the instant is
+/// kept, whatever its settings; the frame's metadata decides (`ExposureInstant`), never a timer.
+/// The engine waits for the instant on the regular frames: at the first one from which the
+/// requests in flight, the pipeline delay and a margin reach the instant, it holds regular requests
+/// and queues the first step followed by lead-in requests holding the first step's settings, enough
+/// to cover the frames up to the instant and a margin. The frames before the instant are skipped
+/// (`Statistics.framesBeforeInstant`); the first lead-in frame at or after it is the first step's.
+///
 /// Loop-confined, like the controller.
 public final class BracketEngine {
     /// The streaming controller whose bracket hook it uses.
@@ -75,6 +83,13 @@ public final class BracketEngine {
     public let heldColourGains: WhiteBalanceGains?
     /// The lens position the last planned request asks for (or the latest frame's, before any).
     private var plannedLensDioptres: Double?
+    /// A shot's instant: frames whose exposure starts before it are skipped (see the type's comment).
+    public let notBefore: ExposureInstant?
+    /// True while a shot waits, on the regular frames, for the point at which it queues.
+    public private(set) var waitingForInstant = false
+    /// Frames of margin a shot's first request is queued ahead of the instant, and lead-in
+    /// requests planned beyond the frames up to the instant.
+    public static let instantMarginFrames = 2
 
     private let roles: [StreamRole]?
     /// The trigger, from which regular frames may serve the one step (nil: only the bracket's own).
@@ -117,14 +132,16 @@ public final class BracketEngine {
     /// 0, no auto-range) that may take a regular frame exposed from then on (zero shutter lag).
     public init(controller: CameraController, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
                 roles: [StreamRole]? = nil, maximumSteps: Int = 32, maximumRequestsInFlight: Int = .max, limits: Limits = Limits(),
-                takesRegularFramesFrom trigger: MonotonicTime? = nil,
+                takesRegularFramesFrom trigger: MonotonicTime? = nil, notBefore: ExposureInstant? = nil,
                 onFrame: @escaping (MatchedFrame) -> Void, onFinish: @escaping (Outcome) -> Void) throws {
         guard plan.steps.count <= maximumSteps else {
             throw CameraError(.outOfRange, "bracket: \(plan.steps.count) frames exceed the maximum of \(maximumSteps)")
         }
         self.controller = controller; self.gate = gate; self.limits = limits
         self.onFrame = onFrame; self.onFinish = onFinish; self.roles = roles
-        regularFramesFrom = plan.steps == [.evBias(0)] && plan.autoRange == nil ? trigger : nil
+        self.notBefore = notBefore
+        // A shot takes its own frames only: regular requests are held from its lead-in on.
+        regularFramesFrom = plan.steps == [.evBias(0)] && plan.autoRange == nil && notBefore == nil ? trigger : nil
         self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
         self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
         confirmsSettings = controller.controlsExposure
@@ -186,8 +203,20 @@ public final class BracketEngine {
         let longest = steps.map(\.exposureMicroseconds).max() ?? 0
         let frameMicroseconds = max(Int64(longest), controller.frameDurationRangeMicroseconds.minimum,
                                     controller.observedFrameIntervalMicroseconds ?? 0)
-        let allowed = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
+        var allowed = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
+        if let notBefore {
+            // The time until the instant, and the lead-in frames.
+            let wait = max(.zero, notBefore.monotonic - controller.loop.now())
+            allowed += wait + .microseconds(frameMicroseconds * Int64(controller.regularRequestLimit + pipelineDelayFrames + 2 * Self.instantMarginFrames + 2))
+        }
         armTimeout(at: controller.loop.now() + allowed)
+        if notBefore != nil {
+            waitingForInstant = true
+            holdsForWholeBracket = true
+            let bound = LoopBound(self, loop: controller.loop)
+            controller.onRegularFrameForBracket = { bound.value.regularFrameBeforeInstant($0) }
+            return
+        }
         if confirmsSettings, maximumRequestsInFlight < steps.count + pipelineDelayFrames { holdsForWholeBracket = true }
         if holdsForWholeBracket { holdRegularRequests() }
         if regularFramesFrom != nil {
@@ -205,6 +234,29 @@ public final class BracketEngine {
             releaseRegularRequests()
             throw error
         }
+    }
+
+    /// A regular frame while a shot waits: queues the first step and its lead-in once the requests
+    /// in flight, the pipeline delay and the margin reach the instant from this frame.
+    private func regularFrameBeforeInstant(_ request: CompletedRequest) {
+        guard waitingForInstant, !isFinished, let notBefore else { return }
+        let periodNanoseconds = 1_000 * max(1, controller.observedFrameIntervalMicroseconds
+            ?? request.metadata[ControlName.frameDuration]?.int64Value ?? controller.frameDurationRangeMicroseconds.minimum)
+        let exposed = notBefore.exposureStart(of: request).wallClockNanoseconds
+        let framesAhead = Int64(controller.regularRequestLimit + 1 + pipelineDelayFrames + Self.instantMarginFrames)
+        guard exposed + framesAhead * periodNanoseconds >= notBefore.wallClockNanoseconds else { return }
+        waitingForInstant = false
+        controller.onRegularFrameForBracket = nil
+        holdRegularRequests()
+        let framesToInstant = Int(max(0, (notBefore.wallClockNanoseconds - exposed + periodNanoseconds - 1) / periodNanoseconds))
+        let leadIn = framesToInstant + Self.instantMarginFrames
+        plan(steps.indices.filter { !matched[$0] })
+        if case .step(let first) = planned.first {
+            planned.insert(contentsOf: Array(repeating: Planned.pad(steps[first]), count: leadIn), at: 1)
+            extraRequestBudget += leadIn
+        }
+        do { try pump() } catch { fail("camera: \(error)") }
+        finishBurstIfIdle()
     }
 
     /// (Re)arms the time limit at `time`.
@@ -414,6 +466,11 @@ public final class BracketEngine {
             fail("camera stopped or disconnected mid-bracket (request \(request.cookie) cancelled)")
             return
         }
+        if let notBefore, !notBefore.admits(request) {
+            statistics.framesSkipped += 1
+            statistics.framesBeforeInstant += 1
+            return
+        }
         if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
         guard confirmsSettings else {
             // No exposure to match: the frame of a step's own request is that step's frame.
@@ -511,7 +568,7 @@ public final class BracketEngine {
     /// flight are ignored), else extend (auto-range); steps still missing when every request of the
     /// burst is back are queued again.
     private func finishBurstIfIdle() {
-        guard !isFinished, !queueing, resumeWork == nil else { return }
+        guard !isFinished, !queueing, !waitingForInstant, resumeWork == nil else { return }
         if matched.allSatisfy({ $0 }) {
             planned.removeAll()
             if let policy = autoRange, !extend(policy).isEmpty { return }
@@ -550,7 +607,8 @@ public final class BracketEngine {
     private func finish(_ outcome: Outcome) {
         guard !isFinished else { return }
         isFinished = true
-        if regularFramesFrom != nil { controller.onRegularFrameForBracket = nil }
+        if regularFramesFrom != nil || waitingForInstant { controller.onRegularFrameForBracket = nil }
+        waitingForInstant = false
         timeout?.cancel(); timeout = nil
         resumeWork?.cancel(); resumeWork = nil
         bufferRetry?.cancel(); bufferRetry = nil
