@@ -16,7 +16,10 @@ public final class RunningTripod: @unchecked Sendable {
     public init(work existing: String? = nil, environment: [String: String] = [:]) throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let binDirectory = Bundle.main.bundleURL.deletingLastPathComponent()
+        // Beside the test bundle (xctest), beside the running executable (tripod-bench, release),
+        // or the debug build.
         let candidates = [binDirectory.appendingPathComponent("tripod").path,
+                          URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tripod").path,
                           here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/tripod").path]
         guard let tripod = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw StartupError("no tripod executable at \(candidates); swift build --build-tests builds it")
