@@ -17,6 +17,7 @@ let benchmarks: [any Benchmark.Type] = [
     RemoteBenchmark.self,
     RawFormatsBenchmark.self,
     TimelapseBenchmark.self,
+    FleetBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

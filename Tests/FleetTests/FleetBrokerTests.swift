@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Hardware
 import Testing
 @testable import Fleet

@@ -387,7 +387,8 @@ func fields(_ line: String) -> [String: String] {
             #expect(offset >= 0, "\(rig.topics.rig): first exposure \(offset) µs before the instant")
             print("fleet: tripod run \(rig.topics.rig): first exposure \(String(format: "%.0f", offset)) µs after the instant (real time)")
         }
-        #expect(rigs[0].log.contains("fleet.shot id=\(id)"), "the summary is logged when the console that asked has gone")
+        // The report is written before the summary is logged: wait for the line, not assume it.
+        #expect(waitUntil(seconds: 30) { rigs[0].log.contains("fleet.shot id=\(id)") }, "the summary is logged when the console that asked has gone")
     }
 
     /// A rig asked to stop while its shot waits for a far instant stops now (its part fails,

@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import TestSupport
 import Testing
 @testable import Fleet
 

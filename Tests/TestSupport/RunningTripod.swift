@@ -12,8 +12,9 @@ public final class RunningTripod: @unchecked Sendable {
     public var state: String { work + "/state" }
     private let keepsWork: Bool
 
-    /// `work`: an existing directory to run in again (kept afterwards); `environment` is added.
-    public init(work existing: String? = nil, environment: [String: String] = [:]) throws {
+    /// `work`: an existing directory to run in again (kept afterwards); `environment` is added;
+    /// `board` the board to run; `config` lines of a config file it gets (none: no `--config`).
+    public init(work existing: String? = nil, environment: [String: String] = [:], board: String = "sim", config: [String] = []) throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let binDirectory = Bundle.main.bundleURL.deletingLastPathComponent()
         // Beside the test bundle (xctest), beside the running executable (tripod-bench, release),
@@ -29,8 +30,12 @@ public final class RunningTripod: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.executableURL = URL(fileURLWithPath: tripod)
-        process.arguments = ["run", "--board", "sim", "--captures", work + "/captures", "--state", work + "/state",
+        process.arguments = ["run", "--board", board, "--captures", work + "/captures", "--state", work + "/state",
                              "--socket", socket]
+        if !config.isEmpty {
+            try (config.joined(separator: "\n") + "\n").write(toFile: work + "/tripod.conf", atomically: true, encoding: .utf8)
+            process.arguments? += ["--config", work + "/tripod.conf"]
+        }
         process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
