@@ -13,6 +13,7 @@ struct tripod_tiff {
     size_t capacity;
     size_t position;
     int failed;       // a write could not grow the buffer
+    int borrowed;     // data is the caller's (tripod_tiff_open_into): never grown or freed
 };
 
 static _Thread_local char last_error[512];
@@ -43,6 +44,7 @@ static tmsize_t mem_write(thandle_t h, void *buf, tmsize_t n) {
     tripod_tiff *t = (tripod_tiff *)h;
     size_t end = t->position + (size_t)n;
     if (end > t->capacity) {
+        if (t->borrowed) { t->failed = 1; return -1; }
         size_t capacity = t->capacity ? t->capacity : 65536;
         while (capacity < end) capacity *= 2;
         uint8_t *grown = realloc(t->data, capacity);
@@ -102,10 +104,37 @@ tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint) {
     return t;
 }
 
+tripod_tiff *tripod_tiff_open_into(uint8_t *buffer, size_t capacity) {
+    pthread_once(&extender_once, install_extender);
+    TIFFSetErrorHandler(record_error);
+    TIFFSetWarningHandler(ignore_warning);
+    last_error[0] = 0;
+    tripod_tiff *t = calloc(1, sizeof *t);
+    if (!t) { snprintf(last_error, sizeof last_error, "out of memory"); return NULL; }
+    t->data = buffer;
+    t->capacity = capacity;
+    t->borrowed = 1;
+    t->tif = TIFFClientOpen("memory", "wlm", (thandle_t)t, mem_read, mem_write, mem_seek,
+                            mem_close, mem_size, mem_map, mem_unmap);
+    if (!t->tif) { free(t); return NULL; }
+    return t;
+}
+
+int tripod_tiff_finish_into(tripod_tiff *t, size_t *count, int *outgrew) {
+    TIFFClose(t->tif);
+    t->tif = NULL;
+    int ok = !t->failed;
+    *outgrew = t->failed;
+    *count = ok ? t->size : 0;
+    if (!ok) snprintf(last_error, sizeof last_error, "the TIFF outgrew its %zu-byte buffer", t->capacity);
+    free(t);
+    return ok;
+}
+
 void tripod_tiff_discard(tripod_tiff *t) {
     if (!t) return;
     if (t->tif) TIFFClose(t->tif);
-    free(t->data);
+    if (!t->borrowed) free(t->data);
     free(t);
 }
 

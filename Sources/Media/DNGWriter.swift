@@ -83,9 +83,10 @@ public enum DNGWriter {
         let previewJPEG = try JPEGWriter.compress(preview, app1: [], quality: 85)
 
         let imageBytes = stored == .lossless ? tiles.reduce(0) { $0 + $1.count } : height * rowBytes
-        guard let tiff = tripod_tiff_open_memory(imageBytes + previewJPEG.count + 65_536) else { throw libtiffError("TIFFClientOpen") }
-        var writer = TagWriter(tiff: tiff)
-        do {
+        let rowsPerStrip = max(1, min(height, (256 * 1024) / rowBytes))
+        /// The file's tags, image data and preview, in libtiff's order.
+        func writeFile(_ tiff: OpaquePointer) throws {
+            var writer = TagWriter(tiff: tiff)
             try writer.check(tripod_tiff_begin_exif(tiff), "TIFFCreateEXIFDirectory")
             try writeExifTags(&writer, exif: description.exif, in: .exif)
             var exifOffset: UInt64 = 0
@@ -94,7 +95,7 @@ public enum DNGWriter {
             switch stored {
             case .none:
                 try writer.uint(Tag.compression, 1)
-                try writer.uint(Tag.rowsPerStrip, max(1, min(height, (256 * 1024) / rowBytes)))
+                try writer.uint(Tag.rowsPerStrip, rowsPerStrip)
             case .lossless:
                 try writer.uint(Tag.compression, 7)
                 try writer.uint(Tag.tileWidth, tileWidth)
@@ -107,8 +108,17 @@ public enum DNGWriter {
             case .none:
                 try frame.withUnsafeBytes { pixels in
                     guard let base = pixels.baseAddress else { throw MediaError(.invalidFrame, "raw frame has no bytes") }
-                    for row in 0..<height where tripod_tiff_write_scanline(tiff, base + row * frame.stride, UInt32(row)) != 1 {
-                        throw libtiffError("TIFFWriteScanline row \(row)")
+                    if frame.stride == rowBytes {
+                        // Rows back to back: each strip goes in as it is (TIFFWriteRawStrip), one copy.
+                        for strip in 0..<(height + rowsPerStrip - 1) / rowsPerStrip {
+                            let rows = min(rowsPerStrip, height - strip * rowsPerStrip)
+                            try writer.check(tripod_tiff_write_raw_strip(tiff, UInt32(strip), base + strip * rowsPerStrip * rowBytes, rows * rowBytes),
+                                             "TIFFWriteRawStrip \(strip)")
+                        }
+                    } else {
+                        for row in 0..<height where tripod_tiff_write_scanline(tiff, base + row * frame.stride, UInt32(row)) != 1 {
+                            throw libtiffError("TIFFWriteScanline row \(row)")
+                        }
                     }
                 }
             case .lossless:
@@ -124,15 +134,31 @@ public enum DNGWriter {
             try writePreviewTags(&writer, size: preview.size)
             try writer.check(tripod_tiff_write_raw_strip(tiff, 0, previewJPEG, previewJPEG.count), "TIFFWriteRawStrip (preview)")
             try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory (preview SubIFD)")
-        } catch {
-            tripod_tiff_discard(tiff)
-            throw error
         }
-        var bytes: UnsafeMutablePointer<UInt8>?
-        var count = 0
-        guard tripod_tiff_finish(tiff, &bytes, &count) == 1, let bytes else { throw libtiffError("TIFFClose") }
-        defer { free(bytes) }
-        var file = Array(UnsafeBufferPointer(start: bytes, count: count))
+        // Built in the array it is returned in (tripod_tiff_open_into): no copy of the ~25 MB at
+        // the end. The room is the image, the preview and 1 MiB for the tags (a few KiB); should
+        // a file ever outgrow it, it is built again in memory libtiff grows, then copied.
+        let capacity = imageBytes + previewJPEG.count + (1 << 20)
+        var file: [UInt8]
+        do {
+            file = try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                initialized = 0
+                guard let tiff = tripod_tiff_open_into(buffer.baseAddress, capacity) else { throw libtiffError("TIFFClientOpen") }
+                do { try writeFile(tiff) } catch { tripod_tiff_discard(tiff); throw error }
+                var count = 0
+                var outgrew: Int32 = 0
+                guard tripod_tiff_finish_into(tiff, &count, &outgrew) == 1 else { throw libtiffError("TIFFClose") }
+                initialized = count
+            }
+        } catch {
+            guard let tiff = tripod_tiff_open_memory(capacity) else { throw libtiffError("TIFFClientOpen") }
+            do { try writeFile(tiff) } catch { tripod_tiff_discard(tiff); throw error }
+            var bytes: UnsafeMutablePointer<UInt8>?
+            var count = 0
+            guard tripod_tiff_finish(tiff, &bytes, &count) == 1, let bytes else { throw libtiffError("TIFFClose") }
+            defer { free(bytes) }
+            file = Array(UnsafeBufferPointer(start: bytes, count: count))
+        }
         try relabelSubIFDsAsLong(&file)
         return file
     }

@@ -18,6 +18,13 @@ typedef struct tripod_tiff tripod_tiff;
 /// room for `capacity_hint` bytes before the buffer has to grow.
 /// Returns NULL on failure; `tripod_tiff_last_error()` says why.
 tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint);
+/// The same, writing into `buffer` (`capacity` bytes, the caller's, never grown or freed): the
+/// file is built where the caller will keep it, with no copy at the end. A write past `capacity`
+/// fails; `tripod_tiff_finish_into` then returns 0 and `tripod_tiff_outgrew` says so.
+tripod_tiff *tripod_tiff_open_into(uint8_t *buffer, size_t capacity);
+/// TIFFClose of a TIFF opened with `tripod_tiff_open_into`: *count is the file's size in the
+/// caller's buffer. Returns 1 on success, 0 on failure. `t` is freed either way.
+int tripod_tiff_finish_into(tripod_tiff *t, size_t *count, int *outgrew);
 /// Closes the TIFF (TIFFClose, which writes any pending directory) and frees it; the bytes
 /// written so far are lost unless `tripod_tiff_finish` ran first.
 void tripod_tiff_discard(tripod_tiff *t);
