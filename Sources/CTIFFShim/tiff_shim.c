@@ -89,42 +89,54 @@ static void add_dng_fields(TIFF *tif) {
 
 static void install_extender(void) { previous_extender = TIFFSetTagExtender(add_dng_fields); }
 
-tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint) {
-    pthread_once(&extender_once, install_extender);
-    TIFFSetErrorHandler(record_error);
-    TIFFSetWarningHandler(ignore_warning);
-    last_error[0] = 0;
-    tripod_tiff *t = calloc(1, sizeof *t);
-    if (!t) { snprintf(last_error, sizeof last_error, "out of memory"); return NULL; }
-    if (capacity_hint > 0 && (t->data = malloc(capacity_hint)) != NULL) t->capacity = capacity_hint;
+/// Opens `t` (its buffer already set) for writing: the DNG tags registered once, the handlers set;
+/// frees `t` (and a buffer it owns) when TIFFClientOpen fails.
+static tripod_tiff *open_client(tripod_tiff *t) {
     // "m": never memory-map (our map proc declines anyway).
     t->tif = TIFFClientOpen("memory", "wlm", (thandle_t)t, mem_read, mem_write, mem_seek,
                             mem_close, mem_size, mem_map, mem_unmap);
-    if (!t->tif) { free(t); return NULL; }
+    if (!t->tif) {
+        if (!t->borrowed) free(t->data);
+        free(t);
+        return NULL;
+    }
     return t;
 }
 
-tripod_tiff *tripod_tiff_open_into(uint8_t *buffer, size_t capacity) {
+/// A zeroed handle with the library set up for a new file, or NULL (out of memory).
+static tripod_tiff *new_handle(void) {
     pthread_once(&extender_once, install_extender);
     TIFFSetErrorHandler(record_error);
     TIFFSetWarningHandler(ignore_warning);
     last_error[0] = 0;
     tripod_tiff *t = calloc(1, sizeof *t);
-    if (!t) { snprintf(last_error, sizeof last_error, "out of memory"); return NULL; }
+    if (!t) snprintf(last_error, sizeof last_error, "out of memory");
+    return t;
+}
+
+tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint) {
+    tripod_tiff *t = new_handle();
+    if (!t) return NULL;
+    if (capacity_hint > 0 && (t->data = malloc(capacity_hint)) != NULL) t->capacity = capacity_hint;
+    return open_client(t);
+}
+
+tripod_tiff *tripod_tiff_open_into(uint8_t *buffer, size_t capacity) {
+    tripod_tiff *t = new_handle();
+    if (!t) return NULL;
     t->data = buffer;
     t->capacity = capacity;
     t->borrowed = 1;
-    t->tif = TIFFClientOpen("memory", "wlm", (thandle_t)t, mem_read, mem_write, mem_seek,
-                            mem_close, mem_size, mem_map, mem_unmap);
-    if (!t->tif) { free(t); return NULL; }
-    return t;
+    return open_client(t);
 }
+
+int tripod_tiff_outgrew(const tripod_tiff *t) { return t->borrowed && t->failed; }
 
 int tripod_tiff_finish_into(tripod_tiff *t, size_t *count, int *outgrew) {
     TIFFClose(t->tif);
     t->tif = NULL;
     int ok = !t->failed;
-    *outgrew = t->failed;
+    *outgrew = tripod_tiff_outgrew(t);
     *count = ok ? t->size : 0;
     if (!ok) snprintf(last_error, sizeof last_error, "the TIFF outgrew its %zu-byte buffer", t->capacity);
     free(t);

@@ -139,18 +139,26 @@ public enum DNGWriter {
         // the end. The room is the image, the preview and 1 MiB for the tags (a few KiB); should
         // a file ever outgrow it, it is built again in memory libtiff grows, then copied.
         let capacity = imageBytes + previewJPEG.count + (1 << 20)
-        var file: [UInt8]
-        do {
-            file = try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-                initialized = 0
-                guard let tiff = tripod_tiff_open_into(buffer.baseAddress, capacity) else { throw libtiffError("TIFFClientOpen") }
-                do { try writeFile(tiff) } catch { tripod_tiff_discard(tiff); throw error }
-                var count = 0
-                var outgrew: Int32 = 0
-                guard tripod_tiff_finish_into(tiff, &count, &outgrew) == 1 else { throw libtiffError("TIFFClose") }
-                initialized = count
+        var outgrew = false
+        var file = try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            initialized = 0
+            guard let tiff = tripod_tiff_open_into(buffer.baseAddress, capacity) else { throw libtiffError("TIFFClientOpen") }
+            do { try writeFile(tiff) } catch {
+                outgrew = tripod_tiff_outgrew(tiff) == 1
+                tripod_tiff_discard(tiff)
+                if outgrew { return }
+                throw error
             }
-        } catch {
+            var count = 0
+            var grew: Int32 = 0
+            guard tripod_tiff_finish_into(tiff, &count, &grew) == 1 else {
+                outgrew = grew == 1
+                if outgrew { return }
+                throw libtiffError("TIFFClose")
+            }
+            initialized = count
+        }
+        if outgrew {
             guard let tiff = tripod_tiff_open_memory(capacity) else { throw libtiffError("TIFFClientOpen") }
             do { try writeFile(tiff) } catch { tripod_tiff_discard(tiff); throw error }
             var bytes: UnsafeMutablePointer<UInt8>?

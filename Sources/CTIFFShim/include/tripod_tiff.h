@@ -22,6 +22,8 @@ tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint);
 /// file is built where the caller will keep it, with no copy at the end. A write past `capacity`
 /// fails; `tripod_tiff_finish_into` then returns 0 and `tripod_tiff_outgrew` says so.
 tripod_tiff *tripod_tiff_open_into(uint8_t *buffer, size_t capacity);
+/// 1 when a TIFF opened with `tripod_tiff_open_into` needed more than its buffer (its writes fail).
+int tripod_tiff_outgrew(const tripod_tiff *t);
 /// TIFFClose of a TIFF opened with `tripod_tiff_open_into`: *count is the file's size in the
 /// caller's buffer. Returns 1 on success, 0 on failure. `t` is freed either way.
 int tripod_tiff_finish_into(tripod_tiff *t, size_t *count, int *outgrew);
