@@ -60,6 +60,16 @@ import Testing
         let night = limits.split(log2(4_000_000))
         #expect(night.microseconds == 1_000_000 && abs(night.gain - 4) < 1e-9)  // then gain
         #expect(limits.split(log2(40_000_000)).gain == 16)  // never beyond the sensor
+        // Steps go on from what the ramp asked, not from what was metered: a frame within the
+        // engine's 2 % of the step may stand for it, and the ramp must not stall on it.
+        var slow = ExposureRamp(rateEVPerHour: 30)
+        _ = slow.meter(shotEV: 10, measurement: dark)
+        for _ in 0..<4 {
+            let asked = slow.nextEV(after: .seconds(3)) ?? 0
+            slow.commanded(asked)
+            _ = slow.meter(shotEV: 10, measurement: dark)  // the same frame exposure each time
+        }
+        #expect(abs((slow.nextEV(after: .seconds(3)) ?? 0) - (10 + 5 * 0.025)) < 1e-9, "the ramp moved on: \(slow.nextEV(after: .seconds(3)) ?? 0)")
         // A clipped highlight lowers the target below what the median alone asks.
         let window = RawExposureMeasurement(median: 0.18, midtone: 0.18, highlight: 1, samples: 1000)
         #expect(ExposureRamp.target(shotEV: 10, measurement: window) < 10)

@@ -68,6 +68,11 @@ public struct ExposureRamp: Hashable, Sendable, Codable {
     public private(set) var smoothedTargetEV: Double?
     /// The last metered shot's exposure EV.
     public private(set) var lastShotEV: Double?
+    /// The exposure EV the ramp last asked a shot for (`commanded`). Steps go on from here, not
+    /// from the metered one: the bracket engine takes a frame within 2 % of a step's exposure as the
+    /// step's, so a ramp stepping from what it metered would never leave the exposure it started at
+    /// while its rate limit allows less than 2 % a shot (30 EV/h at a 3 s interval).
+    public private(set) var lastCommandedEV: Double?
 
     public init(rateEVPerHour: Double) { self.rateEVPerHour = rateEVPerHour }
 
@@ -109,9 +114,12 @@ public struct ExposureRamp: Hashable, Sendable, Codable {
     /// most the rate limit's share of the interval. Nil before the first metering (that shot is
     /// metered by the camera's AE).
     public func nextEV(after interval: Duration) -> Double? {
-        guard let smoothedTargetEV, let lastShotEV else { return nil }
+        guard let smoothedTargetEV, let from = lastCommandedEV ?? lastShotEV else { return nil }
         let hours = Double(interval.nanoseconds) / 3.6e12
         let allowed = max(rateEVPerHour, 0) * hours
-        return lastShotEV + min(max(smoothedTargetEV - lastShotEV, -allowed), allowed)
+        return from + min(max(smoothedTargetEV - from, -allowed), allowed)
     }
+
+    /// The shot the ramp set up asks for `ev` (within the sensor's limits: the split's EV).
+    public mutating func commanded(_ ev: Double) { lastCommandedEV = ev }
 }

@@ -255,6 +255,7 @@ public final class Timelapse {
             return .manual(durationMicroseconds: microseconds, iso: gain * iso)
         }
         let (microseconds, gain) = limits.split(base)
+        state?.ramp?.commanded(ExposureRamp.exposureEV(microseconds: microseconds, gain: gain))
         return BracketPlan(kind: action.kind, summary: action.summary + " (ramp \(ValueParser.formatShutter(.microseconds(microseconds))) ISO \(Int((gain * iso).rounded())))",
                            steps: steps)
     }
