@@ -55,7 +55,7 @@ let package = Package(
         // The manual clock tests and benchmarks run the simulated board on; the firmware never links it.
         .target(name: "ManualLoop", dependencies: ["Hardware"]),
         // Optimised in debug builds too: it renders full-size frames in real time for tools/run and tests.
-        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Motion", "Boards"],
+        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Syscalls", "Motion", "Boards"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "LinuxHardware", dependencies: [
             "Hardware", "Syscalls", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CV4L2", "CSystemd",
@@ -108,7 +108,7 @@ let package = Package(
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware", "Boards"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop", "Syscalls"]),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Syscalls", "CV4L2", "Media", "SimulatedHardware", "ManualLoop", "TestSupport"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware", "Boards", "ManualLoop", "TestSupport"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),

@@ -249,6 +249,7 @@ extension CameraController {
             longest = max(longest, Int64(duration))
         }
         c[ControlName.frameDurationLimits] = .int64Array([frameDurations.minimum, longest])
+        c.merge(takeFrameSyncControls()) { $1 }
         c[ControlName.hdrMode] = hdrModeControl
         if let zoom = zoomControl { c[ControlName.scalerCrop] = zoom }
         if let gains = lockedGains {

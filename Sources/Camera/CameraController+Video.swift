@@ -48,6 +48,7 @@ extension CameraController {
     var frameDurationRangeMicroseconds: (minimum: Int64, maximum: Int64) {
         // The sensor's HDR mode is slower than the format's own mode (30 fps on the IMX708).
         let fastest = max(activeFormat.format.minimumFrameDurationMicroseconds, sensorHDRMinimumFrameDurationMicroseconds ?? 0)
+        if let fixed = frameSyncFrameMicroseconds { return (max(fixed, fastest), max(fixed, fastest)) }
         guard let fps = videoStreamRequest?.framesPerSecond, fps > 0 else {
             let maximum = max(activeFormat.maximumFrameDurationMicroseconds, fastest)
             return (max(activeFormat.minimumFrameDurationMicroseconds, fastest), maximum)

@@ -133,6 +133,21 @@ public final class CameraController {
     public internal(set) var zoomFactor = 1.0
     var pendingAfTrigger = false
 
+    /// `fleet.sync` as asked (`setFrameSync`, CameraController+FrameSync.swift).
+    public internal(set) var frameSync = FrameSyncRequest()
+    /// True once a request carried SyncMode: from then on every request carries it, so off reaches the camera.
+    var frameSyncSent = false
+    /// The request whose sync session the camera runs: SyncMode goes on once frames come at its rate.
+    var frameSyncSession: FrameSyncRequest?
+    /// Where a client listens to the server's sync datagrams to measure its own alignment; nil: not measured.
+    let frameSyncListener: (any FrameSyncChannelFactory)?
+    /// The listener's channel while this camera is a sync client.
+    var frameSyncChannel: (any FrameSyncChannel)?
+    /// The newest server datagram heard, and the alignment it gave (see `frameSyncStatus`).
+    var frameSyncServer: FrameSyncPayload?
+    var frameSyncAlignmentMicroseconds: Int64?
+    var frameSyncListenerFailure: String?
+
     private var nextCookie: UInt64 = 1
     /// Cookie of the most recent request handed to the device (0 before any): settings changed now
     /// ride on the next one, `lastQueuedCookie + 1`.
@@ -151,8 +166,10 @@ public final class CameraController {
     /// `sensorHDRSwitchable`: the camera manager can switch the sensor's own HDR (the format table
     /// lists it); `sensorHDROn`: the device was opened with it on.
     public init(device: any CameraDevice, sensor: SensorDescription, loop: any EventLoop,
-                sensorHDRSwitchable: Bool = false, sensorHDROn: Bool = false) throws {
+                sensorHDRSwitchable: Bool = false, sensorHDROn: Bool = false,
+                frameSyncListener: (any FrameSyncChannelFactory)? = nil) throws {
         self.device = device
+        self.frameSyncListener = frameSyncListener
         self.sensor = sensor
         self.loop = loop
         self.sensorHDROn = sensorHDROn
@@ -472,6 +489,7 @@ public final class CameraController {
             defer { regularRequestControls[completed.cookie] = nil }
             guard completed.isComplete else { return }
             let state = frameState(completed)
+            measureFrameSync(state)
             latest = state
             latestRegular = state
             latestRequest = completed

@@ -77,6 +77,12 @@ public struct FrameState: Hashable, Sendable {
     public var hdrChannel: HdrChannelValue?
     /// True when the sensor's own HDR mode made the frame (the camera was opened with it on).
     public var sensorHDR = false
+    /// SyncReady (frame sync, Raspberry Pi's fork): the frame is aligned with the server's; nil
+    /// when the camera does not report it (sync off, or no such control).
+    public var syncReady: Bool?
+    /// SyncTimer: µs until the sync ready time (negative after it); nil when not reported (a
+    /// client that has not heard the server yet).
+    public var syncTimerMicroseconds: Int64?
 
     /// ExposureTime (µs) and AnalogueGain together, when the frame reports both.
     public var exposure: (durationMicroseconds: Int, gain: Double)? {
@@ -106,6 +112,8 @@ public struct FrameState: Hashable, Sendable {
         wallClockNanoseconds = m[ControlName.frameWallClock]?.int64Value
         hdrMode = HdrModeValue(metadata: m)
         hdrChannel = HdrChannelValue(metadata: m)
+        syncReady = m[ControlName.syncReady]?.boolValue
+        syncTimerMicroseconds = m[ControlName.syncTimer]?.int64Value
     }
 }
 

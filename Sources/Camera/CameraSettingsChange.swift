@@ -19,9 +19,13 @@ public struct CameraSettingsChange: Hashable, Sendable {
     public var exposureBiasEV: Double?
     public var focusMode: FocusMode?
     public var whiteBalance: WhiteBalanceChoice?
+    /// Frame sync's part and rate (`fleet.sync`, `video.fps`).
+    public var frameSync: FrameSyncRequest?
 
     public init(format: String? = nil, zoomFactor: Double? = nil, exposureMode: ExposureMode? = nil,
-                exposureBiasEV: Double? = nil, focusMode: FocusMode? = nil, whiteBalance: WhiteBalanceChoice? = nil) {
+                exposureBiasEV: Double? = nil, focusMode: FocusMode? = nil, whiteBalance: WhiteBalanceChoice? = nil,
+                frameSync: FrameSyncRequest? = nil) {
+        self.frameSync = frameSync
         self.format = format; self.zoomFactor = zoomFactor
         self.exposureMode = exposureMode; self.exposureBiasEV = exposureBiasEV
         self.focusMode = focusMode; self.whiteBalance = whiteBalance
@@ -40,12 +44,14 @@ extension CameraController {
         var pendingAfTrigger: Bool
         var whiteBalanceMode: WhiteBalanceMode
         var lockedGains: WhiteBalanceGains?
+        var frameSync: FrameSyncRequest
     }
 
     var settingsSnapshot: SettingsSnapshot {
         SettingsSnapshot(activeFormat: activeFormat, zoomFactor: zoomFactor, exposureMode: exposureMode,
                          lockedExposure: lockedExposure, exposureBiasEV: exposureBiasEV, focusMode: focusMode,
-                         pendingAfTrigger: pendingAfTrigger, whiteBalanceMode: whiteBalanceMode, lockedGains: lockedGains)
+                         pendingAfTrigger: pendingAfTrigger, whiteBalanceMode: whiteBalanceMode, lockedGains: lockedGains,
+                         frameSync: frameSync)
     }
 
     /// Applies a change as one transaction: all of it, or, when a part is refused, none of it (the
@@ -55,7 +61,8 @@ extension CameraController {
     /// a zoom the new format cannot take) and a higher one after it (its maximum is the new format's).
     /// `afterFormat` runs next, told whether the format changed (the services that follow the format,
     /// and anything that must come between the format and the rest); then the zoom (when higher), the
-    /// exposure mode, the bias, the focus and the white balance.
+    /// exposure mode, the bias, the focus, the white balance and frame sync, whose conditions are
+    /// checked last against the whole change.
     public func apply(_ change: CameraSettingsChange, afterFormat: (_ formatChanged: Bool) throws -> Void = { _ in }) throws {
         let before = settingsSnapshot
         do {
@@ -72,6 +79,8 @@ extension CameraController {
             case .light(let light)?: try setWhiteBalance(light)
             case nil: break
             }
+            if let sync = change.frameSync { try setFrameSync(sync) }
+            try checkFrameSync()  // a format or exposure must suit the frame sync in force
         } catch {
             do { try restore(before) } catch let restoring {
                 throw HardwareError((restoring as? HardwareError)?.kind ?? .other, "\(error); putting back format \(before.activeFormat.format.label) failed too (\(restoring)), so \(activeFormat.format.label) is in force")
@@ -92,6 +101,7 @@ extension CameraController {
         pendingAfTrigger = snapshot.pendingAfTrigger
         whiteBalanceMode = snapshot.whiteBalanceMode
         lockedGains = snapshot.lockedGains
+        frameSync = snapshot.frameSync
         if activeFormat != snapshot.activeFormat { try apply(snapshot.activeFormat) }
     }
 }

@@ -38,7 +38,14 @@ extension FleetClient {
         guard let topics else { throw ConsoleError(.unsupported, "fleet.broker is off: a shot goes to the group through the broker") }
         guard isConnected else { throw ConsoleError(.busy, "not connected to the broker; a shot goes to the group through it (see the log)") }
         let now = wallClock()
-        let (instant, action) = try ShotRequest.parse(words, now: now)
+        var (instant, action) = try ShotRequest.parse(words, now: now)
+        var moved: [(String, String)] = []
+        if let grid = syncedFrameGrid?() {
+            let asked = Int64((instant.timeIntervalSince1970 * 1e9).rounded())
+            let middle = grid.midFrame(atOrAfter: asked)
+            instant = Date(timeIntervalSince1970: Double(middle) / 1e9)
+            moved = [("sync", "mid-frame"), ("moved.ms", String((middle - asked) / 1_000_000))]
+        }
         var candidate = ShotRequest.makeID(rig: topics.rig, instant: instant, serial: 0)
         while armedShots.contains(candidate) || collecting[candidate] != nil {
             shotSerial += 1
@@ -67,7 +74,7 @@ extension FleetClient {
                           timeout, WeakSession(session))
         log.notice("fleet: shot \(id) at \(time) (\(action.joined(separator: " "))) sent to \(asked.joined(separator: ","))")
         return [("shot", id), ("at", time), ("asked", String(asked.count)), ("rigs", asked.joined(separator: ","))]
-            + own.filter { $0.0 == "plan" || $0.0 == "frames" }
+            + moved + own.filter { $0.0 == "plan" || $0.0 == "frames" }
     }
 
     /// A reply of `rig` to shot `id`; the shot ends once every rig asked answered or is offline.

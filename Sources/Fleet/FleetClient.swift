@@ -45,6 +45,9 @@ public final class FleetClient {
     public var armShot: ShotArmer?
     /// Writes the sender's report through the captures' storage (Startup: the supervisor's).
     public var saveShotReport: ShotReportSaver?
+    /// This rig's frame grid while frame sync holds it (Startup: from the camera); nil: no frame sync.
+    /// A shot sent from a synced rig is moved to the middle of a frame (`SyncedFrameGrid.midFrame`).
+    public var syncedFrameGrid: (() -> SyncedFrameGrid?)?
     /// What this rig knows of each rig of its group, by name (retained state and status).
     var rigsSeen: [String: RigSeen] = [:]
     /// Shots this rig sent, collecting replies, by id.
@@ -94,7 +97,9 @@ public final class FleetClient {
             try Self.check(change)
         })
         settings.observe { [weak self] change in
-            if change.touches(any: SettingsTable.fleet) { self?.connect(change.new.fleet) }
+            if change.touches(any: SettingsTable.fleet), change.old.fleet.connection != change.new.fleet.connection {
+                self?.connect(change.new.fleet)
+            }
         }
     }
 

@@ -22,6 +22,29 @@ public struct ShotOrder: Sendable, Equatable {
 /// throws when it cannot be armed. Returns the armed fields.
 public typealias ShotArmer = (_ order: ShotOrder, _ ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)]
 
+/// This rig's frames while frame sync holds them on the server's grid: a frame's wall-clock start
+/// and the fixed frame duration (Startup: the camera's latest frame and `FrameSyncStatus`).
+public struct SyncedFrameGrid: Equatable, Sendable {
+    public var frameStartWallClockNanoseconds: Int64
+    public var frameNanoseconds: Int64
+    public init(frameStartWallClockNanoseconds: Int64, frameNanoseconds: Int64) {
+        self.frameStartWallClockNanoseconds = frameStartWallClockNanoseconds; self.frameNanoseconds = frameNanoseconds
+    }
+
+    /// The first instant at or after `instant` (whole ms) that lies mid-way between two frame starts
+    /// of the grid (within half a millisecond): with the rigs' frames aligned, each takes the same
+    /// frame, however little their alignment is off, since no frame starts near the instant.
+    public func midFrame(atOrAfter instantNanoseconds: Int64) -> Int64 {
+        guard frameNanoseconds > 0 else { return instantNanoseconds }
+        let half = frameNanoseconds / 2
+        var k = (instantNanoseconds - frameStartWallClockNanoseconds - half) / frameNanoseconds
+        var mid = frameStartWallClockNanoseconds + half + k * frameNanoseconds
+        while mid < instantNanoseconds { k += 1; mid += frameNanoseconds }
+        let ms = (mid + 500_000) / 1_000_000 * 1_000_000  // the instant travels in whole ms
+        return ms >= instantNanoseconds ? ms : ms + 1_000_000
+    }
+}
+
 /// Writes a shot's report atomically (`bytes`, named `name`, in `folder` of the captures or their
 /// root), and calls `done` with its path or the error.
 public typealias ShotReportSaver = (_ bytes: [UInt8], _ name: String, _ folder: String?,
@@ -201,6 +224,9 @@ struct ShotCollection {
                 entry["clock"] = v["clock"] ?? "unknown"
                 if let error = v["clock.error.us"].flatMap(Int.init) { entry["clockErrorMicroseconds"] = error }
                 entry["trusted"] = answer.trusted
+                if let sync = v["sync"] { entry["sync"] = sync }
+                if let ready = v["sync.ready"] { entry["syncReady"] = ready == "yes" }
+                if let alignment = v["sync.alignment.us"].flatMap(Int.init) { entry["syncAlignmentMicroseconds"] = alignment }
             } else {
                 entry["status"] = "refused"
                 entry["reason"] = "\(answer.values["code"] ?? "") \(answer.values["message"] ?? "")"

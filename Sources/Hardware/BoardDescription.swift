@@ -42,6 +42,11 @@ public struct BoardDescription: Hashable, Sendable, Codable {
         /// "pisp16" (a Pi 5: 16-bit samples, MSB-aligned), "pisp-comp1" (a Pi 5 that insists on
         /// its compressed `*_PISP_COMP1`), "csi2-packed" (a Pi 4: `*10_CSI2P` / `*12_CSI2P`).
         public var raw: String?
+        /// Frame sync's multicast group, port and interface (`fleet.sync`, docs/fleet.md): where the
+        /// simulated camera sends and listens, and where Tripod listens to measure the alignment; on
+        /// a Pi it must match the IPA tuning's `rpi.sync` block. Absent: the fork's defaults
+        /// (239.255.255.250:10000; the simulated camera keeps them on the loopback).
+        public var sync: FrameSyncAddress?
     }
 
     public struct IMUSection: Hashable, Sendable, Codable {

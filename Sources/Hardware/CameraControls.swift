@@ -104,4 +104,9 @@ public enum ControlName {
     public static let hdrMode = "HdrMode"                    // int32; 0.2+ (absent in Debian's 0.0.3)
     public static let hdrChannel = "HdrChannel"              // int32 (metadata); 0.2+
     public static let frameWallClock = "FrameWallClock"      // int64 ns, CLOCK_REALTIME (metadata); 0.5+
+    // Raspberry Pi's frame sync (vendor controls rpi::*, fork v0.4.0+rpt20250127 on; see FrameSync.swift).
+    public static let syncMode = "SyncMode"                  // int32: 0 off, 1 server, 2 client
+    public static let syncFrames = "SyncFrames"              // int32, server: frames until the ready time
+    public static let syncReady = "SyncReady"                // bool (metadata): aligned from this frame on
+    public static let syncTimer = "SyncTimer"                // int64 µs (metadata): until the ready time
 }

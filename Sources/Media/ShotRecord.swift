@@ -25,6 +25,13 @@ public struct ShotRecord: Hashable, Sendable, Codable {
     public var clock: String
     /// The kernel's estimated error of the clock, µs; nil when unknown.
     public var clockErrorMicroseconds: Int?
+    /// Frame sync when the shot was armed (`fleet.sync`): `server`, `client`, or `unavailable` (asked
+    /// for, but the camera has none); nil when off.
+    public var sync: String?
+    /// SyncReady when the shot was armed: the rig's frames were aligned with the server's.
+    public var syncReady: Bool?
+    /// A client's measured alignment with the server's frames when armed, µs.
+    public var syncAlignmentMicroseconds: Int64?
 
     public init(id: String, targetWallClockNanoseconds: Int64, realtimeMinusMonotonicNanoseconds: Int64,
                 clock: String, clockErrorMicroseconds: Int?) {

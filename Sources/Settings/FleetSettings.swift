@@ -1,4 +1,5 @@
 import Foundation  // gethostname
+import Hardware
 
 /// The `fleet.*` settings: where the fleet's MQTT broker is and who this rig is in its group.
 /// Declared in `SettingsTable`; the fleet client (module Fleet) follows them.
@@ -13,8 +14,18 @@ public struct FleetSettings: Equatable, Sendable {
     public var rig = FleetSettings.hostName()
     /// `fleet.credentials`: a file (mode 0600) with the broker's user on line 1, the password on line 2.
     public var credentialsFile: String?
+    /// `fleet.sync`: this camera's part in frame sync (Raspberry Pi's fork; docs/fleet.md). The
+    /// camera applies it, at `video.fps`; it does not touch the broker connection.
+    public var sync = FrameSyncMode.off
 
     public init() {}
+
+    /// The settings the broker connection depends on (all but `sync`).
+    public var connection: FleetSettings {
+        var c = self
+        c.sync = .off
+        return c
+    }
 
     /// The characters a group or rig name may hold: they become MQTT topic levels, so never `/`, `+` or `#`.
     public static func isNameCharacter(_ c: Character) -> Bool {

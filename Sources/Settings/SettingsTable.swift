@@ -1,4 +1,5 @@
 import Camera
+import Hardware
 import Capture
 import Console
 import Controls
@@ -124,6 +125,7 @@ public enum SettingsTable {
     public static let fleetGroup = Setting("fleet.group", \.fleet.group, .name, "the fleet's group: MQTT topics tripod/<group>/...")
     public static let fleetRig = Setting("fleet.rig", \.fleet.rig, .name, "this rig's name in the group (default: the host name)")
     public static let fleetCredentials = Setting("fleet.credentials", \.fleet.credentialsFile, .file, "file with the broker's user (line 1) and password (line 2), mode 0600")
+    public static let fleetSync = Setting("fleet.sync", \.fleet.sync, .choice(FrameSyncMode.allCases), "frame sync (Raspberry Pi's libcamera): off, server (one rig) or client (the others), at a fixed video.fps below the format's maximum")
 
     /// Every setting, in the order `get` and `help` list them.
     public static let all: [AnySetting] = [
@@ -141,6 +143,7 @@ public enum SettingsTable {
         AnySetting(videoPrerecord), AnySetting(videoSplit), AnySetting(videoSlowMotion), AnySetting(videoHDR),
         AnySetting(videoPlaybackFPS), AnySetting(remoteListen), AnySetting(remoteTLS), AnySetting(timelapseRampRate),
         AnySetting(fleetBroker), AnySetting(fleetCA), AnySetting(fleetGroup), AnySetting(fleetRig), AnySetting(fleetCredentials),
+        AnySetting(fleetSync),
     ]
 
     /// The viewfinder's settings.

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Syscalls
 
 /// The simulated camera: implements `CameraDevice` on an event loop, with frames paced by the
 /// loop's clock (on a `ManualEventLoop` a minute of streaming runs in milliseconds).
@@ -97,6 +98,13 @@ public final class SimulatedCamera: CameraDevice {
     /// `FrameBuffer.size` is the rendered size. nil (the default): every stream at its own size.
     /// Small renders are for tests and long simulations that need no pixels.
     public var maximumRenderSize: PixelSize?
+    /// Where frame sync's datagrams go (SyncMode, as the fork's IPA does it: `SimulatedFrameSync`).
+    /// The default keeps them on the loopback; a board sets its own group and port. Set before streaming.
+    public var frameSyncChannels: any FrameSyncChannelFactory = MulticastFrameSyncChannels(address: .simulatedDefault)
+    /// The frame sync algorithm, made when a request first asks for SyncMode.
+    private var frameSync: SimulatedFrameSync?
+    /// Why frame sync could not send or receive, if it could not.
+    public var frameSyncFailure: String? { frameSync?.failure }
 
     init(info: CameraInfo, sensor: SensorDescription, loop: any EventLoop, motion: any MotionTruth,
          scene: SimulatedScene, seed: UInt64) {
@@ -174,6 +182,8 @@ public final class SimulatedCamera: CameraDevice {
         self.model = model
         hdrMode = .off
         takeHdrMode(controls)
+        frameSync?.restart()
+        takeFrameSync(controls)
         streaming = true
         sensorRunning = false
         framesProduced = 0
@@ -306,15 +316,20 @@ public final class SimulatedCamera: CameraDevice {
             request = waiting.removeFirst()
             model.apply(patched(request?.controls ?? [:]), atFrame: sequence)
             takeHdrMode(request?.controls ?? [:])
+            takeFrameSync(request?.controls ?? [:])
         }
         // The light at this frame's start (`sim light`): AE, metadata and pixels all see it.
         let scene = self.scene.lit(at: start)
         let parameters = model.step(frame: sequence, scene: scene)
         self.model = model
-        let frameDuration = Duration.microseconds(parameters.frameDurationMicroseconds)
-        cadence = frameDuration
+        let sync = frameSync?.frame(wallClockMicroseconds: (start.nanoseconds + wallClockOffsetNanoseconds) / 1000,
+                                    monotonicMicroseconds: start.nanoseconds / 1000, frameMicroseconds: parameters.frameDurationMicroseconds)
+        // A client's correction shortens (or lengthens) this one frame, never below the mode's shortest.
+        let correction = min(sync?.correctionMicroseconds ?? 0, parameters.frameDurationMicroseconds - model.minimumFrameDurationMicroseconds)
+        let frameDuration = Duration.microseconds(parameters.frameDurationMicroseconds - correction)
+        cadence = .microseconds(parameters.frameDurationMicroseconds)
         if let request {
-            let completed = complete(request, sequence: sequence, at: start, parameters: parameters, model: model, scene: scene)
+            let completed = complete(request, sequence: sequence, at: start, parameters: parameters, model: model, scene: scene, sync: sync)
             let bound = WeakLoopBound(self, loop: loop)
             let cookie = request.cookie
             let work = loop.schedule(at: start + frameDuration) { bound.value?.deliver(completed, cookie: cookie) }
@@ -329,7 +344,8 @@ public final class SimulatedCamera: CameraDevice {
     }
 
     private func complete(_ request: CaptureRequest, sequence: UInt64, at start: MonotonicTime,
-                          parameters p: SimulatedFrameParameters, model: SimulatedSensorModel, scene: SimulatedScene) -> CompletedRequest {
+                          parameters p: SimulatedFrameParameters, model: SimulatedSensorModel, scene: SimulatedScene,
+                          sync: SimulatedFrameSync.Outcome?) -> CompletedRequest {
         var metadata: ControlList = [
             ControlName.exposureTime: .int32(Int32(clamping: p.exposureMicroseconds)),
             ControlName.analogueGain: .float(Float(p.analogueGain)),
@@ -351,6 +367,10 @@ public final class SimulatedCamera: CameraDevice {
             metadata[ControlName.exposureTimeMode] = .int32(model.fixedExposureMicroseconds != nil ? 1 : 0)
             metadata[ControlName.analogueGainMode] = .int32(model.fixedGain != nil ? 1 : 0)
             metadata[ControlName.frameWallClock] = .int64(start.nanoseconds + wallClockOffsetNanoseconds)
+            if let sync {
+                metadata[ControlName.syncReady] = .bool(sync.ready)
+                if let timer = sync.timerMicroseconds { metadata[ControlName.syncTimer] = .int64(timer) }
+            }
             if SimulatedControlInfo.listsHdrMode(sensor: sensor, libcamera: libcamera) {  // not the whole map per frame
                 metadata[ControlName.hdrMode] = .int32(hdrMode.rawValue)
                 // Unmerged: the short and long exposures alternate, each a frame of its own.
@@ -388,6 +408,15 @@ public final class SimulatedCamera: CameraDevice {
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),
                                 buffers: buffers)
+    }
+
+    /// Takes a request's SyncMode and SyncFrames (the fork's controls; `SimulatedFrameSync`).
+    private func takeFrameSync(_ controls: ControlList) {
+        if let value = controls[ControlName.syncMode]?.int64Value, let mode = FrameSyncMode(controlValue: value) {
+            if frameSync == nil, mode != .off { frameSync = SimulatedFrameSync(channels: frameSyncChannels) }
+            frameSync?.setMode(mode)
+        }
+        if let frames = controls[ControlName.syncFrames]?.int64Value, frames > 0 { frameSync?.readyFrames = frames }
     }
 
     /// Keeps a request's HdrMode: the IPA switches at the frame that takes it.

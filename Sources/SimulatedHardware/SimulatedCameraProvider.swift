@@ -1,5 +1,6 @@
 import Boards
 import Hardware
+import Syscalls
 
 /// The simulated board's camera manager: one simulated camera built from a sensor description.
 public final class SimulatedCameraProvider: CameraProvider {
@@ -27,6 +28,9 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var maximumRenderSize: PixelSize?
     /// What the raw stream of cameras it opens hands back (`SimulatedCamera.rawOutput`, board `camera.raw`).
     public var rawOutput = SimulatedRawOutput.unpacked
+    /// Where frame sync's datagrams go for cameras it opens (`SimulatedCamera.frameSyncChannels`,
+    /// board `camera.sync`); the loopback by default.
+    public var frameSyncAddress = FrameSyncAddress.simulatedDefault
     /// HdrMode values the tuning of cameras it opens lacks (`SimulatedCamera.unconfiguredHdrModes`).
     public var unconfiguredHdrModes: Set<HdrModeValue> = []
     /// The camera most recently opened, while it is open (its last holder keeps it), for tests and
@@ -69,6 +73,7 @@ public final class SimulatedCameraProvider: CameraProvider {
         self.init(loop: loop, sensor: sensor, motion: motion, seed: board.camera.seed ?? 1)
         exposureControl = board.camera.exposureControl ?? true
         maximumRenderSize = board.camera.maximumRenderSize
+        if let sync = board.camera.sync { frameSyncAddress = sync }
         do { rawOutput = try SimulatedRawOutput(board: board.camera.raw) } catch let error as HardwareError {
             throw HardwareError(error.kind, "board \(board.name): \(error.message)")
         }
@@ -103,6 +108,7 @@ public final class SimulatedCameraProvider: CameraProvider {
         camera.minimumQueuedToStart = minimumQueuedToStart
         camera.maximumRenderSize = maximumRenderSize
         camera.rawOutput = rawOutput
+        camera.frameSyncChannels = MulticastFrameSyncChannels(address: frameSyncAddress)
         camera.sensorHDR = sensorHDROn
         camera.unconfiguredHdrModes = unconfiguredHdrModes
         openedCamera = camera

@@ -49,6 +49,9 @@ enum SimulatedControlInfo {
             list += [
                 info(ControlName.exposureTimeMode, .int32(0), .int32(1), .int32(0)),
                 info(ControlName.analogueGainMode, .int32(0), .int32(1), .int32(0)),
+                // Frame sync (rpi::SyncMode, rpi::SyncFrames), with the ranges the fork's IPA lists.
+                info(ControlName.syncMode, .int32(0), .int32(2), .int32(0)),
+                info(ControlName.syncFrames, .int32(100), .int32(100_000), .int32(1000)),
             ]
             if listsHdrMode(sensor: sensor, libcamera: libcamera) {
                 list.append(info(ControlName.hdrMode, .int32(HdrModeValue.off.rawValue), .int32(HdrModeValue.night.rawValue),

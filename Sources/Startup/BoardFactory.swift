@@ -104,9 +104,13 @@ public enum BoardFactory {
         let (display, reason) = DisplayFactory.make(board.display)
         if let reason, board.display.backend != "none" { notes.append("display: \(reason)") }
 
-        return BoardDevices(board: board, cameraProvider: cameraProvider, sensors: sensors, imu: imu,
-                            shutter: shutter, halfPress: halfPress, led: led, display: display, storage: storage,
-                            notes: notes, simulation: simulation.isEmpty ? nil : simulation)
+        var devices = BoardDevices(board: board, cameraProvider: cameraProvider, sensors: sensors, imu: imu,
+                                   shutter: shutter, halfPress: halfPress, led: led, display: display, storage: storage,
+                                   notes: notes, simulation: simulation.isEmpty ? nil : simulation)
+        // Where a frame-sync client hears its server, to measure its alignment (board `camera.sync`).
+        let syncDefault: FrameSyncAddress = board.camera.backend == "sim" ? .simulatedDefault : .raspberryPi
+        devices.frameSyncListener = MulticastFrameSyncChannels(address: board.camera.sync ?? syncDefault)
+        return devices
     }
 
     /// The camera manager for the board's camera backend (started, for libcamera).

@@ -18,6 +18,9 @@ public enum FleetShotWiring {
             return try supervisor.armShot(id: order.id, instant: instant, action: order.action, clock: order.clock,
                                           clockErrorMicroseconds: order.clockErrorMicroseconds, ended: ended)
         }
+        fleet.syncedFrameGrid = { [weak supervisor] in
+            supervisor?.syncedFrame.map { SyncedFrameGrid(frameStartWallClockNanoseconds: $0.startWallClockNanoseconds, frameNanoseconds: $0.frameNanoseconds) }
+        }
         fleet.saveShotReport = { [weak supervisor] bytes, name, folder, done in
             guard let supervisor else { done(.failure(ConsoleError(.busy, "the rig is stopping"))); return }
             supervisor.saveShotReport(bytes, name: name, folder: folder, done: done)

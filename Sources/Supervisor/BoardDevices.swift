@@ -22,6 +22,9 @@ public struct BoardDevices {
     /// (`EncoderPresetChoice`): set by `main`, which runs the real loop; off on the manual clock,
     /// where wall time says nothing about the recording's rate.
     public var measuresEncoderSpeed = false
+    /// Where a frame-sync client listens to its server's datagrams to measure its alignment
+    /// (`CameraController.frameSyncStatus`); nil: not measured.
+    public var frameSyncListener: (any FrameSyncChannelFactory)?
 
     public init(board: BoardDescription, cameraProvider: any CameraProvider, sensors: [String: SensorDescription],
                 imu: (any IMUDevice)?, shutter: (any GPIOInputLine)?, halfPress: (any GPIOInputLine)?,

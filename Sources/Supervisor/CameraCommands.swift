@@ -62,6 +62,19 @@ extension Supervisor {
         if let g = frame.colourGains { fields.append(("wb", ValueParser.formatNumber(g.red) + "," + ValueParser.formatNumber(g.blue))) }
         if let offset = camera.exposureTargetOffsetEV { fields.append(("ev.offset", ValueParser.formatNumber(offset))) }
         if camera.activeFormat.format.videoHDR.isSupported { fields.append(("video.hdr", videoHDR.activeDescription + " frame=" + frame.hdrLabel)) }
+        return fields + Self.frameSyncFields(camera.frameSyncStatus)
+    }
+
+    /// `fleet.sync`'s state: its part, SyncReady, SyncTimer (ms), a client's measured alignment
+    /// (µs), the fixed rate; or why the camera cannot play the part. Nothing while it is off.
+    static func frameSyncFields(_ sync: FrameSyncStatus) -> [(String, String)] {
+        guard sync.mode != .off else { return [] }
+        guard sync.active else { return [("sync", "unavailable"), ("sync.note", sync.note ?? "")] }
+        var fields: [(String, String)] = [("sync", sync.mode.rawValue), ("sync.ready", sync.ready ? "yes" : "no")]
+        if let timer = sync.timerMicroseconds { fields.append(("sync.timer.ms", ValueParser.formatNumber((Double(timer) / 1000).rounded()))) }
+        if let alignment = sync.alignmentMicroseconds { fields.append(("sync.alignment.us", String(alignment))) }
+        if let frame = sync.frameMicroseconds { fields.append(("sync.fps", ValueParser.formatNumber((1e7 / Double(frame)).rounded() / 10))) }
+        if let note = sync.note { fields.append(("sync.note", note)) }
         return fields
     }
 }

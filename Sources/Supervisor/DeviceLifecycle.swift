@@ -59,7 +59,8 @@ extension Supervisor {
         do {
             controller = try CameraController(device: device, sensor: sensor, loop: loop,
                                               sensorHDRSwitchable: sensorHDR?.hasSensorHDR(cameraID: device.info.id) ?? false,
-                                              sensorHDROn: sensorHDR?.isSensorHDROn(cameraID: device.info.id) ?? false)
+                                              sensorHDROn: sensorHDR?.isSensorHDROn(cameraID: device.info.id) ?? false,
+                                              frameSyncListener: devices.frameSyncListener)
         } catch {
             throw StartupError("camera \(device.info.model): \(error)")
         }

@@ -53,12 +53,19 @@ extension Supervisor {
         default:
             throw ConsoleError(.usage, "a shot's action is capture, bracket ..., record start or record stop (got \"\(action.joined(separator: " "))\")")
         }
-        let record = ShotRecord(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
+        var record = ShotRecord(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
                                 realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
                                 clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
+        let sync = camera?.frameSyncStatus
+        if let sync, sync.mode != .off {
+            record.sync = sync.active ? sync.mode.rawValue : "unavailable"
+            record.syncReady = sync.ready
+            record.syncAlignmentMicroseconds = sync.alignmentMicroseconds
+        }
+        let syncFields = Self.shotSyncFields(record)
         let arming = ShotArming(record: record, instant: instant) { sidecar, failure in
             ended(Self.shotReply(id: id, target: record.target, sidecar: sidecar, failure: failure, clock: clock,
-                                 clockErrorMicroseconds: clockErrorMicroseconds))
+                                 clockErrorMicroseconds: clockErrorMicroseconds, sync: syncFields))
         }
         let fields = try service.start(plan, trigger: .console, shot: arming)
         return [("shot", id), ("at", record.target), ("armed", "yes")] + fields.filter { $0.0 == "plan" || $0.0 == "frames" }
@@ -106,7 +113,7 @@ extension Supervisor {
 
     /// A rig's answer to a shot, as the sender's report reads it.
     static func shotReply(id: String, target: String, sidecar: BracketSidecar?, failure: String?, clock: String,
-                          clockErrorMicroseconds: Int?) -> Reply {
+                          clockErrorMicroseconds: Int?, sync: [(String, String)] = []) -> Reply {
         var fields: [(String, String)] = [("shot", id), ("at", target), ("status", failure == nil ? "complete" : "failed")]
         if let failure { fields.append(("reason", failure)) }
         if let shot = sidecar?.shot, let first = shot.firstExposure, let offset = shot.offsetMicroseconds {
@@ -119,7 +126,24 @@ extension Supervisor {
         }
         fields.append(("clock", clock))
         if let clockErrorMicroseconds { fields.append(("clock.error.us", String(clockErrorMicroseconds))) }
-        return .ok(fields)
+        return .ok(fields + sync)
+    }
+
+    /// A shot's frame-sync fields for the sender's report: the part, SyncReady, the alignment.
+    static func shotSyncFields(_ record: ShotRecord) -> [(String, String)] {
+        guard let sync = record.sync else { return [] }
+        var fields = [("sync", sync), ("sync.ready", record.syncReady == true ? "yes" : "no")]
+        if let alignment = record.syncAlignmentMicroseconds { fields.append(("sync.alignment.us", String(alignment))) }
+        return fields
+    }
+
+    /// This rig's frame grid while frame sync is active and ready: its latest frame's wall-clock
+    /// start and the fixed frame duration. A shot sent from here is placed mid-frame on it.
+    public var syncedFrame: (startWallClockNanoseconds: Int64, frameNanoseconds: Int64)? {
+        guard let camera, let wall = camera.latest?.wallClockNanoseconds else { return nil }
+        let sync = camera.frameSyncStatus
+        guard sync.active, sync.ready, let frame = sync.frameMicroseconds else { return nil }
+        return (wall, frame * 1000)
     }
 
     /// Writes a shot's report (`SHOT_<id>.json`) atomically through the captures' storage, after

@@ -125,6 +125,9 @@ extension Supervisor {
         if change.touches(any: [T.whiteBalanceMode.any, T.whiteBalanceGains.any, T.whiteBalanceTemperature.any, T.whiteBalanceTint.any]) {
             camera.whiteBalance = whiteBalance(s)
         }
+        if change.touches(any: [T.fleetSync.any, T.videoFPS.any]) {
+            camera.frameSync = FrameSyncRequest(mode: s.fleet.sync, framesPerSecond: s.video.captureFramesPerSecond)
+        }
         return camera
     }
 
@@ -185,6 +188,9 @@ extension Supervisor {
         case T.videoHDR.key: return videoHDR.activeDescription
         case T.remoteListen.key: return remoteActiveDescription
         case T.remoteTLS.key: return remote.map(\.scheme) ?? "not serving"
+        case T.fleetSync.key:
+            guard let sync = camera?.frameSyncStatus, sync.mode != .off else { return nil }
+            return sync.active ? (sync.ready ? "ready" : "aligning") : "unavailable (no SyncMode on this camera)"
         default: break
         }
         guard let frame = camera?.latest else { return nil }

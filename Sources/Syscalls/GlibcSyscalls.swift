@@ -114,6 +114,42 @@ public struct GlibcSyscalls: SystemCalls {
         })
     }
 
+    public func multicastSocket(group: String, port: UInt16, interface: String?, receiving: Bool) throws(SyscallError) -> Int32 {
+        var groupAddress = in_addr(), interfaceAddress = in_addr(s_addr: INADDR_ANY)
+        guard inet_pton(AF_INET, group, &groupAddress) == 1,
+              interface.map({ inet_pton(AF_INET, $0, &interfaceAddress) == 1 }) ?? true else { throw SyscallError(errno: EINVAL) }
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try check(fd)
+        func option<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, _ value: T) throws(SyscallError) {
+            try check(withUnsafeBytes(of: value) { Glibc.setsockopt(fd, level, name, $0.baseAddress, socklen_t($0.count)) })
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        do throws(SyscallError) {
+            if receiving {
+                try option(SOL_SOCKET, SO_REUSEADDR, Int32(1))
+                address.sin_addr = in_addr(s_addr: INADDR_ANY)
+                try check(withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                })
+                try option(Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, ip_mreq(imr_multiaddr: groupAddress, imr_interface: interfaceAddress))
+            } else {
+                try option(Int32(IPPROTO_IP), IP_MULTICAST_IF, interfaceAddress)
+                try option(Int32(IPPROTO_IP), IP_MULTICAST_LOOP, UInt8(1))
+                try option(Int32(IPPROTO_IP), IP_MULTICAST_TTL, UInt8(1))
+                address.sin_addr = groupAddress
+                try check(withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                })
+            }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return fd
+    }
+
     // MARK: files
 
     public func fsync(_ fd: Int32) throws(SyscallError) { try check(Glibc.fsync(fd)) }

@@ -76,6 +76,9 @@ public struct RetryingSyscalls<Raw: SystemCalls>: SystemCalls {
     public func bind(_ fd: Int32, netlinkGroups groups: UInt32) throws(SyscallError) {
         try retrying { () throws(SyscallError) in try raw.bind(fd, netlinkGroups: groups) }
     }
+    public func multicastSocket(group: String, port: UInt16, interface: String?, receiving: Bool) throws(SyscallError) -> Int32 {
+        try retrying { () throws(SyscallError) in try raw.multicastSocket(group: group, port: port, interface: interface, receiving: receiving) }
+    }
 
     // MARK: files
 

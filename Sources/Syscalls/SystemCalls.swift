@@ -56,6 +56,11 @@ public protocol DescriptorSyscalls: Sendable {
     /// bind(2) to a netlink address (`struct sockaddr_nl`, port 0: the kernel's choice) receiving
     /// the kernel's multicast `groups` (a bit mask).
     func bind(_ fd: Int32, netlinkGroups groups: UInt32) throws(SyscallError)
+    /// An IPv4 UDP socket for a multicast `group` and `port` (addresses in dotted form), SOCK_NONBLOCK
+    /// and SOCK_CLOEXEC: socket(2), then for `receiving` SO_REUSEADDR, bind(2) to the port on every
+    /// address and IP_ADD_MEMBERSHIP on `interface` (nil: any); else IP_MULTICAST_IF `interface`,
+    /// IP_MULTICAST_LOOP on, IP_MULTICAST_TTL 1, and connect(2) to the group, so `send` reaches it.
+    func multicastSocket(group: String, port: UInt16, interface: String?, receiving: Bool) throws(SyscallError) -> Int32
 }
 
 /// The calls on files and directories by path: what `PosixStorage` and the sysfs searches make.

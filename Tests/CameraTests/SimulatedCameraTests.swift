@@ -111,7 +111,7 @@ func exposureAndGainTakeEffectAfterTheirDelaysCountedThroughQueuedRequests(model
     _ = try camera.configure([StreamConfiguration(role: .viewfinder, pixelFormat: .bgr888, size: PixelSize(width: 640, height: 480))])
     try camera.start(controls: [:])
     #expect(throws: HardwareError.self) {
-        try camera.queueRequest(CaptureRequest(cookie: 1, controls: ["SyncMode": .int32(1)], roles: []))
+        try camera.queueRequest(CaptureRequest(cookie: 1, controls: ["Sharpness": .float(1)], roles: []))
     }
     try camera.queueRequest(CaptureRequest(cookie: 2, roles: []))
     try camera.queueRequest(CaptureRequest(cookie: 3, roles: []))

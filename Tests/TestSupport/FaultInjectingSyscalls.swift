@@ -195,6 +195,10 @@ open class FaultInjectingSyscalls: SystemCalls, @unchecked Sendable {
         try step(.bind, "bind \(name(fd))")
         try real.bind(fd, netlinkGroups: groups)
     }
+    open func multicastSocket(group: String, port: UInt16, interface: String?, receiving: Bool) throws(SyscallError) -> Int32 {
+        try step(.socket, "socket AF_INET \(group):\(port)")
+        return try real.multicastSocket(group: group, port: port, interface: interface, receiving: receiving)
+    }
 
     // MARK: files
 
