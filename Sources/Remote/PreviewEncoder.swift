@@ -6,7 +6,9 @@ import Viewfinder
 /// The live preview's one encoder: the camera side offers each streaming frame (never waiting), a
 /// thread of its own converts it with the viewfinder's `FrameScaler` to about 640 pixels wide,
 /// encodes it once as JPEG (libjpeg-turbo, Media's `JPEGWriter`) and puts it in a latest-frame
-/// slot that every MJPEG client reads. A slow client skips frames; nobody waits on a client.
+/// slot that every MJPEG client reads. A slow client skips frames; nobody waits on a client. A
+/// simulated frame brings its own smaller drawing (`FrameBuffer.smaller`), which is converted
+/// instead while the whole frame is not drawn.
 public final class PreviewEncoder: @unchecked Sendable {
     public let width: Int
     public let interval: Duration
@@ -19,6 +21,8 @@ public final class PreviewEncoder: @unchecked Sendable {
     private var sequence: UInt64 = 0
     private var running = true
     private var watchers = 0
+    /// The sequence when the first of the current watchers joined: later ones are fresh.
+    private var watchingSince: UInt64 = 0
     private var nextDue = ContinuousClock.Instant.now - .seconds(3600)
     private var counts = Counts()
     private var lastError: String?
@@ -69,8 +73,18 @@ public final class PreviewEncoder: @unchecked Sendable {
         return self.sequence > sequence && !latest.isEmpty ? (latest, self.sequence, latestSensorTimestamp) : nil
     }
 
-    /// A client starts or stops watching (the encoder works only while someone does).
-    public func watcherJoined() { condition.lock(); watchers += 1; condition.unlock() }
+    /// A client starts watching (the encoder works only while someone does); returns the sequence
+    /// to read after. The JPEG in the slot is sent at once only when it was encoded since watching
+    /// began: with nobody watching the encoder takes no frames, so an older one is as old as the
+    /// last client's leaving.
+    public func watcherJoined() -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        if watchers == 0 { watchingSince = sequence }
+        watchers += 1
+        return max(watchingSince, sequence - min(sequence, 1))
+    }
+    /// A client stops watching.
     public func watcherLeft() { condition.lock(); watchers = max(0, watchers - 1); condition.unlock() }
 
     public var isRunning: Bool { condition.lock(); defer { condition.unlock() }; return running }
@@ -94,9 +108,12 @@ public final class PreviewEncoder: @unchecked Sendable {
         while true {
             condition.lock()
             while running && pending == nil { condition.wait() }
-            guard running, let (frame, sensorTimestamp) = pending else { condition.unlock(); return }
+            guard running, let (offered, sensorTimestamp) = pending else { condition.unlock(); return }
             pending = nil
             condition.unlock()
+            // The simulated camera's smaller drawing of the frame when it has one (never drawn whole
+            // only to be scaled down), else the frame.
+            let frame = Self.source(offered, width: width)
             let result = Result { () throws -> [UInt8] in
                 let size = Self.previewSize(of: frame.size, width: width)
                 if canvas.size != size { canvas = Canvas(size: size) }
@@ -116,6 +133,13 @@ public final class PreviewEncoder: @unchecked Sendable {
             }
             condition.unlock()
         }
+    }
+
+    /// What to convert: the frame's smaller drawing (`FrameBuffer.smaller`, the simulated camera's)
+    /// when it is at least `width` wide and the whole frame is not drawn yet, else the frame.
+    static func source(_ frame: FrameBuffer, width: Int) -> FrameBuffer {
+        guard !frame.isRendered, let smaller = frame.smaller, smaller.size.width >= min(width, frame.size.width) else { return frame }
+        return smaller
     }
 
     /// `width` wide (never wider than the frame), the frame's aspect kept, even sides.
