@@ -149,6 +149,8 @@ public enum SettingsTable {
     public static let button = all.filter { $0.key.hasPrefix("button.") }
     /// The stabilization settings, applied after the camera starts (they depend on the IMU's health).
     public static let stabilization = [stabilizationLens.any, stabilizationStill.any, stabilizationVideo.any]
+    /// The browser remote's settings (module Remote); refused over the remote itself.
+    public static let remote = all.filter { $0.key.hasPrefix("remote.") }
     /// The fleet's settings (module Fleet); refused over MQTT.
     public static let fleet = all.filter { $0.key.hasPrefix("fleet.") }
     /// The recorder's settings: every `video.*` key but `video.hdr` (the camera's).

@@ -220,6 +220,36 @@ import TestSupport
         #expect(remote.tripod.ask("status")?.hasPrefix("ok") == true)
     }
 
+    /// remote.listen and remote.tls never change over the remote itself (a new address or TLS would
+    /// cut the connection the change came on): `set` and a `reset` that would move them are refused
+    /// in words naming where they can change, the server listens on, the table marks them read-only.
+    @Test func theRemoteSettingsCannotChangeOverTheRemote() throws {
+        let remote = try RemoteFixture()
+        let http = remote.client
+        let before = remote.tripod.ask("get remote.listen")
+        for line in ["set remote.listen off", "set remote.listen 127.0.0.1:1", "set remote.tls /no/such.crt /no/such.key", "reset"] {
+            let reply = http.request("POST", "/api/command", headers: [remote.bearer], body: Array(line.utf8))?.json
+            #expect(reply?["ok"] as? Bool == false, "\(line)")
+            #expect(reply?["code"] as? String == "unsupported", "\(line)")
+            let message = reply?["message"] as? String ?? ""
+            #expect(message.contains("console") && message.contains("config file"), "\(line): \(message)")
+        }
+        #expect(remote.tripod.ask("get remote.listen") == before)
+        #expect(http.request("GET", "/api/status", headers: [remote.bearer])?.status == 200)
+        // Setting a remote.* to the value it has changes nothing and is not refused.
+        let same = http.request("POST", "/api/command", headers: [remote.bearer], body: Array("set remote.tls off".utf8))?.json
+        #expect(same?["ok"] as? Bool == true)
+        let settings = http.request("GET", "/api/settings", headers: [remote.bearer])?.json?["settings"] as? [[String: Any]] ?? []
+        #expect(!settings.isEmpty)
+        for setting in settings {
+            let key = setting["key"] as? String ?? ""
+            #expect((setting["readOnly"] != nil) == key.hasPrefix("remote."), "\(key)")
+        }
+        // The console changes them.
+        #expect(remote.tripod.ask("set remote.listen off")?.hasPrefix("ok") == true)
+        #expect(remote.client.connect() == nil)
+    }
+
     @Test func turningTheRemoteOffClosesTheListener() throws {
         let remote = try RemoteFixture()
         #expect(remote.tripod.ask("set remote.listen off")?.hasPrefix("ok") == true)
