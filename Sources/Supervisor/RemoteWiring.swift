@@ -7,11 +7,22 @@ import Settings
 /// server, started and stopped as `remote.listen` is committed.
 extension Supervisor {
     func registerRemoteCommands() {
-        commands.add(Command("remote", synopsis: "token", summary: "the browser remote's token (docs/remote.md)",
-                             detail: ["example: remote token  →  ok token=<64 hex digits>"], arguments: 1...1) { context, args in
-            guard args[0] == "token" else { return .err(.usage, "usage: remote token") }
-            guard let token = context.supervisor.remoteToken else { return .err(.unsupported, "the remote has no token yet (not started)") }
-            return .ok([("token", token)])
+        commands.add(Command("remote", synopsis: "token|preview", summary: "the browser remote's token; its preview's counts (docs/remote.md)",
+                             detail: ["example: remote token  →  ok token=<64 hex digits>",
+                                      "remote preview  →  ok watchers=2 offered=900 accepted=450 encoded=450 (frames since the server started)"],
+                             arguments: 1...1) { context, args in
+            switch args[0] {
+            case "token":
+                guard let token = context.supervisor.remoteToken else { return .err(.unsupported, "the remote has no token yet (not started)") }
+                return .ok([("token", token)])
+            case "preview":
+                guard let preview = context.supervisor.remote?.preview else { return .err(.unsupported, "the remote is off (remote.listen)") }
+                let counts = preview.frameCounts
+                return .ok([("watchers", String(preview.watcherCount)), ("offered", String(counts.offered)),
+                            ("accepted", String(counts.accepted)), ("encoded", String(counts.encoded))])
+            default:
+                return .err(.usage, "usage: remote token|preview")
+            }
         })
     }
 

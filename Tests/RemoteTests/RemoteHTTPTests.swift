@@ -168,6 +168,15 @@ import TestSupport
         // Each part carries its frame's SensorTimestamp, later for a later frame.
         let stamps = MJPEGParts.parts(in: data).compactMap(\.sensorTimestamp)
         #expect(stamps.count == frames.count && stamps == stamps.sorted() && Set(stamps).count == stamps.count)
+        // `remote preview` counts the encoder's work: one watcher, at least the JPEGs it received.
+        let counts = Dictionary(uniqueKeysWithValues: (remote.tripod.ask("remote preview") ?? "").split(separator: " ").dropFirst().compactMap {
+            field -> (String, Int)? in
+            let pair = field.split(separator: "=")
+            return pair.count == 2 ? (String(pair[0]), Int(pair[1]) ?? -1) : nil
+        })
+        #expect(counts["watchers"] == 1)
+        #expect((counts["encoded"] ?? 0) >= frames.count && (counts["accepted"] ?? 0) >= (counts["encoded"] ?? 0))
+        #expect((counts["offered"] ?? 0) >= (counts["accepted"] ?? 0))
     }
 
     @Test func eventsArriveAsServerSentEvents() throws {
