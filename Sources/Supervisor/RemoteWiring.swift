@@ -56,7 +56,7 @@ extension Supervisor {
             let server = try RemoteServer(host: LoopBound<any RemoteHost>(self, loop: loop), address: address, port: port, token: token,
                                           captures: CaptureFiles(root: devices.storage.rootDescription), tls: tls)
             remote = server
-            log.notice("remote: listening on \(server.scheme)://\(address):\(server.port)/")
+            log.notice("remote: listening on \(server.scheme)://\(RemoteListen.text(address, port: server.port))/")
         } catch {
             remoteFailure = error.message
             log.warning("\(error)")
@@ -88,7 +88,7 @@ extension Supervisor {
     var remoteActiveDescription: String {
         if let remoteFailure { return "failed: \(remoteFailure)" }
         guard let remote, case .address(let address, _) = typed.remoteListen else { return "off" }
-        return "\(address):\(remote.port)"
+        return RemoteListen.text(address, port: remote.port)
     }
 }
 

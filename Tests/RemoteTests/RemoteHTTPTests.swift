@@ -259,6 +259,24 @@ import TestSupport
         #expect(remote.client.connect() == nil)
     }
 
+    /// `remote.listen [::1]:0` listens on the IPv6 loopback (IPv6 only: 127.0.0.1 no longer
+    /// answers), the token is needed there as on IPv4. Skipped only without an IPv6 loopback.
+    @Test(.enabled(if: HTTPTestClient.hasIPv6Loopback, "no IPv6 loopback (::1) on this machine"))
+    func anIPv6AddressListens() throws {
+        let remote = try RemoteFixture()
+        #expect(remote.tripod.ask("set remote.listen [::1]:0")?.hasPrefix("ok remote.listen=[::1]:0") == true)
+        let got = remote.tripod.ask("get remote.listen") ?? ""
+        let active = got.split(separator: " ").first { $0.hasPrefix("active=[::1]:") }
+        let port = try #require(active.flatMap { Int($0.split(separator: ":").last ?? "") }, "\(got)")
+        let http = HTTPTestClient(port: port, ipv6: true)
+        #expect(http.request("GET", "/api/status")?.status == 401)
+        let status = http.request("GET", "/api/status", headers: [remote.bearer])
+        #expect(status?.status == 200)
+        #expect(status?.json?["ok"] as? Bool == true)
+        #expect(HTTPTestClient(port: port).connect() == nil, "127.0.0.1 is not listened on")
+        #expect(remote.tripod.ask("set remote.listen [::]:8080x")?.hasPrefix("err") == true)
+    }
+
     @Test func turningTheRemoteOffClosesTheListener() throws {
         let remote = try RemoteFixture()
         #expect(remote.tripod.ask("set remote.listen off")?.hasPrefix("ok") == true)
