@@ -149,4 +149,51 @@ import TestSupport
         #expect(Self.waitForEncoded(encoder, 3))
         #expect(wide.isRendered && !tiny.isRendered)
     }
+
+    /// The clients wait on the slot's condition; the encoder must still wake for every frame taken
+    /// (a wake-up meant for it once went to a waiting client, and the frame sat pending).
+    @Test func everyFrameTakenIsEncodedWhileSixteenClientsWait() {
+        let encoder = PreviewEncoder()
+        let clients = (0..<16).map { _ in MJPEGStream(encoder: encoder) }
+        let readers = DispatchGroup()
+        for client in clients {
+            readers.enter()
+            Thread {
+                var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                while buffer.withUnsafeMutableBytes({ client.read(into: $0) }) != nil {}
+                readers.leave()
+            }.start()
+        }
+        usleep(200_000)  // the readers wait for a JPEG (were they late, the test would only be weaker)
+        let start = ContinuousClock.now
+        for i in 0..<10 {
+            encoder.offer(Self.frame(UInt8(20 * i)), at: start + .milliseconds(50 * i))
+            #expect(Self.waitForEncoded(encoder, i + 1), "frame \(i + 1) taken, \(encoder.frameCounts.encoded) encoded")
+        }
+        #expect(encoder.frameCounts == PreviewEncoder.Counts(offered: 10, accepted: 10, encoded: 10))
+        encoder.stop()
+        readers.wait()
+        clients.forEach { $0.finished() }
+    }
+
+    @Test func theRateCapCountsOnTheSensorsTimestampsNotOnArrival() {
+        let encoder = PreviewEncoder()
+        defer { encoder.stop() }
+        let client = MJPEGStream(encoder: encoder)
+        defer { client.finished() }
+        let frame = Self.frame(100)
+        // A 30 fps sensor whose frames reach the encoder in pairs (a late loop): every one is kept.
+        let start = ContinuousClock.now
+        for i in 0..<30 {
+            let arrival = start + .milliseconds(66 * (i / 2))
+            encoder.offer(frame, sensorTimestampNanoseconds: Int64(i) * 33_333_333, at: arrival)
+        }
+        #expect(encoder.frameCounts.accepted == 30)
+        // A 120 fps sensor keeps 30 a second whenever its frames arrive.
+        for i in 0..<120 {
+            encoder.offer(frame, sensorTimestampNanoseconds: 2_000_000_000 + Int64(i) * 8_333_333, at: start + .seconds(5))
+        }
+        let accepted = encoder.frameCounts.accepted - 30
+        #expect((29...31).contains(accepted), "\(accepted) of 120 frames in one second of sensor time")
+    }
 }
