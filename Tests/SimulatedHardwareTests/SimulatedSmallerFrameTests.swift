@@ -68,16 +68,17 @@ import Testing
             _ = smaller.withUnsafeBytes { $0.count }
             #expect(smaller.isRendered)
             #expect(!whole.isRendered, "reading the smaller drawing must not draw the whole frame")
-            // The whole frame averaged over 3x3 squares and the smaller drawing averaged the same
-            // way (a block of 3 preview pixels spans 9 of the whole): the chart, the exposure and the
-            // white balance agree; what differs is noise and how an edge falls on the pixel grid.
+            // The whole frame averaged over 9x9 squares and the smaller drawing over 3x3 (the same
+            // part of the picture): the chart, the exposure and the white balance agree; what differs
+            // is noise and how an edge falls on the pixel grid (0.7-0.9 % of the level here, while
+            // AE moves the level 1-2 % from one of these frames to the next).
             for shift: UInt32 in [16, 8, 0] {
                 let big = Self.blockMeans(whole, block: 9, shift: shift)
                 let small = Self.blockMeans(smaller, block: 3, shift: shift)
                 #expect(big.count == small.count)
                 let difference = zip(big, small).map { abs($0 - $1) }.reduce(0, +) / Double(big.count)
                 let level = big.reduce(0, +) / Double(big.count)
-                #expect(difference < 0.03 * level, "channel \(shift): mean |difference| \(difference) at level \(level)")
+                #expect(difference < 0.015 * level, "channel \(shift): mean |difference| \(difference) at level \(level)")
                 #expect(abs(small.reduce(0, +) / Double(small.count) - level) < 0.01 * level)
             }
         }
