@@ -4,9 +4,10 @@ import TestSupport
 
 /// The browser remote against the release `tripod run --board sim` on the real clock, streaming
 /// 1920x1080@30: preview latency on the loopback (a frame's SensorTimestamp, CLOCK_MONOTONIC, to the
-/// last byte of its JPEG read by the client), frames per second delivered and tripod's CPU per client
-/// with 1, 4 and 16 MJPEG clients, and the dropped frames of a 1080p30 recording with 16 clients
-/// watching beside the same recording with none (the reference).
+/// last byte of its JPEG read by the client), frames per second encoded (`remote preview`: the camera
+/// side's work) and delivered, and tripod's CPU per client with 1, 4 and 16 MJPEG clients, and the
+/// dropped frames of a 1080p30 recording with 16 clients watching (and what they received) beside
+/// the same recording with none (the reference).
 struct RemoteBenchmark: Benchmark {
     static let name = "remote"
     static let summary = "MJPEG preview latency p50/p99, fps and CPU with 1/4/16 clients; a 1080p30 recording's drops with 16 watching vs none"

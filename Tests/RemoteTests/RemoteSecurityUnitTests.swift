@@ -96,7 +96,7 @@ import Synchronization
         #expect(ByteRange(header: "items=0-1", size: 100) == .whole)
     }
 
-    @Test func theListenAddressIsOffOrIPv4AndPort() throws {
+    @Test func theListenAddressIsOffOrAnIPv4OrIPv6AddressAndPort() throws {
         #expect(try RemoteListen.parse("off", key: "remote.listen") == .off)
         #expect(try RemoteListen.parse("0.0.0.0:8080", key: "remote.listen") == .address("0.0.0.0", port: 8080))
         #expect(try RemoteListen.parse("127.000.0.1:0", key: "remote.listen") == .address("127.0.0.1", port: 0))
