@@ -3,11 +3,18 @@
 #include <netinet/in.h>
 #include <string.h>
 
-struct MHD_Daemon *tripod_mhd_start(const struct sockaddr_in *address, tripod_mhd_limits limits,
+struct MHD_Daemon *tripod_mhd_start(const struct sockaddr *address, tripod_mhd_limits limits,
                                     const char *certificate_pem, const char *key_pem,
                                     MHD_AccessHandlerCallback handler, void *handler_context,
                                     MHD_RequestCompletedCallback completed, void *completed_context) {
     unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    uint16_t port;
+    if (address->sa_family == AF_INET6) {
+        flags |= MHD_USE_IPv6;  // IPv6 only: "::" is every IPv6 interface, 0.0.0.0 every IPv4 one
+        port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
+    } else {
+        port = ntohs(((const struct sockaddr_in *)address)->sin_port);
+    }
     // HTTPS: the certificate and key as PEM text; without them the array is only its end.
     struct MHD_OptionItem tls[] = {
         {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)certificate_pem},
@@ -16,9 +23,9 @@ struct MHD_Daemon *tripod_mhd_start(const struct sockaddr_in *address, tripod_mh
     };
     int with_tls = certificate_pem != NULL && key_pem != NULL;
     if (with_tls) flags |= MHD_USE_TLS;
-    return MHD_start_daemon(flags, ntohs(address->sin_port), NULL, NULL, handler, handler_context,
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
                             MHD_OPTION_ARRAY, with_tls ? tls : &tls[2],
-                            MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
+                            MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_CONNECTION_LIMIT, limits.connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.per_ip_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_timeout_seconds,

@@ -13,28 +13,36 @@ public final class FrameBuffer: @unchecked Sendable {
     /// Writes the bytes at their first access (simulated frames), then nil.
     private let pending: LockedValue<Render?>?
     private struct Render: Sendable { let write: @Sendable (UnsafeMutableRawBufferPointer) -> Void }
+    /// The same frame drawn about `smallerWidth` wide, straight from what it shows, or nil. The
+    /// simulated camera gives its processed frames one, as an ISP's second, smaller output: a
+    /// preview reads it instead of drawing the whole frame only to scale it down. Lazily drawn too.
+    public let smaller: FrameBuffer?
+    /// The width of `smaller` (the browser remote's preview width).
+    public static let smallerWidth = 640
 
     /// A buffer that owns its bytes (simulated frames, tests).
     public init(pixelFormat: PixelFormat, size: PixelSize, stride: Int, bytes: [UInt8]) {
         self.pixelFormat = pixelFormat; self.size = size; self.stride = stride
-        self.owned = bytes; self.mapped = nil; self.release = nil; self.pending = nil
+        self.owned = bytes; self.mapped = nil; self.release = nil; self.pending = nil; self.smaller = nil
     }
 
     /// A buffer over memory someone else owns; `release` runs when this object goes away.
     public init(pixelFormat: PixelFormat, size: PixelSize, stride: Int,
                 mapping: UnsafeRawBufferPointer, release: @escaping @Sendable () -> Void) {
         self.pixelFormat = pixelFormat; self.size = size; self.stride = stride
-        self.owned = nil; self.mapped = mapping; self.release = release; self.pending = nil
+        self.owned = nil; self.mapped = mapping; self.release = release; self.pending = nil; self.smaller = nil
     }
 
     /// A buffer over `memory` that `render` fills at the first access to the bytes, on the thread
     /// that asks, once (a simulated stream nobody reads is never drawn); `release` runs when this
-    /// object goes away. `render` must write every byte.
+    /// object goes away. `render` must write every byte. `smaller`: the same frame drawn smaller.
     public init(pixelFormat: PixelFormat, size: PixelSize, stride: Int, memory: UnsafeMutableRawBufferPointer,
-                render: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void, release: @escaping @Sendable () -> Void) {
+                render: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void, release: @escaping @Sendable () -> Void,
+                smaller: FrameBuffer? = nil) {
         self.pixelFormat = pixelFormat; self.size = size; self.stride = stride
         self.owned = nil; self.mapped = UnsafeRawBufferPointer(memory); self.release = release
         self.pending = LockedValue(Render(write: render))
+        self.smaller = smaller
     }
 
     /// False while a lazily rendered buffer's bytes are still to be drawn.

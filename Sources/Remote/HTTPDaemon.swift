@@ -73,8 +73,8 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// Whether it serves HTTPS.
     public let usesTLS: Bool
 
-    /// Starts listening on the IPv4 `address`:`port` (MHD_start_daemon through tripod_mhd_start),
-    /// over TLS when `tls` is given (GnuTLS inside libmicrohttpd).
+    /// Starts listening on the IPv4 or IPv6 `address`:`port` (MHD_start_daemon through
+    /// tripod_mhd_start), over TLS when `tls` is given (GnuTLS inside libmicrohttpd).
     public init(address: String, port: Int, limits: HTTPLimits, tls: TLSCredentials? = nil,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(RemoteError) {
         self.limits = limits
@@ -83,12 +83,25 @@ public final class HTTPDaemon: @unchecked Sendable {
             throw RemoteError("remote: this libmicrohttpd was built without TLS, so remote.tls cannot be served; set remote.tls off")
         }
         self.handler = handler
-        var socketAddress = sockaddr_in()
-        socketAddress.sin_family = sa_family_t(AF_INET)
-        socketAddress.sin_port = in_port_t(UInt16(clamping: port)).bigEndian
-        guard inet_pton(AF_INET, address, &socketAddress.sin_addr) == 1 else {
-            throw RemoteError("remote: \(address) is not an IPv4 address")
+        // Room for either family; filled as sockaddr_in or sockaddr_in6 (inet_pton).
+        var storage = sockaddr_storage()
+        let parsed = withUnsafeMutableBytes(of: &storage) { raw -> Bool in
+            if address.contains(":") {
+                var v6 = sockaddr_in6()
+                v6.sin6_family = sa_family_t(AF_INET6)
+                v6.sin6_port = in_port_t(UInt16(clamping: port)).bigEndian
+                guard inet_pton(AF_INET6, address, &v6.sin6_addr) == 1 else { return false }
+                withUnsafeBytes(of: v6) { raw.copyMemory(from: $0) }
+            } else {
+                var v4 = sockaddr_in()
+                v4.sin_family = sa_family_t(AF_INET)
+                v4.sin_port = in_port_t(UInt16(clamping: port)).bigEndian
+                guard inet_pton(AF_INET, address, &v4.sin_addr) == 1 else { return false }
+                withUnsafeBytes(of: v4) { raw.copyMemory(from: $0) }
+            }
+            return true
         }
+        guard parsed else { throw RemoteError("remote: \(address) is not an IPv4 or IPv6 address") }
         let c = tripod_mhd_limits(connection_limit: UInt32(limits.connections), per_ip_limit: UInt32(limits.connectionsPerAddress),
                                   idle_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
                                   memory_limit_bytes: limits.requestHeadBytes)
@@ -96,13 +109,17 @@ public final class HTTPDaemon: @unchecked Sendable {
         errno = 0
         let started: OpaquePointer? = withPEM(tls?.certificatePEM) { certificate in
             withPEM(tls?.keyPEM) { key in
-                tripod_mhd_start(&socketAddress, c, certificate, key, httpAccess, context, httpCompleted, nil)
+                withUnsafePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        tripod_mhd_start($0, c, certificate, key, httpAccess, context, httpCompleted, nil)
+                    }
+                }
             }
         }
         guard let started else {
             let reason = errno != 0 ? String(cString: strerror(errno))
                 : tls != nil ? "MHD_start_daemon failed (GnuTLS rejected the certificate or key, or they do not match)" : "MHD_start_daemon failed"
-            throw RemoteError("remote: cannot listen on \(address):\(port): \(reason)")
+            throw RemoteError("remote: cannot listen on \(address.contains(":") ? "[\(address)]" : address):\(port): \(reason)")
         }
         daemon = started
         let bound = Int(tripod_mhd_bound_port(started))

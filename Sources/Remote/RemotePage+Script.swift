@@ -96,6 +96,11 @@ extension RemotePage {
         control.id = 'setting-' + setting.key;
         control.dataset.key = setting.key;
         control.value = shown(setting);
+        // remote.*: shown, changed only at the rig's console or in its config file.
+        if (setting.readOnly) {
+          control.disabled = true;
+          label.title = setting.summary + ' (read-only here: ' + setting.readOnly + ')';
+        }
         control.addEventListener('change', async () => {
           if (control.value === '') return;
           await command('set ' + setting.key + ' ' + control.value);

@@ -159,7 +159,7 @@ final class MJPEGStream: HTTPStreamBody, @unchecked Sendable {
 
     init(encoder: PreviewEncoder) {
         self.encoder = encoder
-        encoder.watcherJoined()
+        sequence = encoder.watcherJoined()
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {

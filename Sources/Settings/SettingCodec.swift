@@ -32,7 +32,7 @@ public enum SettingKind: Sendable, Equatable {
     case file
     /// A name that becomes an MQTT topic level: letters, digits, `-`, `_`, `.`.
     case name
-    /// `off`, or an IPv4 address and a port ("0.0.0.0:8080", "127.0.0.1:0").
+    /// `off`, or an IPv4 or bracketed IPv6 address and a port ("0.0.0.0:8080", "[::]:8080").
     case listenAddress
     /// `off`, or a PEM certificate file and its private key file (absolute paths).
     case certificateAndKey
@@ -54,7 +54,7 @@ public enum SettingKind: Sendable, Equatable {
         case .buttonAction: return ButtonSettings.actionForms
         case .zoom: return "1 (whole field) … the format's maximum, e.g. 2 or 1.5x"
         case .bitrate: return "bits per second: 10M, 2500k, 8000000 (100k…200M)"
-        case .listenAddress: return "off, or IPv4ADDRESS:PORT (0.0.0.0:8080)"
+        case .listenAddress: return "off, IPv4ADDRESS:PORT (0.0.0.0:8080) or [IPv6ADDRESS]:PORT ([::]:8080)"
         case .certificateAndKey: return "off, or CERTFILE KEYFILE (absolute paths to PEM files)"
         case .number(let range, let unit):
             return "\(ValueParser.formatNumber(range.lowerBound))…\(ValueParser.formatNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
@@ -257,35 +257,61 @@ extension SettingCodec where Value == String {
     }
 }
 
-/// `remote.listen`: off, or the IPv4 address and TCP port the browser remote listens on.
+/// `remote.listen`: off, or the IPv4 or IPv6 address and TCP port the browser remote listens on.
 public enum RemoteListen: Equatable, Sendable {
     case off
-    /// `address`: dotted IPv4 ("0.0.0.0" for every interface); `port` 0 lets the system pick one.
+    /// `address`: dotted IPv4 ("0.0.0.0" for every interface), or IPv6 without brackets in
+    /// inet_ntop's form ("::" for every interface, "::1"); `port` 0 lets the system pick one.
     case address(String, port: Int)
 
-    /// The canonical text: "off" or "ADDRESS:PORT".
+    /// The canonical text: "off", "ADDRESS:PORT" or "[IPv6ADDRESS]:PORT".
     public var text: String {
         switch self {
         case .off: return "off"
-        case .address(let address, let port): return "\(address):\(port)"
+        case .address(let address, let port): return Self.text(address, port: port)
         }
     }
 
-    /// Parses "off" or "ADDRESS:PORT" (IPv4, port 0…65535).
+    /// "ADDRESS:PORT", with the address in brackets when it is IPv6.
+    public static func text(_ address: String, port: Int) -> String {
+        address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+    }
+
+    /// Parses "off", "ADDRESS:PORT" (IPv4) or "[ADDRESS]:PORT" (IPv6, as inet_pton reads it; no
+    /// zone), port 0…65535.
     public static func parse(_ text: String, key: String) throws(ConsoleError) -> RemoteListen {
         let t = text.trimmingCharacters(in: .whitespaces)
         if t.lowercased() == "off" { return .off }
+        if t.hasPrefix("[") { return try parseIPv6(t, text: text, key: key) }
         let parts = t.split(separator: ":", omittingEmptySubsequences: false)
         let octets = parts.first.map { $0.split(separator: ".", omittingEmptySubsequences: false) } ?? []
         guard parts.count == 2, octets.count == 4,
               octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && (UInt8($0) != nil) }),
               let port = Int(parts[1]), parts[1].allSatisfy(\.isASCII) else {
-            throw ConsoleError(.badValue, "\(key) \"\(text)\" is not off or IPv4ADDRESS:PORT; e.g. 0.0.0.0:8080")
+            throw ConsoleError(.badValue, "\(key) \"\(text)\" is not off, IPv4ADDRESS:PORT or [IPv6ADDRESS]:PORT; e.g. 0.0.0.0:8080 or [::]:8080")
         }
         guard (0...65535).contains(port) else {
             throw ConsoleError(.outOfRange, "\(key) port \(port) must be from 0 to 65535")
         }
         return .address(octets.map { String(UInt8($0) ?? 0) }.joined(separator: "."), port: port)
+    }
+
+    /// "[ADDRESS]:PORT": the address read by inet_pton(AF_INET6) and written back by inet_ntop.
+    private static func parseIPv6(_ t: String, text: String, key: String) throws(ConsoleError) -> RemoteListen {
+        let bad = ConsoleError(.badValue, "\(key) \"\(text)\" is not [IPv6ADDRESS]:PORT; e.g. [::]:8080 or [::1]:8080")
+        guard let close = t.firstIndex(of: "]") else { throw bad }
+        let inside = String(t[t.index(after: t.startIndex)..<close])
+        let rest = t[t.index(after: close)...]
+        guard rest.hasPrefix(":"), rest.count > 1, rest.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }),
+              let port = Int(rest.dropFirst()) else { throw bad }
+        var address = in6_addr()
+        guard inside.count <= 45, inet_pton(AF_INET6, inside, &address) == 1 else { throw bad }
+        var out = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &address, &out, socklen_t(out.count)) != nil else { throw bad }
+        guard (0...65535).contains(port) else {
+            throw ConsoleError(.outOfRange, "\(key) port \(port) must be from 0 to 65535")
+        }
+        return .address(String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: port)
     }
 }
 

@@ -116,7 +116,7 @@ public enum SettingsTable {
     public static let videoSplit = Setting("video.split", \.video.splitMinutes, .number(0...1440, unit: "min", example: "0"), "minutes per file, 0 = one file")
     public static let videoSlowMotion = Setting("video.slowmotion", \.video.slowMotion, .onOff, "high-frame-rate video plays back at video.playback-fps")
     public static let videoHDR = Setting("video.hdr", \.videoHDR, .choice(VideoHDRPolicy.Preference.allCases), "video HDR: auto (the scene decides), on or off (formats' hdr column)")
-    public static let remoteListen = Setting("remote.listen", \.remoteListen, .listenAddress, "browser remote's HTTP server: off, or ADDRESS:PORT (e.g. 0.0.0.0:8080; port 0 picks a free one)")
+    public static let remoteListen = Setting("remote.listen", \.remoteListen, .listenAddress, "browser remote's HTTP server: off, or ADDRESS:PORT (e.g. 0.0.0.0:8080, [::]:8080; port 0 picks a free one)")
     public static let remoteTLS = Setting("remote.tls", \.remoteTLS, .certificateAndKey, "HTTPS for the browser remote: off, or its PEM certificate and private key files (the key mode 600 or 400)")
     public static let videoPlaybackFPS = Setting("video.playback-fps", \.video.playbackFramesPerSecond, .number(1...240, unit: "fps", example: "30"), "playback rate of slow motion")
     public static let timelapseRampRate = Setting("timelapse.ramp.rate", \.timelapseRampRateEVPerHour, .number(0.5...600, unit: "EV/h", example: "30"), "time-lapse ramp auto: the most the exposure moves per hour of clock time")
@@ -152,6 +152,8 @@ public enum SettingsTable {
     public static let button = all.filter { $0.key.hasPrefix("button.") }
     /// The stabilization settings, applied after the camera starts (they depend on the IMU's health).
     public static let stabilization = [stabilizationLens.any, stabilizationStill.any, stabilizationVideo.any]
+    /// The browser remote's settings (module Remote); refused over the remote itself.
+    public static let remote = all.filter { $0.key.hasPrefix("remote.") }
     /// The fleet's settings (module Fleet); refused over MQTT.
     public static let fleet = all.filter { $0.key.hasPrefix("fleet.") }
     /// The recorder's settings: every `video.*` key but `video.hdr` (the camera's).

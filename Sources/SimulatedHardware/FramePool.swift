@@ -15,13 +15,13 @@ final class FramePool: @unchecked Sendable {
     }
 
     /// A frame of `byteCount` bytes written by `fill` when they are first read (on the reader's
-    /// thread); `fill` must write every byte.
-    func frame(format: PixelFormat, size: PixelSize, stride: Int, byteCount: Int,
+    /// thread); `fill` must write every byte. `smaller`: the same frame drawn smaller (FrameBuffer.smaller).
+    func frame(format: PixelFormat, size: PixelSize, stride: Int, byteCount: Int, smaller: FrameBuffer? = nil,
                fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void) -> FrameBuffer {
         let memory = take(byteCount)
         let returned = Returned(pool: self, memory: memory)
         return FrameBuffer(pixelFormat: format, size: size, stride: stride, memory: memory, render: fill,
-                           release: { returned.give() })
+                           release: { returned.give() }, smaller: smaller)
     }
 
     private func take(_ byteCount: Int) -> UnsafeMutableRawBufferPointer {

@@ -163,10 +163,13 @@ public final class SimulatedCamera: CameraDevice {
         streams = adjusted
         activeMode = mode
         model = SimulatedSensorModel(sensor: sensor, mode: mode)
-        for stream in adjusted {  // sample the chart now rather than in the first frame
-            renderer.prepare(format: stream.role == .raw ? SimulatedControlInfo.rawFormat(sensor: sensor, mode: mode) : stream.pixelFormat,
-                             size: SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize),
-                             crop: mode.crop, lighting: scene.lighting)
+        for stream in adjusted {  // sample the chart now rather than in the first frame (and for the smaller drawing)
+            let format = stream.role == .raw ? SimulatedControlInfo.rawFormat(sensor: sensor, mode: mode) : stream.pixelFormat
+            let size = SimulatedFrameRenderer.renderSize(for: stream.size, maximum: maximumRenderSize)
+            renderer.prepare(format: format, size: size, crop: mode.crop, lighting: scene.lighting)
+            if let smaller = SimulatedFrameRenderer.smallerSize(of: size, role: stream.role) {
+                renderer.prepare(format: format, size: smaller, crop: mode.crop, lighting: scene.lighting)
+            }
         }
         return (status, adjusted)
     }

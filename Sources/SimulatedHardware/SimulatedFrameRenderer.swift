@@ -189,11 +189,32 @@ final class SimulatedFrameRenderer {
         let isp = FramePasses.ISP(gains: SIMD3(Float(f.redGain * f.digitalGain), Float(f.digitalGain), Float(f.blueGain * f.digitalGain)),
                                   matrix: (row(0), row(1), row(2)), encoding: r.hdr ? hdrEncoding : encoding)
         let e = exposure
-        return pool.frame(format: format, size: r.size, stride: packer.stride, byteCount: packer.byteCount) { memory in
+        return pool.frame(format: format, size: r.size, stride: packer.stride, byteCount: packer.byteCount,
+                          smaller: smaller(of: r, rng: rng)) { memory in
             withMovedPlanes { planes in
                 FramePasses.processed(planes, exposure: e, isp: isp, noise: noise, rng: rng, packer: packer, into: memory)
             }
         }
+    }
+
+    /// A viewfinder or still frame wider than `FrameBuffer.smallerWidth` is also drawn that wide
+    /// (`FrameBuffer.smaller`): the same frame (crop, exposure, motion, noise seed), with its noise
+    /// averaged as the ISP's scaling to that size would, as an ISP's second, smaller output is. Its
+    /// pixels too are drawn only when read. Nil for other frames.
+    private func smaller(of r: Request, rng: SeededGenerator) -> FrameBuffer? {
+        guard let size = Self.smallerSize(of: r.size, role: r.role) else { return nil }
+        var small = r
+        small.size = size
+        small.streamSize = size
+        return render(small, rng: rng)
+    }
+
+    /// `FrameBuffer.smallerWidth` wide with the aspect kept, even sides, for the processed roles a
+    /// preview shows (viewfinder, still); nil when the frame is no wider.
+    static func smallerSize(of size: PixelSize, role: StreamRole) -> PixelSize? {
+        guard role == .viewfinder || role == .stillCapture, size.width > FrameBuffer.smallerWidth, size.height > 0 else { return nil }
+        let width = FrameBuffer.smallerWidth
+        return PixelSize(width: width, height: max(2, (width * size.height / size.width) & ~1))
     }
 
     /// Samples the chart for a stream ahead of its first frame (the costly part of a new

@@ -7,11 +7,22 @@ import Settings
 /// server, started and stopped as `remote.listen` is committed.
 extension Supervisor {
     func registerRemoteCommands() {
-        commands.add(Command("remote", synopsis: "token", summary: "the browser remote's token (docs/remote.md)",
-                             detail: ["example: remote token  →  ok token=<64 hex digits>"], arguments: 1...1) { context, args in
-            guard args[0] == "token" else { return .err(.usage, "usage: remote token") }
-            guard let token = context.supervisor.remoteToken else { return .err(.unsupported, "the remote has no token yet (not started)") }
-            return .ok([("token", token)])
+        commands.add(Command("remote", synopsis: "token|preview", summary: "the browser remote's token; its preview's counts (docs/remote.md)",
+                             detail: ["example: remote token  →  ok token=<64 hex digits>",
+                                      "remote preview  →  ok watchers=2 offered=900 accepted=450 encoded=450 (frames since the server started)"],
+                             arguments: 1...1) { context, args in
+            switch args[0] {
+            case "token":
+                guard let token = context.supervisor.remoteToken else { return .err(.unsupported, "the remote has no token yet (not started)") }
+                return .ok([("token", token)])
+            case "preview":
+                guard let preview = context.supervisor.remote?.preview else { return .err(.unsupported, "the remote is off (remote.listen)") }
+                let counts = preview.frameCounts
+                return .ok([("watchers", String(preview.watcherCount)), ("offered", String(counts.offered)),
+                            ("accepted", String(counts.accepted)), ("encoded", String(counts.encoded))])
+            default:
+                return .err(.usage, "usage: remote token|preview")
+            }
         })
     }
 
@@ -45,7 +56,7 @@ extension Supervisor {
             let server = try RemoteServer(host: LoopBound<any RemoteHost>(self, loop: loop), address: address, port: port, token: token,
                                           captures: CaptureFiles(root: devices.storage.rootDescription), tls: tls)
             remote = server
-            log.notice("remote: listening on \(server.scheme)://\(address):\(server.port)/")
+            log.notice("remote: listening on \(server.scheme)://\(RemoteListen.text(address, port: server.port))/")
         } catch {
             remoteFailure = error.message
             log.warning("\(error)")
@@ -59,6 +70,15 @@ extension Supervisor {
         _ = try TLSCredentials.load(certificate: certificate, key: key)
     }
 
+    /// The remote.* settings never change over the browser remote, whatever the command (`set`,
+    /// `reset`): a new address or TLS would cut the very connection the change came on.
+    static func refuseOverRemote(_ change: SettingsChange) throws(ConsoleError) {
+        let keys = SettingsTable.remote.filter { $0.differs(change.old, change.new) }.map(\.key)
+        guard !keys.isEmpty else { return }
+        throw ConsoleError(.unsupported, "\(keys.joined(separator: ", ")) cannot change over the browser remote (it would cut this connection): "
+                           + "set it at the rig's console (tripod ctl set ...) or in its config file")
+    }
+
     func stopRemote() {
         remote?.stop()
         remote = nil
@@ -68,7 +88,7 @@ extension Supervisor {
     var remoteActiveDescription: String {
         if let remoteFailure { return "failed: \(remoteFailure)" }
         guard let remote, case .address(let address, _) = typed.remoteListen else { return "off" }
-        return "\(address):\(remote.port)"
+        return RemoteListen.text(address, port: remote.port)
     }
 }
 

@@ -12,6 +12,10 @@ import Stabilization
 extension Supervisor {
     /// Wires the store once: participants in transaction order, then the observers.
     func wireSettings() {
+        // First, so a refused change touches no service: remote.* never change over the remote.
+        settings.participate(.init(name: "remote-origin") { [weak self] change throws(ConsoleError) in
+            if self?.dispatchingFrom == .remote { try Supervisor.refuseOverRemote(change) }
+        })
         settings.participate(.init(name: "recording") { [weak self] change throws(ConsoleError) in
             try self?.applyRecordingPart(change)
         })

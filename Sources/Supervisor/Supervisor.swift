@@ -70,6 +70,8 @@ public final class Supervisor {
     var remoteToken: String?
     /// Why the remote could not listen, for `get remote.listen`.
     var remoteFailure: String?
+    /// The kind of session whose line is being dispatched (a commit then comes from it), else nil.
+    var dispatchingFrom: ConsoleSession.Kind?
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
     let videoHDR = VideoHDRService()
     private var madeStateWriter: StateWriter?
@@ -221,7 +223,10 @@ public final class Supervisor {
             return
         }
         var context = CommandContext(supervisor: self, session: session)
+        let outer = dispatchingFrom
+        dispatchingFrom = session.kind
         let reply = commands.dispatch(line, context: &context)
+        dispatchingFrom = outer
         if context.answersLater { session.awaitingReply = true; return }
         // A command that closed its session (quit) has already answered.
         if let reply, !session.isClosed { session.send(reply) }

@@ -5,6 +5,8 @@ import TestSupport
 /// given (paths with `..`, missing headers, oversized heads), which URLSession would normalise.
 struct HTTPTestClient {
     let port: Int
+    /// Over the IPv6 loopback (::1) instead of 127.0.0.1.
+    var ipv6 = false
 
     struct Response {
         var status: Int
@@ -17,14 +19,25 @@ struct HTTPTestClient {
 
     /// A connected socket with a receive timeout, or nil.
     func connect(timeoutSeconds: Int = 10) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let ok: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port)).bigEndian
+            address.sin6_addr = in6addr_loopback
+            ok = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port)).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            ok = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         guard ok == 0 else { close(fd); return nil }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -45,7 +58,7 @@ struct HTTPTestClient {
     func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) -> Response? {
         guard let fd = connect() else { return nil }
         defer { close(fd) }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(ipv6 ? "[::1]" : "127.0.0.1"):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
         send(fd, Array((head + "\r\n").utf8) + body)
@@ -62,6 +75,19 @@ struct HTTPTestClient {
             data += buffer[0..<n]
         }
         return data
+    }
+
+    /// True when this machine has an IPv6 loopback: a socket binds to [::1]:0.
+    static var hasIPv6Loopback: Bool {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        } == 0
     }
 
     static func parse(_ data: [UInt8]) -> Response? {

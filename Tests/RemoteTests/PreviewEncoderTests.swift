@@ -92,4 +92,108 @@ import TestSupport
         #expect(Self.readPart(slow) == last)
         #expect(encoder.watcherCount == 2)
     }
+
+    @Test func aClientJoiningAfterEveryoneLeftWaitsForAFreshFrame() {
+        let encoder = PreviewEncoder()
+        defer { encoder.stop() }
+        let first = MJPEGStream(encoder: encoder)
+        encoder.offer(Self.frame(60), at: .now)
+        #expect(Self.waitForEncoded(encoder, 1))
+        let old = Self.readPart(first)
+        first.finished()
+        // Nobody watches: the slot's JPEG grows old. Two clients join at once; neither gets it.
+        let late = [MJPEGStream(encoder: encoder), MJPEGStream(encoder: encoder)]
+        defer { late.forEach { $0.finished() } }
+        encoder.offer(Self.frame(200), at: .now + .seconds(10))
+        #expect(Self.waitForEncoded(encoder, 2))
+        let parts = late.map(Self.readPart)
+        #expect(parts[0] == parts[1])
+        #expect(parts[0] != old && parts[0].count > 1000)
+        // A client joining while they watch gets that newest JPEG at once.
+        let third = MJPEGStream(encoder: encoder)
+        defer { third.finished() }
+        #expect(Self.readPart(third) == parts[0])
+    }
+
+    /// A frame drawn when first read (as the simulated camera's are), with a smaller drawing of itself.
+    static func lazyFrame(_ size: PixelSize, smaller: FrameBuffer? = nil) -> FrameBuffer {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: size.area * 3, alignment: 16)
+        let address = UInt(bitPattern: memory.baseAddress)
+        return FrameBuffer(pixelFormat: .bgr888, size: size, stride: size.width * 3, memory: memory,
+                           render: { $0.initializeMemory(as: UInt8.self, repeating: 90) },
+                           release: { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() }, smaller: smaller)
+    }
+
+    @Test func theFramesSmallerDrawingIsEncodedWhenTheWholeFrameIsNotDrawnYet() {
+        let encoder = PreviewEncoder()
+        defer { encoder.stop() }
+        let client = MJPEGStream(encoder: encoder)
+        defer { client.finished() }
+        let small = Self.lazyFrame(PixelSize(width: 640, height: 360))
+        let whole = Self.lazyFrame(PixelSize(width: 1920, height: 1080), smaller: small)
+        encoder.offer(whole, at: .now)
+        #expect(Self.waitForEncoded(encoder, 1))
+        #expect(small.isRendered && !whole.isRendered, "the smaller drawing, not the whole frame")
+        #expect(MJPEGParts.jpegs(in: Self.readPart(client)).first.flatMap(MJPEGParts.jpegWidth) == 640)
+        // Drawn already (a recording read it): scaling it costs less than drawing again.
+        let small2 = Self.lazyFrame(PixelSize(width: 640, height: 360))
+        let drawn = Self.lazyFrame(PixelSize(width: 1920, height: 1080), smaller: small2)
+        _ = drawn.withUnsafeBytes { $0.count }
+        encoder.offer(drawn, at: .now + .seconds(1))
+        #expect(Self.waitForEncoded(encoder, 2))
+        #expect(!small2.isRendered)
+        // A smaller drawing narrower than the preview is not used.
+        let tiny = Self.lazyFrame(PixelSize(width: 320, height: 180))
+        let wide = Self.lazyFrame(PixelSize(width: 1920, height: 1080), smaller: tiny)
+        encoder.offer(wide, at: .now + .seconds(2))
+        #expect(Self.waitForEncoded(encoder, 3))
+        #expect(wide.isRendered && !tiny.isRendered)
+    }
+
+    /// The clients wait on the slot's condition; the encoder must still wake for every frame taken
+    /// (a wake-up meant for it once went to a waiting client, and the frame sat pending).
+    @Test func everyFrameTakenIsEncodedWhileSixteenClientsWait() {
+        let encoder = PreviewEncoder()
+        let clients = (0..<16).map { _ in MJPEGStream(encoder: encoder) }
+        let readers = DispatchGroup()
+        for client in clients {
+            readers.enter()
+            Thread {
+                var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                while buffer.withUnsafeMutableBytes({ client.read(into: $0) }) != nil {}
+                readers.leave()
+            }.start()
+        }
+        usleep(200_000)  // the readers wait for a JPEG (were they late, the test would only be weaker)
+        let start = ContinuousClock.now
+        for i in 0..<10 {
+            encoder.offer(Self.frame(UInt8(20 * i)), at: start + .milliseconds(50 * i))
+            #expect(Self.waitForEncoded(encoder, i + 1), "frame \(i + 1) taken, \(encoder.frameCounts.encoded) encoded")
+        }
+        #expect(encoder.frameCounts == PreviewEncoder.Counts(offered: 10, accepted: 10, encoded: 10))
+        encoder.stop()
+        readers.wait()
+        clients.forEach { $0.finished() }
+    }
+
+    @Test func theRateCapCountsOnTheSensorsTimestampsNotOnArrival() {
+        let encoder = PreviewEncoder()
+        defer { encoder.stop() }
+        let client = MJPEGStream(encoder: encoder)
+        defer { client.finished() }
+        let frame = Self.frame(100)
+        // A 30 fps sensor whose frames reach the encoder in pairs (a late loop): every one is kept.
+        let start = ContinuousClock.now
+        for i in 0..<30 {
+            let arrival = start + .milliseconds(66 * (i / 2))
+            encoder.offer(frame, sensorTimestampNanoseconds: Int64(i) * 33_333_333, at: arrival)
+        }
+        #expect(encoder.frameCounts.accepted == 30)
+        // A 120 fps sensor keeps 30 a second whenever its frames arrive.
+        for i in 0..<120 {
+            encoder.offer(frame, sensorTimestampNanoseconds: 2_000_000_000 + Int64(i) * 8_333_333, at: start + .seconds(5))
+        }
+        let accepted = encoder.frameCounts.accepted - 30
+        #expect((29...31).contains(accepted), "\(accepted) of 120 frames in one second of sensor time")
+    }
 }

@@ -96,11 +96,16 @@ import Synchronization
         #expect(ByteRange(header: "items=0-1", size: 100) == .whole)
     }
 
-    @Test func theListenAddressIsOffOrIPv4AndPort() throws {
+    @Test func theListenAddressIsOffOrAnIPv4OrIPv6AddressAndPort() throws {
         #expect(try RemoteListen.parse("off", key: "remote.listen") == .off)
         #expect(try RemoteListen.parse("0.0.0.0:8080", key: "remote.listen") == .address("0.0.0.0", port: 8080))
         #expect(try RemoteListen.parse("127.000.0.1:0", key: "remote.listen") == .address("127.0.0.1", port: 0))
-        for bad in ["8080", "localhost:80", "1.2.3:80", "1.2.3.256:80", "1.2.3.4:", "1.2.3.4:65536", "1.2.3.4:-1", ":80"] {
+        // IPv6 in brackets, written back as inet_ntop writes it.
+        #expect(try RemoteListen.parse("[::]:8080", key: "remote.listen") == .address("::", port: 8080))
+        #expect(try RemoteListen.parse("[0:0:0:0:0:0:0:1]:0", key: "remote.listen") == .address("::1", port: 0))
+        #expect(try RemoteListen.parse("[FD00::2]:80", key: "remote.listen").text == "[fd00::2]:80")
+        for bad in ["8080", "localhost:80", "1.2.3:80", "1.2.3.256:80", "1.2.3.4:", "1.2.3.4:65536", "1.2.3.4:-1", ":80",
+                    "::1:8080", "[::1]", "[::1]:", "[::1]8080", "[::1]:65536", "[::1]:+80", "[fe80::1%eth0]:80", "[1.2.3.4]:80", "[::g]:80"] {
             #expect(throws: (any Error).self, "\(bad)") { try RemoteListen.parse(bad, key: "remote.listen") }
         }
         #expect(SettingsTable.setting("remote.listen")?.defaultText == "off")

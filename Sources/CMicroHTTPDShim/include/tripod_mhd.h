@@ -23,11 +23,12 @@ typedef struct {
 } tripod_mhd_limits;
 
 /// MHD_start_daemon with a thread per connection (MHD_USE_THREAD_PER_CONNECTION |
-/// MHD_USE_INTERNAL_POLLING_THREAD), bound to the IPv4 `address` (MHD_OPTION_SOCK_ADDR), with
+/// MHD_USE_INTERNAL_POLLING_THREAD), bound to `address` (MHD_OPTION_SOCK_ADDR): a sockaddr_in, or a
+/// sockaddr_in6 (then MHD_USE_IPv6, IPv6 only), with
 /// `limits`, the access handler and MHD_OPTION_NOTIFY_COMPLETED. With `certificate_pem` and
 /// `key_pem` (NUL-terminated PEM text, both or neither) it serves HTTPS (MHD_USE_TLS,
 /// MHD_OPTION_HTTPS_MEM_CERT, MHD_OPTION_HTTPS_MEM_KEY). NULL when it cannot start.
-struct MHD_Daemon *tripod_mhd_start(const struct sockaddr_in *address, tripod_mhd_limits limits,
+struct MHD_Daemon *tripod_mhd_start(const struct sockaddr *address, tripod_mhd_limits limits,
                                     const char *certificate_pem, const char *key_pem,
                                     MHD_AccessHandlerCallback handler, void *handler_context,
                                     MHD_RequestCompletedCallback completed, void *completed_context);

@@ -98,6 +98,12 @@ try:
     driver.execute_script("arguments[0].value = '1/250'; arguments[0].dispatchEvent(new Event('change'))", shutter)
     wait(driver, 10, lambda d: "exposure.duration=1/250" in d.find_element(By.ID, "reply").text, "the set reply")
     result["set_reply"] = driver.find_element(By.ID, "reply").text
+    # The remote's own settings are shown, not editable (a change would cut this connection).
+    for key in ["remote.listen", "remote.tls"]:
+        if driver.find_element(By.ID, "setting-" + key).is_enabled():
+            fail("%s can be edited from the page" % key)
+    if not driver.find_element(By.ID, "setting-exposure.iso").is_enabled():
+        fail("exposure.iso is read-only on the page")
 
     # Capture: the file appears in the list; its download is the file on disk.
     before = set(a.get_attribute("data-path") for a in driver.find_elements(By.CSS_SELECTOR, "#captures a"))
