@@ -162,7 +162,7 @@ public enum DNGWriter {
 
         // The frame's memory stays valid until the checksum is taken: strips are noted by reference.
         return try frame.withUnsafeBytes { pixels in
-            guard let tiff = tripod_tiff_open_sink(sink.callbacks) else { throw libtiffError("TIFFClientOpen") }
+            guard let tiff = tripod_tiff_open_sink(sink.callbacks) else { throw sink.failure ?? libtiffError("TIFFClientOpen") }
             do { try writeFile(tiff, pixels: pixels) } catch {
                 _ = tripod_tiff_close(tiff)
                 throw error
