@@ -61,6 +61,14 @@ public protocol StorageStream: AnyObject {
     func sync() throws
     /// Syncs and closes; the stream is unusable afterwards.
     func close() throws
+    /// Asks for what was written so far to start going to the medium, without waiting for it, so
+    /// that a later sync has less to wait for (work done meanwhile overlaps the card's). A hint:
+    /// a stream that cannot does nothing, and errors show at the sync.
+    func startWriteback()
+}
+
+extension StorageStream {
+    public func startWriteback() {}
 }
 
 /// A `Storage` that can also grow files front to back.

@@ -67,6 +67,12 @@ final class PosixStorageStream: StorageStream {
         try storage.calling("fsync \(path)") { () throws(SyscallError) in try storage.sys.fsync(fd) }
     }
 
+    /// sync_file_range(SYNC_FILE_RANGE_WRITE) through the seam; a failure is left to the fsync to report.
+    func startWriteback() {
+        guard let fd else { return }
+        try? storage.sys.startWriteback(fd)
+    }
+
     /// Closes without fsync, if still open (a streamed atomic write that failed: its temp file goes).
     func abandon() {
         guard let fd else { return }

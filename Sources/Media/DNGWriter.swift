@@ -154,6 +154,7 @@ public enum DNGWriter {
                 }
             }
             try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory (IFD0)")
+            stream.startWriteback()  // the card takes the image data while the preview is finished
             let (previewSize, previewJPEG) = try preview.value()
             try writePreviewTags(&writer, size: previewSize)
             try previewJPEG.withUnsafeBytes { try writer.raw($0, .array(previewJPEG, start: 0), strip: 0) }

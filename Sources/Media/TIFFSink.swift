@@ -54,6 +54,11 @@ final class TIFFSink {
     private var expected: (pointer: UnsafeRawPointer, count: Int, source: Source)?
     /// True once libtiff asked for bytes the ledger does not hold.
     private(set) var unreadable = false
+    /// Image data written since the stream was last asked to start writing back.
+    private var sinceWriteback = 0
+    /// Every this many bytes of image data, the stream is asked to start writing back
+    /// (`StorageStream.startWriteback`), so the card works while the rest is built.
+    static let writebackInterval = 4 << 20
 
     init(stream: any StorageStream) { self.stream = stream }
 
@@ -81,13 +86,19 @@ final class TIFFSink {
 
     private func libtiffWrote(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
         var source = Source.array(Array(bytes), start: 0)
+        var imageData = false
         if let expected, expected.pointer == bytes.baseAddress, expected.count == bytes.count {
             source = expected.source
             self.expected = nil
+            imageData = true
         }
         do { try write(bytes, at: offset, source: source) } catch {
             failure = failure ?? error
             return false
+        }
+        if imageData {
+            sinceWriteback += bytes.count
+            if sinceWriteback >= Self.writebackInterval { stream.startWriteback(); sinceWriteback = 0 }
         }
         return true
     }

@@ -86,4 +86,5 @@ private final class PacedStream: StorageStream {
     func seek(to offset: Int64) throws { try inner.seek(to: offset) }
     func sync() throws { try inner.sync() }
     func close() throws { try inner.close() }
+    func startWriteback() { inner.startWriteback() }
 }
