@@ -121,6 +121,13 @@ import TestSupport
         _ = try write(probe)
         let writes = probeCalls.count(.write), seeks = probeCalls.count(.seek)
         #expect(writes > 10 && seeks > 2, "\(writes) writes, \(seeks) seeks")
+        #expect(probeCalls.count(.writeback) >= 1, "the card is asked to start on the image data before the fsync")
+        // A writeback request is a hint: its failure leaves the fsync to report, and the file lands.
+        let (hintRoot, hintCalls, hinted) = try makeFaultInjectedStorage(maximumWriteBytes: 8_192)
+        defer { try? FileManager.default.removeItem(atPath: hintRoot) }
+        hintCalls.fail(.writeback, errno: EIO, times: 100)
+        _ = try write(hinted)
+        #expect(try hinted.read("f.dng") == (try probe.read("f.dng")))
         for (operation, count) in [(FaultInjectingSyscalls.Operation.write, writes), (.seek, seeks)] {
             for n in 1...count {
                 let (dir, sys, storage) = try makeFaultInjectedStorage(maximumWriteBytes: 8_192)
