@@ -71,7 +71,8 @@ public enum DNGWriter {
     /// Writes `frame` (an unpacked Bayer format, 16-bit little-endian samples) as a DNG into
     /// `stream`, front to back as libtiff builds it (it seeks back to fill in offsets). The preview
     /// is rendered and compressed on another thread while the raw data is written; lossless tiles
-    /// are encoded on all cores (DispatchQueue.concurrentPerform) first. With `sha256`, the result
+    /// are encoded on all cores (`LosslessTiles`) and each is written, in order, as soon as it is
+    /// done. With `sha256`, the result
     /// has the SHA-256 of the bytes that went into the stream, in file order (`TIFFSink`).
     /// Throws `MediaError` (.invalidFrame, e.g. a sample above the white level in a lossless DNG;
     /// .notYet; .encoding with libtiff's message, or libjpeg's for the preview), or the stream's
@@ -93,7 +94,7 @@ public enum DNGWriter {
         // TIFF tiles are at least 16 wide and a tile must not be wider than the image (see below):
         // a frame under 16 samples wide is stored uncompressed.
         let stored = width < 16 ? DNGCompression.none : compression
-        var tiles: [[UInt8]] = []
+        var tiles: LosslessTiles?
         var tileWidth = 0, tileLength = 0
         if stored == .lossless {
             // Never wider than the image: dcraw and LibRaw wrap a tile's rows at the image's width.
@@ -101,8 +102,9 @@ public enum DNGWriter {
             tileWidth = min(tileSize, width / 16 * 16)
             if tileWidth * 2 == width { tileWidth -= 16 }
             tileLength = min(tileSize, roundUp(height, 16))
-            tiles = try losslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
+            tiles = LosslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
         }
+        defer { tiles?.cancel() }  // never leaves the encoder running
         let rowsPerStrip = max(1, min(height, (256 * 1024) / rowBytes))
         let sink = TIFFSink(stream: stream)
 
@@ -145,11 +147,13 @@ public enum DNGWriter {
                     }
                 }
             case .lossless:
-                let count = Int(tripod_tiff_tile_count(tiff))
-                guard count == tiles.count else {
-                    throw MediaError(.encoding, "DNG: libtiff counts \(count) tiles of \(tileWidth)×\(tileLength) in \(frame.size), the encoder made \(tiles.count)")
+                let count = Int(tripod_tiff_tile_count(tiff)), made = tiles?.count ?? 0
+                guard let tiles, count == made else {
+                    throw MediaError(.encoding, "DNG: libtiff counts \(count) tiles of \(tileWidth)×\(tileLength) in \(frame.size), the encoder makes \(made)")
                 }
-                for (index, tile) in tiles.enumerated() {
+                // In order, each as soon as it is encoded: the card takes tile n while later ones are encoded.
+                for index in 0..<count {
+                    let tile = try tiles.take(index)
                     try tile.withUnsafeBytes { try writer.raw($0, .array(tile, start: 0), tile: index) }
                 }
             }
@@ -194,50 +198,12 @@ public enum DNGWriter {
         throw MediaError(.encoding, "DNG: libtiff wrote no SubIFDs entry in IFD0")
     }
 
-    /// The lossless JPEG of each tile, left to right then top to bottom (TIFF 6.0 §15): 2
-    /// components of tileWidth/2 columns, so the frame's geometry is the tile's and each colour
-    /// of a Bayer row has its own predictor (as Adobe's DNG Converter writes them).
+    /// The lossless JPEG of each tile, left to right then top to bottom (`LosslessTiles`), all at
+    /// once. Throws `MediaError(.invalidFrame)` naming the first tile with a sample above the white level.
     static func losslessTiles(_ frame: FrameBuffer, layout: BayerLayout, tileWidth: Int, tileLength: Int) throws -> [[UInt8]] {
-        let width = frame.size.width, height = frame.size.height
-        let across = (width + tileWidth - 1) / tileWidth, down = (height + tileLength - 1) / tileLength
-        let bits = layout.bitsPerSample, white = layout.whiteLevel
-        var tiles = [[UInt8]](repeating: [], count: across * down)
-        var overWhite = [Int](repeating: -1, count: across * down)  // a sample above the white level, per tile
-        frame.withUnsafeBytes { pixels in
-            tiles.withUnsafeMutableBufferPointer { results in
-                overWhite.withUnsafeMutableBufferPointer { over in
-                    let results = UncheckedSendable(results), over = UncheckedSendable(over), source = UncheckedSendable(pixels)
-                    DispatchQueue.concurrentPerform(iterations: across * down) { index in
-                        let left = (index % across) * tileWidth, top = (index / across) * tileLength
-                        var samples = [UInt16](repeating: 0, count: tileWidth * tileLength)
-                        var largest: UInt16 = 0
-                        samples.withUnsafeMutableBufferPointer { tile in
-                            let pixels = source.value
-                            for y in 0..<tileLength {
-                                let row = min(top + y, height - 1) * frame.stride
-                                for x in 0..<tileWidth {
-                                    let column = min(left + x, width - 1)
-                                    let v = layout.bytesPerSample == 2
-                                        ? UInt16(littleEndian: pixels.loadUnaligned(fromByteOffset: row + column * 2, as: UInt16.self))
-                                        : UInt16(pixels[row + column])
-                                    largest = max(largest, v)
-                                    tile[y * tileWidth + x] = v
-                                }
-                            }
-                        }
-                        if Int(largest) > white { over.value[index] = Int(largest); return }
-                        results.value[index] = samples.withUnsafeBufferPointer {
-                            LosslessJPEG.encode($0, width: tileWidth, height: tileLength, components: 2, precision: max(bits, 2))
-                        }
-                    }
-                }
-            }
-        }
-        if let index = overWhite.firstIndex(where: { $0 >= 0 }) {
-            throw MediaError(.invalidFrame, "raw frame \(frame.size) \(frame.pixelFormat): sample \(overWhite[index]) in tile \(index) "
-                + "is above the \(bits)-bit white level \(white); a lossless DNG cannot hold it")
-        }
-        return tiles
+        let encoder = LosslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
+        defer { encoder.cancel() }
+        return try (0..<encoder.count).map { try encoder.take($0) }
     }
 
     private static func writeMainTags(_ w: inout TagWriter, layout: BayerLayout, size: PixelSize,

@@ -52,8 +52,6 @@ final class TIFFSink {
     private(set) var failure: (any Error)?
     /// The next piece of image data libtiff will write, named by the writer.
     private var expected: (pointer: UnsafeRawPointer, count: Int, source: Source)?
-    /// True once libtiff asked for bytes the ledger does not hold.
-    private(set) var unreadable = false
     /// Image data written since the stream was last asked to start writing back.
     private var sinceWriteback = 0
     /// Every this many bytes of image data, the stream is asked to start writing back
@@ -134,7 +132,7 @@ final class TIFFSink {
 
     /// Copies the file's bytes `offset..<offset+buffer.count` (zeros in gaps); false past the end.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
-        guard offset >= 0, offset + buffer.count <= size else { unreadable = true; return false }
+        guard offset >= 0, offset + buffer.count <= size else { return false }
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         let end = offset + buffer.count
         for s in segments where s.end > offset && s.offset < end {
