@@ -72,8 +72,8 @@ public enum DNGWriter {
     /// `stream`, front to back as libtiff builds it (it seeks back to fill in offsets). The preview
     /// is rendered and compressed on another thread while the raw data is written; lossless tiles
     /// are encoded on all cores (`LosslessTiles`) and each is written, in order, as soon as it is
-    /// done. With `sha256`, the result
-    /// has the SHA-256 of the bytes that went into the stream, in file order (`TIFFSink`).
+    /// done. With `sha256`, the result has the SHA-256 of the bytes that went into the stream, in
+    /// file order (`TIFFSink`).
     /// Throws `MediaError` (.invalidFrame, e.g. a sample above the white level in a lossless DNG;
     /// .notYet; .encoding with libtiff's message, or libjpeg's for the preview), or the stream's
     /// own error (a `HardwareError` from the storage) as it is.

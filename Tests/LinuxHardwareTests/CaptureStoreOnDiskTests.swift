@@ -38,8 +38,9 @@ import TestSupport
         try bracket.addFrame(frame(1), requested: requested)
         let folder = dir + "/2026-09-21"
         let firstFrame = try #require(FileManager.default.contents(atPath: folder + "/TRP_000001_01.dng"))
-        // Frame 2: its 2nd write is the JPEG's data; its 2nd fsync is the directory's after the
-        // DNG's rename (the DNG is then visible and must be removed again).
+        // Frame 2: its 2nd write is inside the streamed DNG (libtiff's header went first); its 2nd
+        // fsync is the directory's after the DNG's rename (the DNG is then visible and must be
+        // removed again).
         sys.fail(operation, call: 2, errno: code)
         #expect(throws: MediaError.self) { try bracket.addFrame(frame(2), requested: requested) }
         #expect(try allNames(folder) == ["TRP_000001.json", "TRP_000001_01.dng", "TRP_000001_01.jpg"])
