@@ -21,6 +21,8 @@ let package = Package(
         systemLibrary("CI2C", pkgConfig: nil, apt: ["libi2c-dev"]),
         // glibc's adjtimex (the clock's sync state, module Fleet).
         systemLibrary("CClock", pkgConfig: nil, apt: ["libc6-dev"]),
+        // glibc's sync_file_range (the seam's startWriteback, module Syscalls).
+        systemLibrary("CFileSync", pkgConfig: nil, apt: ["libc6-dev"]),
         systemLibrary("CV4L2", pkgConfig: nil, apt: ["linux-libc-dev"]),
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
         systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"]),
@@ -48,7 +50,7 @@ let package = Package(
         .target(name: "Hardware"),
         // The one seam for system calls on descriptors (device nodes, serial ports, sockets):
         // the protocol, the real Glibc calls, and errno → HardwareError through the one mapping.
-        .target(name: "Syscalls", dependencies: ["Hardware"]),
+        .target(name: "Syscalls", dependencies: ["Hardware", "CFileSync"]),
         // The sensor database and board catalog: descriptions embedded in the binary, and the search
         // for board/ files. Data only, no backend.
         .target(name: "Boards", dependencies: ["Hardware"]),

@@ -8,12 +8,10 @@
 
 struct tripod_tiff {
     TIFF *tif;
-    uint8_t *data;
-    size_t size;      // bytes of file written (high-water mark)
-    size_t capacity;
-    size_t position;
-    int failed;       // a write could not grow the buffer
-    int borrowed;     // data is the caller's (tripod_tiff_open_into): never grown or freed
+    tripod_tiff_sink sink;
+    uint64_t size;      // bytes of file written (high-water mark)
+    uint64_t position;
+    int failed;         // a write did not reach the sink
 };
 
 static _Thread_local char last_error[512];
@@ -30,47 +28,39 @@ static void ignore_warning(const char *module, const char *fmt, va_list ap) {
 
 const char *tripod_tiff_last_error(void) { return last_error; }
 
-static tmsize_t mem_read(thandle_t h, void *buf, tmsize_t n) {
+static tmsize_t sink_read(thandle_t h, void *buf, tmsize_t n) {
     tripod_tiff *t = (tripod_tiff *)h;
     if (t->position >= t->size) return 0;
-    size_t available = t->size - t->position;
-    size_t count = (size_t)n < available ? (size_t)n : available;
-    memcpy(buf, t->data + t->position, count);
-    t->position += count;
-    return (tmsize_t)count;
+    uint64_t available = t->size - t->position;
+    size_t count = (uint64_t)n < available ? (size_t)n : (size_t)available;
+    int64_t done = t->sink.read(t->sink.context, buf, count, t->position);
+    if (done < 0) return -1;
+    t->position += (uint64_t)done;
+    return (tmsize_t)done;
 }
 
-static tmsize_t mem_write(thandle_t h, void *buf, tmsize_t n) {
+static tmsize_t sink_write(thandle_t h, void *buf, tmsize_t n) {
     tripod_tiff *t = (tripod_tiff *)h;
-    size_t end = t->position + (size_t)n;
-    if (end > t->capacity) {
-        if (t->borrowed) { t->failed = 1; return -1; }
-        size_t capacity = t->capacity ? t->capacity : 65536;
-        while (capacity < end) capacity *= 2;
-        uint8_t *grown = realloc(t->data, capacity);
-        if (!grown) { t->failed = 1; return -1; }
-        t->data = grown; t->capacity = capacity;
-    }
-    if (t->position > t->size) memset(t->data + t->size, 0, t->position - t->size);  // a seek past the end
-    memcpy(t->data + t->position, buf, (size_t)n);
-    t->position = end;
-    if (end > t->size) t->size = end;
+    int64_t done = n > 0 ? t->sink.write(t->sink.context, buf, (size_t)n, t->position) : 0;
+    if (done != (int64_t)n) { t->failed = 1; return -1; }
+    t->position += (uint64_t)n;
+    if (t->position > t->size) t->size = t->position;
     return n;
 }
 
-static toff_t mem_seek(thandle_t h, toff_t offset, int whence) {
+static toff_t sink_seek(thandle_t h, toff_t offset, int whence) {
     tripod_tiff *t = (tripod_tiff *)h;
     int64_t base = whence == SEEK_CUR ? (int64_t)t->position : whence == SEEK_END ? (int64_t)t->size : 0;
     int64_t target = base + (int64_t)offset;
     if (target < 0) return (toff_t)-1;
-    t->position = (size_t)target;
+    t->position = (uint64_t)target;
     return (toff_t)target;
 }
 
-static int mem_close(thandle_t h) { (void)h; return 0; }
-static toff_t mem_size(thandle_t h) { return ((tripod_tiff *)h)->size; }
-static int mem_map(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
-static void mem_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
+static int sink_close(thandle_t h) { (void)h; return 0; }
+static toff_t sink_size(thandle_t h) { return ((tripod_tiff *)h)->size; }
+static int sink_map(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
+static void sink_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
 
 // DNG tags libtiff 4.5 has no definition for (TIFFSetField refuses an unknown tag).
 static const TIFFFieldInfo dng_extra_fields[] = {
@@ -89,77 +79,31 @@ static void add_dng_fields(TIFF *tif) {
 
 static void install_extender(void) { previous_extender = TIFFSetTagExtender(add_dng_fields); }
 
-/// Opens `t` (its buffer already set) for writing: the DNG tags registered once, the handlers set;
-/// frees `t` (and a buffer it owns) when TIFFClientOpen fails.
-static tripod_tiff *open_client(tripod_tiff *t) {
-    // "m": never memory-map (our map proc declines anyway).
-    t->tif = TIFFClientOpen("memory", "wlm", (thandle_t)t, mem_read, mem_write, mem_seek,
-                            mem_close, mem_size, mem_map, mem_unmap);
-    if (!t->tif) {
-        if (!t->borrowed) free(t->data);
-        free(t);
-        return NULL;
-    }
-    return t;
-}
-
-/// A zeroed handle with the library set up for a new file, or NULL (out of memory).
-static tripod_tiff *new_handle(void) {
+tripod_tiff *tripod_tiff_open_sink(tripod_tiff_sink sink) {
     pthread_once(&extender_once, install_extender);
     TIFFSetErrorHandler(record_error);
     TIFFSetWarningHandler(ignore_warning);
     last_error[0] = 0;
     tripod_tiff *t = calloc(1, sizeof *t);
-    if (!t) snprintf(last_error, sizeof last_error, "out of memory");
+    if (!t) { snprintf(last_error, sizeof last_error, "out of memory"); return NULL; }
+    t->sink = sink;
+    // "m": never memory-map (our map proc declines anyway).
+    t->tif = TIFFClientOpen("sink", "wlm", (thandle_t)t, sink_read, sink_write, sink_seek,
+                            sink_close, sink_size, sink_map, sink_unmap);
+    if (!t->tif) { free(t); return NULL; }
     return t;
 }
 
-tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint) {
-    tripod_tiff *t = new_handle();
-    if (!t) return NULL;
-    if (capacity_hint > 0 && (t->data = malloc(capacity_hint)) != NULL) t->capacity = capacity_hint;
-    return open_client(t);
-}
-
-tripod_tiff *tripod_tiff_open_into(uint8_t *buffer, size_t capacity) {
-    tripod_tiff *t = new_handle();
-    if (!t) return NULL;
-    t->data = buffer;
-    t->capacity = capacity;
-    t->borrowed = 1;
-    return open_client(t);
-}
-
-int tripod_tiff_outgrew(const tripod_tiff *t) { return t->borrowed && t->failed; }
-
-int tripod_tiff_finish_into(tripod_tiff *t, size_t *count, int *outgrew) {
+int tripod_tiff_close(tripod_tiff *t) {
+    if (!t) return 0;
     TIFFClose(t->tif);
-    t->tif = NULL;
     int ok = !t->failed;
-    *outgrew = tripod_tiff_outgrew(t);
-    *count = ok ? t->size : 0;
-    if (!ok) snprintf(last_error, sizeof last_error, "the TIFF outgrew its %zu-byte buffer", t->capacity);
+    if (!ok && !last_error[0]) snprintf(last_error, sizeof last_error, "a write did not reach the file");
     free(t);
     return ok;
 }
 
-void tripod_tiff_discard(tripod_tiff *t) {
-    if (!t) return;
-    if (t->tif) TIFFClose(t->tif);
-    if (!t->borrowed) free(t->data);
-    free(t);
-}
-
-int tripod_tiff_finish(tripod_tiff *t, uint8_t **bytes, size_t *count) {
-    TIFFClose(t->tif);
-    t->tif = NULL;
-    int ok = !t->failed;
-    if (ok) { *bytes = t->data; *count = t->size; t->data = NULL; }
-    else snprintf(last_error, sizeof last_error, "out of memory while writing TIFF");
-    free(t->data);
-    free(t);
-    return ok;
-}
+uint64_t tripod_tiff_size(const tripod_tiff *t) { return t->size; }
 
 static const TIFFField *field(tripod_tiff *t, uint32_t tag) {
     const TIFFField *f = TIFFFieldWithTag(t->tif, tag);
@@ -241,10 +185,6 @@ int tripod_tiff_write_raw_tile(tripod_tiff *t, uint32_t tile, const void *bytes,
 
 int tripod_tiff_write_raw_strip(tripod_tiff *t, uint32_t strip, const void *bytes, size_t count) {
     return TIFFWriteRawStrip(t->tif, strip, (void *)bytes, (tmsize_t)count) == (tmsize_t)count;
-}
-
-int tripod_tiff_write_scanline(tripod_tiff *t, const void *row_bytes, uint32_t row) {
-    return TIFFWriteScanline(t->tif, (void *)row_bytes, row, 0) == 1;
 }
 
 int tripod_tiff_write_directory(tripod_tiff *t) { return TIFFWriteDirectory(t->tif); }

@@ -5,6 +5,13 @@ public protocol Storage: AnyObject {
     /// Writes `bytes` to `path` atomically: temp file, fsync, rename, fsync of the directory.
     /// Afterwards the file is either complete or absent; never partial.
     func writeAtomically(_ bytes: [UInt8], to path: String) throws
+    /// Writes `path` atomically as `body` streams it into the stream it is given (writes, seeks
+    /// back): the same temp file, fsync, rename and directory fsync as `writeAtomically`, so a
+    /// file built while it is written is also complete or absent. When `body` throws, or any
+    /// call fails, nothing is left (no file, no temp file) and the error is rethrown as it is.
+    /// `body` must not sync or close the stream. A storage that cannot stream builds the file
+    /// in memory (`MemoryStorageStream`) and writes it with `writeAtomically`.
+    func writeAtomically<R>(to path: String, streaming body: (any StorageStream) throws -> R) throws -> R
     /// Reads a whole file.
     func read(_ path: String) throws -> [UInt8]
     func fileExists(_ path: String) -> Bool
@@ -15,6 +22,15 @@ public protocol Storage: AnyObject {
     func remove(_ path: String) throws
     /// Free bytes available to this process (`statvfs`: f_bavail × f_frsize).
     func freeBytes() throws -> Int64
+}
+
+extension Storage {
+    public func writeAtomically<R>(to path: String, streaming body: (any StorageStream) throws -> R) throws -> R {
+        let stream = MemoryStorageStream()
+        let result = try body(stream)
+        try writeAtomically(stream.bytes, to: path)
+        return result
+    }
 }
 
 /// Checks a relative storage path: no absolute paths, no "..", no empty or hidden components.
@@ -45,6 +61,14 @@ public protocol StorageStream: AnyObject {
     func sync() throws
     /// Syncs and closes; the stream is unusable afterwards.
     func close() throws
+    /// Asks for what was written so far to start going to the medium, without waiting for it, so
+    /// that a later sync has less to wait for (work done meanwhile overlaps the card's). A hint:
+    /// a stream that cannot does nothing, and errors show at the sync.
+    func startWriteback()
+}
+
+extension StorageStream {
+    public func startWriteback() {}
 }
 
 /// A `Storage` that can also grow files front to back.

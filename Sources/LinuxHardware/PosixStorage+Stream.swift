@@ -22,7 +22,7 @@ extension PosixStorage: StreamingStorage {
     }
 }
 
-/// One open file of `PosixStorage.createStream`.
+/// One open file of `PosixStorage.createStream`, or the temp file of a streamed `writeAtomically`.
 final class PosixStorageStream: StorageStream {
     private let storage: PosixStorage
     private var fd: Int32?
@@ -65,6 +65,19 @@ final class PosixStorageStream: StorageStream {
     func sync() throws {
         let fd = try descriptor()
         try storage.calling("fsync \(path)") { () throws(SyscallError) in try storage.sys.fsync(fd) }
+    }
+
+    /// sync_file_range(SYNC_FILE_RANGE_WRITE) through the seam; a failure is left to the fsync to report.
+    func startWriteback() {
+        guard let fd else { return }
+        try? storage.sys.startWriteback(fd)
+    }
+
+    /// Closes without fsync, if still open (a streamed atomic write that failed: its temp file goes).
+    func abandon() {
+        guard let fd else { return }
+        self.fd = nil
+        try? storage.sys.close(fd)
     }
 
     func close() throws {

@@ -5,8 +5,8 @@ import Syscalls
 /// The real `Storage`: files under a root directory, each write atomic and durable.
 ///
 /// `writeAtomically`: open a hidden temp file in the same directory with O_EXCL, write it all
-/// (continuing short writes; the seam retries EINTR), fsync, close, rename over the target, fsync
-/// the directory. Every call goes through the syscall seam (`SystemCalls`, module Syscalls).
+/// (continuing short writes; the seam retries EINTR) or let the caller stream it (a DNG built as
+/// it is written), fsync, close, rename over the target, fsync the directory. Every call goes through the syscall seam (`SystemCalls`, module Syscalls).
 /// On any failure before the rename the temp file is removed, so the target keeps its old
 /// content or stays absent: never partial. Errors are `HardwareError`s naming the path and call.
 public final class PosixStorage: Storage, Sendable {
@@ -32,6 +32,13 @@ public final class PosixStorage: Storage, Sendable {
     }
 
     public func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        try writeAtomically(to: path) { stream in try bytes.withUnsafeBytes { try stream.write($0) } }
+    }
+
+    /// The one atomic write: `body` streams into the temp file (writes, seeks back), then fsync,
+    /// close, rename, fsync of the directory. A throw from `body` or any call closes and unlinks
+    /// the temp file and rethrows the error as it is.
+    public func writeAtomically<R>(to path: String, streaming body: (any StorageStream) throws -> R) throws -> R {
         try validateStoragePath(path)
         let target = absolute(path)
         let (directory, name) = split(target)
@@ -40,31 +47,19 @@ public final class PosixStorage: Storage, Sendable {
         let fd = try calling("open \(temp)") { () throws(SyscallError) in
             try sys.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
         }
+        let stream = PosixStorageStream(storage: self, fd: fd, path: temp)
+        let result: R
         do {
-            try bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = try calling("write \(temp)") { () throws(SyscallError) in
-                        try sys.write(fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]))
-                    }
-                    if n <= 0 { throw HardwareError(.io, "\(temp): write returned \(n)", errno: EIO) }
-                    offset += n
-                }
-            }
-            try calling("fsync \(temp)") { () throws(SyscallError) in try sys.fsync(fd) }
-        } catch {
-            try? sys.close(fd)
-            try? sys.unlink(temp)
-            throw error
-        }
-        do {
-            do { try sys.close(fd) } catch { throw hardwareError(error, "close \(temp)") }
+            result = try body(stream)
+            try stream.close()  // fsync, close
             do { try sys.rename(temp, target) } catch { throw hardwareError(error, "rename \(temp) to \(target)") }
         } catch {
+            stream.abandon()
             try? sys.unlink(temp)
             throw error
         }
         try syncDirectory(directory)
+        return result
     }
 
     public func read(_ path: String) throws -> [UInt8] {

@@ -47,20 +47,23 @@ public final class BracketRecorder {
         var actual = FrameSettings.reported(in: frame.metadata, isoPerGain: configuration.isoPerGain)
         if actual?.evBiasEV == nil { actual?.evBiasEV = requested.evBiasEV }
         let frameIndex = index ?? sidecar.frames.count
-        let (encoded, raw) = try encode(frame, settings: actual, frameIndex: frameIndex, stabilization: stabilization)
+        let (outputs, raw) = try prepare(frame, settings: actual, frameIndex: frameIndex, stabilization: stabilization)
 
         var written: [FileRecord] = []
         do {
-            for (record, bytes) in encoded {
-                try storage.writeAtomically(bytes, to: folder + "/" + record.name)
-                written.append(record)
+            for output in outputs {
+                written.append(try output.write(storage, folder))
             }
         } catch let error as HardwareError {
             // This frame's files go, including one whose write failed after its rename (directory fsync).
-            for (record, _) in encoded where storage.fileExists(folder + "/" + record.name) {
-                try? storage.remove(folder + "/" + record.name)
+            for output in outputs where storage.fileExists(folder + "/" + output.name) {
+                try? storage.remove(folder + "/" + output.name)
             }
             throw storageFailure(error, while: "writing frame \(frameIndex + 1)")
+        } catch {
+            // An encoding error of the streamed DNG: its file is absent; a file before it goes too.
+            for record in written { try? storage.remove(folder + "/" + record.name) }
+            throw error
         }
         let mismatches = actual.map { requested.mismatches(actual: $0) } ?? []
         var record = FrameRecord(index: frameIndex, requested: requested, actual: actual,
@@ -107,12 +110,24 @@ public final class BracketRecorder {
         }
     }
 
+    /// One file of a frame, to be written: `write` stores it and returns its record (size, SHA-256).
+    private struct Output {
+        var name: String
+        var write: (any Storage, String) throws -> FileRecord
+    }
+
     /// The files of one frame, and what was done to its raw samples when they were not written as
     /// delivered. The raw buffer goes through `RawUnpacking` first (CSI-2 packed, PiSP 16-bit or
     /// compressed raw to plain samples at the mode's bit depth), so the DNG writer, its lossless
     /// encoder and the black level all see unpacked samples at the depth written.
-    private func encode(_ frame: CompletedRequest, settings: FrameSettings?, frameIndex: Int,
-                        stabilization: StabilizationRecord?) throws -> ([(FileRecord, [UInt8])], RawRecord?) {
+    ///
+    /// The JPEG is encoded here (so its errors come before anything is written) and written whole;
+    /// the DNG is streamed to its temp file as libtiff builds it (`DNGWriter.write` inside
+    /// `Storage.writeAtomically(to:streaming:)`), and its SHA-256 is of the bytes that went out, in
+    /// file order: the same bytes the file holds, without keeping a copy of the file or reading it
+    /// back.
+    private func prepare(_ frame: CompletedRequest, settings: FrameSettings?, frameIndex: Int,
+                         stabilization: StabilizationRecord?) throws -> ([Output], RawRecord?) {
         let naming = configuration.naming
         // The camera's own wall clock for this frame where it reports one (FrameWallClock); else the
         // trigger's wall-clock time moved by the frame's monotonic distance from the trigger.
@@ -122,11 +137,7 @@ public final class BracketRecorder {
         } else if let start = sidecar.startMonotonicNanoseconds {
             captureDate += Double(frame.sensorTimestamp.nanoseconds - start) / 1e9
         }
-        var outputs: [(FileRecord, [UInt8])] = []
-        func add(_ kind: FileRecord.Kind, _ bytes: [UInt8]) throws {
-            let name = naming.frameFileName(bracketID: id, frameIndex: frameIndex, kind: kind)
-            outputs.append((FileRecord(name: name, kind: kind, bytes: bytes.count, sha256: try SHA256.hexDigest(bytes)), bytes))
-        }
+        var outputs: [Output] = []
         var rawRecord: RawRecord?
         if let delivered = frame.buffers[.raw] {
             let unpacked = try RawUnpacking.unpack(delivered, modeBitDepth: rawBitDepth)
@@ -137,7 +148,15 @@ public final class BracketRecorder {
             let layout = try BayerLayout(raw.pixelFormat)
             let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
                                              colour: colourCalibration(frame.metadata, settings: settings))
-            try add(.dng, DNGWriter.encode(raw, description: description, compression: dngCompression))
+            let name = naming.frameFileName(bracketID: id, frameIndex: frameIndex, kind: .dng)
+            let compression = dngCompression
+            outputs.append(Output(name: name) { storage, folder in
+                let file = try storage.writeAtomically(to: folder + "/" + name) { stream in
+                    try DNGWriter.write(raw, description: description, compression: compression, to: stream, sha256: true)
+                }
+                guard let sha256 = file.sha256 else { throw MediaError(.encoding, "DNG \(name): the writer gave no SHA-256") }
+                return FileRecord(name: name, kind: .dng, bytes: file.byteCount, sha256: sha256)
+            })
             if !unpacked.passedThrough || unpacked.note != nil {
                 rawRecord = RawRecord(delivered: delivered.pixelFormat.rawValue, written: raw.pixelFormat.rawValue,
                                       bitsPerSample: layout.bitsPerSample, note: unpacked.note)
@@ -147,7 +166,13 @@ public final class BracketRecorder {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
                                    timeZone: naming.timeZone, size: still.size)
             exif.stabilization = stabilization
-            try add(.jpeg, JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality))
+            let bytes = try JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality)
+            let name = naming.frameFileName(bracketID: id, frameIndex: frameIndex, kind: .jpeg)
+            let record = FileRecord(name: name, kind: .jpeg, bytes: bytes.count, sha256: try SHA256.hexDigest(bytes))
+            outputs.append(Output(name: name) { storage, folder in
+                try storage.writeAtomically(bytes, to: folder + "/" + name)
+                return record
+            })
         }
         guard !outputs.isEmpty else {
             throw MediaError(.invalidFrame, "frame \(frame.sequence) of bracket \(id) has neither a raw nor a still buffer")

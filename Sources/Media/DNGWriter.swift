@@ -32,30 +32,53 @@ public enum DNGCompression: String, Hashable, Sendable, CaseIterable {
     case none
 }
 
-/// Writes a Bayer raw frame as a DNG 1.4 through libtiff (TIFFClientOpen into memory): IFD0 holds
-/// the raw image (lossless JPEG tiles or uncompressed strips), its SubIFD a reduced baseline-JPEG
-/// preview (NewSubFileType 1), and an EXIF IFD written first (TIFFCreateEXIFDirectory) so the main
-/// IFD is written once. Lossless tiles come from our `LosslessJPEG` and go in with TIFFWriteRawTile,
-/// the preview JPEG from libjpeg with TIFFWriteRawStrip: libtiff's JPEG codec never runs (it
-/// refuses 16-bit samples); uncompressed rows go through TIFFWriteScanline.
+/// What `DNGWriter.write` put in its stream.
+public struct DNGFile: Hashable, Sendable {
+    /// The file's size, bytes.
+    public var byteCount: Int
+    /// The SHA-256 of the file's bytes (lower-case hex), when asked for.
+    public var sha256: String?
+}
+
+/// Writes a Bayer raw frame as a DNG 1.4 through libtiff, streamed into a `StorageStream` as it is
+/// built (TIFFClientOpen over `TIFFSink`): IFD0 holds the raw image (lossless JPEG tiles or
+/// uncompressed strips), its SubIFD a reduced baseline-JPEG preview (NewSubFileType 1), and an EXIF
+/// IFD written first (TIFFCreateEXIFDirectory) so the main IFD is written once. Lossless tiles come
+/// from our `LosslessJPEG` and go in with TIFFWriteRawTile, the preview JPEG from libjpeg with
+/// TIFFWriteRawStrip: libtiff's JPEG codec never runs (it refuses 16-bit samples); uncompressed
+/// strips go in with TIFFWriteRawStrip too, straight from the frame when its rows are back to back.
 public enum DNGWriter {
     /// Tile width and length of lossless DNGs, samples (TIFF wants multiples of 16; edge tiles are
     /// full-size, padded with the image's last column and row). Narrower images get tiles of their
     /// width rounded down to 16, shorter ones one tile row of their height rounded up to 16; an
-    /// image exactly 512 wide gets 240-wide tiles (see `encode`).
+    /// image exactly 512 wide gets 240-wide tiles (see `write`).
     public static let tileSize = 256
     /// The preview's longest side at most, pixels.
     public static let previewMaximumSide = 1024
 
+    /// The DNG file bytes for `frame`, built in memory (`write` into a `MemoryStorageStream`).
+    public static func encode(_ frame: FrameBuffer, description: DNGDescription,
+                              compression: DNGCompression = .lossless) throws -> [UInt8] {
+        // Room for the samples, the preview and the tags: the array does not grow on the way.
+        let stream = MemoryStorageStream(capacity: frame.size.area * 2 + (1 << 20))
+        _ = try write(frame, description: description, compression: compression, to: stream)
+        return stream.bytes
+    }
+
     /// The lens position goes in EXIF SubjectDistance and UserComment, not ImageDescription: dcraw
     /// 9.28 reads 512 bytes at an ImageDescription and fails when that passes the end of the file.
     ///
-    /// The DNG file bytes for `frame` (an unpacked Bayer format, 16-bit little-endian samples).
-    /// Lossless tiles are encoded on all cores (DispatchQueue.concurrentPerform).
+    /// Writes `frame` (an unpacked Bayer format, 16-bit little-endian samples) as a DNG into
+    /// `stream`, front to back as libtiff builds it (it seeks back to fill in offsets). The preview
+    /// is rendered and compressed on another thread while the raw data is written; lossless tiles
+    /// are encoded on all cores (`LosslessTiles`) and each is written, in order, as soon as it is
+    /// done. With `sha256`, the result has the SHA-256 of the bytes that went into the stream, in
+    /// file order (`TIFFSink`).
     /// Throws `MediaError` (.invalidFrame, e.g. a sample above the white level in a lossless DNG;
-    /// .notYet; .encoding with libtiff's message, or libjpeg's for the preview).
-    public static func encode(_ frame: FrameBuffer, description: DNGDescription,
-                              compression: DNGCompression = .lossless) throws -> [UInt8] {
+    /// .notYet; .encoding with libtiff's message, or libjpeg's for the preview), or the stream's
+    /// own error (a `HardwareError` from the storage) as it is.
+    public static func write(_ frame: FrameBuffer, description: DNGDescription, compression: DNGCompression = .lossless,
+                             to stream: any StorageStream, sha256: Bool = false) throws -> DNGFile {
         let layout = try BayerLayout(frame.pixelFormat)
         let width = frame.size.width, height = frame.size.height
         let rowBytes = width * layout.bytesPerSample
@@ -66,10 +89,12 @@ public enum DNGWriter {
         guard description.colour.colorMatrix1.count == 9 else {
             throw MediaError(.invalidFrame, "ColorMatrix1 needs 9 values, got \(description.colour.colorMatrix1.count)")
         }
+        let preview = PreviewJob(frame: frame, layout: layout, description: description)
+        defer { preview.wait() }  // never leaves it running
         // TIFF tiles are at least 16 wide and a tile must not be wider than the image (see below):
         // a frame under 16 samples wide is stored uncompressed.
         let stored = width < 16 ? DNGCompression.none : compression
-        var tiles: [[UInt8]] = []
+        var tiles: LosslessTiles?
         var tileWidth = 0, tileLength = 0
         if stored == .lossless {
             // Never wider than the image: dcraw and LibRaw wrap a tile's rows at the image's width.
@@ -77,16 +102,15 @@ public enum DNGWriter {
             tileWidth = min(tileSize, width / 16 * 16)
             if tileWidth * 2 == width { tileWidth -= 16 }
             tileLength = min(tileSize, roundUp(height, 16))
-            tiles = try losslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
+            tiles = LosslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
         }
-        let preview = try DNGPreview.render(frame, layout: layout, description: description)
-        let previewJPEG = try JPEGWriter.compress(preview, app1: [], quality: 85)
-
-        let imageBytes = stored == .lossless ? tiles.reduce(0) { $0 + $1.count } : height * rowBytes
+        defer { tiles?.cancel() }  // never leaves the encoder running
         let rowsPerStrip = max(1, min(height, (256 * 1024) / rowBytes))
+        let sink = TIFFSink(stream: stream)
+
         /// The file's tags, image data and preview, in libtiff's order.
-        func writeFile(_ tiff: OpaquePointer) throws {
-            var writer = TagWriter(tiff: tiff)
+        func writeFile(_ tiff: OpaquePointer, pixels: UnsafeRawBufferPointer) throws {
+            var writer = TagWriter(tiff: tiff, sink: sink)
             try writer.check(tripod_tiff_begin_exif(tiff), "TIFFCreateEXIFDirectory")
             try writeExifTags(&writer, exif: description.exif, in: .exif)
             var exifOffset: UInt64 = 0
@@ -106,139 +130,80 @@ public enum DNGWriter {
             try writer.check(tripod_tiff_set_subifd_count(tiff, 1), "TIFFSetField SubIFDs")
             switch stored {
             case .none:
-                try frame.withUnsafeBytes { pixels in
-                    guard let base = pixels.baseAddress else { throw MediaError(.invalidFrame, "raw frame has no bytes") }
+                guard let base = pixels.baseAddress else { throw MediaError(.invalidFrame, "raw frame has no bytes") }
+                for strip in 0..<(height + rowsPerStrip - 1) / rowsPerStrip {
+                    let rows = min(rowsPerStrip, height - strip * rowsPerStrip), first = strip * rowsPerStrip
                     if frame.stride == rowBytes {
-                        // Rows back to back: each strip goes in as it is (TIFFWriteRawStrip), one copy.
-                        for strip in 0..<(height + rowsPerStrip - 1) / rowsPerStrip {
-                            let rows = min(rowsPerStrip, height - strip * rowsPerStrip)
-                            try writer.check(tripod_tiff_write_raw_strip(tiff, UInt32(strip), base + strip * rowsPerStrip * rowBytes, rows * rowBytes),
-                                             "TIFFWriteRawStrip \(strip)")
-                        }
+                        // Rows back to back: the strip goes out from the frame itself (TIFFWriteRawStrip).
+                        let piece = UnsafeRawBufferPointer(start: base + first * rowBytes, count: rows * rowBytes)
+                        try writer.raw(piece, .pointer(base + first * rowBytes), strip: strip)
                     } else {
-                        for row in 0..<height where tripod_tiff_write_scanline(tiff, base + row * frame.stride, UInt32(row)) != 1 {
-                            throw libtiffError("TIFFWriteScanline row \(row)")
+                        var packed = [UInt8]()
+                        packed.reserveCapacity(rows * rowBytes)
+                        for row in first..<(first + rows) {
+                            packed.append(contentsOf: UnsafeRawBufferPointer(start: base + row * frame.stride, count: rowBytes))
                         }
+                        try packed.withUnsafeBytes { try writer.raw($0, .array(packed, start: 0), strip: strip) }
                     }
                 }
             case .lossless:
-                let count = Int(tripod_tiff_tile_count(tiff))
-                guard count == tiles.count else {
-                    throw MediaError(.encoding, "DNG: libtiff counts \(count) tiles of \(tileWidth)×\(tileLength) in \(frame.size), the encoder made \(tiles.count)")
+                let count = Int(tripod_tiff_tile_count(tiff)), made = tiles?.count ?? 0
+                guard let tiles, count == made else {
+                    throw MediaError(.encoding, "DNG: libtiff counts \(count) tiles of \(tileWidth)×\(tileLength) in \(frame.size), the encoder makes \(made)")
                 }
-                for (index, tile) in tiles.enumerated() {
-                    try writer.check(tripod_tiff_write_raw_tile(tiff, UInt32(index), tile, tile.count), "TIFFWriteRawTile \(index)")
+                // In order, each as soon as it is encoded: the card takes tile n while later ones are encoded.
+                for index in 0..<count {
+                    let tile = try tiles.take(index)
+                    try tile.withUnsafeBytes { try writer.raw($0, .array(tile, start: 0), tile: index) }
                 }
             }
             try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory (IFD0)")
-            try writePreviewTags(&writer, size: preview.size)
-            try writer.check(tripod_tiff_write_raw_strip(tiff, 0, previewJPEG, previewJPEG.count), "TIFFWriteRawStrip (preview)")
+            stream.startWriteback()  // the card takes the image data while the preview is finished
+            let (previewSize, previewJPEG) = try preview.value()
+            try writePreviewTags(&writer, size: previewSize)
+            try previewJPEG.withUnsafeBytes { try writer.raw($0, .array(previewJPEG, start: 0), strip: 0) }
             try writer.check(tripod_tiff_write_directory(tiff), "TIFFWriteDirectory (preview SubIFD)")
         }
-        // Built in the array it is returned in (tripod_tiff_open_into): no copy of the ~25 MB at
-        // the end. The room is the image, the preview and 1 MiB for the tags (a few KiB); should
-        // a file ever outgrow it, it is built again in memory libtiff grows, then copied.
-        let capacity = imageBytes + previewJPEG.count + (1 << 20)
-        var outgrew = false
-        var file = try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            initialized = 0
-            guard let tiff = tripod_tiff_open_into(buffer.baseAddress, capacity) else { throw libtiffError("TIFFClientOpen") }
-            do { try writeFile(tiff) } catch {
-                outgrew = tripod_tiff_outgrew(tiff) == 1
-                tripod_tiff_discard(tiff)
-                if outgrew { return }
+
+        // The frame's memory stays valid until the checksum is taken: strips are noted by reference.
+        return try frame.withUnsafeBytes { pixels in
+            guard let tiff = tripod_tiff_open_sink(sink.callbacks) else { throw sink.failure ?? libtiffError("TIFFClientOpen") }
+            do { try writeFile(tiff, pixels: pixels) } catch {
+                _ = tripod_tiff_close(tiff)
                 throw error
             }
-            var count = 0
-            var grew: Int32 = 0
-            guard tripod_tiff_finish_into(tiff, &count, &grew) == 1 else {
-                outgrew = grew == 1
-                if outgrew { return }
-                throw libtiffError("TIFFClose")
-            }
-            initialized = count
+            guard tripod_tiff_close(tiff) == 1 else { throw sink.failure ?? libtiffError("TIFFClose") }
+            try relabelSubIFDsAsLong(sink)
+            return DNGFile(byteCount: sink.size, sha256: sha256 ? try sink.sha256() : nil)
         }
-        if outgrew {
-            guard let tiff = tripod_tiff_open_memory(capacity) else { throw libtiffError("TIFFClientOpen") }
-            do { try writeFile(tiff) } catch { tripod_tiff_discard(tiff); throw error }
-            var bytes: UnsafeMutablePointer<UInt8>?
-            var count = 0
-            guard tripod_tiff_finish(tiff, &bytes, &count) == 1, let bytes else { throw libtiffError("TIFFClose") }
-            defer { free(bytes) }
-            file = Array(UnsafeBufferPointer(start: bytes, count: count))
-        }
-        try relabelSubIFDsAsLong(&file)
-        return file
     }
 
     /// libtiff writes IFD0's SubIFDs entry (330) with field type IFD (13), which TIFF Technical
     /// Note 1 and DNG allow ("LONG or IFD") but `exiftool -validate` warns about ("Non-standard
     /// format (ifd)"); Adobe's DNG Converter writes LONG (4). Same 4-byte offset either way, so
-    /// only the entry's type field changes.
-    static func relabelSubIFDsAsLong(_ file: inout [UInt8]) throws {
-        func u16(_ at: Int) -> Int { Int(file[at]) | Int(file[at + 1]) << 8 }
-        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
-        guard file.count >= 8, file[0] == 0x49, file[1] == 0x49 else {
+    /// only the entry's type field changes, patched in place through the sink.
+    static func relabelSubIFDsAsLong(_ sink: TIFFSink) throws {
+        func u16(_ b: [UInt8], _ at: Int) -> Int { Int(b[at]) | Int(b[at + 1]) << 8 }
+        let header = try sink.read(at: 0, count: 8)
+        guard header[0] == 0x49, header[1] == 0x49 else {
             throw MediaError(.encoding, "DNG: libtiff did not write a little-endian TIFF header")
         }
-        let ifd0 = u32(4)
-        guard ifd0 + 2 <= file.count else { throw MediaError(.encoding, "DNG: IFD0 at \(ifd0) is past the end (\(file.count) bytes)") }
-        let entries = u16(ifd0)
-        for index in 0..<entries {
-            let entry = ifd0 + 2 + 12 * index
-            guard entry + 12 <= file.count else { break }
-            if u16(entry) == Int(Tag.subIFDs) {
-                if u16(entry + 2) == 13 { file[entry + 2] = 4; file[entry + 3] = 0 }
-                return
-            }
+        let ifd0 = u16(header, 4) | u16(header, 6) << 16
+        let entries = u16(try sink.read(at: ifd0, count: 2), 0)
+        let table = try sink.read(at: ifd0 + 2, count: 12 * entries)
+        for index in 0..<entries where u16(table, 12 * index) == Int(Tag.subIFDs) {
+            if u16(table, 12 * index + 2) == 13 { try sink.write([4, 0], at: ifd0 + 2 + 12 * index + 2) }
+            return
         }
         throw MediaError(.encoding, "DNG: libtiff wrote no SubIFDs entry in IFD0")
     }
 
-    /// The lossless JPEG of each tile, left to right then top to bottom (TIFF 6.0 §15): 2
-    /// components of tileWidth/2 columns, so the frame's geometry is the tile's and each colour
-    /// of a Bayer row has its own predictor (as Adobe's DNG Converter writes them).
+    /// The lossless JPEG of each tile, left to right then top to bottom (`LosslessTiles`), all at
+    /// once. Throws `MediaError(.invalidFrame)` naming the first tile with a sample above the white level.
     static func losslessTiles(_ frame: FrameBuffer, layout: BayerLayout, tileWidth: Int, tileLength: Int) throws -> [[UInt8]] {
-        let width = frame.size.width, height = frame.size.height
-        let across = (width + tileWidth - 1) / tileWidth, down = (height + tileLength - 1) / tileLength
-        let bits = layout.bitsPerSample, white = layout.whiteLevel
-        var tiles = [[UInt8]](repeating: [], count: across * down)
-        var overWhite = [Int](repeating: -1, count: across * down)  // a sample above the white level, per tile
-        frame.withUnsafeBytes { pixels in
-            tiles.withUnsafeMutableBufferPointer { results in
-                overWhite.withUnsafeMutableBufferPointer { over in
-                    let results = UncheckedSendable(results), over = UncheckedSendable(over), source = UncheckedSendable(pixels)
-                    DispatchQueue.concurrentPerform(iterations: across * down) { index in
-                        let left = (index % across) * tileWidth, top = (index / across) * tileLength
-                        var samples = [UInt16](repeating: 0, count: tileWidth * tileLength)
-                        var largest: UInt16 = 0
-                        samples.withUnsafeMutableBufferPointer { tile in
-                            let pixels = source.value
-                            for y in 0..<tileLength {
-                                let row = min(top + y, height - 1) * frame.stride
-                                for x in 0..<tileWidth {
-                                    let column = min(left + x, width - 1)
-                                    let v = layout.bytesPerSample == 2
-                                        ? UInt16(littleEndian: pixels.loadUnaligned(fromByteOffset: row + column * 2, as: UInt16.self))
-                                        : UInt16(pixels[row + column])
-                                    largest = max(largest, v)
-                                    tile[y * tileWidth + x] = v
-                                }
-                            }
-                        }
-                        if Int(largest) > white { over.value[index] = Int(largest); return }
-                        results.value[index] = samples.withUnsafeBufferPointer {
-                            LosslessJPEG.encode($0, width: tileWidth, height: tileLength, components: 2, precision: max(bits, 2))
-                        }
-                    }
-                }
-            }
-        }
-        if let index = overWhite.firstIndex(where: { $0 >= 0 }) {
-            throw MediaError(.invalidFrame, "raw frame \(frame.size) \(frame.pixelFormat): sample \(overWhite[index]) in tile \(index) "
-                + "is above the \(bits)-bit white level \(white); a lossless DNG cannot hold it")
-        }
-        return tiles
+        let encoder = LosslessTiles(frame, layout: layout, tileWidth: tileWidth, tileLength: tileLength)
+        defer { encoder.cancel() }
+        return try (0..<encoder.count).map { try encoder.take($0) }
     }
 
     private static func writeMainTags(_ w: inout TagWriter, layout: BayerLayout, size: PixelSize,
@@ -297,12 +262,24 @@ public enum DNGWriter {
         static let calibrationIlluminant1: UInt32 = 50778, previewColorSpace: UInt32 = 50970
     }
 
-    /// Calls the typed TIFFSetField wrappers, turning a 0 return into a MediaError naming the tag.
+    /// Calls the typed TIFFSetField wrappers and the raw writes, turning a 0 return into the
+    /// storage's error when the sink had one, else a MediaError naming the call.
     struct TagWriter {
         let tiff: OpaquePointer
+        let sink: TIFFSink
 
         func check(_ ok: Int32, _ call: String) throws {
-            if ok != 1 { throw libtiffError(call) }
+            if ok != 1 { throw sink.failure ?? libtiffError(call) }
+        }
+        /// TIFFWriteRawStrip of `bytes`, which the sink notes by reference (`source`) rather than copies.
+        func raw(_ bytes: UnsafeRawBufferPointer, _ source: TIFFSink.Source, strip: Int) throws {
+            sink.expect(bytes, from: source)
+            try check(tripod_tiff_write_raw_strip(tiff, UInt32(strip), bytes.baseAddress, bytes.count), "TIFFWriteRawStrip \(strip)")
+        }
+        /// TIFFWriteRawTile of `bytes`, noted by reference as `raw(_:_:strip:)`.
+        func raw(_ bytes: UnsafeRawBufferPointer, _ source: TIFFSink.Source, tile: Int) throws {
+            sink.expect(bytes, from: source)
+            try check(tripod_tiff_write_raw_tile(tiff, UInt32(tile), bytes.baseAddress, bytes.count), "TIFFWriteRawTile \(tile)")
         }
         func uint(_ tag: UInt32, _ v: Int) throws {
             try check(tripod_tiff_set_uint(tiff, tag, UInt32(clamping: v)), "TIFFSetField tag \(tag)")
@@ -344,6 +321,34 @@ private func libtiffError(_ call: String) -> MediaError {
 }
 
 private func roundUp(_ v: Int, _ multiple: Int) -> Int { (v + multiple - 1) / multiple * multiple }
+
+/// The preview JPEG (`DNGPreview`, libjpeg at quality 85), rendered on another thread from the
+/// moment it is made, so it is ready by the time the raw data is written.
+private final class PreviewJob: @unchecked Sendable {
+    private let done = DispatchGroup()
+    // Written once on the job's thread, read after `done` is waited for.
+    private var result: Result<(PixelSize, [UInt8]), any Error> = .failure(MediaError(.encoding, "DNG: the preview was not rendered"))
+
+    init(frame: FrameBuffer, layout: BayerLayout, description: DNGDescription) {
+        done.enter()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            result = Result {
+                let preview = try DNGPreview.render(frame, layout: layout, description: description)
+                return (preview.size, try JPEGWriter.compress(preview, app1: [], quality: 85))
+            }
+            done.leave()
+        }
+    }
+
+    /// Waits for the job to end.
+    func wait() { done.wait() }
+
+    /// The preview's size and JPEG bytes, once rendered.
+    func value() throws -> (PixelSize, [UInt8]) {
+        done.wait()
+        return try result.get()
+    }
+}
 
 /// Hands a buffer to concurrentPerform's iterations, each of which writes only its own index.
 struct UncheckedSendable<Value>: @unchecked Sendable {

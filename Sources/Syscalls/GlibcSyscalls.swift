@@ -1,3 +1,4 @@
+import CFileSync
 import Glibc
 import Hardware
 
@@ -153,6 +154,10 @@ public struct GlibcSyscalls: SystemCalls {
     // MARK: files
 
     public func fsync(_ fd: Int32) throws(SyscallError) { try check(Glibc.fsync(fd)) }
+
+    public func startWriteback(_ fd: Int32) throws(SyscallError) {
+        try check(sync_file_range(fd, 0, 0, UInt32(TRIPOD_SYNC_FILE_RANGE_WRITE)))
+    }
 
     public func seek(_ fd: Int32, to offsetBytes: Int64) throws(SyscallError) -> Int64 {
         let result = Glibc.lseek(fd, off_t(offsetBytes), SEEK_SET)

@@ -85,6 +85,9 @@ public struct RetryingSyscalls<Raw: SystemCalls>: SystemCalls {
     public func fsync(_ fd: Int32) throws(SyscallError) {
         try retrying { () throws(SyscallError) in try raw.fsync(fd) }
     }
+    public func startWriteback(_ fd: Int32) throws(SyscallError) {
+        try retrying { () throws(SyscallError) in try raw.startWriteback(fd) }
+    }
     public func seek(_ fd: Int32, to offsetBytes: Int64) throws(SyscallError) -> Int64 {
         try retrying { () throws(SyscallError) in try raw.seek(fd, to: offsetBytes) }
     }

@@ -67,6 +67,9 @@ public protocol DescriptorSyscalls: Sendable {
 public protocol FileSyscalls: Sendable {
     /// fsync(2).
     func fsync(_ fd: Int32) throws(SyscallError)
+    /// sync_file_range(2) of the whole file with SYNC_FILE_RANGE_WRITE: starts writing its dirty
+    /// pages to the medium and returns without waiting (an fsync still makes them durable).
+    func startWriteback(_ fd: Int32) throws(SyscallError)
     /// lseek(2) with SEEK_SET; the new offset.
     func seek(_ fd: Int32, to offsetBytes: Int64) throws(SyscallError) -> Int64
     /// rename(2).

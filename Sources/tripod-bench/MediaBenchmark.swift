@@ -13,10 +13,11 @@ struct MediaBenchmark: Benchmark {
 
     func run() throws -> BenchmarkReport {
         let directory = ProcessInfo.processInfo.environment["TRIPOD_BENCH_DIR"] ?? ".bench/media-scratch"
-        let m = try measureMediaWrites(frameCount: 5, size: PixelSize(width: 4056, height: 3040), directory: directory)
+        let m = try measureMediaWrites(frameCount: 15, size: PixelSize(width: 4056, height: 3040), directory: directory)
         func row(_ name: String, _ bytes: Int, _ seconds: [Double], _ reference: [Double]?) -> [String] {
             let total = seconds.reduce(0, +)
-            let ratio = reference.map { String(format: "%.2f", $0.reduce(0, +) / total) } ?? "-"
+            // Medians: on a loaded machine one slow fsync must not decide the ratio.
+            let ratio = reference.map { String(format: "%.2f", percentile($0, 50) / percentile(seconds, 50)) } ?? "-"
             return [name, "\(seconds.count)", String(format: "%.1f", Double(bytes) / 1e6),
                     String(format: "%.1f", Double(bytes * seconds.count) / 1e6 / total),
                     String(format: "%.2f", Double(seconds.count) / total),
@@ -24,7 +25,9 @@ struct MediaBenchmark: Benchmark {
         }
         var rows: [[String]] = [
                 row("DNG uncompressed: encode + atomic write", m.dngBytesPerFrame, m.dngSeconds, m.dngPlainSeconds),
-                row("  of which atomic write", m.dngBytesPerFrame, m.dngAtomicWriteSeconds, m.dngPlainSeconds),
+                row("  of which fsync, rename, fsync dir after the last write", m.dngBytesPerFrame, m.dngCommitSeconds, nil),
+                row("  former path: encode in memory, then atomic write", m.dngBytesPerFrame, m.dngInMemorySeconds, m.dngPlainSeconds),
+                row("    of which atomic write", m.dngBytesPerFrame, m.dngAtomicWriteSeconds, m.dngPlainSeconds),
                 row("DNG bytes: plain write+fsync", m.dngBytesPerFrame, m.dngPlainSeconds, nil),
                 row("JPEG q92: libjpeg encode + EXIF + atomic write", m.jpegBytesPerFrame, m.jpegSeconds, m.jpegPlainSeconds),
                 row("  of which atomic write", m.jpegBytesPerFrame, m.jpegAtomicWriteSeconds, m.jpegPlainSeconds),
@@ -119,6 +122,7 @@ struct MediaBenchmark: Benchmark {
         let writeNotes: [String] = [
                 "\(m.size) (\(String(format: "%.1f", Double(m.size.area) / 1e6)) MP), SRGGB12 raw and BGR888 still, synthetic noisy gradient",
                 "directory \(m.directory) (TRIPOD_BENCH_DIR to change); atomic write = temp, fsync, rename, fsync dir",
+                "DNG rows: \(m.dngSeconds.count) frames; each frame times the streamed path (DNGWriter.write into PosixStorage.writeAtomically(to:streaming:): EXIF IFD, strips straight from the frame, preview rendered on another thread meanwhile, IFD0, preview SubIFD, fsync, rename, fsync dir; no SHA-256), the plain write of the file it wrote (read back untimed; when the reference goes first, the same bytes built in memory, which the tests check are identical; same directory; open, write, fsync, close) and the former path (whole file in memory, then writeAtomically), in an order that rotates frame by frame; median ms and speed vs reference are medians (reference median / this row's median)",
                 "JPEG rows: the same \(m.size) noisy-gradient RGB frame written as a PPM for tjbench and cjpeg (\(j.tripodSeconds.count) interleaved rounds, each: 3 Tripod encodes, one tjbench of 0.3 s, 3 cjpeg runs, 3 `cjpeg -version`; the best round of each is shown, median ms = that round's time per frame; medians of the rounds: Tripod \(String(format: "%.1f", percentile(j.tripodSeconds, 50) * 1000)) ms, tjbench \(String(format: "%.1f", percentile(j.tjbenchSeconds, 50) * 1000)) ms); speed vs reference = reference time / Tripod's (≥ 1: Tripod as fast); all use libjpeg-turbo's defaults at q92 (4:2:0, islow DCT, no optimised Huffman)",
                 "bracket rows: the ISO 100 chart frame (4608x2592, 11.9 MP) 5 times per bracket through CaptureStore/BracketRecorder (DNG encode, SHA-256, atomic write, sidecar after each frame; no JPEG), on PosixStorage behind a token bucket at \(String(format: "%.0f", cardRate / 1e6)) MB/s (PacedStorage, real sleeps); MB/frame = bytes charged to the card per frame; speed vs reference = lossless brackets/min ÷ uncompressed; \(card[.none].map { String(format: "%.2f", $0.pacedSecondsPerBracket) } ?? "-") s vs \(card[.lossless].map { String(format: "%.2f", $0.pacedSecondsPerBracket) } ?? "-") s a bracket waited for the card (none vs lossless)",
                 "speed vs reference = reference time / this row's time for the same bytes; reference = the plain write for DNG/JPEG rows (1.00 = no overhead; encode cost included), the DNG atomic write for SHA-256 (above 1 = the checksum costs less than writing the file)",
@@ -126,8 +130,12 @@ struct MediaBenchmark: Benchmark {
         let writeMetrics: [String: Double] = [
                 "dng_mb_per_s": m.megabytesPerSecond(m.dngBytesPerFrame, m.dngSeconds),
                 "dng_plain_mb_per_s": m.megabytesPerSecond(m.dngBytesPerFrame, m.dngPlainSeconds),
-                "dng_vs_plain": m.dngPlainSeconds.reduce(0, +) / m.dngSeconds.reduce(0, +),
-                "dng_atomic_write_vs_plain": m.dngPlainSeconds.reduce(0, +) / m.dngAtomicWriteSeconds.reduce(0, +),
+                "dng_vs_plain": percentile(m.dngPlainSeconds, 50) / percentile(m.dngSeconds, 50),
+                "dng_in_memory_vs_plain": percentile(m.dngPlainSeconds, 50) / percentile(m.dngInMemorySeconds, 50),
+                "dng_median_ms": percentile(m.dngSeconds, 50) * 1000,
+                "dng_plain_median_ms": percentile(m.dngPlainSeconds, 50) * 1000,
+                "dng_commit_median_ms": percentile(m.dngCommitSeconds, 50) * 1000,
+                "dng_atomic_write_vs_plain": percentile(m.dngPlainSeconds, 50) / percentile(m.dngAtomicWriteSeconds, 50),
                 "jpeg_frames_per_s": Double(m.jpegSeconds.count) / m.jpegSeconds.reduce(0, +),
                 "jpeg_vs_plain": m.jpegPlainSeconds.reduce(0, +) / m.jpegSeconds.reduce(0, +),
                 "sha256_mb_per_s": m.megabytesPerSecond(m.dngBytesPerFrame, m.sha256Seconds),
@@ -152,9 +160,14 @@ struct MediaWriteMeasurement {
     var directory: String
     var dngBytesPerFrame: Int
     var jpegBytesPerFrame: Int
+    /// The streamed path: encode and atomic write together (`DNGWriter.write` into the temp file).
     var dngSeconds: [Double] = []
     var dngPlainSeconds: [Double] = []
-    /// The atomic-write part of `dngSeconds` alone (temp, fsync, rename, directory fsync).
+    /// The part of `dngSeconds` after the DNG's last write: fsync, close, rename, directory fsync.
+    var dngCommitSeconds: [Double] = []
+    /// The former path: the whole file built in memory (`DNGWriter.encode`), then `writeAtomically`.
+    var dngInMemorySeconds: [Double] = []
+    /// The atomic-write part of `dngInMemorySeconds` alone (temp, fsync, rename, directory fsync).
     var dngAtomicWriteSeconds: [Double] = []
     var jpegAtomicWriteSeconds: [Double] = []
     var jpegSeconds: [Double] = []
@@ -252,8 +265,9 @@ private func processCPUNanoseconds() -> Int64 {
 }
 
 /// Measures `frameCount` DNG and JPEG writes of `size` through `DNGWriter`/`JPEGWriter` and
-/// `PosixStorage.writeAtomically`, each followed by a plain open/write/fsync/close of the same
-/// bytes, interleaved so both see the same disk state. Files are removed afterwards.
+/// `PosixStorage.writeAtomically` (the DNG streamed, and the former way, whole in memory first),
+/// each frame also as a plain open/write/fsync/close of the same bytes, interleaved so all see
+/// the same disk state. Files are removed as it goes.
 /// (The bracket benchmark calls this too.)
 func measureMediaWrites(frameCount: Int, size: PixelSize, directory: String,
                         compression: DNGCompression = .none) throws -> MediaWriteMeasurement {
@@ -266,14 +280,41 @@ func measureMediaWrites(frameCount: Int, size: PixelSize, directory: String,
     let camera = CameraIdentity(make: "Raspberry Pi", model: "HQ Camera (imx477)", uniqueCameraModel: "Raspberry Pi imx477")
     let exif = CaptureExif(camera: camera, settings: settings, captureDate: Date(), timeZone: .current, size: size)
     var m = MediaWriteMeasurement(size: size, directory: directory, dngBytesPerFrame: 0, jpegBytesPerFrame: 0)
+    let description = DNGDescription(exif: exif, blackLevel: 256)
     for i in 0..<frameCount {
+        var streamed = 0.0, plain = 0.0, inMemory = 0.0, write = 0.0
         var dng: [UInt8] = []
-        let dngEncode = try timed { dng = try DNGWriter.encode(raw, description: DNGDescription(exif: exif, blackLevel: 256), compression: compression) }
-        let dngWrite = try timed { try storage.writeAtomically(dng, to: "f\(i).dng") }
-        m.dngSeconds.append(dngEncode + dngWrite)
-        m.dngAtomicWriteSeconds.append(dngWrite)
-        m.dngPlainSeconds.append(try timed { try plainWrite(dng, to: scratch + "/plain\(i).dng") })
+        func ours() throws {
+            var lastWrite: Int64 = 0
+            streamed = try timed {
+                _ = try storage.writeAtomically(to: "f\(i).dng") { stream in
+                    defer { lastWrite = monotonicNanoseconds() }
+                    return try DNGWriter.write(raw, description: description, compression: compression, to: stream)
+                }
+            }
+            m.dngCommitSeconds.append(Double(monotonicNanoseconds() - lastWrite) / 1e9)
+            dng = try storage.read("f\(i).dng")  // the bytes it wrote, for the reference (untimed)
+        }
+        func reference() throws {
+            if dng.isEmpty { dng = try DNGWriter.encode(raw, description: description, compression: compression) }
+            plain = try timed { try plainWrite(dng, to: scratch + "/plain\(i).dng") }
+        }
+        func former() throws {
+            var bytes: [UInt8] = []
+            let encode = try timed { bytes = try DNGWriter.encode(raw, description: description, compression: compression) }
+            write = try timed { try storage.writeAtomically(bytes, to: "g\(i).dng") }
+            inMemory = encode + write
+        }
+        // Each goes first, second and third in turn: none always follows the same one.
+        let order: [() throws -> Void] = [ours, reference, former]
+        for k in 0..<3 { try order[(i + k) % 3]() }
+        m.dngSeconds.append(streamed)
+        m.dngPlainSeconds.append(plain)
+        m.dngInMemorySeconds.append(inMemory)
+        m.dngAtomicWriteSeconds.append(write)
         m.sha256Seconds.append(try timed { _ = try SHA256.hexDigest(dng) })
+        for name in ["f\(i).dng", "g\(i).dng"] { try storage.remove(name) }
+        try? FileManager.default.removeItem(atPath: scratch + "/plain\(i).dng")
         var jpeg: [UInt8] = []
         let jpegEncode = try timed { jpeg = try JPEGWriter.encode(rgb, exif: exif, quality: 92) }
         let jpegWrite = try timed { try storage.writeAtomically(jpeg, to: "f\(i).jpg") }

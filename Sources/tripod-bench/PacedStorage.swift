@@ -40,6 +40,12 @@ final class PacedStorage: Storage {
         pace(bytes.count)
     }
 
+    /// Streamed: each write of the stream is paced as it is made, so the card's pace overlaps
+    /// whatever the writer does between writes (a DNG's preview, its tags).
+    func writeAtomically<R>(to path: String, streaming body: (any StorageStream) throws -> R) throws -> R {
+        try inner.writeAtomically(to: path) { stream in try body(PacedStream(inner: stream, storage: self)) }
+    }
+
     func read(_ path: String) throws -> [UInt8] { try inner.read(path) }
     func fileExists(_ path: String) -> Bool { inner.fileExists(path) }
     func list(_ directory: String) throws -> [String] { try inner.list(directory) }
@@ -48,7 +54,7 @@ final class PacedStorage: Storage {
     func freeBytes() throws -> Int64 { try inner.freeBytes() }
 
     /// Charges `count` bytes and sleeps until the bucket is no longer in deficit.
-    private func pace(_ count: Int) {
+    fileprivate func pace(_ count: Int) {
         let now = monotonicNanoseconds()
         tokens = min(burstBytes, tokens + Double(now - refilledAt) * bytesPerSecond / 1e9)
         refilledAt = now
@@ -64,4 +70,21 @@ final class PacedStorage: Storage {
         tokens = 0
         refilledAt = monotonicNanoseconds()
     }
+}
+
+/// A stream of `PacedStorage`: every write is charged to the bucket after it is made.
+private final class PacedStream: StorageStream {
+    let inner: any StorageStream
+    let storage: PacedStorage
+    init(inner: any StorageStream, storage: PacedStorage) { self.inner = inner; self.storage = storage }
+    var offset: Int64 { inner.offset }
+    var size: Int64 { inner.size }
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try inner.write(bytes)
+        storage.pace(bytes.count)
+    }
+    func seek(to offset: Int64) throws { try inner.seek(to: offset) }
+    func sync() throws { try inner.sync() }
+    func close() throws { try inner.close() }
+    func startWriteback() { inner.startWriteback() }
 }

@@ -67,6 +67,23 @@ import Testing
         #expect(text.contains("Bits/Sample: 16"))
     }
 
+    /// Streamed into a stream that takes its writes in small pieces and seeks (libtiff fills in
+    /// offsets afterwards), a DNG is byte for byte the one built in memory, and the SHA-256 the
+    /// writer took as the bytes went out is the file's: padded rows, back-to-back rows, both
+    /// compressions.
+    @Test(arguments: [(DNGCompression.lossless, 0), (.none, 0), (.none, 16), (.lossless, 16)])
+    func aStreamedDNGIsTheFileBuiltInMemoryAndItsChecksumIsTheFiles(compression: DNGCompression, padding: Int) throws {
+        let frame = makeRawFrame(width: 600, height: 410, paddingBytes: padding)
+        let description = DNGDescription(exif: testExif(size: frame.size), blackLevel: 256)
+        let stream = ChoppyStream()
+        let file = try DNGWriter.write(frame, description: description, compression: compression, to: stream, sha256: true)
+        #expect(stream.seeks > 0, "libtiff seeks back: the hash cannot just follow the writes")
+        #expect(file.byteCount == stream.inner.bytes.count)
+        #expect(file.sha256 == (try SHA256.hexDigest(stream.inner.bytes)))
+        #expect(stream.inner.bytes == (try DNGWriter.encode(frame, description: description, compression: compression)))
+        #expect(try DNGWriter.write(frame, description: description, compression: compression, to: MemoryStorageStream()).sha256 == nil)
+    }
+
     @Test func refusesNonBayerAndPackedFormats() throws {
         let rgb = makeRGBFrame()
         #expect(throws: MediaError.self) { try DNGWriter.encode(rgb, description: DNGDescription(exif: testExif(size: rgb.size), blackLevel: 0)) }
@@ -80,6 +97,25 @@ import Testing
         let short = FrameBuffer(pixelFormat: .srggb12, size: PixelSize(width: 8, height: 8), stride: 16, bytes: [UInt8](repeating: 0, count: 100))
         #expect(throws: MediaError.self) { try DNGWriter.encode(short, description: DNGDescription(exif: testExif(size: short.size), blackLevel: 0)) }
     }
+}
+
+/// A stream into memory that counts seeks and copies each write in pieces of at most 1000 bytes.
+private final class ChoppyStream: StorageStream {
+    let inner = MemoryStorageStream()
+    private(set) var seeks = 0
+    var offset: Int64 { inner.offset }
+    var size: Int64 { inner.size }
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = min(1000, bytes.count - done)
+            try inner.write(UnsafeRawBufferPointer(rebasing: bytes[done..<(done + n)]))
+            done += n
+        }
+    }
+    func seek(to offset: Int64) throws { seeks += 1; try inner.seek(to: offset) }
+    func sync() throws {}
+    func close() throws {}
 }
 
 /// The magic and size of a binary PNM ("P5"/"P6").

@@ -21,7 +21,7 @@ open class FaultInjectingSyscalls: SystemCalls, @unchecked Sendable {
     public enum Call: String, Sendable {
         case open, read, write, send, poll, ioctl, shutdown, terminalAttributes, setTerminalAttributes
         case socket, bind, listen, accept, connect, chmod
-        case fsync, seek, close, rename, unlink, mkdir, statvfs, realpath
+        case fsync, writeback, seek, close, rename, unlink, mkdir, statvfs, realpath
     }
     /// The storage tests' name for the calls.
     public typealias Operation = Call
@@ -205,6 +205,10 @@ open class FaultInjectingSyscalls: SystemCalls, @unchecked Sendable {
     open func fsync(_ fd: Int32) throws(SyscallError) {
         try step(.fsync, "fsync \(name(fd))")
         try real.fsync(fd)
+    }
+    open func startWriteback(_ fd: Int32) throws(SyscallError) {
+        try step(.writeback, "writeback \(name(fd))")
+        try real.startWriteback(fd)
     }
     open func seek(_ fd: Int32, to offsetBytes: Int64) throws(SyscallError) -> Int64 {
         try step(.seek, "seek \(name(fd)) \(offsetBytes)")

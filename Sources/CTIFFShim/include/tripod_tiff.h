@@ -1,5 +1,6 @@
 // Typed wrappers over libtiff for Swift: TIFFSetField is variadic and does not import, and
-// libtiff's default error handler prints to stderr. Everything here writes to memory. DNG tags
+// libtiff's default error handler prints to stderr. Files are written through a caller's sink
+// (TIFFClientOpen with procs over positioned writes and reads). DNG tags
 // libtiff 4.5 does not know (PreviewColorSpace, 50970) are registered through a tag extender
 // (TIFFSetTagExtender + TIFFMergeFieldInfo) installed on the first open.
 #ifndef TRIPOD_TIFF_H
@@ -11,28 +12,29 @@
 extern "C" {
 #endif
 
-/// An in-memory TIFF being written (opaque).
+/// A TIFF being written through a sink (opaque).
 typedef struct tripod_tiff tripod_tiff;
 
-/// Opens an empty in-memory little-endian TIFF for writing (TIFFClientOpen, mode "wl"), with
-/// room for `capacity_hint` bytes before the buffer has to grow.
-/// Returns NULL on failure; `tripod_tiff_last_error()` says why.
-tripod_tiff *tripod_tiff_open_memory(size_t capacity_hint);
-/// The same, writing into `buffer` (`capacity` bytes, the caller's, never grown or freed): the
-/// file is built where the caller will keep it, with no copy at the end. A write past `capacity`
-/// fails; `tripod_tiff_finish_into` then returns 0 and `tripod_tiff_outgrew` says so.
-tripod_tiff *tripod_tiff_open_into(uint8_t *buffer, size_t capacity);
-/// 1 when a TIFF opened with `tripod_tiff_open_into` needed more than its buffer (its writes fail).
-int tripod_tiff_outgrew(const tripod_tiff *t);
-/// TIFFClose of a TIFF opened with `tripod_tiff_open_into`: *count is the file's size in the
-/// caller's buffer. Returns 1 on success, 0 on failure. `t` is freed either way.
-int tripod_tiff_finish_into(tripod_tiff *t, size_t *count, int *outgrew);
-/// Closes the TIFF (TIFFClose, which writes any pending directory) and frees it; the bytes
-/// written so far are lost unless `tripod_tiff_finish` ran first.
-void tripod_tiff_discard(tripod_tiff *t);
-/// TIFFClose, then hands over the written bytes: *bytes (malloc'd, caller frees) and *count.
-/// Returns 1 on success, 0 on failure. `t` is freed either way.
-int tripod_tiff_finish(tripod_tiff *t, uint8_t **bytes, size_t *count);
+/// Where a TIFF's bytes go: positioned writes and reads on the caller's side (a file streamed to
+/// storage, or memory). The shim keeps libtiff's file position and size, so the caller sees
+/// pwrite/pread-like calls. Each returns the bytes done, or -1 (libtiff then fails the call).
+typedef struct {
+    void *context;
+    /// Writes `count` bytes at `offset` (a write past the end leaves zeros in the gap).
+    int64_t (*write)(void *context, const void *bytes, size_t count, uint64_t offset);
+    /// Reads at most `count` bytes at `offset` (libtiff reads back what it wrote, e.g. to link directories).
+    int64_t (*read)(void *context, void *bytes, size_t count, uint64_t offset);
+} tripod_tiff_sink;
+
+/// Opens an empty little-endian TIFF for writing into `sink` (TIFFClientOpen, mode "wlm", with
+/// read/write/seek/size procs over the sink). Returns NULL on failure; `tripod_tiff_last_error()`
+/// says why.
+tripod_tiff *tripod_tiff_open_sink(tripod_tiff_sink sink);
+/// TIFFClose (which writes any pending directory), then frees `t`. Returns 1 when every write
+/// reached the sink, 0 otherwise.
+int tripod_tiff_close(tripod_tiff *t);
+/// The file's size so far: the furthest byte written.
+uint64_t tripod_tiff_size(const tripod_tiff *t);
 
 /// TIFFSetField with one integer (SHORT/LONG tags). Returns 1 on success.
 int tripod_tiff_set_uint(tripod_tiff *t, uint32_t tag, uint32_t value);
@@ -67,8 +69,6 @@ int tripod_tiff_write_raw_tile(tripod_tiff *t, uint32_t tile, const void *bytes,
 /// Returns 1 when all `count` bytes were written.
 int tripod_tiff_write_raw_strip(tripod_tiff *t, uint32_t strip, const void *bytes, size_t count);
 
-/// TIFFWriteScanline for row `row` of the current image. Returns 1 on success.
-int tripod_tiff_write_scanline(tripod_tiff *t, const void *row_bytes, uint32_t row);
 /// TIFFWriteDirectory: finishes the current directory (the main image, or the next SubIFD).
 int tripod_tiff_write_directory(tripod_tiff *t);
 /// TIFFCreateEXIFDirectory: following set calls fill the EXIF IFD. Call this first, before
