@@ -32,7 +32,7 @@ final class LoopRig {
     let wallOffsetNanoseconds: Int64
 
     init(_ name: String, loop: ManualEventLoop, broker: Broker, group: String = "g", synchronised: Bool = true,
-         fullDisk: Bool = false) throws {
+         fullDisk: Bool = false, frameSync: (address: FrameSyncAddress, mode: FrameSyncMode)? = nil) throws {
         self.name = name
         self.loop = loop
         let captures = NSTemporaryDirectory() + "tripod-shot-\(name)-\(UUID().uuidString)"
@@ -40,7 +40,8 @@ final class LoopRig {
         try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
         let full = fullDisk ? try FaultyStorage(root: captures) : nil
         full?.freeBytesOverride = 0
-        let supervisor = try startSimulatedSupervisor(on: loop, board: "sim-small", capturesDirectory: captures) { devices in
+        let supervisor = try startSimulatedSupervisor(on: loop, board: "sim-small", frameSync: frameSync?.address,
+                                                      capturesDirectory: captures) { devices in
             if let full { devices.storage = full }
         }
         self.supervisor = supervisor
@@ -58,7 +59,9 @@ final class LoopRig {
         FleetShotWiring.connect(fleet, to: supervisor)
         let output = self.output
         console = try loop.perform { () throws(ConsoleError) -> ConsoleSession in
-            for (key, value) in [("fleet.broker", "mqtt://127.0.0.1:\(broker.port)"), ("fleet.group", group), ("fleet.rig", name)] {
+            var settings = [("fleet.broker", "mqtt://127.0.0.1:\(broker.port)"), ("fleet.group", group), ("fleet.rig", name)]
+            if let frameSync { settings += [("video.fps", "30"), ("fleet.sync", frameSync.mode.rawValue)] }
+            for (key, value) in settings {
                 _ = try supervisor.change(key: key, value: value, origin: .configFile)
             }
             fleet.start()
@@ -104,11 +107,12 @@ struct LoopFleet {
     let broker: Broker
     var rigs: [LoopRig] = []
 
-    init(names: [String], unsynchronised: Set<String> = [], fullDisk: Set<String> = []) throws {
+    init(names: [String], unsynchronised: Set<String> = [], fullDisk: Set<String> = [], frameSync: [String: FrameSyncMode] = [:]) throws {
         broker = try Broker()
+        let address = loopbackFrameSyncAddress()
         for name in names {
             rigs.append(try LoopRig(name, loop: loop, broker: broker, synchronised: !unsynchronised.contains(name),
-                                    fullDisk: fullDisk.contains(name)))
+                                    fullDisk: fullDisk.contains(name), frameSync: frameSync[name].map { (address, $0) }))
         }
         // The cameras stream and meter.
         advance(by: .milliseconds(500))
@@ -231,6 +235,49 @@ func fields(_ line: String) -> [String: String] {
         let skew = try #require(report["maximumSkewMicroseconds"] as? Double)
         #expect(abs(skew - ((offsets.max() ?? 0) - (offsets.min() ?? 0))) < 0.01)
         print("fleet: shot of 3 rigs, offsets \(offsets.map { String(format: "%.0f", $0) }) µs, skew \(String(format: "%.0f", skew)) µs, a frame \(fleet["r1"].frameNanoseconds / 1000) µs (manual clock)")
+    }
+
+    /// Frame sync (the simulated camera doing the fork's rpi.sync over UDP on the loopback): r1
+    /// serves, r2 and r3 follow; once ready each client's measured alignment is under 50 µs, a shot
+    /// sent from a client is moved to mid-frame, every rig takes the same frame, and the report's
+    /// skew is under 100 µs, with each rig's sync in its entry and its sidecar.
+    @Test func withFrameSyncEveryRigTakesTheSameFrame() throws {
+        let fleet = try LoopFleet(names: ["r1", "r2", "r3"], frameSync: ["r1": .server, "r2": .client, "r3": .client])
+        defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
+        #expect(fleet.waitUntilEveryRigSeesEveryRig())
+        fleet.advance(by: .seconds(5), step: .milliseconds(10))
+        for rig in fleet.rigs {
+            let status = fields(try #require(rig.type("status").last))
+            #expect(status["sync"] == (rig.name == "r1" ? "server" : "client") && status["sync.ready"] == "yes" && status["sync.fps"] == "30",
+                    "\(rig.name): \(status)")
+            if rig.name != "r1" {
+                let alignment = try #require(status["sync.alignment.us"].flatMap(Int.init), "\(rig.name): \(status)")
+                #expect(abs(alignment) < 50, "\(rig.name): \(alignment) µs")
+            }
+        }
+        let reply = try #require(fleet["r2"].type("fleet shot in 2s capture").last)
+        let shot = fields(reply)
+        #expect(reply.hasPrefix("ok shot=") && shot["sync"] == "mid-frame", "\(reply)")
+        let id = try #require(shot["shot"])
+        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedShots.contains(id) } })
+        fleet.advance(by: .milliseconds(3000), step: .milliseconds(10))
+        #expect(fleet.pump { fleet["r2"].output.lines.contains { $0.hasPrefix("event fleet.shot ") } }, "\(fleet["r2"].output.lines)")
+        let summary = fields(try #require(fleet["r2"].output.lines.first { $0.hasPrefix("event fleet.shot ") }))
+        #expect(summary["answered"] == "3" && summary["failed"] == "none", "\(summary)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fleet["r2"].captures + "/" + (summary["report"] ?? "")))) as? [String: Any])
+        let skew = try #require(report["maximumSkewMicroseconds"] as? Double)
+        #expect(skew < 100, "skew \(skew) µs with frame sync")
+        let rigs = try #require(report["rigs"] as? [String: [String: Any]])
+        for rig in fleet.rigs {
+            let entry = try #require(rigs[rig.name])
+            #expect(entry["sync"] as? String == (rig.name == "r1" ? "server" : "client") && entry["syncReady"] as? Bool == true, "\(rig.name): \(entry)")
+            let offset = try #require(entry["offsetMicroseconds"] as? Double)
+            let frame = Double(rig.frameNanoseconds) / 1000
+            #expect(abs(offset - frame / 2) < 600, "\(rig.name): mid-frame instant, first exposure \(offset) µs after it (a frame \(frame) µs)")
+            let record = try #require(try rig.sidecars().first?.shot)
+            #expect(record.sync == entry["sync"] as? String && record.syncReady == true)
+        }
+        print("fleet: shot of 3 rigs with frame sync, skew \(String(format: "%.1f", skew)) µs (manual clock)")
     }
 
     /// A rig that went offline is named missing in the report; the others complete. A time in the

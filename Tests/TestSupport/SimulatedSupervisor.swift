@@ -1,4 +1,5 @@
 import Boards
+import Glibc
 import Hardware
 import ManualLoop
 import Startup
@@ -10,11 +11,12 @@ import Syscalls
 /// on the manual clock: how tests and benchmarks start the firmware without the real loop.
 public func startSimulatedSupervisor(
     on loop: ManualEventLoop, catalog: BoardCatalog = .standard(), board name: String = "sim",
-    renderSize: PixelSize? = nil, capturesDirectory: String, log: Logger = .discard,
+    renderSize: PixelSize? = nil, frameSync: FrameSyncAddress? = nil, capturesDirectory: String, log: Logger = .discard,
     adjust: (inout BoardDevices) -> Void = { _ in }
 ) throws(StartupError) -> Supervisor {
     var board = try catalog.board(name)
     if let renderSize { board.camera.maximumRenderSize = renderSize }
+    if let frameSync { board.camera.sync = frameSync }
     return try loop.perform { () throws(StartupError) -> Supervisor in
         var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: capturesDirectory, log: log)
@@ -24,3 +26,13 @@ public func startSimulatedSupervisor(
         return supervisor
     }
 }
+
+/// A frame-sync group and port on the loopback for one test (board `camera.sync`): unique to this
+/// process and call, so tests running side by side never hear each other's datagrams.
+public func loopbackFrameSyncAddress() -> FrameSyncAddress {
+    let n = frameSyncAddressCounter.withLock { value -> Int in value += 1; return value }
+    let port = 20_000 + (Int(getpid()) * 37 + n * 101) % 40_000
+    return FrameSyncAddress(group: "239.255.\(Int(getpid()) % 250).\(n % 250 + 1)", port: UInt16(port), interface: "127.0.0.1")
+}
+
+private let frameSyncAddressCounter = LockedValue(0)
