@@ -408,6 +408,33 @@ func fields(_ line: String) -> [String: String] {
         }
     }
 
+    /// A rig killed with `kill -9` after it armed a shot: its Last Will marks it offline, the sender
+    /// stops waiting for it, and the report names it missing while the others complete.
+    @Test func aRigKilledDuringAShotIsNamedMissing() throws {
+        let broker = try Broker()
+        let observer = try Observer(broker: broker)
+        let rigs = [try Rig(broker: broker.port, rig: "k1"), try Rig(broker: broker.port, rig: "k2"), try Rig(broker: broker.port, rig: "k3")]
+        defer { rigs.forEach { $0.stop(); $0.removeWork() } }
+        for rig in rigs { #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)") }
+        #expect(waitUntil { rigs.allSatisfy { $0.ctl("fleet status")?.hasPrefix("ok broker=connected rigs=3 online=3") == true } },
+                "\(rigs[0].ctl("fleet status") ?? "")")
+        let reply = try #require(rigs[0].ctl("fleet shot in 4s capture"))
+        let id = try #require(fields(reply)["shot"], "\(reply)")
+        // k3 armed (its fleet.armed event is on the broker), then dies before the instant.
+        #expect(waitUntil { observer.messages(on: "tripod/g/k3/events").contains { $0.payload.contains("fleet.armed") && $0.payload.contains(id) } })
+        rigs[2].kill9()
+        #expect(waitUntil(seconds: 30) { observer.messages(on: "tripod/g/k3/state").last?.payload == "offline" }, "the Last Will")
+        #expect(waitUntil(seconds: 60) { captureFiles(rigs[0].captures).contains { $0.hasSuffix("/SHOT_\(id).json") } }, "\(rigs[0].log)")
+        let path = try #require(captureFiles(rigs[0].captures).first { $0.hasSuffix("/SHOT_\(id).json") })
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: rigs[0].captures + "/" + path))) as? [String: Any])
+        #expect(report["asked"] as? [String] == ["k1", "k2", "k3"], "\(report)")
+        #expect(report["answered"] as? [String] == ["k1", "k2"], "\(report)")
+        #expect(report["missing"] as? [String] == ["k3"], "\(report)")
+        let entries = try #require(report["rigs"] as? [String: [String: Any]])
+        #expect(entries["k1"]?["status"] as? String == "complete" && entries["k2"]?["status"] as? String == "complete", "\(entries)")
+        #expect(entries["k3"]?["status"] as? String == "missing", "\(entries)")
+    }
+
     /// The same with `tripod run --board sim-small` processes (the wiring `tripod run` does, the real
     /// loop and clock): the shot reaches both rigs and the sender's report lists them. Real time here,
     /// so only what no load can change is checked: no rig's first exposure is before the instant
