@@ -84,11 +84,12 @@ extension CameraController {
         fps == fps.rounded() ? String(Int(fps)) : String(format: "%.2f", fps)
     }
 
-    /// SyncMode (and SyncFrames on a server) for the next request, where the camera lists them.
+    /// SyncMode (and SyncFrames on a server) for the next requests, where the camera lists them.
     /// A session starts only once frames come at the fixed rate (FrameDuration metadata): a server's
     /// frame-duration estimate is a running mean of its frame intervals, which frames at the old
     /// rate would skew for a hundred frames, so until then SyncMode stays off. A new rate or part
-    /// starts a new session; from the start on every request carries SyncMode, so off reaches the camera.
+    /// starts a new session, and off ends one. Each change rides on `frameSyncRepeats` requests
+    /// and then stops: the IPA keeps the mode, and logs every SyncMode it is handed.
     func takeFrameSyncControls() -> ControlList {
         guard hasFrameSync else { return [:] }
         if frameSyncSession != frameSync, frameSync.mode != .off,
@@ -96,12 +97,21 @@ extension CameraController {
             frameSyncSession = frameSync
         }
         let mode = frameSyncSession == frameSync ? frameSync.mode : .off
-        guard mode != .off || frameSyncSent else { return [:] }
-        frameSyncSent = true
+        if mode != frameSyncSent {
+            guard mode != .off || frameSyncSent != nil else { return [:] }
+            frameSyncSent = mode
+            frameSyncRepeatsLeft = Self.frameSyncRepeats
+        }
+        guard frameSyncRepeatsLeft > 0 else { return [:] }
+        frameSyncRepeatsLeft -= 1
         var c: ControlList = [ControlName.syncMode: .int32(mode.controlValue)]
         if mode == .server { c[ControlName.syncFrames] = .int32(Self.frameSyncReadyFrames) }
         return c
     }
+
+    /// Requests that carry a change of SyncMode (more than the requests in flight, so one reaches
+    /// the camera even when some are cancelled).
+    static let frameSyncRepeats = 8
 
     /// A client's alignment from the server's newest datagram (the listener, if any, opened on the
     /// first frame): its frame start against the server's nearest, folded into ± half a frame.

@@ -135,8 +135,9 @@ public final class CameraController {
 
     /// `fleet.sync` as asked (`setFrameSync`, CameraController+FrameSync.swift).
     public internal(set) var frameSync = FrameSyncRequest()
-    /// True once a request carried SyncMode: from then on every request carries it, so off reaches the camera.
-    var frameSyncSent = false
+    /// The SyncMode last sent (nil: never), and how many more requests carry it.
+    var frameSyncSent: FrameSyncMode?
+    var frameSyncRepeatsLeft = 0
     /// The request whose sync session the camera runs: SyncMode goes on once frames come at its rate.
     var frameSyncSession: FrameSyncRequest?
     /// Where a client listens to the server's sync datagrams to measure its own alignment; nil: not measured.
@@ -249,6 +250,7 @@ public final class CameraController {
     public func startStreaming(_ configuration: StreamingConfiguration? = nil) throws {
         guard !isStreaming else { return }
         if let configuration { streaming = configuration }
+        frameSyncSession = nil  // a new run: SyncMode again once its frames come at the fixed rate
         let format = activeFormat.format
         let (status, streams, configured) = try configureStreams(for: format)
         if status == .invalid {

@@ -68,6 +68,8 @@ public final class SimulatedCamera: CameraDevice {
     /// Frames since start that started while the loop was too late to take them (their sequence
     /// numbers are skipped; no request is used up).
     public private(set) var framesMissed: UInt64 = 0
+    /// Called with every request queued (accepted or not), for tests that check what reaches the camera.
+    public var requestObserver: ((CaptureRequest) -> Void)?
     /// Requests queued and not yet taken for a frame.
     public var requestsWaiting: Int { waiting.count }
 
@@ -198,6 +200,7 @@ public final class SimulatedCamera: CameraDevice {
 
     public func queueRequest(_ request: CaptureRequest) throws {
         try checkConnected("queueRequest")
+        requestObserver?(request)
         guard streaming else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest while stopped") }
         try checkControls(request.controls, call: "queueRequest")
         for role in request.roles {

@@ -53,6 +53,9 @@ struct FleetBenchmark: Benchmark {
             guard waitUntil(seconds: 90, { Int(SimulatedBoardField.value("online", in: sender.ask("fleet status") ?? "") ?? "") == n }) else {
                 throw HardwareError(.timeout, "fleet: the sender does not see \(n) rigs online: \(sender.ask("fleet status") ?? "none")")
             }
+            guard waitUntil(seconds: 60, { running.allSatisfy { SimulatedBoardField.value("frame", in: $0.ask("status") ?? "") != nil } }) else {
+                throw HardwareError(.timeout, "fleet: not every rig's camera streams")
+            }
             let free = try shoot(sender, rigs: n, group: group, counter: counter)
             for (i, rig) in running.enumerated() { _ = rig.ask("set fleet.sync \(i == 0 ? "server" : "client")") }
             guard waitUntil(seconds: 90, { running.allSatisfy { SimulatedBoardField.value("sync.ready", in: $0.ask("status") ?? "") == "yes" } }) else {

@@ -24,16 +24,26 @@ import Testing
         rig.loop.advance(by: .milliseconds(500))
         #expect(rig.controller.latest?.frameDurationMicroseconds == 33_333)
         rig.loop.advance(by: .milliseconds(300))
-        let controls = rig.controller.controlsForNextRequest()
-        #expect(controls[ControlName.syncMode] == .int32(1))
-        #expect(controls[ControlName.syncFrames] == .int32(100))
+        // A new rate ends the session (off) until frames come at it, then starts another; each change
+        // rides on a handful of requests, then stops (the IPA keeps the mode, and logs each one).
+        let sent = Sent()
+        rig.camera.requestObserver = { sent.controls.append($0.controls) }
+        try rig.controller.setFrameSync(FrameSyncRequest(mode: .server, framesPerSecond: 25))
+        rig.loop.advance(by: .milliseconds(1500))
+        let modes = sent.controls.compactMap { $0[ControlName.syncMode] }
+        let repeats = CameraController.frameSyncRepeats
+        let offs = modes.prefix { $0 == .int32(0) }.count
+        #expect((1...repeats).contains(offs), "off until frames come at 25 fps (at most \(repeats) requests): \(modes)")
+        #expect(Array(modes.dropFirst(offs)) == Array(repeating: .int32(1), count: repeats), "\(modes)")
+        #expect(sent.controls.count > 2 * repeats + 10)
+        #expect(rig.controller.latest?.frameDurationMicroseconds == 40_000)
         rig.loop.advance(by: .seconds(4))
         let status = rig.controller.frameSyncStatus
-        #expect(status.active && status.ready && status.frameMicroseconds == 33_333, "\(status)")
+        #expect(status.active && status.ready && status.frameMicroseconds == 40_000, "\(status)")
         #expect((status.timerMicroseconds ?? 0) < 0)
-        // Off reaches the camera: SyncMode 0 from then on.
+        // Off reaches the camera.
         try rig.controller.setFrameSync(FrameSyncRequest(mode: .off, framesPerSecond: 30))
-        #expect(rig.controller.controlsForNextRequest()[ControlName.syncMode] == .int32(0))
+        #expect(rig.controller.takeFrameSyncControls()[ControlName.syncMode] == .int32(0))
         #expect(!rig.controller.frameSyncStatus.active)
     }
 
