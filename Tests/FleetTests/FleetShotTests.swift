@@ -408,6 +408,41 @@ func fields(_ line: String) -> [String: String] {
         }
     }
 
+    /// The broker restarts while a shot is armed, and the shot's command is delivered again after the
+    /// rigs reconnect (as QoS 1 may): each rig still takes the shot once and answers once.
+    @Test func aShotRunsOnceAcrossABrokerRestart() throws {
+        let fleet = try LoopFleet(names: ["b1", "b2"])
+        defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
+        #expect(fleet.waitUntilEveryRigSeesEveryRig())
+        let before = try Observer(broker: fleet.broker)
+        let reply = try #require(fleet["b1"].type("fleet shot in 20s capture").last)
+        let id = try #require(fields(reply)["shot"], "\(reply)")
+        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedShots.contains(id) } })
+        #expect(waitUntil { before.messages(on: "tripod/g/cmd").count == 1 })
+        let command = try #require(before.messages(on: "tripod/g/cmd").first?.payload)
+        fleet.broker.stop()
+        try fleet.broker.start()
+        // The rigs reconnect (libmosquitto's own retry, then the client's on the loop) and say they are online again.
+        let observer = try Observer(broker: fleet.broker)
+        var reconnected = false
+        for _ in 0..<100 where !reconnected {
+            fleet.advance(by: .milliseconds(100), step: .milliseconds(20))
+            reconnected = fleet.rigs.allSatisfy { observer.messages(on: "tripod/g/\($0.name)/state").last?.payload == "online" }
+            if !reconnected { usleep(50_000) }
+        }
+        #expect(reconnected)
+        try observer.publish("tripod/g/cmd", command)  // delivered again after the reconnect
+        fleet.advance(by: .seconds(21), step: .milliseconds(20))
+        #expect(fleet.pump { fleet["b1"].output.lines.contains { $0.hasPrefix("event fleet.shot ") } }, "\(fleet["b1"].output.lines)")
+        let summary = fields(try #require(fleet["b1"].output.lines.first { $0.hasPrefix("event fleet.shot ") }))
+        #expect(summary["answered"] == "2" && summary["failed"] == "none", "\(summary)")
+        for rig in fleet.rigs {
+            #expect(fleet.loop.perform { rig.supervisor.captureService?.bracketsSaved } == 1, "\(rig.name) took the shot once")
+            #expect(try rig.sidecars().count == 1, "\(rig.name)")
+        }
+        #expect(observer.replies(FleetTopics(group: "g", rig: "b2"), id: id).count == 1, "b2 answered once")
+    }
+
     /// A rig killed with `kill -9` after it armed a shot: its Last Will marks it offline, the sender
     /// stops waiting for it, and the report names it missing while the others complete.
     @Test func aRigKilledDuringAShotIsNamedMissing() throws {
