@@ -3,9 +3,9 @@ import Hardware
 import Testing
 @testable import Media
 
-/// The DNG preview, rendered row by row on every core with a fast path for whole boxes, is the
-/// plain definition exactly: per preview pixel, the mean of each colour's samples in its box of
-/// 2×2 cells, black off, as-shot gains, sRGB-encoded.
+/// The DNG preview, rendered row by row on every core, is the plain definition exactly: per
+/// preview pixel, each colour's samples in the first 2×2 cell of its box of cells (what of that
+/// cell the frame has), black off, as-shot gains, sRGB-encoded.
 @Suite struct DNGPreviewTests {
     /// The definition, one preview pixel at a time (sums per CFA position, then per colour in CFA order).
     func reference(_ frame: FrameBuffer, _ layout: BayerLayout, _ description: DNGDescription) -> [UInt8] {
@@ -17,8 +17,8 @@ import Testing
         for py in 0..<out.height {
             for px in 0..<out.width {
                 var sums = [Int](repeating: 0, count: 4), counts = [Int](repeating: 0, count: 4)
-                for y in (py * box * 2)..<min((py + 1) * box * 2, frame.size.height) {
-                    for x in (px * box * 2)..<min((px + 1) * box * 2, frame.size.width) {
+                for y in (py * box * 2)..<min(py * box * 2 + 2, frame.size.height) {
+                    for x in (px * box * 2)..<min(px * box * 2 + 2, frame.size.width) {
                         let at = y * frame.stride + x * 2
                         let v = frame.withUnsafeBytes { Int($0[at]) | Int($0[at + 1]) << 8 }
                         sums[(y & 1) * 2 + (x & 1)] += v; counts[(y & 1) * 2 + (x & 1)] += 1
