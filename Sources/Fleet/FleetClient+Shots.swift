@@ -87,7 +87,9 @@ extension FleetClient {
 
     private func finishShotIfAnswered(_ id: String) {
         guard let entry = collecting[id] else { return }
-        let waiting = entry.collection.missing.filter { rigsSeen[$0]?.state != "offline" }
+        // The sender's own part answers here, not over the broker: an `offline` heard for it (its Last
+        // Will, which a broker that shuts down publishes) never ends the wait for it.
+        let waiting = entry.collection.missing.filter { $0 == entry.collection.sender || rigsSeen[$0]?.state != "offline" }
         if waiting.isEmpty { finishShot(id: id) }
     }
 

@@ -56,12 +56,7 @@ extension Supervisor {
         var record = ShotRecord(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
                                 realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
                                 clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
-        let sync = camera?.frameSyncStatus
-        if let sync, sync.mode != .off {
-            record.sync = sync.active ? sync.mode.rawValue : "unavailable"
-            record.syncReady = sync.ready
-            record.syncAlignmentMicroseconds = sync.alignmentMicroseconds
-        }
+        noteFrameSync(in: &record)
         let syncFields = Self.shotSyncFields(record)
         let arming = ShotArming(record: record, instant: instant) { sidecar, failure in
             ended(Self.shotReply(id: id, target: record.target, sidecar: sidecar, failure: failure, clock: clock,
@@ -80,6 +75,11 @@ extension Supervisor {
             throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); record after bracket.done")
         }
         let target = ShotRecord.format(nanoseconds: instant.wallClockNanoseconds)
+        var syncRecord = ShotRecord(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
+                                    realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
+                                    clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
+        noteFrameSync(in: &syncRecord)
+        let syncFields = Self.shotSyncFields(syncRecord)
         let shot = VideoShot(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
                              realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
                              clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
@@ -106,7 +106,7 @@ extension Supervisor {
             }
             fields.append(("clock", clock))
             if let clockErrorMicroseconds { fields.append(("clock.error.us", String(clockErrorMicroseconds))) }
-            ended(.ok(fields))
+            ended(.ok(fields + syncFields))
         })
         return [("shot", id), ("at", target), ("armed", "yes"), ("action", starts ? "record start" : "record stop")]
     }
@@ -127,6 +127,14 @@ extension Supervisor {
         fields.append(("clock", clock))
         if let clockErrorMicroseconds { fields.append(("clock.error.us", String(clockErrorMicroseconds))) }
         return .ok(fields + sync)
+    }
+
+    /// Frame sync when a shot is armed, into its record: the part, SyncReady, the alignment.
+    private func noteFrameSync(in record: inout ShotRecord) {
+        guard let sync = camera?.frameSyncStatus, sync.mode != .off else { return }
+        record.sync = sync.active ? sync.mode.rawValue : "unavailable"
+        record.syncReady = sync.ready
+        record.syncAlignmentMicroseconds = sync.alignmentMicroseconds
     }
 
     /// A shot's frame-sync fields for the sender's report: the part, SyncReady, the alignment.

@@ -443,6 +443,26 @@ func fields(_ line: String) -> [String: String] {
         #expect(observer.replies(FleetTopics(group: "g", rig: "b2"), id: id).count == 1, "b2 answered once")
     }
 
+    /// A broker that shuts down publishes every client's Last Will, the sender's own included: the
+    /// sender's part answers locally, so hearing `offline` for itself never ends the shot without it.
+    @Test func theSendersOwnPartCountsWhenItsLastWillIsHeard() throws {
+        let fleet = try LoopFleet(names: ["s1", "s2"])
+        defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
+        #expect(fleet.waitUntilEveryRigSeesEveryRig())
+        let observer = try Observer(broker: fleet.broker)
+        let reply = try #require(fleet["s1"].type("fleet shot in 3s capture").last)
+        let id = try #require(fields(reply)["shot"], "\(reply)")
+        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedShots.contains(id) } })
+        for rig in ["s1", "s2"] { try observer.publish("tripod/g/\(rig)/state", "offline") }
+        #expect(fleet.pump { fleet["s1"].fleet.rigsSeen["s1"]?.state == "offline" && fleet["s1"].fleet.rigsSeen["s2"]?.state == "offline" })
+        #expect(!fleet["s1"].output.lines.contains { $0.hasPrefix("event fleet.shot ") }, "the shot ended before the sender's own part")
+        fleet.advance(by: .milliseconds(3500))
+        #expect(fleet.pump { fleet["s1"].output.lines.contains { $0.hasPrefix("event fleet.shot ") } }, "\(fleet["s1"].output.lines)")
+        let summary = fields(try #require(fleet["s1"].output.lines.first { $0.hasPrefix("event fleet.shot ") }))
+        #expect(summary["missing"]?.contains("s1") == false, "\(summary)")
+        #expect(summary["report"]?.hasPrefix("20") == true, "next to the sender's own captures: \(summary)")
+    }
+
     /// A rig killed with `kill -9` after it armed a shot: its Last Will marks it offline, the sender
     /// stops waiting for it, and the report names it missing while the others complete.
     @Test func aRigKilledDuringAShotIsNamedMissing() throws {
