@@ -22,11 +22,15 @@ public struct Command<Context>: Sendable {
     public var usage: String { synopsis.isEmpty ? name : "\(name) \(synopsis)" }
 }
 
-/// The command table: looks commands up, checks argument counts, and answers `help`.
+/// The command table: looks commands up, checks argument counts and the line's origin against
+/// its policy, and answers `help`.
 public struct CommandTable<Context>: Sendable {
     public private(set) var commands: [Command<Context>] = []
+    /// What each origin may run; asked before every handler.
+    public let policy: any CommandPolicy
 
-    public init(_ commands: [Command<Context>] = []) {
+    public init(_ commands: [Command<Context>] = [], policy: any CommandPolicy = EveryOriginPolicy()) {
+        self.policy = policy
         for c in commands { add(c) }
     }
 
@@ -40,9 +44,9 @@ public struct CommandTable<Context>: Sendable {
         commands.first { $0.name == name }
     }
 
-    /// Runs one line: tokenizes, finds the command, checks the argument count, runs it.
-    /// An empty or comment-only line gives nil (nothing to answer).
-    public func dispatch(_ line: String, context: inout Context) -> Reply? {
+    /// Runs one line from `origin`: tokenizes, finds the command, checks the argument count and
+    /// the policy, runs it. An empty or comment-only line gives nil (nothing to answer).
+    public func dispatch(_ line: String, origin: CommandOrigin, context: inout Context) -> Reply? {
         let words: [String]
         do { words = try tokenize(line) } catch { return .error(error) }
         guard let name = words.first else { return nil }
@@ -54,26 +58,31 @@ public struct CommandTable<Context>: Sendable {
         guard command.arguments.contains(arguments.count) else {
             return .err(.usage, "usage: \(command.usage)")
         }
+        if let refusal = policy.refusal(command: command.name, arguments: arguments, origin: origin) { return .error(refusal) }
         return command.run(&context, arguments)
     }
 
-    /// `help` lists every command; `help <command>` describes one.
+    /// `help` lists every command; `help <command>` describes one. A command that not every
+    /// origin may run says which may, in brackets.
     public func help(_ arguments: [String]) -> Reply {
         if arguments.isEmpty {
             // Fits an 80-column terminal: the summary starts at a fixed column, under a usage too
             // long for it, and wraps there.
-            let all = [("help", "[command]", "list commands, or describe one")] + commands.map { ($0.name, $0.synopsis, $0.summary) }
+            let all = [("help", "[command]", "list commands, or describe one")]
+                + commands.map { ($0.name, $0.synopsis, $0.summary + (policy.origins(of: $0.name).map { " [\($0)]" } ?? "")) }
             let body = all.flatMap { name, synopsis, summary in
                 TerminalWidth.twoColumns(name + " " + synopsis, summary, column: TerminalWidth.helpColumn)
             }
-            return .ok([("commands", String(all.count))], body: body)
+            let every = CommandOrigin.list(Set(CommandOrigin.allCases))
+            return .ok([("commands", String(all.count))], body: body + TerminalWidth.wrap("origins: every command runs from \(every) unless [brackets] say otherwise"))
         }
         guard arguments.count == 1 else { return .err(.usage, "usage: help [command]") }
         if arguments[0] == "help" { return .ok([("command", "help")], body: ["help [command]", "list commands, or describe one"]) }
         guard let command = command(named: arguments[0].lowercased()) else {
             return .err(.unknownCommand, "unknown command \"\(truncated(arguments[0]))\"; type help for the list")
         }
-        let lines = [command.usage, command.summary] + command.detail
+        let origins = "origins: " + (policy.origins(of: command.name) ?? CommandOrigin.list(Set(CommandOrigin.allCases)))
+        let lines = [command.usage, command.summary] + command.detail + [origins]
         return .ok([("command", command.name)], body: lines.flatMap { TerminalWidth.wrap($0) })
     }
 

@@ -26,6 +26,8 @@ public struct ConsoleError: Error, Equatable, Sendable, CustomStringConvertible 
         case unknownKey = "unknown-key"
         /// Too much input too fast.
         case flood
+        /// This origin may not do this (docs/security.md): ask at the rig's own console.
+        case denied
     }
 
     public var code: Code

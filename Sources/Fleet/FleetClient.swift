@@ -8,9 +8,11 @@ import Transports
 /// The rig's MQTT front end (docs/fleet.md): publishes its state, status and events, and runs the
 /// group's commands through the same console operations as every other console.
 ///
-/// It is a console client of the host (the supervisor, as `ConsoleHost`): commands go in as lines of
-/// a `.network` session in JSON mode, and the session's output is what it publishes (a reply on
-/// `.../reply` with the command's id, an event on `.../events`). A second session asks `status`
+/// It is a console client of the host (the supervisor, as `ConsoleHost`): each command goes in as
+/// the line of a session of its own (`.mqtt`, JSON mode), whose one reply is published on
+/// `.../reply` with the command's id; the origin policy judges it as `mqtt` however long it waits
+/// (OriginPolicy: no `remote token`, no `remote.*`/`fleet.*`/file setting, no `quit` or `json`).
+/// A session that runs nothing carries the events to `.../events`, and another asks `status`
 /// every second and publishes it when it changes, and at least every 10 s.
 ///
 /// libmosquitto's thread never calls in: its events go through `FleetInbox` to the loop.
@@ -31,10 +33,9 @@ public final class FleetClient {
     private var generation = 0
     private var connected = false
     private var started = false
-    private var commandSession: ConsoleSession?
+    /// Hears the events (it runs no line); each command has a session of its own.
+    private var eventSession: ConsoleSession?
     private var statusSession: ConsoleSession?
-    /// Ids of the commands sent to the command session, oldest first: its replies come in this order.
-    private var awaitingReply: [String] = []
     private var lastStatus: [String: String]?
     private var lastStatusPublished: MonotonicTime?
     private var statusTimer: ScheduledWork?
@@ -92,25 +93,12 @@ public final class FleetClient {
         self.seen = SeenCommandIDs(capacity: Self.rememberedIDs, remembered: remembered)
         self.stateWriter = state.map { StateWriter(store: $0, loop: host.loop) }
         if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
-        settings.participate(.init(name: "fleet") { [weak self] change throws(ConsoleError) in
-            if self?.runningNetworkLine == true { try Self.refuseOverNetwork(change) }
-            try Self.check(change)
-        })
+        settings.participate(.init(name: "fleet") { change throws(ConsoleError) in try Self.check(change) })
         settings.observe { [weak self] change in
             if change.touches(any: SettingsTable.fleet), change.old.fleet.connection != change.new.fleet.connection {
                 self?.connect(change.new.fleet)
             }
         }
-    }
-
-    /// True while a line from MQTT runs (the dispatch is synchronous): a commit then comes from the network.
-    private var runningNetworkLine = false
-
-    /// The fleet.* settings never change over MQTT, whatever the command (`set`, `reset`, ...).
-    static func refuseOverNetwork(_ change: SettingsChange) throws(ConsoleError) {
-        guard change.old.fleet != change.new.fleet else { return }
-        let keys = SettingsTable.fleet.filter { $0.differs(change.old, change.new) }.map(\.key)
-        throw ConsoleError(.unsupported, "\(keys.joined(separator: ", ")) cannot change over MQTT: the fleet.* settings are set at the rig's own console or in its config file")
     }
 
     /// Refuses a credentials file that is not mode 0600 or not readable, and a CA file that is missing.
@@ -130,10 +118,10 @@ public final class FleetClient {
         host.loop.preconditionInEventLoop()
         guard !started else { return }
         started = true
-        let commands = host.attach(name: "fleet", kind: .network, output: SessionOutput(self, role: .commands))
-        commands.mode = .json
-        commandSession = commands
-        let status = host.attach(name: "fleet-status", kind: .network, output: SessionOutput(self, role: .status))
+        let events = host.attach(name: "fleet-events", kind: .mqtt, output: SessionOutput(self, role: .events))
+        events.mode = .json
+        eventSession = events
+        let status = host.attach(name: "fleet-status", kind: .mqtt, output: SessionOutput(self, role: .status))
         status.mode = .json
         statusSession = status
         connect(settings.current.fleet)
@@ -308,15 +296,34 @@ public final class FleetClient {
                 answer(id: id, ReplyFormatter.lines(.err(.outOfRange, "expired: notAfter \(FleetCommandMessage.formatTime(notAfter)) passed before the line could run"), mode: .json)[0])
                 return
             }
-            guard let session = commandSession, !session.isClosed, host.isServingConsoles else {
+            guard host.isServingConsoles else {
                 answer(id: id, ReplyFormatter.lines(.err(.busy, "the rig is stopping"), mode: .json)[0])
                 return
             }
-            awaitingReply.append(id)
-            runningNetworkLine = true
-            host.receive(bytes: Array((command.line + "\n").utf8), from: session)
-            runningNetworkLine = false
+            run(command.line, id: id)
         }
+    }
+
+    /// Runs `line` on a session of its own, whose one reply answers `id` (now, or later for a
+    /// command that answers later); the session goes once it has answered. A line that gives no
+    /// reply (a comment) is answered so.
+    private func run(_ line: String, id: String) {
+        let output = CommandReplyOutput(self, id: id)
+        let session = host.attach(name: "fleet:\(id)", kind: .mqtt, output: output)
+        session.mode = .json
+        output.session = session
+        host.receive(bytes: Array((line + "\n").utf8), from: session)
+        if !output.answered, !session.awaitingReply, !session.isClosed {
+            host.detach(session)
+            answer(id: id, ReplyFormatter.lines(.err(.usage, "the line has no command"), mode: .json)[0])
+        }
+    }
+
+    /// The reply of a command's own session.
+    fileprivate func commandAnswered(id: String, _ line: String, session: ConsoleSession?) {
+        if let session, !session.isClosed { host.detach(session) }
+        answer(id: id, line)
+        pollStatus(force: false)
     }
 
     /// Commands waiting for their `at`, at most `maximumScheduled`.
@@ -346,12 +353,10 @@ public final class FleetClient {
         for line in lines {
             let isEvent = line.hasPrefix("{\"type\":\"event\"")
             switch role {
-            case .commands where isEvent:
+            case .events where isEvent:
                 if let link { publish(link.topics.events, line) }
-            case .commands:
-                guard !awaitingReply.isEmpty else { log.warning("fleet: a reply with no command waiting: \(line)"); continue }
-                answer(id: awaitingReply.removeFirst(), line)
-                pollStatus(force: false)
+            case .events:
+                log.warning("fleet: a reply on the events session, which runs no line: \(line)")
             case .status where !isEvent:
                 statusReplied(line)
             case .status:
@@ -428,9 +433,26 @@ extension FleetClient {
     }
 }
 
+/// Where a command's session writes: its first reply answers the command's id; events are the
+/// events session's to publish. Called on the loop.
+private final class CommandReplyOutput: ConsoleOutput {
+    weak var client: FleetClient?
+    weak var session: ConsoleSession?
+    let id: String
+    private(set) var answered = false
+    init(_ client: FleetClient, id: String) { self.client = client; self.id = id }
+    func write(lines: [String]) {
+        for line in lines where !answered && !line.hasPrefix("{\"type\":\"event\"") {
+            answered = true
+            client?.commandAnswered(id: id, line, session: session)
+        }
+    }
+    func close() {}
+}
+
 /// Where a fleet session's lines go: back to the fleet client, on the loop.
 private final class SessionOutput: ConsoleOutput {
-    enum Role { case commands, status }
+    enum Role { case events, status }
     weak var client: FleetClient?
     let role: Role
     init(_ client: FleetClient, role: Role) { self.client = client; self.role = role }

@@ -87,19 +87,11 @@ struct FleetCommandMessage: Sendable {
         do { words = try tokenize(line) } catch {
             return .success(FleetCommand(id: id, line: line, at: at, notAfter: notAfter))  // the console answers it with its own error
         }
-        guard let name = words.first?.lowercased() else {
+        guard !words.isEmpty else {
             return .failure(ConsoleError(.usage, "\"line\" is empty; send a console line, e.g. status"))
         }
-        switch name {
-        case "quit":
-            return .failure(ConsoleError(.unsupported, "quit is refused over MQTT; stop a rig at its own console or with systemctl"))
-        case "json":
-            return .failure(ConsoleError(.unsupported, "json is refused over MQTT: replies over MQTT are always JSON"))
-        case "set" where words.count > 1 && SettingsTable.fleet.contains(where: { $0.key == words[1] }):
-            return .failure(ConsoleError(.unsupported, "\(words[1]) is refused over MQTT: the fleet.* settings are set at the rig's own console or in its config file"))
-        default:
-            return .success(FleetCommand(id: id, line: line, at: at, notAfter: notAfter))
-        }
+        // What the line may do is the origin policy's to say (OriginPolicy, as `mqtt`), when it runs.
+        return .success(FleetCommand(id: id, line: line, at: at, notAfter: notAfter))
     }
 
     /// True for `fleet arm ...`: a shot's part, armed on arrival (FleetClient+Shots.swift).

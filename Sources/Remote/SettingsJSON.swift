@@ -3,10 +3,11 @@ import Settings
 
 /// `GET /api/settings`: every setting of the table with its value in force, default, help, and
 /// what the page needs to build its control (choices, or a number's unit and range), all from
-/// the table, so a new setting appears on the page without a page edit. The remote.* settings
-/// carry `readOnly` (where they can change instead): the remote refuses to change them.
+/// the table, so a new setting appears on the page without a page edit. A setting the remote may
+/// not change (OriginPolicy: remote.*, fleet.*, any that names a file) carries `readOnly`, saying
+/// where it changes instead; the page shows it disabled.
 enum SettingsJSON {
-    static let readOnlyWhere = "set at the rig's console (tripod ctl set ...) or in its config file"
+    static let readOnlyWhere = OriginPolicy.ownerOnlyWhere
 
     static func table(_ current: TypedSettings) -> String {
         let items = SettingsTable.all.map { setting -> String in
@@ -16,7 +17,7 @@ enum SettingsJSON {
             ]
             fields += control(setting.kind)
             if let selects = setting.selects { fields.append(("selects", string(selects.key))) }
-            if SettingsTable.remote.contains(where: { $0.key == setting.key }) {
+            if !OriginPolicy.mayChange(setting, from: .remote) {
                 fields.append(("readOnly", string(readOnlyWhere)))
             }
             return "{" + fields.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"

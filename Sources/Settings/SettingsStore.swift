@@ -1,9 +1,9 @@
 import Console
 
-/// Who proposed a change: the store treats every origin the same; participants and observers may
-/// read it (the journal, the network's refusals of local-only keys).
+/// What kind of write proposed a change: participants and observers may read it (a forced off is
+/// not applied again). Who asked, for a console line, is `SettingsChange.requestedBy`.
 public enum SettingsOrigin: String, Sendable {
-    case console, configFile, saved, reset, revert, startup, startupFallback, halfPress, grayWorld, forcedOff, network
+    case console, configFile, saved, reset, revert, startup, startupFallback, halfPress, grayWorld, forcedOff
 }
 
 /// One committed (or proposed) change: the settings before and after, and the keys it touches.
@@ -14,9 +14,12 @@ public struct SettingsChange: Sendable {
     public let new: TypedSettings
     public let keys: Set<String>
     public let origin: SettingsOrigin
+    /// The origin of the console line that asked for the change; nil when the rig itself made it
+    /// (the config file, saved settings, start-up, the button, a device's fallback).
+    public let requestedBy: CommandOrigin?
 
-    public init(old: TypedSettings, new: TypedSettings, keys: Set<String>, origin: SettingsOrigin) {
-        self.old = old; self.new = new; self.keys = keys; self.origin = origin
+    public init(old: TypedSettings, new: TypedSettings, keys: Set<String>, origin: SettingsOrigin, requestedBy: CommandOrigin? = nil) {
+        self.old = old; self.new = new; self.keys = keys; self.origin = origin; self.requestedBy = requestedBy
     }
 
     /// True when the change touches `setting`.
@@ -25,7 +28,7 @@ public struct SettingsChange: Sendable {
     public func touches(any settings: [AnySetting]) -> Bool { settings.contains { keys.contains($0.key) } }
 
     /// The same keys going back from `new` to `old`: what puts a participant back.
-    public var reversed: SettingsChange { SettingsChange(old: new, new: old, keys: keys, origin: origin) }
+    public var reversed: SettingsChange { SettingsChange(old: new, new: old, keys: keys, origin: origin, requestedBy: requestedBy) }
 
     /// The touched keys with their new canonical text, in table order (the `set` reply).
     public var fields: [(String, String)] {
@@ -37,6 +40,8 @@ public struct SettingsChange: Sendable {
 /// propose → validate → apply as one transaction → store → notify.
 ///
 /// - Text is parsed at the edge (`proposal(key:text:)`); typed edits (`update`) skip the text.
+/// - A change a console line asked for is first judged by the origin policy (`OriginPolicy`):
+///   a key its origin may not change refuses the whole change before any participant sees it.
 /// - Participants apply a change in the order they were added. When one refuses, those before it
 ///   get the reversed change (in reverse order), nothing is stored, and the refusal is thrown.
 ///   After a refusal each participant's `inForce` hook may say what the device kept instead
@@ -91,19 +96,20 @@ public final class SettingsStore {
 
     // MARK: Commit
 
-    /// Console `set` (and the network's): validates, commits, and returns the touched keys' text.
+    /// Console `set` (and the config file's lines): validates, commits, and returns the touched
+    /// keys' text. `requestedBy`: the line's origin (nil: the rig's own config file).
     @discardableResult
-    public func set(_ key: String, _ text: String, origin: SettingsOrigin = .console) throws(ConsoleError) -> SettingsChange {
+    public func set(_ key: String, _ text: String, origin: SettingsOrigin = .console, requestedBy: CommandOrigin? = nil) throws(ConsoleError) -> SettingsChange {
         let (proposed, keys) = try proposal(key: key, text: text)
-        return try commit(proposed, keys: keys, origin: origin)
+        return try commit(proposed, keys: keys, origin: origin, requestedBy: requestedBy)
     }
 
     /// A typed edit of the settings in force; touches the keys whose values change.
     @discardableResult
-    public func update(origin: SettingsOrigin, _ edit: (inout TypedSettings) -> Void) throws(ConsoleError) -> SettingsChange {
+    public func update(origin: SettingsOrigin, requestedBy: CommandOrigin? = nil, _ edit: (inout TypedSettings) -> Void) throws(ConsoleError) -> SettingsChange {
         var proposed = current
         edit(&proposed)
-        return try commit(proposed, keys: SettingsTable.keys(differingBetween: current, and: proposed), origin: origin)
+        return try commit(proposed, keys: SettingsTable.keys(differingBetween: current, and: proposed), origin: origin, requestedBy: requestedBy)
     }
 
     /// Applies the settings in force again for `keys` (a new camera), through the same transaction.
@@ -111,11 +117,13 @@ public final class SettingsStore {
         try commit(current, keys: keys, origin: origin)
     }
 
-    /// The one commit: apply (all participants or none), store, notify.
+    /// The one commit: the origin's policy, then apply (all participants or none), store, notify.
     @discardableResult
-    public func commit(_ proposed: TypedSettings, keys: Set<String>, origin: SettingsOrigin) throws(ConsoleError) -> SettingsChange {
-        let change = SettingsChange(old: current, new: proposed, keys: keys, origin: origin)
+    public func commit(_ proposed: TypedSettings, keys: Set<String>, origin: SettingsOrigin,
+                       requestedBy: CommandOrigin? = nil) throws(ConsoleError) -> SettingsChange {
+        let change = SettingsChange(old: current, new: proposed, keys: keys, origin: origin, requestedBy: requestedBy)
         guard !keys.isEmpty else { return change }
+        try OriginPolicy.check(change)
         var applied: [Participant] = []
         do throws(ConsoleError) {
             for participant in participants {
@@ -183,10 +191,11 @@ public final class SettingsStore {
         return keys
     }
 
-    /// `reset`: back to the base; returns the change (its keys are those that differed).
+    /// `reset`: back to the base; returns the change (its keys are those that differed). A key
+    /// the line's origin may not change refuses the whole reset.
     @discardableResult
-    public func reset() throws(ConsoleError) -> SettingsChange {
-        try commit(base, keys: SettingsTable.keys(differingBetween: current, and: base), origin: .reset)
+    public func reset(requestedBy: CommandOrigin) throws(ConsoleError) -> SettingsChange {
+        try commit(base, keys: SettingsTable.keys(differingBetween: current, and: base), origin: .reset, requestedBy: requestedBy)
     }
 
     /// The keys whose values differ from the base, as text: what `save` writes.

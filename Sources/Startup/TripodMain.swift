@@ -152,7 +152,7 @@ public enum TripodMain {
         let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: log)
         FleetShotWiring.connect(fleet, to: supervisor)
         for entry in config?.entries ?? [] {
-            do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile) }
+            do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile, requestedBy: nil) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
         }
         let consoles = ConsoleTransports.prepare(console: console, socket: arguments.socket, loop: loop, log: log)

@@ -16,7 +16,7 @@ extension Supervisor {
         commands.add(Command("format", synopsis: "<index|WxH@fps>", summary: "select the active format (same as set format)",
                              detail: ["example: format 1536x864@120", "example: format 2"], arguments: 1...1) { context, args in
             do throws(ConsoleError) {
-                return .ok(try context.supervisor.change(key: SettingsTable.format.key, value: args[0]))
+                return .ok(try context.supervisor.change(key: SettingsTable.format.key, value: args[0], requestedBy: context.origin))
             } catch { return .error(error) }
         })
         commands.add(Command("af", summary: "start one autofocus scan (focus.mode auto)",
@@ -35,7 +35,7 @@ extension Supervisor {
             guard let camera = s.camera else { return .err(.unsupported, "no camera") }
             do {
                 let gains = try camera.lockWhiteBalanceGrayWorld()
-                let change = try s.settings.update(origin: .grayWorld) {
+                let change = try s.settings.update(origin: .grayWorld, requestedBy: context.origin) {
                     $0.whiteBalanceMode = .gains
                     $0.whiteBalanceGains = gains
                 }

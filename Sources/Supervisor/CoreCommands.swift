@@ -34,7 +34,7 @@ extension Supervisor {
                              arguments: 2...8) { context, args in
             let value = args.dropFirst().joined(separator: " ")
             do throws(ConsoleError) {
-                return .ok(try context.supervisor.change(key: args[0], value: value))
+                return .ok(try context.supervisor.change(key: args[0], value: value, requestedBy: context.origin))
             } catch { return .error(error) }
         })
     }

@@ -70,15 +70,6 @@ extension Supervisor {
         _ = try TLSCredentials.load(certificate: certificate, key: key)
     }
 
-    /// The remote.* settings never change over the browser remote, whatever the command (`set`,
-    /// `reset`): a new address or TLS would cut the very connection the change came on.
-    static func refuseOverRemote(_ change: SettingsChange) throws(ConsoleError) {
-        let keys = SettingsTable.remote.filter { $0.differs(change.old, change.new) }.map(\.key)
-        guard !keys.isEmpty else { return }
-        throw ConsoleError(.unsupported, "\(keys.joined(separator: ", ")) cannot change over the browser remote (it would cut this connection): "
-                           + "set it at the rig's console (tripod ctl set ...) or in its config file")
-    }
-
     func stopRemote() {
         remote?.stop()
         remote = nil

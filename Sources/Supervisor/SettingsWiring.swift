@@ -12,10 +12,6 @@ import Stabilization
 extension Supervisor {
     /// Wires the store once: participants in transaction order, then the observers.
     func wireSettings() {
-        // First, so a refused change touches no service: remote.* never change over the remote.
-        settings.participate(.init(name: "remote-origin") { [weak self] change throws(ConsoleError) in
-            if self?.dispatchingFrom == .remote { try Supervisor.refuseOverRemote(change) }
-        })
         settings.participate(.init(name: "recording") { [weak self] change throws(ConsoleError) in
             try self?.applyRecordingPart(change)
         })
@@ -30,9 +26,11 @@ extension Supervisor {
     }
 
     /// Console `set` (and the config file at start): validates and commits one setting; the reply
-    /// names the key first, then the mode it selected.
-    public func change(key: String, value: String, origin: SettingsOrigin = .console) throws(ConsoleError) -> [(String, String)] {
-        let change = try settings.set(key, value, origin: origin)
+    /// names the key first, then the mode it selected. `requestedBy`: the line's origin, nil for
+    /// the config file.
+    public func change(key: String, value: String, origin: SettingsOrigin = .console,
+                       requestedBy: CommandOrigin?) throws(ConsoleError) -> [(String, String)] {
+        let change = try settings.set(key, value, origin: origin, requestedBy: requestedBy)
         let others = change.fields.filter { $0.0 != key }
         return change.fields.filter { $0.0 == key } + others
     }

@@ -37,7 +37,8 @@ public final class Supervisor {
     /// Something at start that did not go as configured, shown by `status` until the next start.
     var startupWarning: String?
     let startedAt: MonotonicTime
-    var commands = CommandTable<CommandContext>()
+    /// The console's commands, judged by the origin policy (OriginPolicy.swift) before each runs.
+    var commands = CommandTable<CommandContext>(policy: OriginPolicy())
     private var sessions: [Int: ConsoleSession] = [:]
     private var nextSessionID = 1
     /// Work in progress (a running bracket, a state write); stop waits until there is none.
@@ -70,8 +71,6 @@ public final class Supervisor {
     var remoteToken: String?
     /// Why the remote could not listen, for `get remote.listen`.
     var remoteFailure: String?
-    /// The kind of session whose line is being dispatched (a commit then comes from it), else nil.
-    var dispatchingFrom: ConsoleSession.Kind?
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
     let videoHDR = VideoHDRService()
     private var madeStateWriter: StateWriter?
@@ -223,10 +222,7 @@ public final class Supervisor {
             return
         }
         var context = CommandContext(supervisor: self, session: session)
-        let outer = dispatchingFrom
-        dispatchingFrom = session.kind
-        let reply = commands.dispatch(line, context: &context)
-        dispatchingFrom = outer
+        let reply = commands.dispatch(line, origin: session.origin, context: &context)
         if context.answersLater { session.awaitingReply = true; return }
         // A command that closed its session (quit) has already answered.
         if let reply, !session.isClosed { session.send(reply) }
@@ -281,6 +277,8 @@ public final class Supervisor {
 public struct CommandContext {
     public let supervisor: Supervisor
     public let session: ConsoleSession
+    /// Where the line came from: what the settings commit is judged on (OriginPolicy).
+    public var origin: CommandOrigin { session.origin }
     /// True once the handler said it answers later; what it returns is then ignored.
     private(set) var answersLater = false
 

@@ -26,17 +26,29 @@ public final class ConsoleSession {
         case serial
         /// A `tripod ctl` client on the control socket.
         case control
-        /// A test or in-process client.
+        /// A test or in-process client: the owner, as at the serial console.
         case local
-        /// A network front end's console (the fleet's MQTT commands, module Fleet): always JSON.
-        case network
+        /// The fleet's MQTT commands (module Fleet): one session per command, always JSON.
+        case mqtt
         /// A browser remote's request or event stream (one session each, in JSON mode).
         case remote
+
+        /// The origin its lines carry (what the origin policy decides on).
+        public var origin: CommandOrigin {
+            switch self {
+            case .stdio, .serial, .local: return .serial
+            case .control: return .socket
+            case .mqtt: return .mqtt
+            case .remote: return .remote
+            }
+        }
     }
 
     public let id: Int
     public let name: String
     public let kind: Kind
+    /// The origin of every line this session runs, held lines included: fixed with the session.
+    public var origin: CommandOrigin { kind.origin }
     public var mode: ReplyMode = .human
     public var assembler: LineAssembler
     public let output: any ConsoleOutput

@@ -47,16 +47,16 @@ import Testing
             return .ok([("total", String(total))])
         })
         var total = 0
-        #expect(table.dispatch("add 5", context: &total) == .ok([("total", "5")]))
+        #expect(table.dispatch("add 5", origin: .serial, context: &total) == .ok([("total", "5")]))
         #expect(total == 5)
-        #expect(table.dispatch("ADD 1", context: &total) == .ok([("total", "6")]))
-        #expect(table.dispatch("add", context: &total) == .err(.usage, "usage: add <n>"))
-        #expect(table.dispatch("", context: &total) == nil)
-        if case .error(let e)? = table.dispatch("frobnicate", context: &total) { #expect(e.code == .unknownCommand) }
+        #expect(table.dispatch("ADD 1", origin: .serial, context: &total) == .ok([("total", "6")]))
+        #expect(table.dispatch("add", origin: .serial, context: &total) == .err(.usage, "usage: add <n>"))
+        #expect(table.dispatch("", origin: .serial, context: &total) == nil)
+        if case .error(let e)? = table.dispatch("frobnicate", origin: .serial, context: &total) { #expect(e.code == .unknownCommand) }
         else { Issue.record("unknown command accepted") }
-        guard case .ok(_, _, let body)? = table.dispatch("help", context: &total) else { Issue.record("help failed"); return }
+        guard case .ok(_, _, let body)? = table.dispatch("help", origin: .serial, context: &total) else { Issue.record("help failed"); return }
         #expect(body.contains { $0.hasPrefix("add <n>") && $0.hasSuffix("add n") })
-        guard case .ok(_, _, let detail)? = table.dispatch("help add", context: &total) else { Issue.record("help add failed"); return }
+        guard case .ok(_, _, let detail)? = table.dispatch("help add", origin: .serial, context: &total) else { Issue.record("help add failed"); return }
         #expect(detail.first == "add <n>")
         #expect(total == 6)
     }

@@ -129,9 +129,9 @@ import Testing
         let cases: [(id: String, line: String, extra: String, code: String)] = [
             ("u1", "frobnicate", "", "unknown-command"),
             ("f1", "set zoom 100", "", "out-of-range"),
-            ("q1", "quit", "", "unsupported"),
-            ("s1", "set fleet.group other", "", "unsupported"),
-            ("j1", "json off", "", "unsupported"),
+            ("q1", "quit", "", "denied"),
+            ("s1", "set fleet.group other", "", "denied"),
+            ("j1", "json off", "", "denied"),
             ("a1", "capture", ",\"at\":\"2001-01-01T00:00:00.000Z\"", "out-of-range"),
             ("n1", "capture", ",\"notAfter\":\"2001-01-01T00:00:00.000Z\"", "out-of-range"),
         ]
@@ -146,7 +146,7 @@ import Testing
         #expect(rig.ctl("set fleet.ca /etc/hostname") == "ok fleet.ca=/etc/hostname")
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics, after: reconnects) }, "\(rig.log)")
         let reset = try observer.ask(rig.topics, id: "r1", line: "reset")
-        #expect(reset["code"] as? String == "unsupported" && (reset["message"] as? String ?? "").contains("fleet.ca"), "\(reset)")
+        #expect(reset["code"] as? String == "denied" && (reset["message"] as? String ?? "").contains("fleet.ca"), "\(reset)")
         #expect(rig.ctl("get fleet.ca") == "ok fleet.ca=/etc/hostname")
         // Nothing else happened: the rig still answers, nothing changed, nothing was captured.
         #expect((try observer.ask(rig.topics, id: "z", line: "get zoom")["values"] as? [String: String])?["zoom"] == "1")

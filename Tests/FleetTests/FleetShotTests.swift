@@ -62,10 +62,10 @@ final class LoopRig {
             var settings = [("fleet.broker", "mqtt://127.0.0.1:\(broker.port)"), ("fleet.group", group), ("fleet.rig", name)]
             if let frameSync { settings += [("video.fps", "30"), ("fleet.sync", frameSync.mode.rawValue)] }
             for (key, value) in settings {
-                _ = try supervisor.change(key: key, value: value, origin: .configFile)
+                _ = try supervisor.change(key: key, value: value, origin: .configFile, requestedBy: nil)
             }
             fleet.start()
-            return supervisor.attach(name: "test", kind: .network, output: output)
+            return supervisor.attach(name: "test", kind: .local, output: output)
         }
     }
 

@@ -239,20 +239,21 @@ import TestSupport
         for line in ["set remote.listen off", "set remote.listen 127.0.0.1:1", "set remote.tls /no/such.crt /no/such.key", "reset"] {
             let reply = http.request("POST", "/api/command", headers: [remote.bearer], body: Array(line.utf8))?.json
             #expect(reply?["ok"] as? Bool == false, "\(line)")
-            #expect(reply?["code"] as? String == "unsupported", "\(line)")
+            #expect(reply?["code"] as? String == "denied", "\(line)")
             let message = reply?["message"] as? String ?? ""
             #expect(message.contains("console") && message.contains("config file"), "\(line): \(message)")
         }
         #expect(remote.tripod.ask("get remote.listen") == before)
         #expect(http.request("GET", "/api/status", headers: [remote.bearer])?.status == 200)
-        // Setting a remote.* to the value it has changes nothing and is not refused.
+        // Even to the value it has: the remote never sets a remote.* key.
         let same = http.request("POST", "/api/command", headers: [remote.bearer], body: Array("set remote.tls off".utf8))?.json
-        #expect(same?["ok"] as? Bool == true)
+        #expect(same?["code"] as? String == "denied")
         let settings = http.request("GET", "/api/settings", headers: [remote.bearer])?.json?["settings"] as? [[String: Any]] ?? []
         #expect(!settings.isEmpty)
         for setting in settings {
             let key = setting["key"] as? String ?? ""
-            #expect((setting["readOnly"] != nil) == key.hasPrefix("remote."), "\(key)")
+            let ownerOnly = key.hasPrefix("remote.") || key.hasPrefix("fleet.")
+            #expect((setting["readOnly"] != nil) == ownerOnly, "\(key)")
         }
         // The console changes them.
         #expect(remote.tripod.ask("set remote.listen off")?.hasPrefix("ok") == true)

@@ -71,7 +71,7 @@ import Testing
         try rig.store.set("video.fps", "24")
         #expect(rig.store.changedFromBase == ["display.zebra": "on", "video.fps": "24"])
         rig.log = []
-        let change = try rig.store.reset()
+        let change = try rig.store.reset(requestedBy: .serial)
         #expect(change.keys == ["display.zebra", "video.fps"])
         #expect(rig.store.current == base)
         #expect(rig.log == ["a apply display.zebra,video.fps"])

@@ -33,7 +33,7 @@ extension Supervisor {
     func resetSettings(_ context: inout CommandContext) -> Reply {
         // One commit: every service that follows a setting (camera, recorder, viewfinder, button) hears of it.
         let change: SettingsChange
-        do throws(ConsoleError) { change = try settings.reset() } catch { return .error(error) }
+        do throws(ConsoleError) { change = try settings.reset(requestedBy: context.origin) } catch { return .error(error) }
         let done: Reply = .ok([("reset", String(change.keys.count))])
         guard let writer = stateWriter else { return done }
         let reply = context.answerLater()
