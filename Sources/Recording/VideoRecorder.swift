@@ -338,9 +338,7 @@ public final class VideoRecorder {
         do throws(VideoError) {
             if let stabilizer {
                 guard let frame = try RecordingService.frame(of: completed, role: role) else { return }
-                let middle = frame.sensorTimestamp + .microseconds(Int64((frame.exposure?.exposureTimeMicroseconds ?? 0) / 2))
-                guard let orientation = orientationAt(middle) else { service.submit(frame); return }
-                for ready in stabilizer.push(frame, orientation: orientation) { service.submit(ready) }
+                for ready in stabilizer.push(frame) { service.submit(ready) }
             } else {
                 try service.submit(completed, role: role)
             }

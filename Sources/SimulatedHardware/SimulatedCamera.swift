@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Motion
 import Syscalls
 
 /// The simulated camera: implements `CameraDevice` on an event loop, with frames paced by the
@@ -88,8 +89,11 @@ public final class SimulatedCamera: CameraDevice {
     private var disconnected = false
     private var stalledUntil: MonotonicTime?
     private var startedManual = false
-    /// The camera's rotation since streaming started (rad about x and y), and up to when.
-    private var pointing: (angle: Vector3, at: MonotonicTime?) = (.zero, nil)
+    /// The camera's orientation relative to where it pointed when streaming started (body now to
+    /// body then), integrated from the motion truth, and up to when.
+    private var attitude: (rotation: Quaternion, at: MonotonicTime?) = (.identity, nil)
+    /// Knots of a frame's rolling-shutter attitude: rows 0, 1/16, … 1 of the frame.
+    static let attitudeKnots = 17
     /// Draws the frames; caches the chart per crop, size and focus.
     private let renderer: SimulatedFrameRenderer
     /// What the raw stream hands back for the mode's unpacked raw format (board option
@@ -194,7 +198,7 @@ public final class SimulatedCamera: CameraDevice {
         framesProduced = 0
         framesMissed = 0
         cadence = nil
-        pointing = (.zero, nil)
+        attitude = (.identity, nil)
         scheduleFrame(at: loop.now())
     }
 
@@ -391,11 +395,9 @@ public final class SimulatedCamera: CameraDevice {
         metadata["ColourCorrectionMatrix"] = .floatArray(SimulatedColourResponse.colourCorrectionMatrix.map(Float.init))
         var buffers: [StreamRole: FrameBuffer] = [:]
         let readout = (model.mode.readoutMilliseconds ?? 1e3 / max(model.mode.maximumFps, 1)) * 1000
-        let turned = pointing.at.map { angularMotion(from: $0, microseconds: Double((start - $0).nanoseconds) / 1000) } ?? (x: 0, y: 0)
-        pointing = (pointing.angle + Vector3(turned.x, turned.y, 0), start)
         let motion = SimulatedFrameRenderer.Motion(exposure: angularMotion(from: start, microseconds: Double(p.exposureMicroseconds)),
-                                                   readout: angularMotion(from: start, microseconds: readout),
-                                                   pointing: (pointing.angle.x, pointing.angle.y))
+                                                   rowAttitudes: rowAttitudes(start: start, readoutMicroseconds: readout,
+                                                                              exposureMicroseconds: Double(p.exposureMicroseconds)))
         let defocus = model.defocusBlurPixels(lens: p.lensPositionDioptres, scene: scene)
         let stripDefocus = scene.depthStripDioptres?.map { model.defocusBlurPixels(lens: p.lensPositionDioptres, subjectDioptres: $0) }
         for role in request.roles {
@@ -443,6 +445,48 @@ public final class SimulatedCamera: CameraDevice {
             patched[mode] = .int32(aeEnabled ? 0 : 1)
         }
         return patched
+    }
+
+    /// The camera's attitude at the middle of each knot row's exposure (row r of a frame starts
+    /// its exposure r × readout after `start`), advancing `attitude`: the rotation from the camera
+    /// then to the camera at streaming start, integrated from the truth in steps of ≤ 0.25 ms.
+    /// Empty while the camera has never turned.
+    private func rowAttitudes(start: MonotonicTime, readoutMicroseconds: Double, exposureMicroseconds: Double) -> [Quaternion] {
+        let knots = Self.attitudeKnots
+        var times: [MonotonicTime] = []
+        for k in 0..<knots {
+            let micros = readoutMicroseconds * Double(k) / Double(knots - 1) + exposureMicroseconds / 2
+            times.append(start + .nanoseconds(Int64((micros * 1000).rounded())))
+        }
+        guard let from = attitude.at else {
+            attitude = (.identity, start)
+            return advance(attitude: .identity, from: start, through: times)
+        }
+        // The attitude kept is the frame start's: the next frame's rows start from it.
+        let atStart = advance(attitude: attitude.rotation, from: from, through: [start])[0]
+        attitude = (atStart, start)
+        let rows = advance(attitude: atStart, from: start, through: times)
+        return rows.allSatisfy({ $0 == .identity }) ? [] : rows
+    }
+
+    /// `rotation` carried from `from` through each of `times` (ascending) by the truth's rates.
+    private func advance(attitude rotation: Quaternion, from: MonotonicTime, through times: [MonotonicTime]) -> [Quaternion] {
+        var q = rotation, now = from
+        var out: [Quaternion] = []
+        for time in times {
+            let span = max(0, (time - now).secondsValue)
+            let steps = max(1, Int((span / 250e-6).rounded(.up)))
+            let dt = span / Double(steps)
+            for k in 0..<steps where dt > 0 {
+                let t = now + .nanoseconds(Int64(((Double(k) + 0.5) * dt * 1e9).rounded()))
+                let w = motion.angularVelocity(at: t)
+                let rate = (w * w).sum().squareRoot()
+                if rate > 0 { q = (q * Quaternion(axis: w / rate, angle: rate * dt)).normalized }
+            }
+            now = max(now, time)
+            out.append(q)
+        }
+        return out
     }
 
     /// Rotation of the camera over `microseconds` from `start` (rad about x and y), from the motion truth.

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Motion
 
 /// Draws the simulated camera's frames at their configured sizes.
 ///
@@ -85,15 +86,15 @@ final class SimulatedFrameRenderer {
         return PixelRect(x: crop.x + (crop.width - w) / 2, y: crop.y + (crop.height - h) / 2, width: max(w, 1), height: max(h, 1))
     }
 
-    /// What moves the image during one frame, radians of camera rotation (x: pitch, y: yaw).
+    /// What moves the image during one frame.
     struct Motion {
-        /// Rotation during the exposure (motion blur).
+        /// Rotation during the exposure, radians about x (pitch) and y (yaw): motion blur.
         var exposure: (x: Double, y: Double) = (0, 0)
-        /// Rotation during the readout from the first row to the last (rolling-shutter skew).
-        var readout: (x: Double, y: Double) = (0, 0)
-        /// Where the camera points at the frame's start, relative to where it pointed when
-        /// streaming started: the scene moves across the sensor by the focal length times this.
-        var pointing: (x: Double, y: Double) = (0, 0)
+        /// The camera's orientation while each row is exposed (the middle of the row's exposure),
+        /// relative to where it pointed when streaming started (the chart's placement): knot k of
+        /// n is the row at k / (n − 1) of the frame's height, as the rotation from the camera then
+        /// to the camera at the start. Empty: the camera has not turned.
+        var rowAttitudes: [Quaternion] = []
         /// Output pixels the cached chart moves by because the crop is a moved copy of the cached
         /// one (a stabilizer's ScalerCrop): set by the renderer, not by the camera.
         var cropShift: (dx: Double, dy: Double) = (0, 0)
@@ -320,13 +321,14 @@ final class SimulatedFrameRenderer {
         while order.count > Self.cacheLimit { cache[order.removeFirst()] = nil }
     }
 
-    /// Motion blur (box along each axis, the image distance the rotation sweeps during the exposure)
-    /// and rolling-shutter skew (rows read later see the scene moved by the rotation since row 0,
-    /// centred on the middle row). Rotation +y (yaw right) moves the image left, +x (pitch) down.
+    /// The rotation (rolling shutter included: each row at its own time) as a pinhole camera turning
+    /// in front of the chart plane sees it: each row through K·R·K⁻¹ of its own rotation, then
+    /// motion blur (a box along each axis, the image distance the rotation sweeps during the
+    /// exposure). Turning right (+yaw about y) moves the scene left, tilting up (+pitch about x)
+    /// moves it down, rolling clockwise (+z) turns it anticlockwise.
     /// True when `planes` now holds memory of its own (from `spare`) rather than the cache's.
     private static func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double, spare: SparePlanes) -> Bool {
         let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
-        let skewX = -m.readout.y * f, skewY = m.readout.x * f
         var owned = false
         // Each step writes into spare memory; what it replaces goes back to `spare` if it was ours.
         func step(_ body: (inout ScenePlanes, inout [Float]) -> Bool) {
@@ -335,25 +337,44 @@ final class SimulatedFrameRenderer {
             if owned || !replaced { spare.recycle(&storage) }
             owned = owned || replaced
         }
-        // Camera frame x right, y down, z forward (docs/imu.md): turning right (+yaw about y) moves
-        // the scene left; tilting up (+pitch about x turns the optical axis toward −y) moves it down.
-        let shift = (dx: -m.pointing.y * f + m.cropShift.dx, dy: m.pointing.x * f + m.cropShift.dy)
+        let turned = m.rowAttitudes.contains { abs($0.w) < 1 - 1e-15 }
+        if turned {
+            let rows = rowHomographies(m.rowAttitudes, rows: planes.size.height, focalLengthPixels: f)
+            step { $0.warp(rows: rows, shift: m.cropShift, using: &$1) }
+        } else if m.cropShift.dx != 0 || m.cropShift.dy != 0 {
+            step { $0.translate(dx: m.cropShift.dx, dy: m.cropShift.dy, using: &$1) }
+        }
         let blurs = (blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels)
             && planes.blurs(horizontalPixels: blurX, verticalPixels: blurY)
-        let skews = abs(skewX) >= 0.5 || abs(skewY) >= 0.5
-        let rows = Double(max(planes.size.height - 1, 1))
-        func horizontal(_ j: Int) -> Double { skewX * (Double(j) / rows - 0.5) }
-        func vertical(_ j: Int) -> Double { skewY * (Double(j) / rows - 0.5) }
-        // Skew and the move are both moves of whole samples: one pass. The motion blur comes after
-        // it: a box along a row commutes with moving the row, and across rows the skew of one
-        // frame is a shear of a few pixels, so the order changes nothing a reader could measure.
-        if skews {
-            step { $0.skew(horizontal: horizontal, vertical: vertical, translatedBy: shift, using: &$1) }
-        } else {
-            step { $0.translate(dx: shift.dx, dy: shift.dy, using: &$1) }
-        }
         if blurs { step { $0.blur(horizontalPixels: blurX, verticalPixels: blurY, using: &$1) } }
         return owned
+    }
+
+    /// One map per row from the knots (normalised linear interpolation between neighbours).
+    static func rowHomographies(_ knots: [Quaternion], rows: Int, focalLengthPixels f: Double) -> [RowHomography] {
+        guard let first = knots.first else { return Array(repeating: .identity, count: rows) }
+        return (0..<rows).map { j in
+            var q = first
+            if knots.count > 1 {
+                let u = Double(j) / Double(max(rows - 1, 1)) * Double(knots.count - 1)
+                let k = min(Int(u), knots.count - 2), t = u - Double(k)
+                let a = knots[k], b = knots[k + 1]
+                q = Quaternion(w: a.w + (b.w - a.w) * t, x: a.x + (b.x - a.x) * t,
+                               y: a.y + (b.y - a.y) * t, z: a.z + (b.z - a.z) * t).normalized
+            }
+            return RowHomography(rotation: q.rotationRows, focalLengthPixels: f)
+        }
+    }
+}
+
+extension Quaternion {
+    /// The rotation as a matrix, its three rows (v′ = M·v rotates as `rotate` does).
+    var rotationRows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
+        let q = normalized
+        let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+        return (SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+                SIMD3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
+                SIMD3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
     }
 }
 

@@ -2,56 +2,88 @@ import Hardware
 import Motion
 import Video
 
-/// Video stabilization of a recording, done on the recorded frames: each frame gets the crop the
-/// planner decided for its own exposure (its SensorTimestamp and the orientation then), cut out
-/// and scaled back to the frame's size on the encoder queue (`VideoFrame.crop`). Standard decides
-/// each frame's crop at once; cinematic decides it `lookaheadFrames` later, so frames wait here
-/// until then (0.5 s at 30 fps, in memory). Loop-confined.
-///
-/// Unlike the viewfinder's ScalerCrop, which reaches the camera only with the requests queued
-/// next (about four frames later), nothing here lags the motion.
+/// Video stabilization of a recording, done on the recorded frames: each frame leaves with a
+/// rotation warp (`YUVRotationWarp`, run on the encoder queue) from the camera's orientation while
+/// each of its row bands was exposed (the rolling shutter reads row r at SensorTimestamp + r ×
+/// line time) to the view the path planner chose, and with the record the sidecar lists (the
+/// correction, and whether the margin limited it). Standard decides each frame at once;
+/// cinematic `lookaheadFrames` later, so frames wait here until then (0.5 s at 30 fps, in
+/// memory). Loop-confined.
 public final class RecordingStabilizer {
-    private let planner: EISCropPlanner
-    /// The planner's field (the format's sensor crop), in which its crops are given.
-    private let field: PixelSize
+    private let planner: RotationPathPlanner
+    /// The warp geometry for a frame size (nil: the optics are unknown, frames pass unwarped).
+    private let geometryFor: (PixelSize) -> WarpGeometry?
+    /// The camera's orientation (body to world) at a time; nil when the IMU's history lacks it.
+    private let orientationAt: (MonotonicTime) -> Quaternion?
+    /// Threads each frame's warp is shared between on the encoder queue.
+    private let warpThreads: Int
     private var held: [VideoFrame] = []
+    private var geometry: WarpGeometry?
 
-    public init(planner: EISCropPlanner, field: PixelSize) {
-        self.planner = planner; self.field = field
+    public init(planner: RotationPathPlanner, geometry: @escaping (PixelSize) -> WarpGeometry?,
+                orientationAt: @escaping (MonotonicTime) -> Quaternion?, warpThreads: Int = 2) {
+        self.planner = planner; geometryFor = geometry; self.orientationAt = orientationAt; self.warpThreads = warpThreads
     }
 
     /// Frames held for the look-ahead.
     public var heldFrames: Int { held.count }
     /// The most frames it holds (cinematic's look-ahead; 0 for standard).
     public var lookaheadFrames: Int { planner.lookaheadFrames }
+    /// The mode's crop margin.
+    public var margin: Double { planner.margin }
 
-    /// Adds the next frame with the orientation at the middle of its exposure; returns the frames
-    /// whose crops are now decided, oldest first.
-    public func push(_ frame: VideoFrame, orientation: Quaternion) -> [VideoFrame] {
+    /// Adds the next frame; returns the frames whose warps are now decided, oldest first.
+    public func push(_ frame: VideoFrame) -> [VideoFrame] {
         held.append(frame)
-        return release(planner.push(frameTime: frame.sensorTimestamp, orientation: orientation))
+        if geometry?.size != frame.size { geometry = geometryFor(frame.size).map { var g = $0; g.margin = planner.margin; return g } }
+        return release(planner.push(time: middle(of: frame), orientationAt: orientationAt))
     }
 
-    /// The frames still held, with crops smoothed over what is known (end of the recording).
-    public func flush() -> [VideoFrame] { release(planner.flush()) + takeRest() }
+    /// The frames still held, with views smoothed over what is known (end of the recording).
+    public func flush() -> [VideoFrame] {
+        let out = release(planner.flush(orientationAt: orientationAt))
+        defer { held.removeAll() }
+        return out + held
+    }
 
-    private func release(_ crops: [EISCrop]) -> [VideoFrame] {
+    /// The middle of the frame's exposure at its middle row.
+    private func middle(of frame: VideoFrame) -> MonotonicTime {
+        rowTime(of: frame, row: Double(frame.size.height) / 2)
+    }
+
+    /// When `row` (from the top, pixels) was exposed: the middle of its exposure.
+    private func rowTime(of frame: VideoFrame, row: Double) -> MonotonicTime {
+        let exposureNanoseconds = (frame.exposure?.exposureTimeMicroseconds ?? 0) * 1000
+        let line = geometry?.lineNanoseconds ?? 0
+        return frame.sensorTimestamp + .nanoseconds(Int64((exposureNanoseconds / 2 + row * line).rounded()))
+    }
+
+    private func release(_ targets: [RotationPathPlanner.Target]) -> [VideoFrame] {
         var out: [VideoFrame] = []
-        for crop in crops where !held.isEmpty {
+        for target in targets where !held.isEmpty {
             var frame = held.removeFirst()
-            let rect = SoftwareCrop.rect(crop.rect, field: field, in: frame.size)
-            // Whole, even, inside the frame (the scaled rectangle may round past an edge).
-            let width = min(rect.width, frame.size.width) & ~1, height = min(rect.height, frame.size.height) & ~1
-            frame.crop = PixelRect(x: min(max(rect.x, 0), frame.size.width - width) & ~1,
-                                   y: min(max(rect.y, 0), frame.size.height - height) & ~1,
-                                   width: width, height: height)
+            if let geometry, geometry.size == frame.size { stabilize(&frame, target: target, geometry: geometry) }
             out.append(frame)
         }
         return out
     }
 
-    private func takeRest() -> [VideoFrame] {
-        defer { held.removeAll() }
-        return held
+    /// Chooses the frame's view within the margin and gives it its warp and record.
+    private func stabilize(_ frame: inout VideoFrame, target: RotationPathPlanner.Target, geometry: WarpGeometry) {
+        // Each band's source rows: where its middle output row lands under the target view.
+        let middleMap = geometry.homography(camera: target.camera, view: target.view)
+        let halfHeight = Double(geometry.size.height) / 2
+        let cameras: [Quaternion] = (0..<geometry.bandCount).map { b in
+            let y = middleMap.apply(0, geometry.bandCentreY(b))?.y ?? geometry.bandCentreY(b)
+            let row = min(max(y + halfHeight, 0), Double(geometry.size.height))
+            return orientationAt(rowTime(of: frame, row: row)) ?? target.camera
+        }
+        func bands(_ view: Quaternion) -> [Homography] { cameras.map { geometry.homography(camera: $0, view: view) } }
+        let eased = RotationPathPlanner.ease(target, geometry: geometry, bands: bands)
+        planner.shown(eased.view)
+        let correction = (target.camera.conjugate * eased.view).normalized.rotationVector * (180 / .pi)
+        frame.warp = YUVRotationWarp(geometry: geometry, bands: bands(eased.view), threads: warpThreads)
+        frame.stabilized = StabilizedFrame(sequence: frame.sequence, correctionDegrees: [correction.x, correction.y, correction.z],
+                                           marginUse: eased.use.isFinite ? eased.use : 99, marginHit: eased.hit)
     }
 }

@@ -117,6 +117,30 @@ public final class Stabilization {
         return try EISCropPlanner(mode: video.active, field: f.sensorCrop.size, focalLengthPixels: lensMm * 1000 / pitch)
     }
 
+    /// A rotation path planner for the active video mode; nil when the active mode is off.
+    public func makePathPlanner() throws(StabilizationError) -> RotationPathPlanner? {
+        guard video.active != .off else { return nil }
+        return try RotationPathPlanner(mode: video.active)
+    }
+
+    /// The rotation warp's geometry for frames of `frameSize` showing the active format's sensor
+    /// crop (margin 0: the planner sets its own): the focal length in frame pixels, and the line
+    /// time of the sensor mode's readout (`readoutMilliseconds`, else one frame at its top rate)
+    /// spread over the mode's rows, scaled to the frame's rows. Nil before a format or without the
+    /// lens focal length and pixel pitch.
+    public func warpGeometry(frameSize: PixelSize) -> WarpGeometry? {
+        guard let f = format?.format, let lensMm = sensor.lens?.focalLengthMillimetres, let pitch = sensor.pixelSizeMicrometres,
+              pitch > 0, frameSize.width > 0, frameSize.height > 0, f.sensorCrop.width > 0, f.sensorCrop.height > 0 else { return nil }
+        let mode = sensor.modes.first { $0.width == f.sensorModeSize.width && $0.height == f.sensorModeSize.height }
+        let readoutMilliseconds = mode.flatMap { $0.readoutMilliseconds ?? 1e3 / max($0.maximumFps, 1) } ?? 1e3 / max(f.maximumFps, 1)
+        let modeRows = Double(mode?.crop.height ?? f.sensorCrop.height)
+        // Pixel-array rows per frame row, and the readout's time per pixel-array row.
+        let rowsPerFrameRow = Double(f.sensorCrop.height) / Double(frameSize.height)
+        let line = readoutMilliseconds * 1e6 / max(modeRows, 1) * rowsPerFrameRow
+        let focal = lensMm * 1000 / pitch * Double(frameSize.width) / Double(f.sensorCrop.width)
+        return WarpGeometry(size: frameSize, focalLengthPixels: focal, margin: 0, lineNanoseconds: line)
+    }
+
     /// The ScalerCrop rectangle (pixel-array pixels) for a crop planned by `makeCropPlanner()` on the
     /// active format: send it as `ControlName.scalerCrop` with the frame's request. Nil before a format.
     public func scalerCrop(for crop: EISCrop) -> PixelRect? {

@@ -64,12 +64,15 @@ public final class VideoStabilizationService {
         camera?.streamingControls[ControlName.scalerCrop] = .rectangle(camera?.zoomed(rect) ?? rect)
     }
 
-    /// Video stabilization of a recording's own frames (each cropped by its own exposure's
-    /// orientation); nil when the mode is off or there is no IMU.
+    /// Video stabilization of a recording's own frames (each warped from the orientations of its
+    /// own exposure); nil when the mode is off or there is no IMU.
     public func makeRecordingStabilizer() -> RecordingStabilizer? {
-        guard motion != nil, let stabilization, let field = camera?.activeFormat.format.sensorCrop.size else { return nil }
+        guard let motion, let stabilization else { return nil }
         do throws(StabilizationError) {
-            return try stabilization.makeCropPlanner().map { RecordingStabilizer(planner: $0, field: field) }
+            return try stabilization.makePathPlanner().map { planner in
+                RecordingStabilizer(planner: planner, geometry: { [weak stabilization] size in stabilization?.warpGeometry(frameSize: size) },
+                                    orientationAt: { [weak motion] time in motion?.orientation(at: time) })
+            }
         } catch {
             onEvent?(.unavailable("video stabilization of the recording: \(error.message)"))
             return nil

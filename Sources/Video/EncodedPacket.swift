@@ -21,6 +21,8 @@ struct FrameInfo: Sendable {
     /// `FrameWallClock` (ns since 1970) when the camera reports it.
     var wallClockNanoseconds: Int64?
     var exposure: FrameExposure?
+    /// Video stabilization's record of the frame, when stabilized.
+    var stabilized: StabilizedFrame? = nil
 }
 
 /// One compressed frame out of the encoder, with the camera frame it came from.

@@ -4,7 +4,8 @@ import Hardware
 /// Makes the I420 frames the encoder takes, with libswscale (`tripod_sws_to_i420`): packed RGB
 /// frames (a camera without a separate video stream, such as vimc) are converted (Rec. 709,
 /// limited range, like libcamera's YUV420 video streams), and a frame with a stabilization crop
-/// has that rectangle cut out and scaled back to the frame's size. Used on the encoder queue only;
+/// has that rectangle cut out and scaled back to the frame's size; a frame with a warp (video
+/// stabilization's rotation) is warped after that. Used on the encoder queue only;
 /// keeps one cached SwsContext.
 final class FrameConverter {
     private var context: OpaquePointer?
@@ -14,6 +15,25 @@ final class FrameConverter {
     /// `frame` as an I420 frame of its own (even) size, cropped when it carries a crop; returned
     /// as is when it is I420 without a crop. Same sequence and timestamps.
     func convert(_ frame: VideoFrame) throws(VideoError) -> VideoFrame {
+        guard let warp = frame.warp else { return try cropOrConvert(frame) }
+        var plain = frame
+        plain.warp = nil
+        plain.crop = nil
+        let source = try cropOrConvert(plain)
+        var warped = try VideoFrame(size: source.size, stride: source.size.width, sequence: source.sequence,
+                                    sensorTimestamp: source.sensorTimestamp) { target in
+            guard let base = target.baseAddress else { return }
+            warp.warp(source: UnsafeRawPointer(source.bytes.base), sourceStride: source.stride, into: base,
+                      targetStride: source.size.width, size: source.size)
+        }
+        warped.wallClockNanoseconds = frame.wallClockNanoseconds
+        warped.exposure = frame.exposure
+        warped.stabilized = frame.stabilized
+        return warped
+    }
+
+    /// `frame` converted to I420 and cut to its crop (as it is when already I420 without one).
+    private func cropOrConvert(_ frame: VideoFrame) throws(VideoError) -> VideoFrame {
         guard frame.pixelFormat != .yuv420 || frame.crop != nil else { return frame }
         let layout: tripod_packed_rgb
         switch frame.pixelFormat {
@@ -42,6 +62,7 @@ final class FrameConverter {
         try checkAV(result, "libswscale \(frame.pixelFormat) \(crop) → YUV420 \(size) of frame \(frame.sequence)")
         converted.wallClockNanoseconds = frame.wallClockNanoseconds
         converted.exposure = frame.exposure
+        converted.stabilized = frame.stabilized
         return converted
     }
 }

@@ -47,6 +47,7 @@ final class VideoFileWriter {
     private var gyroLog: GyroLogFile?
     private var exposureTime = RangeAccumulator(), iso = RangeAccumulator(), colourTemperature = RangeAccumulator()
     private var hdrRuns: [VideoHDRRun] = []
+    private var stabilizedFrames: [StabilizedFrame] = []
 
     var bytesWritten: Int64 { muxer.bytesWritten }
 
@@ -80,6 +81,7 @@ final class VideoFileWriter {
         exposureTime.add(packet.frame.exposure?.exposureTimeMicroseconds)
         iso.add(packet.frame.exposure?.analogueGain.map { $0 * 100 })
         colourTemperature.add(packet.frame.exposure?.colourTemperatureKelvin)
+        if let stabilized = packet.frame.stabilized { stabilizedFrames.append(stabilized) }
         let hdr = request.capture.hdr == "sensor" ? "sensor" : packet.frame.exposure?.hdr ?? "off"
         if let lastRun = hdrRuns.indices.last, hdrRuns[lastRun].hdr == hdr {
             hdrRuns[lastRun].frames += 1
@@ -151,6 +153,7 @@ final class VideoFileWriter {
             hdrFrames: hdrRuns,
             timecodesFile: "\(stem).timecodes.txt", gyroLogFile: gyroLog, stills: stills,
             status: error == nil ? "complete" : "stopped", error: error?.message,
-            shot: part == 1 ? request.shot?.noting(firstFrame: first) : nil)
+            shot: part == 1 ? request.shot?.noting(firstFrame: first) : nil,
+            stabilizedFrames: stabilizedFrames.isEmpty ? nil : stabilizedFrames)
     }
 }

@@ -33,10 +33,21 @@ public struct VideoFrame: Sendable {
     /// The part of the frame to record (video stabilization's crop, frame pixels), scaled back to
     /// the frame's size on the encoder queue; nil records the whole frame.
     public var crop: PixelRect?
+    /// Video stabilization's warp, done on the encoder queue (after any conversion to I420); nil
+    /// records the frame as it is.
+    public var warp: (any VideoFrameWarp)?
+    /// What stabilization did to this frame (the sidecar lists it); nil when not stabilized.
+    public var stabilized: StabilizedFrame?
     let bytes: FrameBytes
 
     var info: FrameInfo {
-        FrameInfo(sequence: sequence, sensorTimestamp: sensorTimestamp, wallClockNanoseconds: wallClockNanoseconds, exposure: exposure)
+        FrameInfo(sequence: sequence, sensorTimestamp: sensorTimestamp, wallClockNanoseconds: wallClockNanoseconds, exposure: exposure,
+                  stabilized: stabilized)
+    }
+
+    /// The image's bytes, read-only (the stabilized viewfinder and tests read them).
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: bytes.base, count: bytes.count))
     }
 
     /// Bytes of an I420 image of `size` with luma stride `stride`.

@@ -101,6 +101,9 @@ public struct VideoSidecar: Sendable, Equatable, Codable {
     public var error: String?
     /// The shot at a shared instant that started this recording (`fleet shot ... record start`), if any.
     public var shot: VideoShot? = nil
+    /// Video stabilization's warp of each frame (its correction and whether the margin limited
+    /// it), in file order; nil when no frame was warped.
+    public var stabilizedFrames: [StabilizedFrame]? = nil
 }
 
 /// Running min/max/mean of one value.

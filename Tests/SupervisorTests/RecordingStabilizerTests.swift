@@ -11,48 +11,53 @@ import Video
 @testable import Supervisor
 @testable import Recording
 
-/// The recording's own stabilization: each frame leaves with the crop planned for its exposure;
+/// The recording's own stabilization: each frame leaves with the warp planned for its exposure;
 /// cinematic holds its look-ahead, and a stop releases every held frame.
 @Suite struct RecordingStabilizerTests {
-    static let field = PixelSize(width: 4608, height: 2592)
+    static let size = PixelSize(width: 1152, height: 648)
 
     static func frame(_ i: Int) throws -> VideoFrame {
-        try VideoFrame(size: PixelSize(width: 1152, height: 648), stride: 1152, sequence: UInt64(i),
+        try VideoFrame(size: size, stride: 1152, sequence: UInt64(i),
                        sensorTimestamp: MonotonicTime(nanoseconds: 1_000_000_000 + Int64(i) * 33_333_333)) { _ in }
     }
 
-    /// A slow yaw: the orientation after `i` frames.
-    static func orientation(_ i: Int) -> Quaternion { Quaternion(axis: Vector3(0, 1, 0), angle: Double(i) * 0.01) }
+    /// A slow yaw (0.3 rad/s) from t = 1 s.
+    static func orientation(_ time: MonotonicTime) -> Quaternion? {
+        Quaternion(axis: Vector3(0, 1, 0), angle: (Double(time.nanoseconds) / 1e9 - 1) * 0.3)
+    }
 
-    @Test func standardCropsEachFrameAtOnceInsideTheFrame() throws {
-        let planner = try EISCropPlanner(mode: .standard, field: Self.field, focalLengthPixels: 3000)
-        let stabilizer = RecordingStabilizer(planner: planner, field: Self.field)
-        var crops: [PixelRect] = []
+    static func stabilizer(_ mode: StabilizationMode) throws -> RecordingStabilizer {
+        RecordingStabilizer(planner: try RotationPathPlanner(mode: mode),
+                            geometry: { WarpGeometry(size: $0, focalLengthPixels: 750, margin: 0, lineNanoseconds: 25_000) },
+                            orientationAt: Self.orientation)
+    }
+
+    @Test func standardWarpsEachFrameAtOnce() throws {
+        let stabilizer = try Self.stabilizer(.standard)
+        var yaw: [Double] = []
         for i in 0..<20 {
-            let out = stabilizer.push(try Self.frame(i), orientation: Self.orientation(i))
+            let out = stabilizer.push(try Self.frame(i))
             #expect(out.count == 1 && out.first?.sequence == UInt64(i))
-            let crop = try #require(out.first?.crop)
-            #expect(crop.x >= 0 && crop.y >= 0 && crop.x + crop.width <= 1152 && crop.y + crop.height <= 648)
-            #expect(crop.width % 2 == 0 && crop.height % 2 == 0 && crop.x % 2 == 0 && crop.y % 2 == 0)
-            crops.append(crop)
+            #expect(out.first?.warp != nil)
+            let record = try #require(out.first?.stabilized)
+            yaw.append(record.correctionDegrees[1])
         }
-        // The rig turns right, the scene moves left: the crop follows it left of centre.
-        #expect(crops.last!.x < crops.first!.x, "\(crops.first!) → \(crops.last!)")
+        // The rig turns right and the smoothed view lags behind it: the correction turns left, more and more.
+        #expect(yaw.last! < yaw[1] && yaw.last! < -0.5, "\(yaw)")
         #expect(stabilizer.flush().isEmpty)
     }
 
     @Test func cinematicHoldsItsLookaheadAndAStopReleasesIt() throws {
-        let planner = try EISCropPlanner(mode: .cinematic, field: Self.field, focalLengthPixels: 3000, lookaheadFrames: 15)
-        let stabilizer = RecordingStabilizer(planner: planner, field: Self.field)
+        let stabilizer = try Self.stabilizer(.cinematic)
         var released: [UInt64] = []
         for i in 0..<20 {
-            released += stabilizer.push(try Self.frame(i), orientation: Self.orientation(i)).map(\.sequence)
+            released += stabilizer.push(try Self.frame(i)).map { $0.sequence }
         }
         #expect(released == Array(0..<5), "the first frames leave once 15 later ones are known")
         #expect(stabilizer.heldFrames == 15)
         let rest = stabilizer.flush()
-        #expect(rest.map(\.sequence) == Array(5..<20))
-        #expect(rest.allSatisfy { $0.crop != nil })
+        #expect(rest.map { $0.sequence } == Array(5..<20))
+        #expect(rest.allSatisfy { $0.warp != nil && $0.stabilized != nil })
         #expect(stabilizer.heldFrames == 0)
     }
 }

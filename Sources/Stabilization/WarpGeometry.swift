@@ -1,0 +1,108 @@
+import Foundation  // atan2
+import Hardware
+import Motion
+
+/// The geometry of a rotation warp over one frame size: the pinhole camera (focal length in frame
+/// pixels, principal point at the centre), the zoom the crop margin buys (the output shows the
+/// field ÷ (1 + margin)), the rolling shutter's line time, and the output row bands that each get
+/// a homography of their own.
+public struct WarpGeometry: Sendable, Equatable {
+    public var size: PixelSize
+    public var focalLengthPixels: Double
+    /// Fraction of the output's size kept around it on each axis: output field = field ÷ (1 + margin).
+    public var margin: Double
+    /// Time between the exposures of consecutive rows of the frame, nanoseconds (the sensor
+    /// mode's readout ÷ its rows, scaled to the frame's rows).
+    public var lineNanoseconds: Double
+    /// Output rows per band (the last band may be shorter).
+    public var bandRows: Int
+
+    public init(size: PixelSize, focalLengthPixels: Double, margin: Double, lineNanoseconds: Double, bandRows: Int = 16) {
+        self.size = size; self.focalLengthPixels = focalLengthPixels; self.margin = margin
+        self.lineNanoseconds = lineNanoseconds; self.bandRows = max(2, bandRows & ~1)
+    }
+
+    public var bandCount: Int { (size.height + bandRows - 1) / bandRows }
+    /// The centred y (pixels from the frame's centre, down) of band b's middle output row.
+    public func bandCentreY(_ b: Int) -> Double {
+        let first = b * bandRows, last = min(size.height, first + bandRows) - 1
+        return Double(first + last) / 2 + 0.5 - Double(size.height) / 2
+    }
+
+    /// The homography of one band: centred output pixel → centred source pixel, for a camera at
+    /// `camera` (body to world, when the band's source rows were exposed) and the stabilized
+    /// view `view` (body to world): p_src ∝ K · camera⁻¹ · view · K_out⁻¹ · p_out, where K_out
+    /// has the focal length × (1 + margin).
+    public func homography(camera: Quaternion, view: Quaternion) -> Homography {
+        let m = (camera.conjugate * view).normalized.matrixRows
+        let f = focalLengthPixels, g = 1 / (focalLengthPixels * (1 + margin))
+        return Homography(row0: SIMD3(f * m.0.x * g, f * m.0.y * g, f * m.0.z),
+                          row1: SIMD3(f * m.1.x * g, f * m.1.y * g, f * m.1.z),
+                          row2: SIMD3(m.2.x * g, m.2.y * g, m.2.z))
+    }
+
+    /// How much of the margin a warp uses: 0 when the output's border maps onto the field's
+    /// centre part exactly as an unwarped crop does, 1 when some point of the border reaches the
+    /// frame's edge, above 1 when it would leave the frame. Checked at the corners and edge
+    /// middles of every band.
+    public func marginUse(_ bands: [Homography]) -> Double {
+        let halfW = Double(size.width) / 2, halfH = Double(size.height) / 2
+        let innerW = halfW / (1 + margin), innerH = halfH / (1 + margin)
+        let spareW = max(halfW - innerW, 1e-9), spareH = max(halfH - innerH, 1e-9)
+        var use = 0.0
+        for (b, h) in bands.enumerated() {
+            let first = Double(b * bandRows) - halfH, last = Double(min(size.height, (b + 1) * bandRows)) - halfH
+            for y in [first, last] {
+                for x in [-halfW, 0, halfW] {
+                    guard let p = h.apply(x, y) else { return .infinity }
+                    use = max(use, (abs(p.x) - innerW) / spareW, (abs(p.y) - innerH) / spareH)
+                }
+            }
+        }
+        return max(use, 0)
+    }
+}
+
+/// A 3 × 3 projective map of centred pixel coordinates, by rows.
+public struct Homography: Sendable, Equatable {
+    public var row0: SIMD3<Double>, row1: SIMD3<Double>, row2: SIMD3<Double>
+    public init(row0: SIMD3<Double>, row1: SIMD3<Double>, row2: SIMD3<Double>) {
+        self.row0 = row0; self.row1 = row1; self.row2 = row2
+    }
+    /// The image of (x, y); nil behind the camera.
+    public func apply(_ x: Double, _ y: Double) -> SIMD2<Double>? {
+        let p = SIMD3(x, y, 1), d = (row2 * p).sum()
+        guard d > 1e-9 else { return nil }
+        return SIMD2((row0 * p).sum() / d, (row1 * p).sum() / d)
+    }
+}
+
+extension Quaternion {
+    /// The rotation as a matrix, its three rows (M·v rotates v as `rotate` does).
+    var matrixRows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
+        let (w, x, y, z) = (self.w, self.x, self.y, self.z)
+        return (SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+                SIMD3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
+                SIMD3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
+    }
+
+    /// The rotation vector (axis × angle, radians), the shorter way round.
+    var rotationVector: Vector3 {
+        let q = w < 0 ? Quaternion(w: -w, x: -x, y: -y, z: -z) : self
+        let s = (q.x * q.x + q.y * q.y + q.z * q.z).squareRoot()
+        guard s > 1e-12 else { return Vector3(2 * q.x, 2 * q.y, 2 * q.z) }
+        let angle = 2 * atan2(s, q.w)
+        return Vector3(q.x, q.y, q.z) * (angle / s)
+    }
+
+    /// The rotation by rotation vector `v` (radians).
+    init(rotationVector v: Vector3) {
+        let angle = (v * v).sum().squareRoot()
+        self = angle > 1e-15 ? Quaternion(axis: v / angle, angle: angle) : Quaternion(w: 1, x: v.x / 2, y: v.y / 2, z: v.z / 2).normalized
+    }
+
+    /// Spherical interpolation from `self` (t = 0) to `other` (t = 1), the shorter way.
+    func slerp(to other: Quaternion, _ t: Double) -> Quaternion {
+        (self * Quaternion(rotationVector: (conjugate * other).normalized.rotationVector * t)).normalized
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation  // DispatchQueue.concurrentPerform
+import Hardware
+import Video
+
+/// One frame's rotation warp on the CPU: every output row band through its own homography
+/// (`WarpGeometry.homography`), sampled bilinearly from the I420 source, eight pixels at a time
+/// in SIMD8<Float> (the projective divide and the blend; the four taps are loaded per lane).
+/// Chroma uses the homography of its luma rows at half resolution. Points outside the source
+/// repeat its edge (the margin keeps them inside unless the sidecar says it was hit).
+public struct YUVRotationWarp: VideoFrameWarp {
+    public let geometry: WarpGeometry
+    /// One per band of `geometry`, top to bottom.
+    public let bands: [Homography]
+    /// Threads the bands are shared between (1: the calling thread only).
+    public let threads: Int
+
+    public init(geometry: WarpGeometry, bands: [Homography], threads: Int = 2) {
+        self.geometry = geometry; self.bands = bands; self.threads = max(1, threads)
+    }
+
+    public func warp(source: UnsafeRawPointer, sourceStride: Int, into target: UnsafeMutableRawPointer, targetStride: Int,
+                     size: PixelSize) {
+        let w = size.width, h = size.height
+        guard w >= 2, h >= 2, !bands.isEmpty else { return }
+        // The geometry is for its own size; a frame of another size is mapped through the scale.
+        let scale = Double(w) / Double(max(geometry.size.width, 1))
+        let bandRows = max(1, Int((Double(geometry.bandRows) * Double(h) / Double(max(geometry.size.height, 1))).rounded()))
+        let maps = bands.map { FloatMap($0, scale: scale) }
+        let src = source.assumingMemoryBound(to: UInt8.self), dst = target.assumingMemoryBound(to: UInt8.self)
+        let srcU = src + sourceStride * h, srcV = srcU + (sourceStride / 2) * ((h + 1) / 2)
+        let dstU = dst + targetStride * h, dstV = dstU + (targetStride / 2) * ((h + 1) / 2)
+        let planes = Planes(src: src, srcU: srcU, srcV: srcV, dst: dst, dstU: dstU, dstV: dstV,
+                            sourceStride: sourceStride, targetStride: targetStride, width: w, height: h)
+        let chunks = min(threads, max(1, h / 64))
+        let rowsPerChunk = ((h + chunks - 1) / chunks + 1) & ~1
+        let work: @Sendable (Int) -> Void = { chunk in
+            let rows = min(chunk * rowsPerChunk, h)..<min((chunk + 1) * rowsPerChunk, h)
+            for y in rows {
+                let map = maps[min(y / bandRows, maps.count - 1)]
+                Self.lumaRow(y, map: map, planes)
+                if y & 1 == 0 { Self.chromaRow(y / 2, map: map, planes) }
+            }
+        }
+        if chunks == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) }
+    }
+
+    /// Pointers and strides of the source and target planes (the target's rows are written by one
+    /// chunk each).
+    struct Planes: @unchecked Sendable {
+        let src, srcU, srcV: UnsafePointer<UInt8>
+        let dst, dstU, dstV: UnsafeMutablePointer<UInt8>
+        let sourceStride, targetStride, width, height: Int
+    }
+
+    /// A homography in Float for one frame size: centred coordinates in frame pixels.
+    struct FloatMap: Sendable {
+        let r0, r1, r2: SIMD3<Float>
+        init(_ h: Homography, scale s: Double) {
+            // H' = S·H·S⁻¹ with S = diag(s, s, 1).
+            r0 = SIMD3(Float(h.row0.x), Float(h.row0.y), Float(h.row0.z * s))
+            r1 = SIMD3(Float(h.row1.x), Float(h.row1.y), Float(h.row1.z * s))
+            r2 = SIMD3(Float(h.row2.x / s), Float(h.row2.y / s), Float(h.row2.z))
+        }
+    }
+
+    private static let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+
+    /// Output luma row y: centred x, y of each pixel centre through the map, bilinear taps.
+    private static func lumaRow(_ y: Int, map: FloatMap, _ p: Planes) {
+        let halfW = Float(p.width) / 2, halfH = Float(p.height) / 2
+        let cy = Float(y) + 0.5 - halfH
+        sampleRow(into: p.dst + y * p.targetStride, count: p.width, from: p.src, stride: p.sourceStride,
+                  sourceWidth: p.width, sourceHeight: p.height, map: map, y: cy, xStep: 1, xStart: 0.5 - halfW,
+                  toSource: 1, sourceOffset: (halfW - 0.5, halfH - 0.5))
+    }
+
+    /// Output chroma row cy (both planes): each sample's centre in luma coordinates through the
+    /// map, then back to chroma coordinates.
+    private static func chromaRow(_ cy: Int, map: FloatMap, _ p: Planes) {
+        let halfW = Float(p.width) / 2, halfH = Float(p.height) / 2
+        let cw = (p.width + 1) / 2, ch = (p.height + 1) / 2
+        let y = Float(2 * cy + 1) - halfH
+        for (src, dst) in [(p.srcU, p.dstU), (p.srcV, p.dstV)] {
+            sampleRow(into: dst + cy * (p.targetStride / 2), count: cw, from: src, stride: p.sourceStride / 2,
+                      sourceWidth: cw, sourceHeight: ch, map: map, y: y, xStep: 2, xStart: 1 - halfW,
+                      toSource: 0.5, sourceOffset: (halfW / 2 - 0.5, halfH / 2 - 0.5))
+        }
+    }
+
+    /// `count` outputs of one row: output i is at centred luma (xStart + i·xStep, y); its source
+    /// point (centred luma) × `toSource` + `sourceOffset` is in the plane's pixel coordinates.
+    @inline(__always)
+    private static func sampleRow(into out: UnsafeMutablePointer<UInt8>, count: Int, from plane: UnsafePointer<UInt8>, stride: Int,
+                                  sourceWidth: Int, sourceHeight: Int, map: FloatMap, y: Float, xStep: Float, xStart: Float,
+                                  toSource: Float, sourceOffset: (Float, Float)) {
+        let a0 = map.r0.y * y + map.r0.z, b0 = map.r1.y * y + map.r1.z, c0 = map.r2.y * y + map.r2.z
+        let maxX = Float(sourceWidth - 1), maxY = Float(sourceHeight - 1)
+        var i = 0
+        while i < count {
+            let x = SIMD8<Float>(repeating: xStart + Float(i) * xStep) + lanes * xStep
+            var den = map.r2.x * x + c0
+            den.replace(with: SIMD8(repeating: 1e-6), where: den .< 1e-6)
+            var sx = (map.r0.x * x + a0) / den * toSource + sourceOffset.0
+            var sy = (map.r1.x * x + b0) / den * toSource + sourceOffset.1
+            sx.clamp(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: maxX))
+            sy.clamp(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: maxY))
+            let fx = sx.rounded(.down), fy = sy.rounded(.down)
+            let tx = sx - fx, ty = sy - fy
+            var p00 = SIMD8<Float>(), p10 = SIMD8<Float>(), p01 = SIMD8<Float>(), p11 = SIMD8<Float>()
+            let n = min(8, count - i)
+            for k in 0..<n {
+                let x0 = Int(fx[k]), y0 = Int(fy[k])
+                let x1 = min(x0 + 1, sourceWidth - 1), y1 = min(y0 + 1, sourceHeight - 1)
+                let top = plane + y0 * stride, bottom = plane + y1 * stride
+                p00[k] = Float(top[x0]); p10[k] = Float(top[x1]); p01[k] = Float(bottom[x0]); p11[k] = Float(bottom[x1])
+            }
+            let upper = p00 + (p10 - p00) * tx, lower = p01 + (p11 - p01) * tx
+            let value = (upper + (lower - upper) * ty + 0.5).clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: 255))
+            for k in 0..<n { out[i + k] = UInt8(value[k]) }
+            i += 8
+        }
+    }
+}
