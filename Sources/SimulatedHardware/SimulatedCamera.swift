@@ -397,7 +397,8 @@ public final class SimulatedCamera: CameraDevice {
         let readout = (model.mode.readoutMilliseconds ?? 1e3 / max(model.mode.maximumFps, 1)) * 1000
         let motion = SimulatedFrameRenderer.Motion(exposure: angularMotion(from: start, microseconds: Double(p.exposureMicroseconds)),
                                                    rowAttitudes: rowAttitudes(start: start, readoutMicroseconds: readout,
-                                                                              exposureMicroseconds: Double(p.exposureMicroseconds)))
+                                                                              exposureMicroseconds: Double(p.exposureMicroseconds)),
+                                                   readoutRows: (Double(model.mode.crop.y), Double(model.mode.crop.height)))
         let defocus = model.defocusBlurPixels(lens: p.lensPositionDioptres, scene: scene)
         let stripDefocus = scene.depthStripDioptres?.map { model.defocusBlurPixels(lens: p.lensPositionDioptres, subjectDioptres: $0) }
         for role in request.roles {
@@ -447,8 +448,8 @@ public final class SimulatedCamera: CameraDevice {
         return patched
     }
 
-    /// The camera's attitude at the middle of each knot row's exposure (row r of a frame starts
-    /// its exposure r × readout after `start`), advancing `attitude`: the rotation from the camera
+    /// The camera's attitude at the middle of each knot row's exposure (the row at fraction r of
+    /// the readout starts its exposure r × readout after `start`), advancing `attitude`: the rotation from the camera
     /// then to the camera at streaming start, integrated from the truth in steps of ≤ 0.25 ms.
     /// Empty while the camera has never turned.
     private func rowAttitudes(start: MonotonicTime, readoutMicroseconds: Double, exposureMicroseconds: Double) -> [Quaternion] {

@@ -92,9 +92,11 @@ final class SimulatedFrameRenderer {
         var exposure: (x: Double, y: Double) = (0, 0)
         /// The camera's orientation while each row is exposed (the middle of the row's exposure),
         /// relative to where it pointed when streaming started (the chart's placement): knot k of
-        /// n is the row at k / (n − 1) of the frame's height, as the rotation from the camera then
-        /// to the camera at the start. Empty: the camera has not turned.
+        /// n is the sensor row at k / (n − 1) of the readout (`readoutRows`), as the rotation from
+        /// the camera then to the camera at the start. Empty: the camera has not turned.
         var rowAttitudes: [Quaternion] = []
+        /// The pixel-array rows the readout spans, top to bottom (the sensor mode's crop).
+        var readoutRows: (top: Double, count: Double) = (0, 1)
         /// Output pixels the cached chart moves by because the crop is a moved copy of the cached
         /// one (a stabilizer's ScalerCrop): set by the renderer, not by the camera.
         var cropShift: (dx: Double, dy: Double) = (0, 0)
@@ -142,7 +144,7 @@ final class SimulatedFrameRenderer {
         /// The cached planes moved by this frame's motion; their memory goes back to `spare` after.
         @Sendable func withMovedPlanes(_ body: (ScenePlanes) -> Void) {
             var planes = source.planes()
-            let moved = Self.applyMotion(&planes, motion, focalLengthPixels: focalLength, spare: spare)
+            let moved = Self.applyMotion(&planes, motion, crop: crop, focalLengthPixels: focalLength, spare: spare)
             body(planes)
             if moved { spare.recycle(&planes.values) }
         }
@@ -327,7 +329,8 @@ final class SimulatedFrameRenderer {
     /// exposure). Turning right (+yaw about y) moves the scene left, tilting up (+pitch about x)
     /// moves it down, rolling clockwise (+z) turns it anticlockwise.
     /// True when `planes` now holds memory of its own (from `spare`) rather than the cache's.
-    private static func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, focalLengthPixels f: Double, spare: SparePlanes) -> Bool {
+    private static func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, crop: PixelRect, focalLengthPixels f: Double,
+                                    spare: SparePlanes) -> Bool {
         let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
         var owned = false
         // Each step writes into spare memory; what it replaces goes back to `spare` if it was ours.
@@ -339,7 +342,11 @@ final class SimulatedFrameRenderer {
         }
         let turned = m.rowAttitudes.contains { abs($0.w) < 1 - 1e-15 }
         if turned {
-            let rows = rowHomographies(m.rowAttitudes, rows: planes.size.height, focalLengthPixels: f)
+            // Output row j shows pixel-array row crop.y + (j + ½) × crop.height / rows: its place in the readout.
+            let rowsPerOutputRow = Double(crop.height) / Double(planes.size.height)
+            let top = Double(crop.y) - m.readoutRows.top, span = max(m.readoutRows.count, 1)
+            let fractions: [Double] = (0..<planes.size.height).map { j in (top + (Double(j) + 0.5) * rowsPerOutputRow) / span }
+            let rows = rowHomographies(m.rowAttitudes, fractions: fractions, focalLengthPixels: f)
             step { $0.warp(rows: rows, shift: m.cropShift, using: &$1) }
         } else if m.cropShift.dx != 0 || m.cropShift.dy != 0 {
             step { $0.translate(dx: m.cropShift.dx, dy: m.cropShift.dy, using: &$1) }
@@ -350,13 +357,14 @@ final class SimulatedFrameRenderer {
         return owned
     }
 
-    /// One map per row from the knots (normalised linear interpolation between neighbours).
-    static func rowHomographies(_ knots: [Quaternion], rows: Int, focalLengthPixels f: Double) -> [RowHomography] {
-        guard let first = knots.first else { return Array(repeating: .identity, count: rows) }
-        return (0..<rows).map { j in
+    /// One map per row from the knots (normalised linear interpolation between neighbours);
+    /// `fractions` places each row in the readout (0 the first row read, 1 the last).
+    static func rowHomographies(_ knots: [Quaternion], fractions: [Double], focalLengthPixels f: Double) -> [RowHomography] {
+        guard let first = knots.first else { return Array(repeating: .identity, count: fractions.count) }
+        return fractions.map { fraction in
             var q = first
             if knots.count > 1 {
-                let u = Double(j) / Double(max(rows - 1, 1)) * Double(knots.count - 1)
+                let u = min(max(fraction, 0), 1) * Double(knots.count - 1)
                 let k = min(Int(u), knots.count - 2), t = u - Double(k)
                 let a = knots[k], b = knots[k + 1]
                 q = Quaternion(w: a.w + (b.w - a.w) * t, x: a.x + (b.x - a.x) * t,
