@@ -30,7 +30,10 @@ extension ScenePlanes {
     /// a mosaic. Source points wrap around the planes (what leaves one edge comes in at the
     /// other, so a pan never runs off the chart); a point behind the camera repeats the centre.
     /// `shift` then moves the result (output pixels, right and down: a moved copy of a cached crop).
-    mutating func warp(rows: [RowHomography], shift: (dx: Double, dy: Double), using storage: inout [Float]) -> Bool {
+    /// `cubic` samples full-colour planes with Catmull-Rom (4 × 4 taps) instead: it keeps the finest
+    /// detail at any sub-pixel position, where bilinear softens it by a different amount per frame
+    /// (stills and the viewfinder, whose sharpness is judged, use it; video keeps the quicker bilinear).
+    mutating func warp(rows: [RowHomography], shift: (dx: Double, dy: Double), cubic: Bool = false, using storage: inout [Float]) -> Bool {
         let w = size.width, h = size.height, planes = planeCount, count = values.count
         guard w > 1, h > 1, rows.count == h else { return false }
         if storage.count != count { storage = [Float](repeating: 0, count: count) }
@@ -41,7 +44,7 @@ extension ScenePlanes {
                 RowBands.run(rows: h) { band in
                     for j in band {
                         Self.warpRow(j, map: rows[j], shift: shift, width: w, height: h, planes: planes, mosaic: mosaic,
-                                     source: s, target: o)
+                                     cubic: cubic, source: s, target: o)
                     }
                 }
                 let spare = planes * w * h
@@ -53,7 +56,7 @@ extension ScenePlanes {
     }
 
     private static func warpRow(_ j: Int, map: RowHomography, shift: (dx: Double, dy: Double), width w: Int, height h: Int,
-                                planes: Int, mosaic: Bool, source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+                                planes: Int, mosaic: Bool, cubic: Bool, source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
         let halfW = Double(w) / 2, halfH = Double(h) / 2
         let y = Double(j) + 0.5 - halfH
         let fw = Double(w), fh = Double(h), n = w * h
@@ -83,6 +86,21 @@ extension ScenePlanes {
             }
             let x0 = Int(sx), y0 = Int(sy)
             let tx = Float(sx - Double(x0)), ty = Float(sy - Double(y0))
+            if cubic {
+                let wx = catmullRom(tx), wy = catmullRom(ty)
+                var columns = SIMD4<Int>(), offsets = SIMD4<Int>()
+                for k in 0..<4 { columns[k] = (x0 + k - 1 + w) % w; offsets[k] = ((y0 + k - 1 + h) % h) * w }
+                for plane in 0..<planes {
+                    let base = source + plane * n
+                    var sum: Float = 0
+                    for r in 0..<4 {
+                        let row = base + offsets[r]
+                        sum += wy[r] * (wx[0] * row[columns[0]] + wx[1] * row[columns[1]] + wx[2] * row[columns[2]] + wx[3] * row[columns[3]])
+                    }
+                    target[plane * n + j * w + i] = sum
+                }
+                continue
+            }
             let x1 = x0 + 1 < w ? x0 + 1 : 0, y1 = y0 + 1 < h ? y0 + 1 : 0
             let p00 = y0 * w + x0, p10 = y0 * w + x1, p01 = y1 * w + x0, p11 = y1 * w + x1
             for plane in 0..<planes {
@@ -92,5 +110,12 @@ extension ScenePlanes {
                 target[plane * n + j * w + i] = top + (bottom - top) * ty
             }
         }
+    }
+
+    /// Catmull-Rom weights of the four taps around a point `t` (0…1) past the second.
+    @inline(__always)
+    private static func catmullRom(_ t: Float) -> SIMD4<Float> {
+        let t2 = t * t, t3 = t2 * t
+        return SIMD4((-t3 + 2 * t2 - t) / 2, (3 * t3 - 5 * t2 + 2) / 2, (-3 * t3 + 4 * t2 + t) / 2, (t3 - t2) / 2)
     }
 }

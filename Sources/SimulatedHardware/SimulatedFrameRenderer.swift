@@ -141,10 +141,11 @@ final class SimulatedFrameRenderer {
         let focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)
         let motion = { var m = r.motion; m.cropShift = source.shift; return m }()
         let spare = self.spare, noise = self.noise
+        let cubic = r.role != .videoRecording
         /// The cached planes moved by this frame's motion; their memory goes back to `spare` after.
         @Sendable func withMovedPlanes(_ body: (ScenePlanes) -> Void) {
             var planes = source.planes()
-            let moved = Self.applyMotion(&planes, motion, crop: crop, focalLengthPixels: focalLength, spare: spare)
+            let moved = Self.applyMotion(&planes, motion, crop: crop, focalLengthPixels: focalLength, cubic: cubic, spare: spare)
             body(planes)
             if moved { spare.recycle(&planes.values) }
         }
@@ -329,8 +330,9 @@ final class SimulatedFrameRenderer {
     /// exposure). Turning right (+yaw about y) moves the scene left, tilting up (+pitch about x)
     /// moves it down, rolling clockwise (+z) turns it anticlockwise.
     /// True when `planes` now holds memory of its own (from `spare`) rather than the cache's.
+    /// `cubic`: Catmull-Rom resampling (stills and the viewfinder), else bilinear (video).
     private static func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, crop: PixelRect, focalLengthPixels f: Double,
-                                    spare: SparePlanes) -> Bool {
+                                    cubic: Bool, spare: SparePlanes) -> Bool {
         let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
         var owned = false
         // Each step writes into spare memory; what it replaces goes back to `spare` if it was ours.
@@ -347,7 +349,7 @@ final class SimulatedFrameRenderer {
             let top = Double(crop.y) - m.readoutRows.top, span = max(m.readoutRows.count, 1)
             let fractions: [Double] = (0..<planes.size.height).map { j in (top + (Double(j) + 0.5) * rowsPerOutputRow) / span }
             let rows = rowHomographies(m.rowAttitudes, fractions: fractions, focalLengthPixels: f)
-            step { $0.warp(rows: rows, shift: m.cropShift, using: &$1) }
+            step { $0.warp(rows: rows, shift: m.cropShift, cubic: cubic, using: &$1) }
         } else if m.cropShift.dx != 0 || m.cropShift.dy != 0 {
             step { $0.translate(dx: m.cropShift.dx, dy: m.cropShift.dy, using: &$1) }
         }

@@ -55,12 +55,12 @@ import Testing
     /// yaw, pitch, roll and the rolling shutter as a pinhole camera sees them), recorded from the
     /// banded, late and concurrent reads below; in-order reads on one thread must give the same bytes.
     static let handheldDigests: [[StreamRole: UInt64]] = [
-        [.raw: 0xa6a3f1477a018c2f, .stillCapture: 0xc59bca42ebe9ddd0, .videoRecording: 0x223dea8018909ca5],
-        [.raw: 0xb3af5a4d22de7804, .stillCapture: 0x243a3d1bb728b46c, .videoRecording: 0x1b369bb33fa1dd2],
-        [.raw: 0x5148884ebf69f588, .stillCapture: 0xf60bf410e9dc1b71, .videoRecording: 0xbef473cc394b7324],
-        [.raw: 0x643d97e09ff2b382, .stillCapture: 0x8135e1efbab2412f, .videoRecording: 0x391ee6bd0f2fb7fa],
-        [.raw: 0x7592e36edce88c1f, .stillCapture: 0xa1b1d27662c0540a, .videoRecording: 0xda6c0f9517cf801f],
-        [.raw: 0x7ac8147fc7ccfc67, .stillCapture: 0x63da6bc07fabf10c, .videoRecording: 0xbe8ef68bb8d0bb33],
+        [.raw: 0xa6a3f1477a018c2f, .stillCapture: 0x782a1ebed3d529ad, .videoRecording: 0x223dea8018909ca5],
+        [.raw: 0xb3af5a4d22de7804, .stillCapture: 0xcf35b7c4e7ae434e, .videoRecording: 0x1b369bb33fa1dd2],
+        [.raw: 0x5148884ebf69f588, .stillCapture: 0xec43ebaf55a96d82, .videoRecording: 0xbef473cc394b7324],
+        [.raw: 0x643d97e09ff2b382, .stillCapture: 0xcf501ec13e3c2a73, .videoRecording: 0x391ee6bd0f2fb7fa],
+        [.raw: 0x7592e36edce88c1f, .stillCapture: 0x8a97cf85fa10d2fa, .videoRecording: 0xda6c0f9517cf801f],
+        [.raw: 0x7ac8147fc7ccfc67, .stillCapture: 0xf5d18b03b34d7e6e, .videoRecording: 0xbe8ef68bb8d0bb33],
     ]
 
     @Test func fullSizeFramesAreTheSameBytesStillAndHandheld() throws {
