@@ -105,7 +105,7 @@ let package = Package(
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
             "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Syscalls", "Settings", "Capture", "Recording",
-            "Controls", "Transports", "Fleet",
+            "Controls", "Transports", "Fleet", "Stabilization",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.

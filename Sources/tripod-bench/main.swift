@@ -14,6 +14,7 @@ let benchmarks: [any Benchmark.Type] = [
     SoakBenchmark.self,
     RecordingSoakBenchmark.self,
     VideoStabilizationBenchmark.self,
+    StabilizationBenchmark.self,
     RemoteBenchmark.self,
     RawFormatsBenchmark.self,
     TimelapseBenchmark.self,

@@ -1,0 +1,117 @@
+import Foundation
+import Hardware
+import ManualLoop
+import Motion
+import SimulatedHardware
+import Stabilization
+import Video
+
+/// The warp's cost per frame and the OpenCV reference (`tools/bench stabilization`, part 2): frames
+/// rendered by the simulated camera under handheld 10 °/s at 1920x1080 and 1280x720, cinematic
+/// band homographies from the true motion, each frame warped by `YUVRotationWarp` on one and on
+/// two threads (median of all frames), then the same frames and homographies through OpenCV.
+struct WarpCostRun {
+    static let frames = 24
+    static let compared = 8
+
+    func run(work: URL) throws -> (rows: [[String]], notes: [String], metrics: [String: Double]) {
+        var rows: [[String]] = [["warp cost per frame", "size", "Tripod 1 thread", "Tripod 2 threads", "OpenCV 1 thread",
+                                 "OpenCV 2 threads", "OpenCV ÷ Tripod (1 / 2)", "mean |diff|", "max |diff|", "luma > 1 level", "load"]]
+        var notes: [String] = [], metrics: [String: Double] = [:]
+        for (size, label) in [(PixelSize(width: 1920, height: 1080), "1080p30"), (PixelSize(width: 1280, height: 720), "720p60")] {
+            let load = SimulatedRecordingRun.loadAverage()
+            let r = try measure(size: size, work: work)
+            let ratio1 = r.opencv1 / max(r.tripod1, 1e-9), ratio2 = r.opencv2 / max(r.tripod2, 1e-9)
+            rows.append(["", label, String(format: "%.2f ms", r.tripod1), String(format: "%.2f ms", r.tripod2),
+                         String(format: "%.2f ms", r.opencv1), String(format: "%.2f ms", r.opencv2),
+                         String(format: "%.2f / %.2f", ratio1, ratio2), String(format: "%.3f", r.meanDiff), "\(r.maxDiff)",
+                         String(format: "%.4f %%", 100 * r.lumaOver1), String(format: "%.2f", load)])
+            let budget = label == "1080p30" ? 1000.0 / 30 : 1000.0 / 60
+            notes.append(String(format: "%@: the warp takes %.1f %% of a frame period on one thread (%.1f ms of %.1f)", label,
+                                100 * r.tripod1 / budget, r.tripod1, budget))
+            metrics["warp_\(label)_ms_1_thread"] = r.tripod1
+            metrics["warp_\(label)_ms_2_threads"] = r.tripod2
+            metrics["opencv_\(label)_ms_1_thread"] = r.opencv1
+            metrics["opencv_\(label)_ms_2_threads"] = r.opencv2
+            metrics["opencv_over_tripod_\(label)_1_thread"] = ratio1
+            metrics["reference_\(label)_mean_abs_diff"] = r.meanDiff
+            metrics["reference_\(label)_max_abs_diff"] = Double(r.maxDiff)
+        }
+        notes.append("cost: \(Self.frames) frames per size rendered by the simulated camera (handheld 10), cinematic homographies from the true motion, \(WarpGeometry(size: PixelSize(width: 1920, height: 1080), focalLengthPixels: 1, margin: 0, lineNanoseconds: 0).bandRows)-row bands; medians. Reference: OpenCV \("warpPerspective") (INTER_LINEAR, BORDER_REPLICATE, one call per band and plane) on the first \(Self.compared) frames; the difference excludes the outer 2 px")
+        return (rows, notes, metrics)
+    }
+
+    struct Result { var tripod1, tripod2, opencv1, opencv2, meanDiff: Double; var maxDiff: Int; var lumaOver1: Double }
+    final class Log: @unchecked Sendable { var completed: [CompletedRequest] = [] }
+
+    private func measure(size: PixelSize, work: URL) throws -> Result {
+        let loop = ManualEventLoop()
+        let sensor = try SensorDescription.embedded(model: "imx708")
+        let truth = MotionProfile.handheld.make(amplitudeDegreesPerSecond: 10, seed: 1, origin: loop.now())
+        let provider = SimulatedCameraProvider(loop: loop, sensor: sensor, motion: truth, seed: 1)
+        guard let camera = try provider.open(id: provider.cameraID) as? SimulatedCamera else {
+            throw HardwareError(.notFound, "bench: no simulated camera")
+        }
+        let log = Log()
+        camera.setEventHandler { if case .requestCompleted(let c) = $0 { log.completed.append(c) } }
+        _ = try camera.configure([StreamConfiguration(role: .videoRecording, pixelFormat: .yuv420, size: size)])
+        try camera.start(controls: [ControlName.exposureTime: .int32(8000), ControlName.analogueGain: .float(2)])
+        for cookie in 1...(Self.frames + 20) {
+            try camera.queueRequest(CaptureRequest(cookie: UInt64(cookie), roles: [.videoRecording]))
+            loop.advance(by: .milliseconds(34))
+        }
+        camera.stop()
+        let lens = sensor.lens?.focalLengthMillimetres ?? 4.74, pitch = sensor.pixelSizeMicrometres ?? 1.4
+        let mode = sensor.modes.first { $0.crop.width == 3072 } ?? sensor.modes[0]
+        let cropWidth = Double(log.completed.first.flatMap { c -> PixelRect? in
+            if case .rectangle(let r) = c.metadata[ControlName.scalerCrop] { return r } else { return nil }
+        }?.width ?? mode.crop.width)
+        let geometry = WarpGeometry(size: size, focalLengthPixels: lens * 1000 / pitch * Double(size.width) / cropWidth, margin: 0,
+                                    lineNanoseconds: (mode.readoutMilliseconds ?? 10) * 1e6 / Double(size.height))
+        let stabilizer = RecordingStabilizer(planner: try RotationPathPlanner(mode: .cinematic), geometry: { _ in geometry },
+                                             orientationAt: { time in
+                                                 let a = truth.angles(at: time)
+                                                 return Quaternion(axis: Vector3(0, 1, 0), angle: a.yaw) * Quaternion(axis: Vector3(1, 0, 0), angle: a.pitch)
+                                                     * Quaternion(axis: Vector3(0, 0, 1), angle: a.roll)
+                                             })
+        var warped: [VideoFrame] = []
+        for completed in log.completed where completed.isComplete {
+            guard let buffer = completed.buffers[.videoRecording] else { continue }
+            let frame = try VideoFrame(copying: buffer, sequence: completed.sequence, sensorTimestamp: completed.sensorTimestamp)
+            warped += stabilizer.push(frame)
+        }
+        warped += stabilizer.flush()
+        var one: [Double] = [], two: [Double] = [], jobs: [[String: Any]] = []
+        var output = [UInt8](repeating: 0, count: VideoFrame.byteCount(size: size, stride: size.width))
+        for (index, frame) in warped.prefix(Self.frames).enumerated() {
+            guard let warp = frame.warp as? YUVRotationWarp else { continue }
+            for threads in [1, 2] {
+                let timed = YUVRotationWarp(geometry: warp.geometry, bands: warp.bands, threads: threads)
+                let start = monotonicNanoseconds()
+                frame.withUnsafeBytes { source in
+                    output.withUnsafeMutableBytes { target in
+                        guard let s = source.baseAddress, let t = target.baseAddress else { return }
+                        timed.warp(source: s, sourceStride: frame.stride, into: t, targetStride: size.width, size: size)
+                    }
+                }
+                let ms = Double(monotonicNanoseconds() - start) / 1e6
+                if threads == 1 { one.append(ms) } else { two.append(ms) }
+            }
+            guard index < Self.compared else { continue }
+            let source = work.appendingPathComponent("src-\(size.width)-\(index).yuv"), tripod = work.appendingPathComponent("out-\(size.width)-\(index).yuv")
+            try frame.withUnsafeBytes { try Data($0.prefix(output.count)).write(to: source) }
+            try Data(output).write(to: tripod)
+            jobs.append(["source": source.path, "tripod": tripod.path,
+                         "bands": warp.bands.map { [[$0.row0.x, $0.row0.y, $0.row0.z], [$0.row1.x, $0.row1.y, $0.row1.z], [$0.row2.x, $0.row2.y, $0.row2.z]] }])
+        }
+        let jobURL = work.appendingPathComponent("reference-\(size.width).json"), resultURL = work.appendingPathComponent("reference-result-\(size.width).json")
+        try StabilizationBenchmark.writeJSON(["width": size.width, "height": size.height, "band_rows": geometry.bandRows, "frames": jobs,
+                                              "threads": [1, 2]] as [String: Any], to: jobURL)
+        let reference = try StabilizationBenchmark.python(["reference", jobURL.path, resultURL.path])
+        let r1 = reference["1"] as? [String: Any] ?? [:], r2 = reference["2"] as? [String: Any] ?? [:]
+        return Result(tripod1: percentile(one, 50), tripod2: percentile(two, 50),
+                      opencv1: r1["median_ms"] as? Double ?? .nan, opencv2: r2["median_ms"] as? Double ?? .nan,
+                      meanDiff: r1["mean_abs_diff"] as? Double ?? .nan, maxDiff: r1["max_abs_diff"] as? Int ?? -1,
+                      lumaOver1: r1["share_luma_over_1"] as? Double ?? .nan)
+    }
+}
