@@ -22,6 +22,15 @@ public final class RotationPathPlanner {
     /// Margin use above which the correction starts to ease towards the camera's path.
     public static let knee = 0.6
 
+    /// The crop margin of a mode: output field = field ÷ (1 + margin) (0 for off and auto).
+    public static func margin(for mode: StabilizationMode) -> Double {
+        switch mode {
+        case .standard: 0.10
+        case .cinematic: 0.20
+        case .off, .auto: 0
+        }
+    }
+
     /// One frame's smoothed view before the margin is applied.
     public struct Target: Sendable {
         public var time: MonotonicTime
@@ -37,8 +46,8 @@ public final class RotationPathPlanner {
 
     public init(mode: StabilizationMode, lookaheadFrames: Int = 15) throws(StabilizationError) {
         switch mode {
-        case .standard: margin = 0.10; self.lookaheadFrames = 0
-        case .cinematic: margin = 0.20; self.lookaheadFrames = max(1, lookaheadFrames)
+        case .standard: margin = Self.margin(for: mode); self.lookaheadFrames = 0
+        case .cinematic: margin = Self.margin(for: mode); self.lookaheadFrames = max(1, lookaheadFrames)
         case .off, .auto:
             throw StabilizationError(.invalidArgument, "rotation path planner: mode \(mode.rawValue) has no path (resolve auto first; off needs none)")
         }

@@ -26,6 +26,9 @@ public final class VideoStabilizationService {
     private var stabilization: Stabilization?
     /// The IMU's motion; nil without an IMU (then nothing is planned).
     private var motion: MotionTracker?
+    /// The previews' stabilizer while a recording warps its own frames, and the margin it frames with.
+    private var preview: PreviewStabilizer?
+    private var previewMargin = 0.0
 
     /// A new camera and its stabilization service (at start, after a reconnect or a reopen); the
     /// planner starts again for them.
@@ -52,6 +55,23 @@ public final class VideoStabilizationService {
         } catch {
             onEvent?(.unavailable("video stabilization: \(error.message)"))
         }
+    }
+
+    /// The frame the previews show for a streaming frame: while a recording warps its own frames,
+    /// the frame warped along the causal path (`PreviewStabilizer`); otherwise `buffer` itself
+    /// (the ScalerCrop, when on, already stabilized it).
+    public func previewFrame(_ buffer: FrameBuffer, sensorTimestamp: MonotonicTime, exposureMicroseconds: Double) -> FrameBuffer {
+        guard recordingCropsItsOwnFrames, let stabilization, let motion, stabilization.video.active != .off else {
+            preview = nil
+            return buffer
+        }
+        let margin = RotationPathPlanner.margin(for: stabilization.video.active)
+        if preview == nil || previewMargin != margin {
+            preview = try? PreviewStabilizer(margin: margin, geometry: { [weak stabilization] in stabilization?.warpGeometry(frameSize: $0) },
+                                             orientationAt: { [weak motion] in motion?.orientation(at: $0) })
+            previewMargin = margin
+        }
+        return preview?.frame(for: buffer, sensorTimestamp: sensorTimestamp, exposureMicroseconds: exposureMicroseconds) ?? buffer
     }
 
     /// Every streaming frame: feeds the orientation at `frameTime` (the frame's sensor timestamp)

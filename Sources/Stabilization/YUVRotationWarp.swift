@@ -63,13 +63,13 @@ public struct YUVRotationWarp: VideoFrameWarp {
         }
     }
 
-    private static let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+    static let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
 
     /// Output luma row y: centred x, y of each pixel centre through the map, bilinear taps.
     private static func lumaRow(_ y: Int, map: FloatMap, _ p: Planes) {
         let halfW = Float(p.width) / 2, halfH = Float(p.height) / 2
         let cy = Float(y) + 0.5 - halfH
-        sampleRow(into: p.dst + y * p.targetStride, count: p.width, from: p.src, stride: p.sourceStride,
+        sampleRow(into: p.dst + y * p.targetStride, count: p.width, from: p.src, stride: p.sourceStride, step: 1,
                   sourceWidth: p.width, sourceHeight: p.height, map: map, y: cy, xStep: 1, xStart: 0.5 - halfW,
                   toSource: 1, sourceOffset: (halfW - 0.5, halfH - 0.5))
     }
@@ -81,7 +81,7 @@ public struct YUVRotationWarp: VideoFrameWarp {
         let cw = (p.width + 1) / 2, ch = (p.height + 1) / 2
         let y = Float(2 * cy + 1) - halfH
         for (src, dst) in [(p.srcU, p.dstU), (p.srcV, p.dstV)] {
-            sampleRow(into: dst + cy * (p.targetStride / 2), count: cw, from: src, stride: p.sourceStride / 2,
+            sampleRow(into: dst + cy * (p.targetStride / 2), count: cw, from: src, stride: p.sourceStride / 2, step: 1,
                       sourceWidth: cw, sourceHeight: ch, map: map, y: y, xStep: 2, xStart: 1 - halfW,
                       toSource: 0.5, sourceOffset: (halfW / 2 - 0.5, halfH / 2 - 0.5))
         }
@@ -89,8 +89,10 @@ public struct YUVRotationWarp: VideoFrameWarp {
 
     /// `count` outputs of one row: output i is at centred luma (xStart + i·xStep, y); its source
     /// point (centred luma) × `toSource` + `sourceOffset` is in the plane's pixel coordinates.
+    /// Samples are `step` bytes apart along a row, in the output as in the source (1 for a plane,
+    /// 3 or 4 for one channel of packed RGB).
     @inline(__always)
-    private static func sampleRow(into out: UnsafeMutablePointer<UInt8>, count: Int, from plane: UnsafePointer<UInt8>, stride: Int,
+    static func sampleRow(into out: UnsafeMutablePointer<UInt8>, count: Int, from plane: UnsafePointer<UInt8>, stride: Int, step: Int,
                                   sourceWidth: Int, sourceHeight: Int, map: FloatMap, y: Float, xStep: Float, xStart: Float,
                                   toSource: Float, sourceOffset: (Float, Float)) {
         let a0 = map.r0.y * y + map.r0.z, b0 = map.r1.y * y + map.r1.z, c0 = map.r2.y * y + map.r2.z
@@ -112,11 +114,12 @@ public struct YUVRotationWarp: VideoFrameWarp {
                 let x0 = Int(fx[k]), y0 = Int(fy[k])
                 let x1 = min(x0 + 1, sourceWidth - 1), y1 = min(y0 + 1, sourceHeight - 1)
                 let top = plane + y0 * stride, bottom = plane + y1 * stride
-                p00[k] = Float(top[x0]); p10[k] = Float(top[x1]); p01[k] = Float(bottom[x0]); p11[k] = Float(bottom[x1])
+                p00[k] = Float(top[x0 * step]); p10[k] = Float(top[x1 * step])
+                p01[k] = Float(bottom[x0 * step]); p11[k] = Float(bottom[x1 * step])
             }
             let upper = p00 + (p10 - p00) * tx, lower = p01 + (p11 - p01) * tx
             let value = (upper + (lower - upper) * ty + 0.5).clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: 255))
-            for k in 0..<n { out[i + k] = UInt8(value[k]) }
+            for k in 0..<n { out[(i + k) * step] = UInt8(value[k]) }
             i += 8
         }
     }

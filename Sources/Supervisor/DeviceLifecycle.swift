@@ -136,8 +136,9 @@ extension Supervisor {
         captureService?.frameArrived()
         videoStabilizer.frameArrived(frameTime: frame.sensorTimestamp)
         videoHDR.frameArrived(completed)
-        showOnViewfinder(completed, frame)
-        if let remote, let camera, let buffer = completed.buffers[camera.processedRole] { remote.preview.offer(buffer, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds) }
+        let shown = previewFrame(completed, frame)
+        showOnViewfinder(completed, frame, shown: shown)
+        if let remote, let buffer = shown { remote.preview.offer(buffer, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds) }
     }
 
     func cameraDisconnected() {

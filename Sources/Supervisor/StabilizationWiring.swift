@@ -32,4 +32,13 @@ extension Supervisor {
         recorder?.videoStabilizationChanged()
         videoStabilizer.restart()
     }
+
+    /// The processed frame the previews (viewfinder, remote) show: stabilized while a recording
+    /// warps its own frames (`VideoStabilizationService.previewFrame`), else as it came. Nil
+    /// when the frame has no processed stream.
+    func previewFrame(_ completed: CompletedRequest, _ frame: FrameState) -> FrameBuffer? {
+        guard let camera, let buffer = completed.buffers[camera.processedRole] else { return nil }
+        let exposure = completed.metadata[ControlName.exposureTime]?.doubleValue ?? 0
+        return videoStabilizer.previewFrame(buffer, sensorTimestamp: frame.sensorTimestamp, exposureMicroseconds: exposure)
+    }
 }

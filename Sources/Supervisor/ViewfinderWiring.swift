@@ -19,9 +19,10 @@ extension Supervisor {
         applyViewfinderOptions()
     }
 
-    /// Hands a streaming frame to the display thread (never blocks).
-    public func showOnViewfinder(_ completed: CompletedRequest, _ frame: FrameState) {
-        guard let viewfinder, let camera, let buffer = completed.buffers[camera.processedRole] else { return }
+    /// Hands a streaming frame to the display thread (never blocks): `shown`, the previews' frame
+    /// (`previewFrame`), or else the processed stream's buffer.
+    public func showOnViewfinder(_ completed: CompletedRequest, _ frame: FrameState, shown: FrameBuffer? = nil) {
+        guard let viewfinder, let camera, let buffer = shown ?? completed.buffers[camera.processedRole] else { return }
         viewfinder.post(frame: buffer, status: viewfinderStatus(frame))
     }
 
