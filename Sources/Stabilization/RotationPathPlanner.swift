@@ -9,7 +9,8 @@ import Motion
 ///   0.25 s), margin 10 %, no latency; its state follows what was finally shown, so a correction
 ///   the margin cut short is not owed later.
 /// - Cinematic: a centred Gaussian over ±N frames (N = 15, σ = N/2) of the rotations relative to
-///   the frame's own, margin 20 %, latency N frames; then its roll about the optical axis is
+///   the frame's own, margin 20 %, latency N frames, then a causal stage (time constant 1.5 s)
+///   that takes out the slow sway the window keeps; then its roll about the optical axis is
 ///   levelled (the world's +z is up), so the horizon stays still.
 /// Then `ease` fits the view into the margin by easing towards the camera's own orientation
 /// with a soft knee rather than clamping (no jump when the motion outgrows the margin).
@@ -19,6 +20,10 @@ public final class RotationPathPlanner {
     public let margin: Double
     public let lookaheadFrames: Int
     public let timeConstantSeconds = 0.25
+    /// Cinematic's causal stage after the centred average, seconds: it takes out the slow sway
+    /// (0.3–1.5 Hz) the ±0.5 s window keeps, so a handheld shot looks locked off; pans still come
+    /// through (the margin easing lets the view follow them).
+    public var cinematicTimeConstantSeconds = 1.5
     /// Margin use above which the correction starts to ease towards the camera's path.
     public static let knee = 0.6
 
@@ -43,6 +48,8 @@ public final class RotationPathPlanner {
     private var emitted = 0
     private var standardView: Quaternion?
     private var lastTime: MonotonicTime?
+    private var cinematicView: Quaternion?
+    private var cinematicTime: MonotonicTime?
 
     public init(mode: StabilizationMode, lookaheadFrames: Int = 15) throws(StabilizationError) {
         switch mode {
@@ -77,7 +84,7 @@ public final class RotationPathPlanner {
 
     /// Standard: what was finally shown (after the margin), the state the smoothing goes on from.
     public func shown(_ view: Quaternion) {
-        if lookaheadFrames == 0 { standardView = view }
+        if lookaheadFrames == 0 { standardView = view } else { cinematicView = view }
     }
 
     private func causal(time: MonotonicTime, camera: Quaternion?) -> Target {
@@ -107,15 +114,20 @@ public final class RotationPathPlanner {
             weights += w
         }
         let mean = (centre * Quaternion(rotationVector: sum / max(weights, 1e-12))).normalized
-        return Target(time: time, camera: centre, view: Self.levelled(mean))
+        let dt = cinematicTime.map { max(0, (time - $0).secondsValue) } ?? 0
+        cinematicTime = time
+        let previous = cinematicView ?? mean
+        let view = cinematicTimeConstantSeconds > 0 ? previous.slerp(to: mean, 1 - exp(-dt / cinematicTimeConstantSeconds)) : mean
+        cinematicView = view
+        return Target(time: time, camera: centre, view: (view * Quaternion(axis: Vector3(0, 0, 1), angle: Self.levelRoll(view))).normalized)
     }
 
-    /// `view` turned about its optical axis so its x axis is horizontal (world +z up).
-    static func levelled(_ view: Quaternion) -> Quaternion {
+    /// The turn about `view`'s optical axis that makes its x axis horizontal (world +z up),
+    /// radians; 0 when it points near straight up or down (no horizon).
+    static func levelRoll(_ view: Quaternion) -> Double {
         let right = view.rotate(Vector3(1, 0, 0)), down = view.rotate(Vector3(0, 1, 0))
-        guard down.z < -0.2 else { return view }  // pointing near straight up or down: no horizon
-        let roll = atan2(right.z, -down.z)
-        return (view * Quaternion(axis: Vector3(0, 0, 1), angle: roll)).normalized
+        guard down.z < -0.2 else { return 0 }
+        return atan2(right.z, -down.z)
     }
 
     /// The view actually shown: `target.view` when its warp keeps within the knee of the margin,
