@@ -108,19 +108,31 @@ public struct YUVRotationWarp: VideoFrameWarp {
             sy.clamp(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: maxY))
             let fx = sx.rounded(.down), fy = sy.rounded(.down)
             let tx = sx - fx, ty = sy - fy
-            var p00 = SIMD8<Float>(), p10 = SIMD8<Float>(), p01 = SIMD8<Float>(), p11 = SIMD8<Float>()
-            let n = min(8, count - i)
-            for k in 0..<n {
-                let x0 = Int(fx[k]), y0 = Int(fy[k])
-                let x1 = min(x0 + 1, sourceWidth - 1), y1 = min(y0 + 1, sourceHeight - 1)
-                let top = plane + y0 * stride, bottom = plane + y1 * stride
-                p00[k] = Float(top[x0 * step]); p10[k] = Float(top[x1 * step])
-                p01[k] = Float(bottom[x0 * step]); p11[k] = Float(bottom[x1 * step])
-            }
+            // Byte offsets of the four taps, in Int32 lanes (every lane in bounds: clamped above).
+            let x0 = SIMD8<Int32>(fx), y0 = SIMD8<Int32>(fy)
+            let x1 = (x0 &+ 1).clamped(lowerBound: .zero, upperBound: SIMD8(repeating: Int32(sourceWidth - 1)))
+            let y1 = (y0 &+ 1).clamped(lowerBound: .zero, upperBound: SIMD8(repeating: Int32(sourceHeight - 1)))
+            let steps = SIMD8<Int32>(repeating: Int32(step)), strides = SIMD8<Int32>(repeating: Int32(stride))
+            let top = y0 &* strides, bottom = y1 &* strides, left = x0 &* steps, right = x1 &* steps
+            let p00 = gather(plane, top &+ left), p10 = gather(plane, top &+ right)
+            let p01 = gather(plane, bottom &+ left), p11 = gather(plane, bottom &+ right)
             let upper = p00 + (p10 - p00) * tx, lower = p01 + (p11 - p01) * tx
-            let value = (upper + (lower - upper) * ty + 0.5).clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: 255))
-            for k in 0..<n { out[(i + k) * step] = UInt8(value[k]) }
+            let value = SIMD8<Int32>((upper + (lower - upper) * ty + 0.5)
+                .clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: 255)), rounding: .towardZero)
+            let bytes = SIMD8<UInt8>(truncatingIfNeeded: value)
+            if step == 1 && count - i >= 8 {
+                UnsafeMutableRawPointer(out + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
+            } else {
+                for k in 0..<min(8, count - i) { out[(i + k) * step] = bytes[k] }
+            }
             i += 8
         }
+    }
+
+    /// Eight samples of `plane` at byte offsets `at`, as floats.
+    @inline(__always)
+    private static func gather(_ plane: UnsafePointer<UInt8>, _ at: SIMD8<Int32>) -> SIMD8<Float> {
+        SIMD8<Float>(Float(plane[Int(at[0])]), Float(plane[Int(at[1])]), Float(plane[Int(at[2])]), Float(plane[Int(at[3])]),
+                     Float(plane[Int(at[4])]), Float(plane[Int(at[5])]), Float(plane[Int(at[6])]), Float(plane[Int(at[7])]))
     }
 }
