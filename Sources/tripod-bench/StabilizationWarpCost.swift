@@ -15,8 +15,8 @@ struct WarpCostRun {
     static let compared = 8
 
     func run(work: URL) throws -> (rows: [[String]], notes: [String], metrics: [String: Double]) {
-        var rows: [[String]] = [["warp cost per frame", "size", "Tripod 1 thread", "Tripod 2 threads", "OpenCV 1 thread",
-                                 "OpenCV 2 threads", "OpenCV ÷ Tripod (1 / 2)", "mean |diff|", "max |diff|", "luma > 1 level", "load"]]
+        var rows: [[String]] = [["warp cost per frame", "size", "Tripod 1 thread (CPU)", "Tripod 2 threads (wall)", "OpenCV 1 thread (CPU)",
+                                 "OpenCV 2 threads (wall)", "OpenCV ÷ Tripod (1 / 2)", "mean |diff|", "max |diff|", "luma > 1 level", "load"]]
         var notes: [String] = [], metrics: [String: Double] = [:]
         for (size, label) in [(PixelSize(width: 1920, height: 1080), "1080p30"), (PixelSize(width: 1280, height: 720), "720p60")] {
             let load = SimulatedRecordingRun.loadAverage()
