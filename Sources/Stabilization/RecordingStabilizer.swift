@@ -68,17 +68,42 @@ public final class RecordingStabilizer {
         return out
     }
 
+    /// The time step over which a band's motion is taken (`slanted`).
+    static let rateStep = Duration.milliseconds(2)
+
+    /// A band's homography with its rolling shutter across the row: when the view turns the band
+    /// (a roll, say), its output row reads source rows that differ along x, exposed earlier or
+    /// later; each column's source point moves on by the camera's motion over that time (from
+    /// `later`, the band's map `rateStep` on), to first order in the column.
+    static func slanted(_ h: Homography, later: Homography, y: Double, lineNanoseconds: Double) -> Homography {
+        guard let p = h.apply(0, y), let q = later.apply(0, y), let across = h.apply(1, y) else { return h }
+        let perNanosecond = (q - p) / Double(rateStep.nanoseconds)
+        let slope = across.y - p.y  // source rows per output column
+        let move = perNanosecond * (slope * lineNanoseconds)  // source pixels per output column
+        var out = h
+        out.row0.x += move.x * h.row2.z
+        out.row1.x += move.y * h.row2.z
+        return out
+    }
+
     /// Chooses the frame's view within the margin and gives it its warp and record.
     private func stabilize(_ frame: inout VideoFrame, target: RotationPathPlanner.Target, geometry: WarpGeometry) {
         // Each band's source rows: where its middle output row lands under the target view.
         let middleMap = geometry.homography(camera: target.camera, view: target.view)
         let halfHeight = Double(geometry.size.height) / 2
-        let cameras: [Quaternion] = (0..<geometry.bandCount).map { b in
+        let cameras: [(at: Quaternion, later: Quaternion)] = (0..<geometry.bandCount).map { b in
             let y = middleMap.apply(0, geometry.bandCentreY(b))?.y ?? geometry.bandCentreY(b)
             let row = min(max(y + halfHeight, 0), Double(geometry.size.height))
-            return orientationAt(rowTime(of: frame, row: row)) ?? target.camera
+            let at = orientationAt(rowTime(of: frame, row: row)) ?? target.camera
+            let later = orientationAt(rowTime(of: frame, row: row) + Self.rateStep) ?? at
+            return (at, later)
         }
-        func bands(_ view: Quaternion) -> [Homography] { cameras.map { geometry.homography(camera: $0, view: view) } }
+        func bands(_ view: Quaternion) -> [Homography] {
+            cameras.enumerated().map { b, camera in
+                Self.slanted(geometry.homography(camera: camera.at, view: view), later: geometry.homography(camera: camera.later, view: view),
+                             y: geometry.bandCentreY(b), lineNanoseconds: geometry.lineNanoseconds)
+            }
+        }
         let eased = RotationPathPlanner.ease(target, geometry: geometry, bands: bands)
         planner.shown(eased.view)
         let correction = (target.camera.conjugate * eased.view).normalized.rotationVector * (180 / .pi)

@@ -20,7 +20,8 @@ import Video
 /// 3. Real time: `tripod run` recording 1080p30 handheld 10 with each mode (`SimulatedRecordingRun`):
 ///    frames kept of those the sensor made.
 /// `TRIPOD_STABILIZATION_SECONDS` (default 6), `TRIPOD_STABILIZATION_RENDER` (default 960x540: the
-/// in-process recordings' frame size), `TRIPOD_STABILIZATION_REALTIME_SECONDS` (default 8; 0 skips).
+/// in-process recordings' frame size), `TRIPOD_STABILIZATION_REALTIME_SECONDS` (default 8; 0 skips),
+/// `TRIPOD_STABILIZATION_CASES` (e.g. "handheld 10", default all four).
 struct StabilizationBenchmark: Benchmark {
     static let name = "stabilization"
     static let summary = "rotation warp: residual motion in the decoded file, cost per frame, OpenCV reference, drops at real time"
@@ -43,7 +44,9 @@ struct StabilizationBenchmark: Benchmark {
         defer { try? FileManager.default.removeItem(at: work) }
         var rows: [[String]] = [], notes: [String] = [], metrics: [String: Double] = [:]
         var plotSeries: [(String, [Double])] = []
-        for c in Self.cases {
+        // TRIPOD_STABILIZATION_CASES: a comma-separated subset ("handheld 10,walking"), default all.
+        let chosen = Self.environment["TRIPOD_STABILIZATION_CASES"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        for c in Self.cases where chosen?.contains(c.profile + (c.amplitude.map { " \(Int($0))" } ?? "")) ?? true {
             let label = c.profile + (c.amplitude.map { " \(Int($0))" } ?? "")
             var off: Measured?
             for mode in Self.modes {

@@ -109,6 +109,37 @@ struct RotationWarpTests {
         #expect(abs((bottom.x - top.x) - expected) < 0.3, "top \(top.x) bottom \(bottom.x), expected a difference of \(expected)")
     }
 
+    @Test("a band the view turns reads rows exposed at different times across it: each column follows its own row's time")
+    func slantedBands() throws {
+        let size = PixelSize(width: 640, height: 360)
+        let line = 50_000.0, rate = 0.8  // 18 ms readout; yaw 0.8 rad/s
+        func camera(_ t: MonotonicTime) -> Quaternion { Quaternion(axis: Vector3(0, 1, 0), angle: rate * Double(t.nanoseconds) / 1e9) }
+        let geometry = WarpGeometry(size: size, focalLengthPixels: 600, margin: 0.2, lineNanoseconds: line)
+        // The view rolled 6° from the camera: the middle band's output row crosses ±20 source rows.
+        let start = MonotonicTime(nanoseconds: 1_000_000_000)
+        let middle = start + .nanoseconds(Int64(180 * line))
+        let view = (camera(middle) * Quaternion(axis: Vector3(0, 0, 1), angle: 6 * .pi / 180)).normalized
+        let b = geometry.bandCount / 2, y = geometry.bandCentreY(b)
+        let at = start + .nanoseconds(Int64((try #require(geometry.homography(camera: camera(middle), view: view).apply(0, y)).y + 180) * line))
+        let plain = geometry.homography(camera: camera(at), view: view)
+        let slanted = RecordingStabilizer.slanted(plain, later: geometry.homography(camera: camera(at + RecordingStabilizer.rateStep), view: view),
+                                                  y: y, lineNanoseconds: line)
+        var worstPlain = 0.0, worstSlanted = 0.0
+        for x in stride(from: -320.0, through: 320.0, by: 40) {
+            // Exact: the source point under the camera at the time of the row it lands on (fixed point).
+            var t = at
+            var exact = try #require(plain.apply(x, y))
+            for _ in 0..<4 {
+                exact = try #require(geometry.homography(camera: camera(t), view: view).apply(x, y))
+                t = start + .nanoseconds(Int64((exact.y + 180) * line))
+            }
+            worstPlain = max(worstPlain, ((try #require(plain.apply(x, y))) - exact).x.magnitude)
+            worstSlanted = max(worstSlanted, ((try #require(slanted.apply(x, y))) - exact).x.magnitude)
+        }
+        #expect(worstPlain > 0.3, "a single time per band is off at the band's ends: \(worstPlain) px")
+        #expect(worstSlanted < 0.3 * worstPlain, "each column at its own row's time: \(worstSlanted) px, one time per band: \(worstPlain) px")
+    }
+
     @Test("cinematic levels the horizon: a steady 2° roll is turned back")
     func cinematicLevels() throws {
         // Level in the tracker's world (+z up): the camera's y (down) along −z, rolled 2° about its optical axis.
