@@ -3,8 +3,8 @@ import Hardware
 import Video
 
 /// One frame's rotation warp on the CPU: every output row band through its own homography
-/// (`WarpGeometry.homography`), sampled bilinearly from the I420 source, eight pixels at a time
-/// in SIMD8<Float> (the projective divide and the blend; the four taps are loaded per lane).
+/// (`WarpGeometry.homography`), sampled bilinearly from the I420 source, eight pixels at a time:
+/// the source points lane by lane, the four taps gathered into SIMD8<Float> and blended there.
 /// Chroma uses the homography of its luma rows at half resolution. Points outside the source
 /// repeat its edge (the margin keeps them inside unless the sidecar says it was hit).
 public struct YUVRotationWarp: VideoFrameWarp {
@@ -56,14 +56,16 @@ public struct YUVRotationWarp: VideoFrameWarp {
     struct FloatMap: Sendable {
         let r0, r1, r2: SIMD3<Float>
         init(_ h: Homography, scale s: Double) {
-            // H' = S·H·S⁻¹ with S = diag(s, s, 1).
+            // H' = S·H·S⁻¹ with S = diag(s, s, 1); a map that is not finite (a broken orientation)
+            // leaves the frame as it is rather than sample nowhere.
+            let finite = [h.row0, h.row1, h.row2].allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
+            let h = finite ? h : Homography(row0: SIMD3(1, 0, 0), row1: SIMD3(0, 1, 0), row2: SIMD3(0, 0, 1))
             r0 = SIMD3(Float(h.row0.x), Float(h.row0.y), Float(h.row0.z * s))
             r1 = SIMD3(Float(h.row1.x), Float(h.row1.y), Float(h.row1.z * s))
             r2 = SIMD3(Float(h.row2.x / s), Float(h.row2.y / s), Float(h.row2.z))
         }
     }
 
-    static let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
 
     /// Output luma row y: centred x, y of each pixel centre through the map, bilinear taps.
     private static func lumaRow(_ y: Int, map: FloatMap, _ p: Planes) {
@@ -96,43 +98,33 @@ public struct YUVRotationWarp: VideoFrameWarp {
                                   sourceWidth: Int, sourceHeight: Int, map: FloatMap, y: Float, xStep: Float, xStart: Float,
                                   toSource: Float, sourceOffset: (Float, Float)) {
         let a0 = map.r0.y * y + map.r0.z, b0 = map.r1.y * y + map.r1.z, c0 = map.r2.y * y + map.r2.z
+        let r0x = map.r0.x, r1x = map.r1.x, r2x = map.r2.x
         let maxX = Float(sourceWidth - 1), maxY = Float(sourceHeight - 1)
+        let lastX = sourceWidth - 1, lastY = sourceHeight - 1
         var i = 0
         while i < count {
-            let x = SIMD8<Float>(repeating: xStart + Float(i) * xStep) + lanes * xStep
-            var den = map.r2.x * x + c0
-            den.replace(with: SIMD8(repeating: 1e-6), where: den .< 1e-6)
-            var sx = (map.r0.x * x + a0) / den * toSource + sourceOffset.0
-            var sy = (map.r1.x * x + b0) / den * toSource + sourceOffset.1
-            sx.clamp(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: maxX))
-            sy.clamp(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: maxY))
-            let fx = sx.rounded(.down), fy = sy.rounded(.down)
-            let tx = sx - fx, ty = sy - fy
-            // Byte offsets of the four taps, in Int32 lanes (every lane in bounds: clamped above).
-            let x0 = SIMD8<Int32>(fx), y0 = SIMD8<Int32>(fy)
-            let x1 = (x0 &+ 1).clamped(lowerBound: .zero, upperBound: SIMD8(repeating: Int32(sourceWidth - 1)))
-            let y1 = (y0 &+ 1).clamped(lowerBound: .zero, upperBound: SIMD8(repeating: Int32(sourceHeight - 1)))
-            let steps = SIMD8<Int32>(repeating: Int32(step)), strides = SIMD8<Int32>(repeating: Int32(stride))
-            let top = y0 &* strides, bottom = y1 &* strides, left = x0 &* steps, right = x1 &* steps
-            let p00 = gather(plane, top &+ left), p10 = gather(plane, top &+ right)
-            let p01 = gather(plane, bottom &+ left), p11 = gather(plane, bottom &+ right)
-            let upper = p00 + (p10 - p00) * tx, lower = p01 + (p11 - p01) * tx
-            let value = SIMD8<Int32>((upper + (lower - upper) * ty + 0.5)
-                .clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: 255)), rounding: .towardZero)
-            let bytes = SIMD8<UInt8>(truncatingIfNeeded: value)
-            if step == 1 && count - i >= 8 {
-                UnsafeMutableRawPointer(out + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
-            } else {
-                for k in 0..<min(8, count - i) { out[(i + k) * step] = bytes[k] }
+            // Coordinates lane by lane in scalar Float (the stdlib's generic SIMD rounding and
+            // conversions are slow); the taps and the blend in SIMD8. Lanes past the row's end
+            // are computed on clamped points and not stored.
+            var p00 = SIMD8<Float>(), p10 = SIMD8<Float>(), p01 = SIMD8<Float>(), p11 = SIMD8<Float>()
+            var tx = SIMD8<Float>(), ty = SIMD8<Float>()
+            for k in 0..<8 {
+                let x = xStart + Float(i + k) * xStep
+                let den = max(r2x * x + c0, 1e-6)
+                let sx = min(max((r0x * x + a0) / den * toSource + sourceOffset.0, 0), maxX)
+                let sy = min(max((r1x * x + b0) / den * toSource + sourceOffset.1, 0), maxY)
+                let x0 = Int(sx), y0 = Int(sy)  // ≥ 0: truncation is the floor
+                let x1 = x0 < lastX ? x0 + 1 : x0, y1 = y0 < lastY ? y0 + 1 : y0
+                let top = plane + y0 * stride, bottom = plane + y1 * stride
+                p00[k] = Float(top[x0 * step]); p10[k] = Float(top[x1 * step])
+                p01[k] = Float(bottom[x0 * step]); p11[k] = Float(bottom[x1 * step])
+                tx[k] = sx - Float(x0); ty[k] = sy - Float(y0)
             }
+            let upper = p00 + (p10 - p00) * tx, lower = p01 + (p11 - p01) * tx
+            let value = upper + (lower - upper) * ty + 0.5
+            let n = min(8, count - i)
+            for k in 0..<n { out[(i + k) * step] = UInt8(min(max(value[k], 0), 255)) }
             i += 8
         }
-    }
-
-    /// Eight samples of `plane` at byte offsets `at`, as floats.
-    @inline(__always)
-    private static func gather(_ plane: UnsafePointer<UInt8>, _ at: SIMD8<Int32>) -> SIMD8<Float> {
-        SIMD8<Float>(Float(plane[Int(at[0])]), Float(plane[Int(at[1])]), Float(plane[Int(at[2])]), Float(plane[Int(at[3])]),
-                     Float(plane[Int(at[4])]), Float(plane[Int(at[5])]), Float(plane[Int(at[6])]), Float(plane[Int(at[7])]))
     }
 }
