@@ -101,30 +101,41 @@ public struct YUVRotationWarp: VideoFrameWarp {
         let r0x = map.r0.x, r1x = map.r1.x, r2x = map.r2.x
         let maxX = Float(sourceWidth - 1), maxY = Float(sourceHeight - 1)
         let lastX = sourceWidth - 1, lastY = sourceHeight - 1
-        var i = 0
-        while i < count {
-            // Coordinates lane by lane in scalar Float (the stdlib's generic SIMD rounding and
-            // conversions are slow); the taps and the blend in SIMD8. Lanes past the row's end
-            // are computed on clamped points and not stored.
-            var p00 = SIMD8<Float>(), p10 = SIMD8<Float>(), p01 = SIMD8<Float>(), p11 = SIMD8<Float>()
-            var tx = SIMD8<Float>(), ty = SIMD8<Float>()
-            for k in 0..<8 {
-                let x = xStart + Float(i + k) * xStep
-                let den = max(r2x * x + c0, 1e-6)
-                let sx = min(max((r0x * x + a0) / den * toSource + sourceOffset.0, 0), maxX)
-                let sy = min(max((r1x * x + b0) / den * toSource + sourceOffset.1, 0), maxY)
-                let x0 = Int(sx), y0 = Int(sy)  // ≥ 0: truncation is the floor
-                let x1 = x0 < lastX ? x0 + 1 : x0, y1 = y0 < lastY ? y0 + 1 : y0
-                let top = plane + y0 * stride, bottom = plane + y1 * stride
-                p00[k] = Float(top[x0 * step]); p10[k] = Float(top[x1 * step])
-                p01[k] = Float(bottom[x0 * step]); p11[k] = Float(bottom[x1 * step])
-                tx[k] = sx - Float(x0); ty[k] = sy - Float(y0)
+        // Along the row the numerators and the denominator are affine in x: advanced by one
+        // output step at a time within blocks of eight; each block's taps are gathered into
+        // SIMD8<Float> through a small buffer and blended there.
+        let dnx = r0x * xStep, dny = r1x * xStep, dd = r2x * xStep
+        var taps = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
+        withUnsafeMutableBytes(of: &taps) { raw in
+            guard let base = raw.baseAddress else { return }
+            let t = base.assumingMemoryBound(to: Float.self)
+            var i = 0
+            while i < count {
+                // From x at each block's start (no drift along a long row), then stepped.
+                let x = xStart + Float(i) * xStep
+                var nx = r0x * x + a0, ny = r1x * x + b0, d = r2x * x + c0
+                for k in 0..<8 {
+                    let den = max(d, 1e-6), inv = toSource / den
+                    let sx = min(max(nx * inv + sourceOffset.0, 0), maxX)
+                    let sy = min(max(ny * inv + sourceOffset.1, 0), maxY)
+                    nx += dnx; ny += dny; d += dd
+                    let x0 = Int(sx), y0 = Int(sy)  // ≥ 0: truncation is the floor
+                    let x1 = x0 < lastX ? x0 + 1 : x0, y1 = y0 < lastY ? y0 + 1 : y0
+                    let top = plane + y0 * stride, bottom = plane + y1 * stride
+                    t[k] = Float(top[x0 * step]); t[8 + k] = Float(top[x1 * step])
+                    t[16 + k] = Float(bottom[x0 * step]); t[24 + k] = Float(bottom[x1 * step])
+                    t[32 + k] = sx - Float(x0); t[40 + k] = sy - Float(y0)
+                }
+                let p = UnsafeRawPointer(t)
+                let p00 = p.load(as: SIMD8<Float>.self), p10 = p.load(fromByteOffset: 32, as: SIMD8<Float>.self)
+                let p01 = p.load(fromByteOffset: 64, as: SIMD8<Float>.self), p11 = p.load(fromByteOffset: 96, as: SIMD8<Float>.self)
+                let tx = p.load(fromByteOffset: 128, as: SIMD8<Float>.self), ty = p.load(fromByteOffset: 160, as: SIMD8<Float>.self)
+                let upper = p00 + (p10 - p00) * tx, lower = p01 + (p11 - p01) * tx
+                let value = (upper + (lower - upper) * ty + 0.5).clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: 255))
+                let n = min(8, count - i)
+                for k in 0..<n { out[(i + k) * step] = UInt8(value[k]) }
+                i += 8
             }
-            let upper = p00 + (p10 - p00) * tx, lower = p01 + (p11 - p01) * tx
-            let value = upper + (lower - upper) * ty + 0.5
-            let n = min(8, count - i)
-            for k in 0..<n { out[(i + k) * step] = UInt8(min(max(value[k], 0), 255)) }
-            i += 8
         }
     }
 }
