@@ -223,6 +223,9 @@ public final class Supervisor {
         }
         var context = CommandContext(supervisor: self, session: session)
         let reply = commands.dispatch(line, origin: session.origin, context: &context)
+        // What the origin policy refused is the owner's to know: the command and key names (the
+        // message), never the line's values, which may hold a path or a secret.
+        if case .error(let error)? = reply, error.code == .denied { log.notice("denied \(session.origin.rawValue) (\(session.name)): \(error.message)") }
         if context.answersLater { session.awaitingReply = true; return }
         // A command that closed its session (quit) has already answered.
         if let reply, !session.isClosed { session.send(reply) }
