@@ -313,7 +313,7 @@ public final class FleetClient {
         session.mode = .json
         output.session = session
         host.receive(bytes: Array((line + "\n").utf8), from: session)
-        if !output.answered, !session.awaitingReply, !session.isClosed {
+        if !output.answered, !session.isAwaitingReply, !session.isClosed {
             host.detach(session)
             answer(id: id, ReplyFormatter.lines(.err(.usage, "the line has no command"), mode: .json)[0])
         }
