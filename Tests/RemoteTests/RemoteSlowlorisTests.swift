@@ -10,7 +10,7 @@ import TestSupport
 @Suite(.serialized) struct RemoteSlowlorisTests {
     /// Connections that each sent a request line and then send one header byte every `interval`;
     /// a thread watches each for its close (the server's end).
-    final class Tricklers: @unchecked Sendable {
+    final class Tricklers: Sendable {
         struct Connection { let fd: Int32; let opened: ContinuousClock.Instant; var closed: ContinuousClock.Instant? }
         private let state = Mutex<[Connection]>([])
         private let stopping = Atomic<Bool>(false)
@@ -133,7 +133,7 @@ import TestSupport
     }
 
     /// A stream body that sends a byte every 100 ms for `seconds`.
-    final class Ticks: HTTPStreamBody, @unchecked Sendable {
+    final class Ticks: HTTPStreamBody, Sendable {
         let end: ContinuousClock.Instant
         init(seconds: Int) { end = .now + .seconds(seconds) }
         func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
