@@ -25,7 +25,7 @@ public final class RemoteServer: Sendable {
         self.runner = RemoteCommandRunner(host: host)
         let box = DaemonBox()
         self.daemon = box
-        let router = RemoteRouter(token: token, captures: captures, limiter: limiter, runner: runner, preview: preview)
+        let router = RemoteRouter(token: token, captures: captures, limiter: limiter, runner: runner, preview: preview, overTLS: tls != nil)
         do {
             box.daemon = try HTTPDaemon(address: address, port: port, limits: limits, tls: tls) { router.route($0) }
         } catch {
@@ -56,19 +56,52 @@ struct RemoteRouter: Sendable {
     let limiter: FailedAttemptLimiter
     let runner: RemoteCommandRunner
     let preview: PreviewEncoder
+    /// Served over HTTPS: the cookie is `Secure`.
+    let overTLS: Bool
     static let cookieName = "tripod_token"
 
+    /// On every response: only this server's own files, in no frame, no Referer sent elsewhere,
+    /// types as declared (docs/remote.md, "Security").
+    static let securityHeaders = [
+        ("Content-Security-Policy", "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"),
+    ]
+
+    /// The answer to `request`, with the security headers. A connection stays open (keep-alive)
+    /// only after a request with the right token: other answers close it, so a peer without the
+    /// token holds a connection for at most one head deadline.
     func route(_ request: HTTPRequest) -> HTTPResponse {
-        // The login page and its script and style (static, no secret) are the only open paths.
+        let (response, authenticated) = answer(request)
+        return response.adding(Self.securityHeaders + (authenticated ? [] : [("Connection", "close")]))
+    }
+
+    private func answer(_ request: HTTPRequest) -> (HTTPResponse, authenticated: Bool) {
+        // The login page and its script and style (static, no secret), and the logout, are the only open paths.
         switch (request.method, request.path) {
-        case ("GET", "/login"): return RemotePage.login
-        case ("GET", "/app.js"): return RemotePage.script
-        case ("GET", "/app.css"): return RemotePage.style
-        case (_, "/login"), (_, "/app.js"), (_, "/app.css"): return .text(405, "method not allowed")
+        case ("GET", "/login"): return (RemotePage.login, false)
+        case ("GET", "/app.js"): return (RemotePage.script, false)
+        case ("GET", "/app.css"): return (RemotePage.style, false)
+        case ("POST", "/logout"): return (.bytes(status: 204, contentType: "text/plain", body: [], headers: [("Set-Cookie", cookie(""))]), false)
+        case ("POST", "/login"): break
+        case (_, "/login"), (_, "/app.js"), (_, "/app.css"), (_, "/logout"): return (.text(405, "method not allowed"), false)
         default: break
         }
-        if let refusal = refusal(request) { return refusal }
+        if let refusal = refusal(request) { return (refusal, false) }
+        return (authorized(request), true)
+    }
+
+    /// The `Set-Cookie` value that keeps `token` in the browser (an empty token removes it):
+    /// never readable by the page's script, never sent with another site's requests.
+    func cookie(_ token: String) -> String {
+        "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict" + (overTLS ? "; Secure" : "") + (token.isEmpty ? "; Max-Age=0" : "")
+    }
+
+    private func authorized(_ request: HTTPRequest) -> HTTPResponse {
         switch (request.method, request.path) {
+        // The login: the token came in the Authorization header and is right; the browser keeps it
+        // as an HttpOnly cookie for what cannot send the header (the preview, downloads, events).
+        case ("POST", "/login"):
+            return .bytes(status: 204, contentType: "text/plain", body: [], headers: [("Set-Cookie", cookie(token)), ("Cache-Control", "no-store")])
         case ("GET", "/"): return RemotePage.page
         case ("POST", "/api/command"): return command(request)
         case ("GET", "/api/status"): return console("status")
@@ -138,6 +171,11 @@ struct RemoteRouter: Sendable {
         guard let line = String(validating: request.body, as: UTF8.self) else { return .text(400, "the line is not UTF-8") }
         let trimmed = line.hasSuffix("\n") ? String(line.dropLast()) : line
         guard !trimmed.contains("\n"), !trimmed.contains("\r") else { return .text(400, "one console line per request") }
+        // The console answers no empty line: the request would wait for a reply until its timeout.
+        guard !trimmed.allSatisfy(\.isWhitespace) else { return .text(400, "an empty line") }
+        guard !trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+            return .text(400, "control characters in the line")
+        }
         return console(trimmed)
     }
 
