@@ -8,14 +8,14 @@ import Syscalls
 /// list (`StateWriter`: a temporary file, its fsync, a rename, the directory's fsync) is in flight:
 /// every command admitted meanwhile waits for the next write, which covers them all. So a flood of
 /// fresh ids costs one write per batch, not one per id, and the commands run in their order.
-/// Bounded: beyond `maximumWaiting` commands waiting for the disk, `admit` refuses (the id is not
-/// remembered, so a later delivery may still run it). Without a state directory the work runs at
+/// Bounded: beyond `maximumWaiting` commands waiting for the disk, `admit` refuses (the caller drops
+/// the command; its id is not remembered, so a later delivery may still run it). Without a state directory the work runs at
 /// once. Loop-confined.
 final class CommandIDJournal {
     enum Admission: Equatable { case admitted, duplicate, full }
 
     /// Commands waiting for their ids to be on disk, at most.
-    static let maximumWaiting = 512
+    static let maximumWaiting = 256
 
     private let seen: SeenCommandIDs
     private let writer: StateWriter?
@@ -38,6 +38,11 @@ final class CommandIDJournal {
     }
 
     func contains(_ id: String) -> Bool { seen.contains(id) }
+
+    /// How many more commands may be admitted now.
+    var room: Int { writer == nil ? .max : Self.maximumWaiting - waiting.count - writing.count }
+    /// Runs after each write's commands ran, when there is room again (the fleet client drains its inbox).
+    var roomFreed: (() -> Void)?
 
     /// Remembers `id` and runs `work` once the id is on disk; `.duplicate` when it ran (or waits) already,
     /// `.full` when too many commands wait for the disk.
@@ -71,6 +76,7 @@ final class CommandIDJournal {
         if let error { log.warning("fleet: cannot save the ids of commands run (\(error)); \(batch.count) commands could run again after a restart") }
         for work in batch { work() }
         writeBatch()
+        roomFreed?()
     }
 }
 

@@ -42,6 +42,8 @@ public final class FleetClient {
     private var lastStatusPublished: MonotonicTime?
     private var statusTimer: ScheduledWork?
     private var retryTimer: ScheduledWork?
+    /// True while a failed first connection waits for its retry (the backoff's timer).
+    private(set) var retryPending = false
 
     // Shots at a shared instant (FleetClient+Shots.swift).
     /// Arms this rig's part of a shot (Startup: the supervisor's `armShot`); nil: shots are refused.
@@ -121,6 +123,8 @@ public final class FleetClient {
         self.journal = CommandIDJournal(capacity: Self.rememberedIDs, remembered: remembered,
                                         writer: state.map { StateWriter(store: $0, loop: host.loop) }, loop: host.loop, log: log)
         if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
+        let target = WeakFleetClient(self)
+        journal.roomFreed = { target.client?.drainInbox() }
         settings.participate(.init(name: "fleet") { [weak self] change throws(ConsoleError) in
             if self?.runningNetworkLine == true { try Self.refuseOverNetwork(change) }
             try Self.check(change)
@@ -258,19 +262,22 @@ public final class FleetClient {
                 log.warning("fleet: broker \(made.broker) not reachable (\(error)); retrying with backoff, the rig works locally meanwhile")
             }
             let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+            retryPending = true
             retryTimer = host.loop.schedule(after: retry) {
-                guard let fleet = target.value.client, fleet.generation == connection, let link = fleet.link else { return }
+                guard let fleet = target.value.client else { return }
+                fleet.retryPending = false
+                guard fleet.generation == connection, let link = fleet.link else { return }
                 fleet.firstConnect(link, connection: connection, retry: min(retry * 2, Self.longestRetry))
             }
         }
     }
 
     /// Takes what libmosquitto's thread queued; events of a replaced connection are dropped.
-    /// The commands (and connection events) first, then the group's traffic.
+    /// The commands (and connection events) first, as many as the journal has room for (the rest wait
+    /// in the inbox, which drops its oldest: what comes last is kept), then the group's traffic.
     func drainInbox() {
-        let taken = inbox.drain()
-        if taken.droppedCommands > 0 { log.warning("fleet: \(taken.droppedCommands) commands dropped: more than \(inbox.commandCapacity) were waiting") }
-        drops.commands += taken.droppedCommands
+        let taken = inbox.drain(commandLimit: journal.room)
+        count(\.commands, taken.droppedCommands, "commands dropped: more than \(inbox.commandCapacity) were waiting")
         count(\.queue, taken.droppedGroup, "group messages dropped: more than \(inbox.groupCapacity) were waiting")
         count(\.oversize, taken.droppedOversize, "state, status or reply payloads over \(Self.maximumGroupPayloadBytes) bytes dropped")
         for item in taken.commands + taken.group where item.connection == generation { handle(item.event) }
@@ -337,8 +344,8 @@ public final class FleetClient {
         case .duplicate:
             log.info("fleet: command \(id) delivered again; it ran once already")
         case .full:
-            drops.commands += 1
-            answer(id: id, ReplyFormatter.lines(.err(.busy, "\(CommandIDJournal.maximumWaiting) commands are waiting for their ids to reach the disk; send it again later"), mode: .json)[0])
+            // Dropped like the inbox's overflow, without a reply: a flood must not be answered by a flood.
+            count(\.commands, 1, "commands dropped: \(CommandIDJournal.maximumWaiting) were waiting for their ids to reach the disk")
         }
     }
 
@@ -405,7 +412,7 @@ public final class FleetClient {
             case .commands:
                 guard !awaitingReply.isEmpty else { log.warning("fleet: a reply with no command waiting: \(line)"); continue }
                 answer(id: awaitingReply.removeFirst(), line)
-                pollStatus(force: false)
+                pollStatusSoon()
             case .status where !isEvent:
                 statusReplied(line)
             case .status:
@@ -438,6 +445,20 @@ public final class FleetClient {
     }
 
     private var forceStatus = false
+    private var statusPollQueued = false
+
+    /// A command changed the status, maybe: one poll on the loop's next turn, however many commands
+    /// ran in this one (a batch of commands costs one `status`, not one each).
+    private func pollStatusSoon() {
+        guard !statusPollQueued else { return }
+        statusPollQueued = true
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        host.loop.execute {
+            guard let fleet = target.value.client else { return }
+            fleet.statusPollQueued = false
+            fleet.pollStatus(force: false)
+        }
+    }
 
     /// Asks `status` on the status session (its reply comes back through `sessionWrote`).
     private func pollStatus(force: Bool) {

@@ -5,9 +5,10 @@ import Hardware
 /// `push` never blocks on the loop: it appends under a lock and asks for one loop hop only when the
 /// inbox was empty (as `EdgeInbox` does for button edges). Two lanes, each bounded on its own, so
 /// that the group's traffic (every rig's state, status and replies) can never crowd out the
-/// commands: `drain` hands the commands first. Beyond a lane's capacity the newest messages are
-/// dropped and counted (a flood must not grow memory); a group message whose payload is larger
-/// than `maximumGroupPayloadBytes` is dropped and counted at once; connection events are always kept.
+/// commands: `drain` hands the commands first. Beyond a lane's capacity its oldest message is
+/// dropped and counted (a flood must not grow memory, and what comes after a flood is what still
+/// matters: a `status` sent after it is kept); a group message whose payload is larger than
+/// `maximumGroupPayloadBytes` is dropped and counted at once; connection events are always kept.
 public final class FleetInbox: Sendable {
     /// An event, tagged with the connection it came from (a reconfigured client's stale events are ignored).
     public struct Item: Sendable, Equatable {
@@ -48,15 +49,13 @@ public final class FleetInbox: Sendable {
         state.withLock { s in
             if case .message(_, let payload, _) = item.event {
                 switch lane {
-                case .commands where s.taken.commands.count >= commandCapacity:
+                case .commands where Self.dropOldestMessage(&s.taken.commands, beyond: commandCapacity):
                     s.taken.droppedCommands += 1
-                    return false
                 case .group where payload.count > maximumGroupPayloadBytes:
                     s.taken.droppedOversize += 1
                     return false
-                case .group where s.taken.group.count >= groupCapacity:
+                case .group where Self.dropOldestMessage(&s.taken.group, beyond: groupCapacity):
                     s.taken.droppedGroup += 1
-                    return false
                 default:
                     break
                 }
@@ -70,11 +69,29 @@ public final class FleetInbox: Sendable {
         }
     }
 
-    /// Takes every queued event, each lane in arrival order, and the counts of what was dropped.
-    public func drain() -> Drained {
+    /// Removes the oldest message of `items` when `capacity` messages wait; true when it did.
+    private static func dropOldestMessage(_ items: inout [Item], beyond capacity: Int) -> Bool {
+        let isMessage = { (item: Item) -> Bool in if case .message = item.event { return true } else { return false } }
+        guard items.lazy.filter(isMessage).count >= capacity, let oldest = items.firstIndex(where: isMessage) else { return false }
+        items.remove(at: oldest)
+        return true
+    }
+
+    /// How many events wait in each lane now (tests: what reached the inbox before the loop ran).
+    public var waiting: (commands: Int, group: Int) { state.withLock { ($0.taken.commands.count, $0.taken.group.count) } }
+
+    /// Takes the queued events, each lane in arrival order, and the counts of what was dropped: at
+    /// most `commandLimit` of the commands lane (the oldest; the rest wait, and the caller drains
+    /// again when it has room: no hop is asked for them meanwhile), and the whole group lane.
+    public func drain(commandLimit: Int = .max) -> Drained {
         state.withLock { s in
-            defer { s.taken = Drained(); s.hopPending = false }
-            return s.taken
+            var taken = s.taken
+            let kept = Array(taken.commands.dropFirst(max(0, commandLimit)))
+            taken.commands.removeLast(kept.count)
+            s.taken = Drained()
+            s.taken.commands = kept
+            s.hopPending = !kept.isEmpty
+            return taken
         }
     }
 }
