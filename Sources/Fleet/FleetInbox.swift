@@ -32,6 +32,9 @@ public final class FleetInbox: Sendable {
     private struct State: Sendable {
         var taken = Drained()
         var hopPending = false
+        /// Messages (not connection events) waiting in each lane.
+        var commandMessages = 0
+        var groupMessages = 0
     }
     public let commandCapacity: Int
     public let groupCapacity: Int
@@ -49,15 +52,19 @@ public final class FleetInbox: Sendable {
         state.withLock { s in
             if case .message(_, let payload, _) = item.event {
                 switch lane {
-                case .commands where Self.dropOldestMessage(&s.taken.commands, beyond: commandCapacity):
+                case .commands where s.commandMessages >= commandCapacity:
+                    Self.dropOldestMessage(&s.taken.commands)
                     s.taken.droppedCommands += 1
+                case .commands:
+                    s.commandMessages += 1
                 case .group where payload.count > maximumGroupPayloadBytes:
                     s.taken.droppedOversize += 1
                     return false
-                case .group where Self.dropOldestMessage(&s.taken.group, beyond: groupCapacity):
+                case .group where s.groupMessages >= groupCapacity:
+                    Self.dropOldestMessage(&s.taken.group)
                     s.taken.droppedGroup += 1
-                default:
-                    break
+                case .group:
+                    s.groupMessages += 1
                 }
             }
             switch lane {
@@ -69,12 +76,13 @@ public final class FleetInbox: Sendable {
         }
     }
 
-    /// Removes the oldest message of `items` when `capacity` messages wait; true when it did.
-    private static func dropOldestMessage(_ items: inout [Item], beyond capacity: Int) -> Bool {
-        let isMessage = { (item: Item) -> Bool in if case .message = item.event { return true } else { return false } }
-        guard items.lazy.filter(isMessage).count >= capacity, let oldest = items.firstIndex(where: isMessage) else { return false }
-        items.remove(at: oldest)
-        return true
+    /// Removes the oldest message of `items` (connection events stay).
+    private static func dropOldestMessage(_ items: inout [Item]) {
+        if let oldest = items.firstIndex(where: isMessage) { items.remove(at: oldest) }
+    }
+
+    private static func isMessage(_ item: Item) -> Bool {
+        if case .message = item.event { return true } else { return false }
     }
 
     /// How many events wait in each lane now (tests: what reached the inbox before the loop ran).
@@ -90,6 +98,8 @@ public final class FleetInbox: Sendable {
             taken.commands.removeLast(kept.count)
             s.taken = Drained()
             s.taken.commands = kept
+            s.commandMessages = kept.filter(Self.isMessage).count
+            s.groupMessages = 0
             s.hopPending = !kept.isEmpty
             return taken
         }
