@@ -15,17 +15,20 @@ import Transports
 /// A session that runs nothing carries the events to `.../events`, and another asks `status`
 /// every second and publishes it when it changes, and at least every 10 s.
 ///
-/// libmosquitto's thread never calls in: its events go through `FleetInbox` to the loop.
+/// libmosquitto's thread never calls in: its events go through `FleetInbox` to the loop, commands
+/// in a lane of their own ahead of the group's traffic. The broker's host is looked up and connected
+/// to off the loop (`BrokerConnector`).
 /// The `fleet.*` settings are the store's: a participant refuses a credentials file that is not
 /// mode 0600, and an observer connects again after a committed change. Loop-confined.
 public final class FleetClient {
     public let host: any ConsoleHost
     let settings: SettingsStore
     let log: Logger
-    let inbox = FleetInbox(capacity: 256)
-    private let seen: SeenCommandIDs
-    /// Persists the ids off the loop (two fsyncs), before each command runs.
-    private let stateWriter: StateWriter?
+    let inbox = FleetInbox(commandCapacity: 256, groupCapacity: 4096, maximumGroupPayloadBytes: FleetClient.maximumGroupPayloadBytes)
+    /// The ids of commands run, on disk (in batches) before each command runs.
+    let journal: CommandIDJournal
+    /// Looks the broker's host up, off the loop.
+    private let resolver: any HostResolving
     let wallClock: @Sendable () -> Date
     /// The clock's sync state, published in the status (`clock`, `clock.error.us`).
     let clockSync: any ClockSyncReading
@@ -40,6 +43,8 @@ public final class FleetClient {
     private var lastStatusPublished: MonotonicTime?
     private var statusTimer: ScheduledWork?
     private var retryTimer: ScheduledWork?
+    /// True while a failed first connection waits for its retry (the backoff's timer).
+    private(set) var retryPending = false
 
     // Shots at a shared instant (FleetClient+Shots.swift).
     /// Arms this rig's part of a shot (Startup: the supervisor's `armShot`); nil: shots are refused.
@@ -53,6 +58,11 @@ public final class FleetClient {
     var rigsSeen: [String: RigSeen] = [:]
     /// Shots this rig sent, collecting replies, by id.
     var collecting: [String: (collection: ShotCollection, timeout: ScheduledWork?, session: WeakSession)] = [:]
+    /// Ends the shot part armed here that still waits for its instant, failed with the reason
+    /// (Startup: the supervisor's `cancelShotWaitingForInstant`); nil: `fleet cancel` releases nothing.
+    public var cancelArmedShot: ((_ reason: String) -> Void)?
+    /// The one shot part armed on this rig (sent from here or received), until it ends.
+    var armedPart: ArmedPart?
     /// Shot ids this rig armed: a shot is armed once, however its command arrives.
     var armedShots = SeenCommandIDs(capacity: 256)
     /// Shots sent at the same millisecond get a serial.
@@ -66,6 +76,25 @@ public final class FleetClient {
     public static let statusPoll: Duration = .seconds(1)
     /// Ids of commands remembered (persisted) so that none runs twice.
     public static let rememberedIDs = 1024
+    /// Rigs of the group kept in the view (`rigsSeen`); state and status of further rigs are dropped and counted.
+    public static let maximumRigsSeen = 1024
+    /// A state, status or reply payload larger than this is dropped and counted, bytes.
+    public static let maximumGroupPayloadBytes = 16 * 1024
+
+    /// What the group's view dropped, since the start (shown by `fleet status` once any is not 0).
+    struct GroupDrops: Equatable {
+        /// State, status and reply payloads over `maximumGroupPayloadBytes`.
+        var oversize = 0
+        /// State and status of rigs beyond `maximumRigsSeen`.
+        var rigs = 0
+        /// Group messages beyond the inbox's group lane.
+        var queue = 0
+        /// Commands beyond the inbox's command lane, or beyond the journal's queue.
+        var commands = 0
+        /// Replies whose payload names another rig than their topic, and cancels from a rig that did not send the shot.
+        var forged = 0
+    }
+    var drops = GroupDrops()
 
     /// One connection to a broker: the client and the topics it publishes on.
     private struct Link {
@@ -81,8 +110,10 @@ public final class FleetClient {
     var isConnected: Bool { connected }
 
     public init(host: any ConsoleHost, settings: SettingsStore, state: StateStore?, log: Logger,
-                wallClock: @escaping @Sendable () -> Date = { Date() }, clockSync: any ClockSyncReading = KernelClockSync()) {
+                wallClock: @escaping @Sendable () -> Date = { Date() }, clockSync: any ClockSyncReading = KernelClockSync(),
+                resolver: any HostResolving = SystemResolver()) {
         self.host = host
+        self.resolver = resolver
         self.clockSync = clockSync
         self.settings = settings
         self.log = log
@@ -90,9 +121,11 @@ public final class FleetClient {
         var remembered: [String] = []
         do { remembered = try state?.load([String].self, from: StateStore.File.fleetCommandIDs) ?? [] }
         catch { log.warning("fleet: \(error); the ids of commands already run are forgotten") }
-        self.seen = SeenCommandIDs(capacity: Self.rememberedIDs, remembered: remembered)
-        self.stateWriter = state.map { StateWriter(store: $0, loop: host.loop) }
+        self.journal = CommandIDJournal(capacity: Self.rememberedIDs, remembered: remembered,
+                                        writer: state.map { StateWriter(store: $0, loop: host.loop) }, loop: host.loop, log: log)
         if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
+        let target = WeakFleetClient(self)
+        journal.roomFreed = { target.client?.drainInbox() }
         settings.participate(.init(name: "fleet") { change throws(ConsoleError) in try Self.check(change) })
         settings.observe { [weak self] change in
             if change.touches(any: SettingsTable.fleet), change.old.fleet.connection != change.new.fleet.connection {
@@ -164,7 +197,9 @@ public final class FleetClient {
         let target = LoopBound(WeakFleetClient(self), loop: loop)
         do {
             let client = try MosquittoClient(clientID: topics.clientID, cleanSession: false) { event in
-                if inbox.push(.init(connection: connection, event: event)) { loop.execute { target.value.client?.drainInbox() } }
+                var lane = FleetInbox.Lane.commands
+                if case .message(let topic, _, _) = event { lane = topics.lane(of: topic) }
+                if inbox.push(.init(connection: connection, event: event), lane: lane) { loop.execute { target.value.client?.drainInbox() } }
             }
             try client.sendImmediately()
             try client.setWill(topic: topics.state, payload: "offline", qos: 1, retain: true)
@@ -195,27 +230,55 @@ public final class FleetClient {
     /// The first connection: until it is made, this retries with the backoff (libmosquitto's thread
     /// does not retry a `mosquitto_connect_async` that failed before it started); once made,
     /// libmosquitto's thread reconnects by itself after a loss.
+    /// The lookup and `mosquitto_connect_async` run on a thread of their own (`BrokerConnector`): a
+    /// host that never resolves leaves the loop answering.
     private func firstConnect(_ made: Link, connection: Int, retry: Duration) {
-        do throws(MosquittoError) {
-            try made.client.connect(host: made.broker.host, port: made.broker.port, keepaliveSeconds: Self.keepaliveSeconds)
-            try made.client.startLoop()
-        } catch {
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        BrokerConnector.attempt(made.client, host: made.broker.host, port: made.broker.port, tls: made.broker.scheme == .mqtts,
+                                keepaliveSeconds: Self.keepaliveSeconds, resolver: resolver, loop: host.loop) { outcome in
+            target.value.client?.connectAttemptEnded(outcome, connection: connection, retry: retry)
+        }
+    }
+
+    private func connectAttemptEnded(_ outcome: Result<String, BrokerConnectFailure>, connection: Int, retry: Duration) {
+        guard generation == connection, let made = link else { return }
+        switch outcome {
+        case .success(let address):
+            if address != made.broker.host { log.info("fleet: broker \(made.broker) is at \(address)") }
+        case .failure(let error):
             if retry == Self.firstRetry {
                 log.warning("fleet: broker \(made.broker) not reachable (\(error)); retrying with backoff, the rig works locally meanwhile")
             }
             let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+            retryPending = true
             retryTimer = host.loop.schedule(after: retry) {
-                guard let fleet = target.value.client, fleet.generation == connection, let link = fleet.link else { return }
+                guard let fleet = target.value.client else { return }
+                fleet.retryPending = false
+                guard fleet.generation == connection, let link = fleet.link else { return }
                 fleet.firstConnect(link, connection: connection, retry: min(retry * 2, Self.longestRetry))
             }
         }
     }
 
     /// Takes what libmosquitto's thread queued; events of a replaced connection are dropped.
+    /// The commands (and connection events) first, as many as the journal has room for (the rest wait
+    /// in the inbox, which drops its oldest: what comes last is kept), then the group's traffic.
     func drainInbox() {
-        let (items, dropped) = inbox.drain()
-        if dropped > 0 { log.warning("fleet: \(dropped) commands dropped: more than \(inbox.capacity) were waiting") }
-        for item in items where item.connection == generation { handle(item.event) }
+        let taken = inbox.drain(commandLimit: journal.room)
+        count(\.commands, taken.droppedCommands, "commands dropped: more than \(inbox.commandCapacity) were waiting")
+        count(\.queue, taken.droppedGroup, "group messages dropped: more than \(inbox.groupCapacity) were waiting")
+        count(\.oversize, taken.droppedOversize, "state, status or reply payloads over \(Self.maximumGroupPayloadBytes) bytes dropped")
+        for item in taken.commands + taken.group where item.connection == generation { handle(item.event) }
+    }
+
+    /// Adds `added` to a count of drops; logs when the count first passes 1, 10, 100, ... (never a flood of lines).
+    func count(_ kind: WritableKeyPath<GroupDrops, Int>, _ added: Int, _ what: String) {
+        guard added > 0 else { return }
+        let before = drops[keyPath: kind]
+        drops[keyPath: kind] += added
+        var mark = 1
+        while mark <= before { mark *= 10 }
+        if drops[keyPath: kind] >= mark { log.warning("fleet: \(drops[keyPath: kind]) \(what) so far (fleet status counts them)") }
     }
 
     private func handle(_ event: MosquittoEvent) {
@@ -226,7 +289,7 @@ public final class FleetClient {
             log.notice("fleet: connected to \(link.broker)")
             publish(link.topics.state, "online", retain: true)
             for topic in [link.topics.groupCommands, link.topics.rigCommands,
-                          link.topics.everyRigState, link.topics.everyRigStatus, link.topics.everyRigReply] {
+                          link.topics.everyRigState, link.topics.everyRigStatus, link.topics.everyRigReply, link.topics.everyRigCancel] {
                 do { try link.client.subscribe(topic: topic, qos: 1) } catch { log.warning("fleet: subscribe \(topic): \(error)") }
             }
             pollStatus(force: true)
@@ -259,20 +322,18 @@ public final class FleetClient {
             if case .failure(let error) = message.result { answer(id: nil, ReplyFormatter.lines(.error(error), mode: .json)[0]) }
             return
         }
-        guard !seen.contains(id) else {
-            log.info("fleet: command \(id) delivered again; it ran once already")
-            return
-        }
-        let remembered = seen.insert(id)
-        guard let stateWriter else { carryOut(id: id, message.result); return }
-        // The command runs once its id is on disk, so a restart cannot run it again; the write is
-        // off the loop, and the writer's queue keeps the commands in their order.
-        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        // The command runs once its id is on disk, so a restart cannot run it again; the journal
+        // writes off the loop, in batches, and keeps the commands in their order.
         let result = message.result
-        stateWriter.save(remembered, as: StateStore.File.fleetCommandIDs) { error in
-            guard let fleet = target.value.client else { return }
-            if let error { fleet.log.warning("fleet: cannot save the ids of commands run (\(error)); \(id) could run again after a restart") }
-            fleet.carryOut(id: id, result)
+        let target = WeakFleetClient(self)
+        switch journal.admit(id, then: { target.client?.carryOut(id: id, result) }) {
+        case .admitted:
+            break
+        case .duplicate:
+            log.info("fleet: command \(id) delivered again; it ran once already")
+        case .full:
+            // Dropped like the inbox's overflow, without a reply: a flood must not be answered by a flood.
+            count(\.commands, 1, "commands dropped: \(CommandIDJournal.maximumWaiting) were waiting for their ids to reach the disk")
         }
     }
 
@@ -283,12 +344,12 @@ public final class FleetClient {
         case .failure(let error):
             answer(id: id, ReplyFormatter.lines(.error(error), mode: .json)[0])
         case .success(let command) where FleetCommandMessage.isArm(command.line):
-            // A shot arms on arrival, whatever its "at": its frames wait for the instant, not a timer.
+            // A shot arms on arrival: its frames wait for the instant, not a timer; its "at" must be the line's instant.
             if let notAfter = command.notAfter, wallClock() > notAfter {
                 answer(id: id, ReplyFormatter.lines(.err(.outOfRange, "expired: notAfter \(FleetCommandMessage.formatTime(notAfter)) passed before the shot could arm"), mode: .json)[0])
                 return
             }
-            arm(messageID: id, line: command.line)
+            arm(messageID: id, line: command.line, at: command.at)
         case .success(let command) where command.at != nil:
             schedule(command)
         case .success(let command):
@@ -323,7 +384,7 @@ public final class FleetClient {
     fileprivate func commandAnswered(id: String, _ line: String, session: ConsoleSession?) {
         if let session, !session.isClosed { host.detach(session) }
         answer(id: id, line)
-        pollStatus(force: false)
+        pollStatusSoon()
     }
 
     /// Commands waiting for their `at`, at most `maximumScheduled`.
@@ -389,6 +450,20 @@ public final class FleetClient {
     }
 
     private var forceStatus = false
+    private var statusPollQueued = false
+
+    /// A command changed the status, maybe: one poll on the loop's next turn, however many commands
+    /// ran in this one (a batch of commands costs one `status`, not one each).
+    private func pollStatusSoon() {
+        guard !statusPollQueued else { return }
+        statusPollQueued = true
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        host.loop.execute {
+            guard let fleet = target.value.client else { return }
+            fleet.statusPollQueued = false
+            fleet.pollStatus(force: false)
+        }
+    }
 
     /// Asks `status` on the status session (its reply comes back through `sessionWrote`).
     private func pollStatus(force: Bool) {

@@ -1,4 +1,5 @@
 import CMosquitto
+import Hardware
 
 /// What libmosquitto's network thread reports. Delivered on that thread: hand it to a loop.
 public enum MosquittoEvent: Sendable, Equatable {
@@ -24,7 +25,9 @@ public struct MosquittoError: Error, Sendable, CustomStringConvertible {
 public final class MosquittoClient: @unchecked Sendable {
     private let handle: OpaquePointer
     private let events: Unmanaged<EventSink>
-    private var loopStarted = false
+    /// Whether libmosquitto's thread runs, and whether `disconnect` was called: a connection attempt
+    /// on another thread (`BrokerConnector`) may end after the owner closed the client.
+    private let lifecycle = LockedValue((loopStarted: false, closed: false))
 
     /// libmosquitto's global set-up, once per process: `mosquitto_lib_init`.
     private static let libraryReady: Int32 = mosquitto_lib_init()
@@ -58,7 +61,7 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     deinit {
-        if loopStarted { mosquitto_loop_stop(handle, true) }
+        if lifecycle.current.loopStarted { mosquitto_loop_stop(handle, true) }
         mosquitto_destroy(handle)
         events.release()
     }
@@ -92,14 +95,23 @@ public final class MosquittoClient: @unchecked Sendable {
 
     /// `mosquitto_connect_async`: starts connecting; the outcome is a `.connected` event. A broker
     /// that is down gives an error here, and the loop thread keeps reconnecting with the backoff.
+    /// It resolves `host` and may block meanwhile: call it off the loop (`BrokerConnector`).
     public func connect(host: String, port: Int, keepaliveSeconds: Int32) throws(MosquittoError) {
+        guard !lifecycle.current.closed else { throw MosquittoError(call: "mosquitto_connect_async", code: MOSQ_ERR_NO_CONN.rawValue) }
         try check("mosquitto_connect_async", mosquitto_connect_async(handle, host, Int32(port), keepaliveSeconds))
     }
 
-    /// `mosquitto_loop_start`: libmosquitto's network thread (I/O, keepalive, reconnects).
+    /// `mosquitto_loop_start`: libmosquitto's network thread (I/O, keepalive, reconnects); refused
+    /// once `disconnect` was called.
     public func startLoop() throws(MosquittoError) {
-        try check("mosquitto_loop_start", mosquitto_loop_start(handle))
-        loopStarted = true
+        let handle = self.handle
+        let code = lifecycle.withLock { state -> Int32 in
+            guard !state.closed else { return MOSQ_ERR_NO_CONN.rawValue }
+            let code = mosquitto_loop_start(handle)
+            if code == MOSQ_ERR_SUCCESS.rawValue { state.loopStarted = true }
+            return code
+        }
+        try check("mosquitto_loop_start", code)
     }
 
     /// `mosquitto_subscribe`.
@@ -116,8 +128,12 @@ public final class MosquittoClient: @unchecked Sendable {
     /// `mosquitto_disconnect` (a clean DISCONNECT: the broker drops the will), then
     /// `mosquitto_loop_stop`, which waits for the network thread to end.
     public func disconnect() {
+        let started = lifecycle.withLock { state -> Bool in
+            defer { state.closed = true; state.loopStarted = false }
+            return state.loopStarted
+        }
         _ = mosquitto_disconnect(handle)
-        if loopStarted { _ = mosquitto_loop_stop(handle, false); loopStarted = false }
+        if started { _ = mosquitto_loop_stop(handle, false) }
     }
 
     private func check(_ call: String, _ code: Int32) throws(MosquittoError) {

@@ -30,6 +30,8 @@ public struct OriginPolicy: CommandPolicy {
     static let commandRules: [CommandRule] = [
         CommandRule(command: "remote", form: "token", origins: owner,
                     reason: "the token opens the browser remote: read it at the rig's own console (tripod ctl remote token)"),
+        CommandRule(command: "fleet", form: "cancel", origins: owner.union([.remote]),
+                    reason: "anyone may publish on the group's cmd topic; over MQTT only a shot's sender cancels it, on its own tripod/<group>/<rig>/cancel"),
         CommandRule(command: "quit", form: nil, origins: owner,
                     reason: "a network session ends with its request or connection; quit is for the rig's own consoles"),
         CommandRule(command: "json", form: nil, origins: owner,
