@@ -304,6 +304,8 @@ public final class FleetClient {
             } else if let (rig, kind) = link.topics.rigAndKind(of: topic) {
                 heard(rig: rig, kind: kind, payload: payload)
             }
+        case .subscribed:
+            break  // the status published after the SUBSCRIBEs tells the group this rig listens
         }
     }
 

@@ -9,6 +9,8 @@ public enum MosquittoEvent: Sendable, Equatable {
     case disconnected(code: Int32)
     /// A PUBLISH for one of our subscriptions.
     case message(topic: String, payload: [UInt8], retained: Bool)
+    /// SUBACK: the broker holds the subscription `subscribe` returned `messageID` for.
+    case subscribed(messageID: Int32)
 }
 
 /// A libmosquitto error: the call and its `mosquitto_strerror` text.
@@ -50,6 +52,10 @@ public final class MosquittoClient: @unchecked Sendable {
         mosquitto_disconnect_callback_set(handle) { _, context, code in
             guard let context else { return }
             Unmanaged<EventSink>.fromOpaque(context).takeUnretainedValue().deliver(.disconnected(code: code))
+        }
+        mosquitto_subscribe_callback_set(handle) { _, context, messageID, _, _ in
+            guard let context else { return }
+            Unmanaged<EventSink>.fromOpaque(context).takeUnretainedValue().deliver(.subscribed(messageID: messageID))
         }
         mosquitto_message_callback_set(handle) { _, context, message in
             guard let context, let message, let topic = message.pointee.topic else { return }
@@ -114,9 +120,12 @@ public final class MosquittoClient: @unchecked Sendable {
         try check("mosquitto_loop_start", code)
     }
 
-    /// `mosquitto_subscribe`.
-    public func subscribe(topic: String, qos: Int32) throws(MosquittoError) {
-        try check("mosquitto_subscribe", mosquitto_subscribe(handle, nil, topic, qos))
+    /// `mosquitto_subscribe`; returns the message id its SUBACK (`MosquittoEvent.subscribed`) will carry.
+    @discardableResult
+    public func subscribe(topic: String, qos: Int32) throws(MosquittoError) -> Int32 {
+        var messageID: Int32 = 0
+        try check("mosquitto_subscribe", mosquitto_subscribe(handle, &messageID, topic, qos))
+        return messageID
     }
 
     /// `mosquitto_publish`.
