@@ -117,7 +117,7 @@ public final class Supervisor {
         loop.preconditionInEventLoop()
         state = .starting
         for note in devices.notes { log.warning(note) }
-        settings.setBase(settings.current)  // defaults, then the config file: where reset returns
+        settings.adoptCurrentAsBase()  // defaults, then the config file: where reset returns
         restoreSavedSettings()
         try startDevices()
         startRemote()
