@@ -44,6 +44,8 @@ public enum TripodMain {
             return printFormats(board: board, json: json)
         case .ctl(let socket, let line):
             return ConsoleTransports.sendControlLine(line, socketPath: socket)
+        case .collect(let options):
+            return runCollect(options)
         case .checkConfig(let path):
             let result = ConfigFile.check(path: path, schema: settingsSchema)
             print(result.report)
