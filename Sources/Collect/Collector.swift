@@ -21,6 +21,8 @@ public struct CollectOptions: Sendable, Equatable {
     /// The rigs' remotes' CAs (HTTPS); nil: the system's.
     public var remoteCA: String?
     public var then: String?
+    /// Each transfer's rate cap, kB/s (a rig that records while it is collected); nil: none.
+    public var rateLimitKilobytesPerSecond: Int?
     /// How long one shot's collection may take before what is left is named missing.
     public var deadlineSeconds: Double = 120
     /// How long to wait for the shot's report (`--last`, `--shot`) after subscribing.
@@ -102,12 +104,13 @@ public final class Collector {
         }
     }
 
-    /// Collects `shot`: the report's rigs (or, without one, every rig with a remote), then the
+    /// Collects `shot`: the report's rigs (or, without one, every rig online), then the
     /// manifest, the summary and `--then`.
     func collect(shot: String, report: ShotReport?) throws(CollectError) -> ShotOutcome {
         try makeFolder(options.into)
-        let known = directory.rigs.filter { $0.value.remote != nil }.map(\.key)
-        let names = Array(Set((report?.asked ?? []) + known)).sorted()
+        // The report's rigs (each asked for its part, whether or not its reply reached the
+        // sender); without one, every rig online with a remote.
+        let names = report?.asked ?? directory.rigs.filter { $0.value.remote != nil && $0.value.online }.map(\.key).sorted()
         let collection = try ShotCollection(shot: shot, report: report, rigNames: names, options: options, directory: directory,
                                             key: key, progress: progress)
         let began = Date()

@@ -60,7 +60,8 @@ final class CurlDownload {
     /// A GET of `url` with `Authorization: Bearer <bearer>`, from byte `resumeFrom` on (a `Range`
     /// request, CURLOPT_RESUME_FROM_LARGE), into `sink`. No redirects, HTTP and HTTPS only, an
     /// error status fails the transfer; a stall of 10 s under 1 byte/s fails it too.
-    init(url: String, bearer: String, resumeFrom: Int, sink: DownloadSink, caFile: String?) throws(CollectError) {
+    /// `bytesPerSecond` (CURLOPT_MAX_RECV_SPEED_LARGE) caps this transfer's rate; nil: no cap.
+    init(url: String, bearer: String, resumeFrom: Int, sink: DownloadSink, caFile: String?, bytesPerSecond: Int? = nil) throws(CollectError) {
         _ = CurlLibrary.ready
         guard let made = curl_easy_init() else { throw CollectError.curl(call: "curl_easy_init", message: "out of memory") }
         handle = made
@@ -82,6 +83,9 @@ final class CurlDownload {
             try check("curl_easy_setopt(CURLOPT_RESUME_FROM_LARGE)", tripod_curl_easy_setopt_offset(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(resumeFrom)))
         }
         if let caFile { try set(CURLOPT_CAINFO, string: caFile) }
+        if let bytesPerSecond {
+            try check("curl_easy_setopt(CURLOPT_MAX_RECV_SPEED_LARGE)", tripod_curl_easy_setopt_offset(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(bytesPerSecond)))
+        }
     }
 
     deinit {

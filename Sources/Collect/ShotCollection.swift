@@ -95,6 +95,10 @@ final class ShotCollection {
             if let ask = rigs[name]?.partAsk { multi.remove(ask); rigs[name]?.partAsk = nil }
         }
         progress.progress(snapshot())
+        // The partial folders of this shot, when nothing is left in them.
+        let partials = "\(state.directory)/partial/\(shot)"
+        for rig in rigs.keys { rmdir("\(partials)/\(rig)") }
+        rmdir(partials)
     }
 
     /// Every rig answered (or said it has no part) and every file reached its end.
@@ -165,7 +169,8 @@ final class ShotCollection {
             let download: CurlDownload
             do throws(CollectError) {
                 download = try CurlDownload(url: "\(remote)/captures/\(job.file.path)", bearer: key, resumeFrom: have,
-                                            sink: DownloadSink(.file(fd), remaining: job.file.bytes - have), caFile: options.remoteCA)
+                                            sink: DownloadSink(.file(fd), remaining: job.file.bytes - have), caFile: options.remoteCA,
+                                            bytesPerSecond: options.rateLimitKilobytesPerSecond.map { $0 * 1000 })
                 try multi.add(download)
             } catch {
                 close(fd)

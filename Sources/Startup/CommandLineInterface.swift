@@ -53,7 +53,7 @@ public enum TripodHelp {
         ("ctl", "[--socket PATH] <console line...>", "send one console line to a running supervisor and print the reply",
          [("--socket PATH", "control socket (default: \(defaultSocketPath))")]),
         ("check-config", "FILE", "validate a settings file and exit", []),
-        ("collect", "--broker mqtt://HOST:PORT --group G --into DIR --key FILE [--shot ID | --last | --follow] [--layout rigs|colmap] [--parallel N] [--credentials FILE] [--ca FILE] [--remote-ca FILE] [--deadline SECONDS] [--then COMMAND]",
+        ("collect", "--broker mqtt://HOST:PORT --group G --into DIR --key FILE [--shot ID | --last | --follow] [--layout rigs|colmap] [--parallel N] [--credentials FILE] [--ca FILE] [--remote-ca FILE] [--deadline SECONDS] [--rate-limit KB/S] [--then COMMAND]",
          "collect a fleet's shot onto this machine, every file checked (docs/collect.md)",
          [("--broker URL", "the group's MQTT broker: mqtt://HOST:PORT or mqtts://HOST:PORT"),
           ("--group G", "the fleet's group"),
@@ -66,6 +66,7 @@ public enum TripodHelp {
           ("--ca FILE", "the CAs of an mqtts:// broker, as fleet.ca"),
           ("--remote-ca FILE", "the CAs of the rigs' HTTPS remotes (default: the system's)"),
           ("--deadline SECONDS", "a shot's files not checked by then are named missing (default 120)"),
+          ("--rate-limit KB/S", "cap each transfer at this many kilobytes a second (default: none)"),
           ("--then COMMAND", "run once per shot when every file is checked, with the shot's folder as its last argument (no shell)")]),
         ("help", "[SUBCOMMAND]", "describe tripod or one subcommand", []),
         ("version", "", "print the version", []),
@@ -175,7 +176,7 @@ func parseCollect(_ rest: [String], value: (String, inout Int) throws(UsageError
     var broker: BrokerAddress?, group: String?, into: String?, key: String?
     var selection: CollectOptions.Selection?
     var layout = CollectLayout.rigs, parallel = 8, deadline = 120.0
-    var credentials: String?, ca: String?, remoteCA: String?, then: String?
+    var credentials: String?, ca: String?, remoteCA: String?, then: String?, rate: Int?
     var i = 0
     while i < rest.count {
         let option = rest[i]
@@ -211,6 +212,10 @@ func parseCollect(_ rest: [String], value: (String, inout Int) throws(UsageError
             let text = try value(option, &i)
             guard let n = Int(text), (1...64).contains(n) else { throw usage("--parallel is 1 to 64, not \"\(text)\"") }
             parallel = n
+        case "--rate-limit":
+            let text = try value(option, &i)
+            guard let n = Int(text), (1...10_000_000).contains(n) else { throw usage("--rate-limit is kilobytes a second, 1 to 10000000, not \"\(text)\"") }
+            rate = n
         case "--deadline":
             let text = try value(option, &i)
             guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else { throw usage("--deadline is seconds, 0 to 86400, not \"\(text)\"") }
@@ -233,5 +238,6 @@ func parseCollect(_ rest: [String], value: (String, inout Int) throws(UsageError
     options.caFile = ca
     options.remoteCA = remoteCA
     options.then = then
+    options.rateLimitKilobytesPerSecond = rate
     return options
 }
