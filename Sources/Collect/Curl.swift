@@ -13,14 +13,42 @@ final class DownloadSink {
     private(set) var written = 0
     private(set) var buffer: [UInt8] = []
     private(set) var failedWrite = false
+    /// The rate cap, bytes a second; nil: none. Enforced here, so it holds whatever libcurl reads
+    /// at once from the socket: a chunk over the budget pauses the transfer.
+    let bytesPerSecond: Int?
+    private let started = ContinuousClock.now
+    /// Paused by this sink (CURL_WRITEFUNC_PAUSE); the owner resumes it once `mayResume`.
+    private(set) var paused = false
 
-    init(_ target: Target, remaining: Int) {
+    init(_ target: Target, remaining: Int, bytesPerSecond: Int? = nil) {
         self.target = target
         self.remaining = remaining
+        self.bytesPerSecond = bytesPerSecond
     }
 
-    /// Takes one chunk; false stops the transfer (too many bytes, or the disk refused them).
-    func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// What the write callback answers.
+    enum Answer { case took, pause, stop }
+
+    /// True when a paused transfer's next chunk (up to libcurl's 16 KiB buffer) fits the rate.
+    var mayResume: Bool { paused && withinRate(adding: 16 << 10) }
+
+    func resumed() { paused = false }
+
+    private func withinRate(adding count: Int) -> Bool {
+        guard let bytesPerSecond else { return true }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Double(written + count) <= Double(bytesPerSecond) * seconds
+    }
+
+    /// Takes one chunk, or pauses the transfer (over the rate), or stops it (too many bytes, or
+    /// the disk refused them).
+    func offer(_ bytes: UnsafeRawBufferPointer) -> Answer {
+        guard withinRate(adding: bytes.count) else { paused = true; return .pause }
+        return take(bytes) ? .took : .stop
+    }
+
+    private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count <= remaining else { return false }
         switch target {
         case .file(let fd):
@@ -46,7 +74,11 @@ private let writeToSink: tripod_curl_write_function = { data, size, count, conte
     guard let data, let context else { return 0 }
     let sink = Unmanaged<DownloadSink>.fromOpaque(context).takeUnretainedValue()
     let total = size * count
-    return sink.take(UnsafeRawBufferPointer(start: data, count: total)) ? total : 0
+    switch sink.offer(UnsafeRawBufferPointer(start: data, count: total)) {
+    case .took: return total
+    case .pause: return Int(CURL_WRITEFUNC_PAUSE)
+    case .stop: return 0
+    }
 }
 
 /// One HTTP GET through a libcurl easy handle (curl_easy_init, curl_easy_setopt through the
@@ -60,8 +92,7 @@ final class CurlDownload {
     /// A GET of `url` with `Authorization: Bearer <bearer>`, from byte `resumeFrom` on (a `Range`
     /// request, CURLOPT_RESUME_FROM_LARGE), into `sink`. No redirects, HTTP and HTTPS only, an
     /// error status fails the transfer; a stall of 10 s under 1 byte/s fails it too.
-    /// `bytesPerSecond` (CURLOPT_MAX_RECV_SPEED_LARGE) caps this transfer's rate; nil: no cap.
-    init(url: String, bearer: String, resumeFrom: Int, sink: DownloadSink, caFile: String?, bytesPerSecond: Int? = nil) throws(CollectError) {
+    init(url: String, bearer: String, resumeFrom: Int, sink: DownloadSink, caFile: String?) throws(CollectError) {
         _ = CurlLibrary.ready
         guard let made = curl_easy_init() else { throw CollectError.curl(call: "curl_easy_init", message: "out of memory") }
         handle = made
@@ -83,15 +114,19 @@ final class CurlDownload {
             try check("curl_easy_setopt(CURLOPT_RESUME_FROM_LARGE)", tripod_curl_easy_setopt_offset(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(resumeFrom)))
         }
         if let caFile { try set(CURLOPT_CAINFO, string: caFile) }
-        if let bytesPerSecond {
-            try check("curl_easy_setopt(CURLOPT_MAX_RECV_SPEED_LARGE)", tripod_curl_easy_setopt_offset(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(bytesPerSecond)))
-        }
     }
 
     deinit {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headers)
         retainedSink.release()
+    }
+
+    /// Resumes a transfer its sink paused, once the rate allows (curl_easy_pause CURLPAUSE_CONT).
+    func resumeIfDue() {
+        guard sink.mayResume else { return }
+        sink.resumed()
+        _ = curl_easy_pause(handle, CURLPAUSE_CONT)
     }
 
     /// The HTTP status of the last response (curl_easy_getinfo CURLINFO_RESPONSE_CODE); 0 when none.
@@ -154,6 +189,7 @@ final class CurlMulti {
     /// (curl_multi_poll), and returns the transfers that ended with libcurl's result
     /// (curl_multi_info_read), taken off the multi handle.
     func step(waitingAtMost milliseconds: Int32) -> [(CurlDownload, CURLcode)] {
+        for download in running.values { download.resumeIfDue() }
         var active: Int32 = 0
         _ = curl_multi_perform(handle, &active)
         if active > 0 { _ = curl_multi_poll(handle, nil, 0, milliseconds, nil) }

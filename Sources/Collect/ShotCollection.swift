@@ -169,8 +169,9 @@ final class ShotCollection {
             let download: CurlDownload
             do throws(CollectError) {
                 download = try CurlDownload(url: "\(remote)/captures/\(job.file.path)", bearer: key, resumeFrom: have,
-                                            sink: DownloadSink(.file(fd), remaining: job.file.bytes - have), caFile: options.remoteCA,
-                                            bytesPerSecond: options.rateLimitKilobytesPerSecond.map { $0 * 1000 })
+                                            sink: DownloadSink(.file(fd), remaining: job.file.bytes - have,
+                                                               bytesPerSecond: options.rateLimitKilobytesPerSecond.map { $0 * 1000 }),
+                                            caFile: options.remoteCA)
                 try multi.add(download)
             } catch {
                 close(fd)

@@ -56,7 +56,8 @@ import TestSupport
         for rig in names {
             let jpeg = try #require(exif("\(colmap)/images/\(rig)/\(shot).jpg"))
             let dng = try #require(exif("\(colmap)/raw/\(rig)/\(shot).dng"))
-            let serial = try #require(jpeg["BodySerialNumber"] as? String)
+            // exiftool names EXIF 0xA431 (BodySerialNumber) SerialNumber.
+            let serial = try #require(jpeg["SerialNumber"] as? String)
             #expect(dng["CameraSerialNumber"] as? String == serial)
             serials.insert(serial)
             for tags in [jpeg, dng] {
@@ -212,7 +213,7 @@ func curl(_ arguments: [String]) -> String {
 func exif(_ path: String) -> [String: Any]? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-    process.arguments = ["-j", "-n", "-BodySerialNumber", "-CameraSerialNumber", "-FocalLengthIn35mmFormat", "-FocalPlaneXResolution",
+    process.arguments = ["-j", "-n", "-EXIF:SerialNumber", "-CameraSerialNumber", "-FocalLengthIn35mmFormat", "-FocalPlaneXResolution",
                          "-FocalPlaneYResolution", "-FocalPlaneResolutionUnit", "-ImageWidth", path]
     let out = Pipe()
     process.standardOutput = out
