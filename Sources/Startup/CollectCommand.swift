@@ -18,6 +18,13 @@ extension TripodMain {
     /// SIGINT or SIGTERM). Errors become words here.
     static func runCollect(_ options: CollectOptions) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        // SIGINT and SIGTERM stop --follow: a parent may have started this process with them
+        // blocked (posix_spawn passes the mask on), so unblock them before any thread starts.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        sigaddset(&stopping, SIGINT)
+        sigaddset(&stopping, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         let progress = ProgressReporter.forStandardStreams()
         let directory: FleetDirectory
         let key: String
@@ -42,6 +49,7 @@ extension TripodMain {
         do throws(CollectError) {
             if options.selection == .follow {
                 let stop = StopSignals()
+                progress.note("following group \(options.group): each shot as its report comes (SIGINT or SIGTERM stops)")
                 var worst = CollectStatus.complete
                 try collector.follow(shouldStop: { stop.requested }) { outcome in worst = max(worst, status(of: outcome)) }
                 return worst

@@ -195,6 +195,46 @@ import TestSupport
     }
 }
 
+extension CollectTests {
+    /// `--follow` collects each shot once as it comes and runs `--then` once per shot with the
+    /// shot's folder; stopped and started again, it skips the shots its journal lists.
+    @Test func followCollectsEachShotOnceRunsThenAndResumesFromItsJournal() throws {
+        let fleet = try CollectFleet(names: ["r1"])
+        defer { fleet.stop() }
+        let into = fleet.work + "/out"
+        let log = fleet.work + "/then.log"
+        let script = fleet.work + "/then.sh"
+        try "echo \"$1\" >> \(log)\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let follow = ["--follow", "--then", "/bin/sh \(script)"]
+        func thenLines() -> [String] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        func following(_ run: CollectRun) -> Bool {
+            run.objects.contains { ($0["message"] as? String)?.hasPrefix("following") == true }
+        }
+
+        let first = try CollectRun(CollectRun.arguments(fleet, into: into, follow))
+        #expect(waitUntil(seconds: 30) { following(first) })
+        let one = try fleet.shoot()
+        #expect(waitUntil(seconds: 60) { thenLines().count == 1 })
+        let two = try fleet.shoot()
+        #expect(waitUntil(seconds: 60) { thenLines().count == 2 })
+        first.process.terminate()
+        #expect(first.finish() == 0, "\(first.stderr)")
+
+        // Started again: the broker's retained report is shot two's, already in the journal.
+        let second = try CollectRun(CollectRun.arguments(fleet, into: into, follow))
+        #expect(waitUntil(seconds: 30) { following(second) })
+        let three = try fleet.shoot()
+        #expect(waitUntil(seconds: 60) { thenLines().count == 3 })
+        second.process.terminate()
+        #expect(second.finish() == 0, "\(second.stderr)")
+        #expect(thenLines() == [one, two, three].map { "\(into)/\($0)" })
+        #expect(!second.objects.contains { $0["type"] as? String == "summary" && $0["shot"] as? String == two })
+        for shot in [one, two, three] { #expect(visibleFiles(into + "/" + shot).count == 4, "\(shot): 3 files and the manifest") }
+    }
+}
+
 /// `curl ARGS`: its standard output.
 func curl(_ arguments: [String]) -> String {
     let process = Process()
