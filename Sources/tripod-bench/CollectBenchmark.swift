@@ -44,7 +44,7 @@ struct CollectBenchmark: Benchmark {
             }
             let remotes = rigs.compactMap { SimulatedBoardField.value("remote", in: $0.ask("status") ?? "") }
             guard remotes.count == n else { throw HardwareError(.timeout, "collect: not every rig serves its remote") }
-            var collector: [Double] = [], reference: [Double] = [], fromInstant: [Double] = [], megabytes: [Double] = []
+            var collector: [Double] = [], phase: [Double] = [], reference: [Double] = [], fromInstant: [Double] = [], megabytes: [Double] = []
             for shot in 0..<shots {
                 let reply = sender.ask("fleet shot in 2s capture") ?? "none"
                 guard reply.hasPrefix("ok"), let id = SimulatedBoardField.value("shot", in: reply),
@@ -56,11 +56,14 @@ struct CollectBenchmark: Benchmark {
                 }
                 let into = "\(work)/n\(n)-\(shot)"
                 let started = Date()
-                let status = Self.run(tripod, ["collect", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--group", group, "--into", into,
+                let (status, output) = Self.run(tripod, ["collect", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--group", group, "--into", into,
                                                "--key", key, "--shot", id, "--deadline", "60"])
                 let ended = Date()
                 guard status == 0 else { throw HardwareError(.invalidArgument, "collect: tripod collect --shot \(id) ended with \(status)") }
                 collector.append(ended.timeIntervalSince(started))
+                let summary = output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                    .last { $0["type"] as? String == "summary" }
+                phase.append((summary?["seconds"] as? Double) ?? .nan)
                 fromInstant.append(ended.timeIntervalSince(at))
                 // The same files, by curl, from the manifest's paths.
                 let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(into)/\(id)/manifest.json"))) as? [String: Any]
@@ -76,7 +79,7 @@ struct CollectBenchmark: Benchmark {
                     }
                 }
                 let curlStarted = Date()
-                let curlStatus = Self.run("/usr/bin/curl", arguments)
+                let (curlStatus, _) = Self.run("/usr/bin/curl", arguments)
                 guard curlStatus == 0 else { throw HardwareError(.invalidArgument, "collect: curl ended with \(curlStatus)") }
                 reference.append(Date().timeIntervalSince(curlStarted))
                 megabytes.append(Double(bytes) / 1e6)
@@ -84,35 +87,41 @@ struct CollectBenchmark: Benchmark {
                 usleep(300_000)
             }
             let ratios = zip(reference, collector).map { $0 / $1 }
+            let phaseRatios = zip(reference, phase).map { $0 / $1 }
             rows.append(["\(n)", String(format: "%.2f", megabytes.first ?? 0), String(format: "%.3f", percentile(collector, 50)),
+                         String(format: "%.3f", percentile(phase, 50)),
                          String(format: "%.3f", percentile(reference, 50)), String(format: "%.2f", percentile(ratios, 50)),
-                         String(format: "%.2f", ratios.min() ?? .nan), String(format: "%.3f", percentile(fromInstant, 50)),
+                         String(format: "%.2f", percentile(phaseRatios, 50)), String(format: "%.3f", percentile(fromInstant, 50)),
                          String(format: "%.3f", fromInstant.max() ?? .nan)])
             metrics["n\(n)_collect_p50_s"] = percentile(collector, 50)
             metrics["n\(n)_curl_p50_s"] = percentile(reference, 50)
             metrics["n\(n)_ratio_p50"] = percentile(ratios, 50)
+            metrics["n\(n)_collection_phase_p50_s"] = percentile(phase, 50)
+            metrics["n\(n)_phase_ratio_p50"] = percentile(phaseRatios, 50)
             metrics["n\(n)_instant_to_checked_max_s"] = fromInstant.max() ?? .nan
             rigs.removeAll()
         }
         let loadAfter = SimulatedRecordingRun.loadAverage()
-        return BenchmarkReport(columns: ["rigs", "MB/shot", "collect p50 s", "curl p50 s", "curl/collect p50", "curl/collect min",
+        return BenchmarkReport(columns: ["rigs", "MB/shot", "collect process p50 s", "collection phase p50 s", "curl p50 s", "curl/process p50", "curl/phase p50",
                                          "instant→checked p50 s", "instant→checked max s"],
                                rows: rows, notes: [
-                                   "collect: the whole tripod collect --shot ID process (broker connection, report, parts, transfers, checksums, manifest); curl: the same files, --parallel-max 8, no checks",
+                                   "collect process: the whole tripod collect --shot ID (start, broker connection, report, parts, transfers, checksums, manifest); collection phase: its summary's seconds (parts, transfers, checksums, renames); curl: the same files, --parallel-max 8, no checks",
                                    "instant→checked: from the shot's instant to the collector's exit; the collector starts once the sender's report is written (every reply in)",
                                    String(format: "load average before %.2f, after %.2f (2 shared cores; the rigs, mosquitto, the collector and curl on them)", loadBefore, loadAfter),
                                ], metrics: metrics)
     }
 
-    /// Runs `executable` with `arguments`, its output discarded; its exit status.
-    static func run(_ executable: String, _ arguments: [String]) -> Int32 {
+    /// Runs `executable` with `arguments`; its exit status and standard output.
+    static func run(_ executable: String, _ arguments: [String]) -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
+        let out = Pipe()
+        process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
+        guard (try? process.run()) != nil else { return (-1, "") }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return process.terminationStatus
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
