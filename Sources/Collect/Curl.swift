@@ -1,6 +1,7 @@
 import CCurl
 import CCurlShim
 import Foundation
+import Media
 
 /// Where a download's bytes go: a file descriptor (a capture, never held in memory) or a small
 /// buffer (a rig's part of a shot, at most `limit` bytes). Written by libcurl's write callback on
@@ -20,10 +21,21 @@ final class DownloadSink {
     /// Paused by this sink (CURL_WRITEFUNC_PAUSE); the owner resumes it once `mayResume`.
     private(set) var paused = false
 
-    init(_ target: Target, remaining: Int, bytesPerSecond: Int? = nil) {
+    /// The SHA-256 of the file so far (its bytes on disk before this transfer, then each chunk
+    /// written), so a complete file is checked without reading it again; nil: not hashed.
+    private var hash: SHA256?
+
+    init(_ target: Target, remaining: Int, bytesPerSecond: Int? = nil, hash: consuming SHA256? = nil) {
         self.target = target
         self.remaining = remaining
         self.bytesPerSecond = bytesPerSecond
+        self.hash = hash
+    }
+
+    /// The lower-case hex SHA-256 of everything written (ends the hashing); nil when not hashed.
+    func digest() -> String? {
+        guard let hash = hash.take(), let bytes = try? hash.finalize() else { return nil }
+        return bytes.map { String(format: "%02x", $0) }.joined()
     }
 
     /// What the write callback answers.
@@ -62,6 +74,7 @@ final class DownloadSink {
         case .memory:
             buffer.append(contentsOf: bytes)
         }
+        hash?.update(bytes.assumingMemoryBound(to: UInt8.self))
         remaining -= bytes.count
         written += bytes.count
         return true

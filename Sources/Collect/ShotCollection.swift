@@ -168,9 +168,14 @@ final class ShotCollection {
             guard fd >= 0 else { throw CollectError.storage("cannot write \(partial): \(String(cString: strerror(errno)))") }
             let download: CurlDownload
             do throws(CollectError) {
+                // Hashed as it comes; a resumed file's bytes on disk first.
+                var hash = SHA256()
+                guard have == 0 || Self.hash(partial, bytes: have, into: &hash) else {
+                    throw CollectError.storage("cannot read \(partial) back")
+                }
                 download = try CurlDownload(url: "\(remote)/captures/\(job.file.path)", bearer: key, resumeFrom: have,
                                             sink: DownloadSink(.file(fd), remaining: job.file.bytes - have,
-                                                               bytesPerSecond: options.rateLimitKilobytesPerSecond.map { $0 * 1000 }),
+                                                               bytesPerSecond: options.rateLimitKilobytesPerSecond.map { $0 * 1000 }, hash: hash),
                                             caFile: options.remoteCA)
                 try multi.add(download)
             } catch {
@@ -197,7 +202,7 @@ final class ShotCollection {
         files[index].fetchedBytes += download.sink.written
         fetchedBytes += download.sink.written
         if result == CURLE_OK {
-            verify(index)
+            verify(index, digest: download.sink.remaining == 0 ? download.sink.digest() : nil)
             return
         }
         let code = download.responseCode
@@ -248,9 +253,10 @@ final class ShotCollection {
 
     /// Checks the complete partial copy against the rig's SHA-256; renames it into place, or
     /// fetches it once more, or marks it corrupt.
-    private func verify(_ index: Int) {
+    /// `digest`: the SHA-256 taken while the file was written, when it was; otherwise it is read back.
+    private func verify(_ index: Int, digest: String? = nil) {
         let job = files[index]
-        if Self.matches(job.partial, job.file) {
+        if digest.map({ $0 == job.file.sha256 }) ?? Self.matches(job.partial, job.file) {
             let destination = options.into + "/" + job.destination
             do throws(CollectError) {
                 try makeFolder((destination as NSString).deletingLastPathComponent)
@@ -274,23 +280,30 @@ final class ShotCollection {
         }
     }
 
-    /// True when the file at `path` has `file`'s size and SHA-256 (read in 1 MiB blocks).
+    /// True when the file at `path` has `file`'s size and SHA-256 (read back in 1 MiB blocks).
     static func matches(_ path: String, _ file: RigPart.File) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, Int(info.st_size) == file.bytes else { return false }
+        var hash = SHA256()
+        guard Self.hash(path, bytes: file.bytes, into: &hash), let digest = try? hash.finalize() else { return false }
+        return digest.map { String(format: "%02x", $0) }.joined() == file.sha256
+    }
+
+    /// Adds the first `bytes` bytes of the file at `path` to `hash`, 1 MiB at a time; false when
+    /// they cannot be read.
+    static func hash(_ path: String, bytes: Int, into hash: inout SHA256) -> Bool {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, Int(info.st_size) == file.bytes else { return false }
-        var hash = SHA256()
         var block = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        var left = bytes
+        while left > 0 {
+            let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, left)) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { return false }
-            if n == 0 { break }
+            guard n > 0 else { return false }
             block.withUnsafeBufferPointer { hash.update(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+            left -= n
         }
-        guard let digest = try? hash.finalize() else { return false }
-        return digest.map { String(format: "%02x", $0) }.joined() == file.sha256
+        return true
     }
 }
