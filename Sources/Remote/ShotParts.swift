@@ -61,7 +61,10 @@ extension CaptureFiles {
         var bytes = [UInt8](repeating: 0, count: Int(file.size))
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return -1 }
+                return pread(file.descriptor, base + done, buffer.count - done, off_t(done))
+            }
             guard n > 0 else { return nil }
             done += n
         }

@@ -14,8 +14,11 @@ final class CollectFleet {
     let key: String
     var rigs: [String: Rig] = [:]
     var ports: [String: Int] = [:]
+    /// Config lines every rig gets besides the fleet's and the remote's.
+    let extraConfig: [String]
 
-    init(names: [String]) throws {
+    init(names: [String], extraConfig: [String] = [], before: (String) throws -> Void = { _ in }) throws {
+        self.extraConfig = extraConfig
         broker = try Broker()
         observer = try Observer(broker: broker)
         work = NSTemporaryDirectory() + "tripod-collect-\(UUID().uuidString)"
@@ -23,6 +26,7 @@ final class CollectFleet {
         key = work + "/collect-key"
         try (String(repeating: "0123456789abcdef", count: 4) + "\n").write(toFile: key, atomically: true, encoding: .utf8)
         chmod(key, 0o600)
+        try before(work)
         for name in names {
             ports[name] = try freeLoopbackPort()
             try start(name)
@@ -35,7 +39,7 @@ final class CollectFleet {
     func start(_ name: String, work existing: String? = nil) throws {
         let port = ports[name] ?? 0
         rigs[name] = try Rig(broker: broker.port, rig: name, work: existing,
-                             extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"])
+                             extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"] + extraConfig)
     }
 
     /// The `remote` its last retained status gave.

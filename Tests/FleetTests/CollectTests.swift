@@ -235,6 +235,46 @@ extension CollectTests {
     }
 }
 
+extension CollectTests {
+    /// A rig that serves its remote over HTTPS (`remote.tls`) advertises `https://`; the collector
+    /// fetches over TLS when it trusts the rig's certificate (`--remote-ca`), and fetches nothing
+    /// (the rig's files missing) when it does not.
+    @Test func aRigServingHTTPSIsCollectedOverTLSOnlyWhenItsCertificateIsTrusted() throws {
+        let certificate = "remote.crt", privateKey = "remote.key"
+        var folder = ""
+        let fleet = try CollectFleet(names: ["r1"], extraConfig: []) { work in
+            folder = work
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                 "-keyout", work + "/" + privateKey, "-out", work + "/" + certificate, "-days", "2",
+                                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            chmod(work + "/" + privateKey, 0o600)
+        }
+        defer { fleet.stop() }
+        // The rig started before the certificate's lines could be in its config: set them at its own console.
+        let r1 = try #require(fleet.rigs["r1"])
+        #expect(r1.ctl("set remote.tls \(folder)/\(certificate) \(folder)/\(privateKey)")?.hasPrefix("ok") == true)
+        #expect(waitUntil(seconds: 30) { fleet.remote(of: "r1")?.hasPrefix("https://") == true })
+        let shot = try fleet.shoot()
+
+        let untrusted = try CollectRun(CollectRun.arguments(fleet, into: fleet.work + "/untrusted", ["--shot", shot, "--deadline", "5"]))
+        #expect(untrusted.finish() == 3, "\(untrusted.stderr)")
+        #expect((untrusted.summary?["missingRigs"] as? [String]) == ["r1"])
+
+        let into = fleet.work + "/out"
+        let trusted = try CollectRun(CollectRun.arguments(fleet, into: into, ["--shot", shot, "--remote-ca", "\(folder)/\(certificate)"]))
+        #expect(trusted.finish() == 0, "\(trusted.stderr)")
+        for (name, data) in try fleet.rigFiles("r1", shot: shot) {
+            #expect(FileManager.default.contents(atPath: "\(into)/\(shot)/r1/\(name)") == data, "\(name)")
+        }
+    }
+}
+
 /// `curl ARGS`: its standard output.
 func curl(_ arguments: [String]) -> String {
     let process = Process()
