@@ -26,7 +26,8 @@ struct FileJob {
 /// One rig of a shot: its part (asked of its remote), then its files.
 struct RigJob {
     let name: String
-    /// Listed by the shot's report as asked (so its absence is `missing`, not "not in the shot").
+    /// Listed by the shot's report as asked and not refused or failed (so its absence is
+    /// `missing`, not "not in the shot").
     let inReport: Bool
     var part: RigPart?
     /// The rig said it has no part (404): not in this shot, unless the report says it answered.
@@ -68,8 +69,9 @@ final class ShotCollection {
         self.progress = progress
         self.state = CollectState(root: options.into)
         self.multi = try CurlMulti(maximumConnections: options.parallel, perHost: Self.perRig)
-        let asked = Set(report?.asked ?? [])
-        for name in rigNames { rigs[name] = RigJob(name: name, inReport: asked.contains(name)) }
+        // A rig the report says refused or failed its part is asked too, but not waited for.
+        let awaited = Set((report?.asked ?? []).filter { !["refused", "failed"].contains(report?.rigs[$0]?.status ?? "") })
+        for name in rigNames { rigs[name] = RigJob(name: name, inReport: awaited.contains(name)) }
     }
 
     /// Runs until every file is checked, missing or corrupt, or the deadline.
