@@ -58,7 +58,7 @@ public enum TripodHelp {
          [("--broker URL", "the group's MQTT broker: mqtt://HOST:PORT or mqtts://HOST:PORT"),
           ("--group G", "the fleet's group"),
           ("--into DIR", "where the shots go"),
-          ("--key FILE", "the group's read-only collection key (remote.collect on the rigs), mode 0600"),
+          ("--key FILE", "the group's read-only collection key (\(SettingsTable.remoteCollect.key) on the rigs), mode 0600"),
           ("--shot ID | --last | --follow", "one shot, the last one (default), or every shot as it comes (resumes from DIR's journal)"),
           ("--layout rigs|colmap", "DIR/<shot>/<rig>/<file> (default), or DIR/images/<rig>/<shot>.jpg and DIR/raw/<rig>/<shot>.dng"),
           ("--parallel N", "transfers at once across the fleet, 1 to 64 (default 8; at most 2 per rig)"),

@@ -34,7 +34,8 @@ struct CollectBenchmark: Benchmark {
             for i in 1...n {
                 rigs.append(try RunningTripod(board: "sim-small", config: [
                     "fleet.broker = mqtt://127.0.0.1:\(broker.port)", "fleet.group = \(group)", "fleet.rig = r\(i)",
-                    "remote.listen = 127.0.0.1:0", "remote.collect = \(key)", "capture.format = both", "media.dng.compression = lossless",
+                    // JPEG + lossless DNG: the defaults.
+                    "remote.listen = 127.0.0.1:0", "remote.collect = \(key)",
                 ]))
             }
             defer { for rig in rigs { try? FileManager.default.removeItem(atPath: rig.work) } }
