@@ -39,9 +39,9 @@ public final class ProgressReporter {
         switch mode {
         case .terminal:
             let eta = s.etaSeconds.map { String(format: "%.0fs", $0) } ?? "-"
-            let line = String(format: "%@: rigs %d/%d  files %d/%d  %.1f/%.1f MB  %.1f MB/s  ETA %@", s.shot as NSString, s.rigsDone, s.rigsAsked,
-                              s.filesChecked, s.filesKnown, Double(s.bytesChecked) / 1e6, Double(s.bytesKnown) / 1e6,
-                              s.megabytesPerSecond, eta as NSString)
+            let line = "\(s.shot): rigs \(s.rigsDone)/\(s.rigsAsked)  files \(s.filesChecked)/\(s.filesKnown)  "
+                + String(format: "%.1f/%.1f MB  %.1f MB/s", Double(s.bytesChecked) / 1e6, Double(s.bytesKnown) / 1e6, s.megabytesPerSecond)
+                + "  ETA \(eta)"
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
             lineShown = true
         case .jsonLines:
