@@ -110,8 +110,11 @@ extension FleetClient {
             log.notice(ReplyFormatter.format(event, mode: .human))
             if let console = session.session, !console.isClosed { console.send(event) }
         }
+        let report = collection.report()
+        // Retained, so that a collector started later still finds the shot (docs/collect.md).
+        if let topics { publish(topics.report, String(decoding: report, as: UTF8.self), retain: true) }
         guard let save = saveShotReport else { summarise(nil, "no captures storage in this process"); return }
-        save(collection.report(), collection.reportName, collection.senderFolder) { result in
+        save(report, collection.reportName, collection.senderFolder) { result in
             switch result {
             case .success(let path): summarise(path, nil)
             case .failure(let error): summarise(nil, error.message)

@@ -482,7 +482,7 @@ public final class FleetClient {
     /// Publishes the status reply when it changed (measurements aside), when forced, or when 10 s have passed.
     private func statusReplied(_ reply: String) {
         guard let link else { return }
-        let line = Self.addingClock(clockSync.read(), to: reply)
+        let line = Self.advertising(link.client.localAddress(), in: Self.addingClock(clockSync.read(), to: reply))
         var values = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["values"] as? [String: String] ?? [:]
         for field in Self.measuredStatusFields { values[field] = nil }
         let now = host.loop.now()
@@ -497,6 +497,20 @@ public final class FleetClient {
 }
 
 extension FleetClient {
+    /// The status with a wildcard `remote` (`http://0.0.0.0:8080`, `[::]`) given this rig's address
+    /// on its broker connection instead, which the group's collector can reach (docs/collect.md);
+    /// unchanged when it has none or it is not known.
+    static func advertising(_ local: String?, in line: String) -> String {
+        guard let local else { return line }
+        var result = line
+        for scheme in ["http", "https"] {
+            for wildcard in ["0.0.0.0", "[::]"] {
+                result = result.replacingOccurrences(of: "\"remote\":\"\(scheme)://\(wildcard):", with: "\"remote\":\"\(scheme)://\(local):")
+            }
+        }
+        return result
+    }
+
     /// The status reply with the clock's fields first in its values: `clock` (`synchronised`,
     /// `unsynchronised`, or `unknown` when adjtimex failed) and `clock.error.us` (the kernel's
     /// estimated error). A reply without values is returned as it is.

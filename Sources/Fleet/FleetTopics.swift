@@ -21,6 +21,11 @@ public struct FleetTopics: Sendable, Equatable {
     /// `{"shot": "<id>"}`: the shot's sender cancels its shot; only the rig the id names is obeyed
     /// (docs/fleet.md: the broker's ACL lets only that rig's user publish here).
     public var cancel: String { rigPrefix + "/cancel" }
+    /// Retained: the report of the last shot this rig sent (its `SHOT_<id>.json`), for a collector
+    /// started later (docs/collect.md). Rigs do not subscribe to it.
+    public var report: String { rigPrefix + "/report" }
+    /// Every rig's retained last shot report (a collector subscribes).
+    public var everyRigReport: String { "tripod/\(group)/+/report" }
 
     /// Every rig's state, status and replies in the group (subscriptions: a shot's sender collects
     /// the replies; `fleet status` lists the rigs).

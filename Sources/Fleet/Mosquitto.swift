@@ -1,4 +1,5 @@
 import CMosquitto
+import Glibc
 import Hardware
 
 /// What libmosquitto's network thread reports. Delivered on that thread: hand it to a loop.
@@ -147,6 +148,28 @@ public final class MosquittoClient: @unchecked Sendable {
 
     private func check(_ call: String, _ code: Int32) throws(MosquittoError) {
         guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MosquittoError(call: call, code: code) }
+    }
+
+    /// This end's address on the broker connection (mosquitto_socket, then getsockname and
+    /// getnameinfo with NI_NUMERICHOST), IPv6 in brackets; nil when not connected.
+    public func localAddress() -> String? {
+        let fd = mosquitto_socket(handle)
+        guard fd >= 0 else { return nil }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard got == 0 else { return nil }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let named = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+            }
+        }
+        guard named == 0 else { return nil }
+        let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Int32(storage.ss_family) == AF_INET6 ? "[\(text)]" : text
     }
 
     /// `mosquitto_strerror`.

@@ -16,7 +16,8 @@ public final class RemoteServer: Sendable {
     private let daemon: DaemonBox
 
     /// Listens on `address`:`port` (0: a free one; see `port`).
-    public init(host: LoopBound<any RemoteHost>, address: String, port: Int, token: String, captures: CaptureFiles,
+    /// `collectionKey`: the group's read-only key (`remote.collect`), or nil: only the token opens it.
+    public init(host: LoopBound<any RemoteHost>, address: String, port: Int, token: String, collectionKey: String? = nil, captures: CaptureFiles,
                 tls: TLSCredentials? = nil, limits: HTTPLimits = HTTPLimits(), limiter: FailedAttemptLimiter = FailedAttemptLimiter()) throws(RemoteError) {
         self.preview = PreviewEncoder()
         self.captures = captures
@@ -25,7 +26,7 @@ public final class RemoteServer: Sendable {
         self.runner = RemoteCommandRunner(host: host)
         let box = DaemonBox()
         self.daemon = box
-        let router = RemoteRouter(token: token, captures: captures, limiter: limiter, runner: runner, preview: preview, overTLS: tls != nil)
+        let router = RemoteRouter(token: token, collectionKey: collectionKey, captures: captures, limiter: limiter, runner: runner, preview: preview, overTLS: tls != nil)
         do {
             box.daemon = try HTTPDaemon(address: address, port: port, limits: limits, tls: tls) { router.route($0) }
         } catch {
@@ -52,6 +53,8 @@ public final class RemoteServer: Sendable {
 /// Where each request goes, after the token (HTTPDaemon calls it on the connection's thread).
 struct RemoteRouter: Sendable {
     let token: String
+    /// The read-only collection key, or nil (docs/collect.md).
+    let collectionKey: String?
     let captures: CaptureFiles
     let limiter: FailedAttemptLimiter
     let runner: RemoteCommandRunner
@@ -86,8 +89,33 @@ struct RemoteRouter: Sendable {
         case (_, "/login"), (_, "/app.js"), (_, "/app.css"), (_, "/logout"): return (.text(405, "method not allowed"), false)
         default: break
         }
-        if let refusal = refusal(request) { return (refusal, false) }
-        return (authorized(request), true)
+        switch credential(request) {
+        case .failure(let refusal): return (refusal.response, false)
+        case .success(let credential):
+            if let resource = Self.resource(request), !OriginPolicy.mayRequest(resource, with: credential) {
+                return (.text(403, OriginPolicy.requestRefusal(resource, with: credential)), true)
+            }
+            return (authorized(request), true)
+        }
+    }
+
+    /// What `request` asks for, for the origin policy; nil for what is not found or not allowed
+    /// (answered 404/405 whoever asks).
+    static func resource(_ request: HTTPRequest) -> RemoteResource? {
+        switch (request.method, request.path) {
+        case ("POST", "/login"): return .login
+        case ("GET", "/"): return .page
+        case ("POST", "/api/command"): return .command
+        case ("GET", "/api/status"): return .status
+        case ("GET", "/api/formats"): return .formats
+        case ("GET", "/api/settings"): return .settings
+        case ("GET", "/api/captures"): return .captureList
+        case ("GET", "/api/events"): return .events
+        case ("GET", "/stream.mjpg"): return .preview
+        case ("GET", _) where request.path.hasPrefix("/captures/"): return .download
+        case ("GET", _) where request.path.hasPrefix("/api/shots/"): return .shotPart
+        default: return nil
+        }
     }
 
     /// The `Set-Cookie` value that keeps `token` in the browser (an empty token removes it):
@@ -114,6 +142,8 @@ struct RemoteRouter: Sendable {
                            body: MJPEGStream(encoder: preview))
         case ("GET", _) where request.path.hasPrefix("/captures/"):
             return download(String(request.path.dropFirst("/captures/".count)), range: request.header("Range"))
+        case ("GET", _) where request.path.hasPrefix("/api/shots/"):
+            return shotPart(String(request.path.dropFirst("/api/shots/".count)))
         case (_, "/"), (_, "/api/command"), (_, "/api/status"), (_, "/api/formats"), (_, "/api/settings"),
              (_, "/api/captures"), (_, "/api/events"), (_, "/stream.mjpg"):
             return .text(405, "method not allowed")
@@ -122,13 +152,16 @@ struct RemoteRouter: Sendable {
         }
     }
 
-    /// Nil when the request may go on. The token comes as `Authorization: Bearer` (API clients, the
+    /// A refusal's response (the error side of `credential`).
+    struct Refused: Error { let response: HTTPResponse }
+
+    /// The credential the request showed, or its refusal. The token comes as `Authorization: Bearer` (API clients, the
     /// page's commands) or, for GETs only, the login's cookie (the preview `<img>`, downloads,
     /// EventSource, which cannot send headers). A POST with the cookie alone is refused: another
     /// site can make a browser send the cookie, never the header (CSRF).
-    func refusal(_ request: HTTPRequest) -> HTTPResponse? {
+    func credential(_ request: HTTPRequest) -> Result<RemoteCredential, Refused> {
         guard limiter.allows(request.client) else {
-            return .text(429, "too many wrong tokens from \(request.client); wait a minute", headers: [("Retry-After", "60")])
+            return .failure(Refused(response: .text(429, "too many wrong tokens from \(request.client); wait a minute", headers: [("Retry-After", "60")])))
         }
         let bearer = request.header("Authorization").flatMap { value -> String? in
             let parts = value.split(separator: " ", maxSplits: 1)
@@ -140,22 +173,21 @@ struct RemoteRouter: Sendable {
             given = bearer ?? cookie
         } else {
             guard let bearer else {
-                return .text(cookie == nil ? 401 : 403,
+                return .failure(Refused(response: .text(cookie == nil ? 401 : 403,
                              cookie == nil ? "a token is needed: Authorization: Bearer <token> (tripod ctl remote token)"
-                                           : "commands need the Authorization header, not only the cookie")
+                                           : "commands need the Authorization header, not only the cookie")))
             }
             given = bearer
         }
         guard let given else {
-            if request.path == "/" { return .bytes(status: 303, contentType: "text/plain", body: [], headers: [("Location", "/login")]) }
-            return .text(401, "a token is needed: Authorization: Bearer <token> (tripod ctl remote token)",
-                         headers: [("WWW-Authenticate", "Bearer")])
+            if request.path == "/" { return .failure(Refused(response: .bytes(status: 303, contentType: "text/plain", body: [], headers: [("Location", "/login")]))) }
+            return .failure(Refused(response: .text(401, "a token is needed: Authorization: Bearer <token> (tripod ctl remote token)",
+                                                    headers: [("WWW-Authenticate", "Bearer")])))
         }
-        guard RemoteToken.matches(given, token) else {
-            limiter.failed(request.client)
-            return .text(401, "wrong token", headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
-        }
-        return nil
+        if RemoteToken.matches(given, token) { return .success(.token) }
+        if let collectionKey, RemoteToken.matches(given, collectionKey) { return .success(.collectionKey) }
+        limiter.failed(request.client)
+        return .failure(Refused(response: .text(401, "wrong token", headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])))
     }
 
     static func cookieToken(_ header: String) -> String? {

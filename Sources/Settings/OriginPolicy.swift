@@ -90,6 +90,48 @@ public struct OriginPolicy: CommandPolicy {
     }
 }
 
+// MARK: The browser remote's requests
+
+/// Which credential an HTTP request to the browser remote showed: the owner's token (`remote
+/// token`), or the group's read-only collection key (`remote.collect`, `tripod collect --key`).
+public enum RemoteCredential: String, Sendable, CaseIterable {
+    case token
+    case collectionKey = "collect"
+}
+
+/// What a request to the browser remote asks for; the router names it, the policy judges it.
+public enum RemoteResource: String, Sendable, CaseIterable {
+    /// `POST /login` (sets the token's cookie) and the page `/`.
+    case login, page
+    /// `POST /api/command`: any console line.
+    case command
+    /// `GET /api/status`, `/api/formats`, `/api/settings`.
+    case status, formats, settings
+    /// `GET /api/events`, `GET /stream.mjpg`.
+    case events, preview
+    /// `GET /api/captures`, `GET /captures/<path>`, `GET /api/shots/<id>` (this rig's part of a shot).
+    case captureList, download, shotPart
+}
+
+extension OriginPolicy {
+    /// The collection key may list and download captures, and ask for this rig's part of a shot;
+    /// nothing else (docs/security.md, the `collect` column).
+    static let collectionKeyMay: Set<RemoteResource> = [.captureList, .download, .shotPart]
+
+    /// True when a request showing `credential` may ask for `resource`.
+    public static func mayRequest(_ resource: RemoteResource, with credential: RemoteCredential) -> Bool {
+        switch credential {
+        case .token: return true
+        case .collectionKey: return collectionKeyMay.contains(resource)
+        }
+    }
+
+    /// The refusal's words for a request the credential may not make.
+    public static func requestRefusal(_ resource: RemoteResource, with credential: RemoteCredential) -> String {
+        "the collection key may only list and download captures (\(resource.rawValue) needs the remote's token)"
+    }
+}
+
 extension SettingKind {
     /// True for the kinds whose value names a file the service reads.
     public var namesFile: Bool {

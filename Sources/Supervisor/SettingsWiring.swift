@@ -45,7 +45,8 @@ extension Supervisor {
         if change.touches(SettingsTable.dngCompression) { captureService?.dngCompression = change.new.dngCompression }
         if change.touches(SettingsTable.timelapseRampRate) { timelapse?.rampRateEVPerHour = change.new.timelapseRampRateEVPerHour }
         if (change.touches(SettingsTable.remoteListen) && change.old.remoteListen != change.new.remoteListen)
-            || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS) { applyRemoteListen() }
+            || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS)
+            || (change.touches(SettingsTable.remoteCollect) && change.old.remoteCollectKeyFile != change.new.remoteCollectKeyFile) { applyRemoteListen() }
     }
 
     /// The recorder's part: no format change while recording; the `video.*` settings.

@@ -22,12 +22,12 @@ import Testing
     @Test func theNetworkNeverChangesTheWaysInOrAFile() {
         for setting in SettingsTable.all {
             let ownerOnly = setting.key.hasPrefix("remote.") || setting.key.hasPrefix("fleet.")
-                || setting.key == "fleet.credentials" || setting.key == "fleet.ca" || setting.key == "remote.tls"
+                || setting.key == "fleet.credentials" || setting.key == "fleet.ca" || setting.key == "remote.tls" || setting.key == "remote.collect"
             for origin in CommandOrigin.allCases {
                 #expect(OriginPolicy.mayChange(setting, from: origin) == (!origin.isNetwork || !ownerOnly), "\(origin) \(setting.key)")
             }
         }
-        #expect(SettingsTable.all.filter(\.kind.namesFile).map(\.key).sorted() == ["fleet.ca", "fleet.credentials", "remote.tls"])
+        #expect(SettingsTable.all.filter(\.kind.namesFile).map(\.key).sorted() == ["fleet.ca", "fleet.credentials", "remote.collect", "remote.tls"])
     }
 
     /// The store judges the origin before any participant: a refused change touches no service.
