@@ -40,6 +40,8 @@ public final class FleetDirectory: Sendable {
                 state.withLock { $0.connected = code == 0; $0.refusal = code == 0 ? nil : MosquittoClient.describeRefusal(code) }
             case .disconnected:
                 state.withLock { $0.connected = false }
+            case .subscribed:
+                break  // the retained state, status and reports follow the SUBACK as messages
             case .message(let topic, let payload, _):
                 let levels = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
                 guard levels.count == 4, levels[0] == "tripod", levels[1] == topics.group,
