@@ -32,6 +32,8 @@ public struct OriginPolicy: CommandPolicy {
                     reason: "the token opens the browser remote: read it at the rig's own console (tripod ctl remote token)"),
         CommandRule(command: "fleet", form: "cancel", origins: owner.union([.remote]),
                     reason: "anyone may publish on the group's cmd topic; over MQTT only a shot's sender cancels it, on its own tripod/<group>/<rig>/cancel"),
+        CommandRule(command: "sim", form: "hang", origins: owner,
+                    reason: "it stops the supervisor's loop (a watchdog test), which only the rig's owner may do"),
         CommandRule(command: "quit", form: nil, origins: owner,
                     reason: "a network session ends with its request or connection; quit is for the rig's own consoles"),
         CommandRule(command: "json", form: nil, origins: owner,

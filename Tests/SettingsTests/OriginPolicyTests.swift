@@ -9,12 +9,13 @@ import Testing
     @Test func onlyTheOwnersConsolesReadTheTokenQuitOrSwitchToJSON() {
         for origin in CommandOrigin.allCases {
             let owner = origin == .serial || origin == .socket
-            for (command, arguments) in [("remote", ["token"]), ("remote", ["TOKEN"]), ("quit", []), ("json", ["off"])] {
+            for (command, arguments) in [("remote", ["token"]), ("remote", ["TOKEN"]), ("quit", []), ("json", ["off"]), ("sim", ["hang", "3"])] {
                 let refusal = policy.refusal(command: command, arguments: arguments, origin: origin)
                 #expect((refusal == nil) == owner, "\(origin) \(command) \(arguments)")
                 #expect(refusal.map { $0.code == .denied } ?? true)
             }
             #expect(policy.refusal(command: "remote", arguments: ["preview"], origin: origin) == nil)
+            #expect(policy.refusal(command: "sim", arguments: ["motion", "handheld"], origin: origin) == nil)
             #expect(policy.refusal(command: "set", arguments: ["zoom", "2"], origin: origin) == nil)
         }
     }
