@@ -34,8 +34,8 @@ final class DownloadSink {
 
     /// The lower-case hex SHA-256 of everything written (ends the hashing); nil when not hashed.
     func digest() -> String? {
-        guard let hash = hash.take(), let bytes = try? hash.finalize() else { return nil }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        guard let hash = hash.take() else { return nil }
+        return try? hash.finalizeHex()
     }
 
     /// What the write callback answers.

@@ -287,8 +287,8 @@ final class ShotCollection {
         var info = stat()
         guard stat(path, &info) == 0, Int(info.st_size) == file.bytes else { return false }
         var hash = SHA256()
-        guard Self.hash(path, bytes: file.bytes, into: &hash), let digest = try? hash.finalize() else { return false }
-        return digest.map { String(format: "%02x", $0) }.joined() == file.sha256
+        guard Self.hash(path, bytes: file.bytes, into: &hash) else { return false }
+        return (try? hash.finalizeHex()) == file.sha256
     }
 
     /// Adds the first `bytes` bytes of the file at `path` to `hash`, 1 MiB at a time; false when
