@@ -13,7 +13,6 @@ final class DownloadSink {
     private(set) var remaining: Int
     private(set) var written = 0
     private(set) var buffer: [UInt8] = []
-    private(set) var failedWrite = false
     /// The rate cap, bytes a second; nil: none. Enforced here, so it holds whatever libcurl reads
     /// at once from the socket: a chunk over the budget pauses the transfer.
     let bytesPerSecond: Int?
@@ -68,7 +67,7 @@ final class DownloadSink {
             while done < bytes.count {
                 let n = write(fd, bytes.baseAddress.map { $0 + done }, bytes.count - done)
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { failedWrite = true; return false }
+                guard n > 0 else { return false }
                 done += n
             }
         case .memory:

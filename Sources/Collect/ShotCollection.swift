@@ -18,8 +18,6 @@ struct FileJob {
     /// Checksum mismatches so far (one more fetch after the first, then `corrupt`).
     var mismatches = 0
     var notBefore = Date.distantPast
-    /// Bytes fetched over the network for it.
-    var fetchedBytes = 0
     var running: CurlDownload?
 }
 
@@ -201,7 +199,6 @@ final class ShotCollection {
         guard let index = files.firstIndex(where: { $0.running === download }) else { return }
         files[index].running = nil
         if case .file(let fd) = download.sink.target { close(fd) }
-        files[index].fetchedBytes += download.sink.written
         fetchedBytes += download.sink.written
         if result == CURLE_OK {
             verify(index, digest: download.sink.remaining == 0 ? download.sink.digest() : nil)
