@@ -102,7 +102,7 @@ let package = Package(
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
         .target(name: "Startup", dependencies: [
-            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "Collect", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "Collect", "Remote", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it

@@ -1,5 +1,6 @@
 import Foundation
 import LinuxHardware
+import Remote
 
 /// How a shot's files are laid out below DIR (docs/collect.md). Every part of every path is a
 /// name `SafeName` accepted, so nothing leaves DIR.

@@ -1,5 +1,6 @@
 import Fleet
 import Foundation
+import Remote
 import Settings
 import Synchronization
 

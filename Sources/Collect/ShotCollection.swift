@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Media
+import Remote
 
 /// The state of one file of a shot in the collector.
 public enum FileState: String, Sendable {
