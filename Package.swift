@@ -93,7 +93,7 @@ let package = Package(
         ]),
         // tripod collect (docs/collect.md): a fleet's shot onto one machine: discovery over MQTT,
         // transfers through libcurl, every file checked against its rig's SHA-256, the layouts, the journal.
-        .target(name: "Collect", dependencies: ["Fleet", "Settings", "Media", "Remote", "Console", "CCurl", "CCurlShim"]),
+        .target(name: "Collect", dependencies: ["Fleet", "Settings", "Media", "Remote", "Console", "LinuxHardware", "CCurl", "CCurlShim"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
@@ -102,7 +102,7 @@ let package = Package(
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
         .target(name: "Startup", dependencies: [
-            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "Collect", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "Collect", "Remote", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it

@@ -8,5 +8,4 @@ CURLcode tripod_curl_easy_setopt_write_function(CURL *handle, tripod_curl_write_
     return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, function);
 }
 CURLcode tripod_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode tripod_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) { return curl_easy_getinfo(handle, info, value); }
 CURLMcode tripod_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) { return curl_multi_setopt(multi, option, value); }

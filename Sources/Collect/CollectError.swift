@@ -26,32 +26,3 @@ public enum CollectError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
-
-/// Names that come from the network and become part of a path below DIR (a rig, a shot, a file)
-/// or of a URL: checked before use, so none can leave DIR or change the URL's meaning.
-public enum SafeName {
-    /// 1 to 128 letters, digits, `-`, `_`, `.`; not `.`-first (so never `.`, `..`, or hidden).
-    public static func isValid(_ name: String, maximumLength: Int = 128) -> Bool {
-        guard !name.isEmpty, name.utf8.count <= maximumLength, !name.hasPrefix(".") else { return false }
-        return name.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
-        }
-    }
-
-    /// A rig's relative captures path (`2026-05-01/TRP_000042_01.dng`): 1 to 4 valid parts.
-    public static func isValidCapturePath(_ path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        return (1...4).contains(parts.count) && path.utf8.count <= 512 && parts.allSatisfy { isValid(String($0)) }
-    }
-
-    /// The lower-case extension of a valid file name (`dng`, `jpg`), or "" when it has none.
-    public static func fileExtension(_ name: String) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-        return name[name.index(after: dot)...].lowercased()
-    }
-
-    /// A lower-case hex SHA-256 (64 digits).
-    public static func isSHA256(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
-    }
-}

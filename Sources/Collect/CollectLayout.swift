@@ -1,4 +1,6 @@
 import Foundation
+import LinuxHardware
+import Remote
 
 /// How a shot's files are laid out below DIR (docs/collect.md). Every part of every path is a
 /// name `SafeName` accepted, so nothing leaves DIR.
@@ -79,17 +81,11 @@ func makeFolder(_ path: String) throws(CollectError) {
     catch { throw CollectError.storage("cannot make \(path): \(error.localizedDescription)") }
 }
 
-/// Writes `bytes` to `path` whole or not at all: a temporary file beside it, fsync, rename.
-func writeAtomically(_ bytes: [UInt8], to path: String) throws(CollectError) {
-    try makeFolder((path as NSString).deletingLastPathComponent)
-    let temporary = path + ".tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw CollectError.storage("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    let synced = fsync(fd) == 0
-    close(fd)
-    guard written == bytes.count, synced, rename(temporary, path) == 0 else {
-        unlink(temporary)
-        throw CollectError.storage("cannot write \(path): \(String(cString: strerror(errno)))")
-    }
+/// Writes `bytes` to `path` (relative to `root`) whole or not at all, as the rigs write their
+/// captures: `PosixStorage.writeAtomically` (a fresh hidden temporary beside it, every short write
+/// and EINTR retried, fsync, rename, fsync of the folder).
+func writeAtomically(_ bytes: [UInt8], to path: String, under root: String) throws(CollectError) {
+    try makeFolder(((root + "/" + path) as NSString).deletingLastPathComponent)
+    do { try PosixStorage(root: root).writeAtomically(bytes, to: path) }
+    catch { throw CollectError.storage("cannot write \(root)/\(path): \(error)") }
 }

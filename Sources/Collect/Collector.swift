@@ -120,7 +120,7 @@ public final class Collector {
         }
         let manifest = Manifest(shot: shot, report: report, collection: collection, layout: options.layout)
         let manifestPath = options.layout.manifestPath(shot: shot)
-        try writeAtomically(manifest.encoded(), to: options.into + "/" + manifestPath)
+        try writeAtomically(manifest.encoded(), to: manifestPath, under: options.into)
         let missing = collection.files.filter { $0.state == .missing }.map { ShotOutcome.Named(rig: $0.rig, file: $0.file.path) }
             + collection.silentRigs.flatMap { rig in (report?.rigs[rig]?.files ?? []).map { ShotOutcome.Named(rig: rig, file: $0) } }
         let outcome = ShotOutcome(

@@ -13,7 +13,6 @@ final class DownloadSink {
     private(set) var remaining: Int
     private(set) var written = 0
     private(set) var buffer: [UInt8] = []
-    private(set) var failedWrite = false
     /// The rate cap, bytes a second; nil: none. Enforced here, so it holds whatever libcurl reads
     /// at once from the socket: a chunk over the budget pauses the transfer.
     let bytesPerSecond: Int?
@@ -34,8 +33,8 @@ final class DownloadSink {
 
     /// The lower-case hex SHA-256 of everything written (ends the hashing); nil when not hashed.
     func digest() -> String? {
-        guard let hash = hash.take(), let bytes = try? hash.finalize() else { return nil }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        guard let hash = hash.take() else { return nil }
+        return try? hash.finalizeHex()
     }
 
     /// What the write callback answers.
@@ -68,7 +67,7 @@ final class DownloadSink {
             while done < bytes.count {
                 let n = write(fd, bytes.baseAddress.map { $0 + done }, bytes.count - done)
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { failedWrite = true; return false }
+                guard n > 0 else { return false }
                 done += n
             }
         case .memory:

@@ -1,5 +1,6 @@
 import Fleet
 import Foundation
+import Remote
 import Settings
 import Synchronization
 
@@ -43,11 +44,9 @@ public final class FleetDirectory: Sendable {
             case .subscribed:
                 break  // the retained state, status and reports follow the SUBACK as messages
             case .message(let topic, let payload, _):
-                let levels = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-                guard levels.count == 4, levels[0] == "tripod", levels[1] == topics.group,
-                      SafeName.isValid(levels[2], maximumLength: 64), payload.count <= ShotReport.maximumBytes else { return }
-                let rig = levels[2]
-                switch levels[3] {
+                guard let (rig, kind) = topics.rigAndKind(of: topic), SafeName.isValid(rig, maximumLength: 64),
+                      payload.count <= ShotReport.maximumBytes else { return }
+                switch kind {
                 case "state":
                     let online = payload == Array("online".utf8)
                     state.withLock { s in

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Media
+import Remote
 
 /// The state of one file of a shot in the collector.
 public enum FileState: String, Sendable {
@@ -18,8 +19,6 @@ struct FileJob {
     /// Checksum mismatches so far (one more fetch after the first, then `corrupt`).
     var mismatches = 0
     var notBefore = Date.distantPast
-    /// Bytes fetched over the network for it.
-    var fetchedBytes = 0
     var running: CurlDownload?
 }
 
@@ -201,7 +200,6 @@ final class ShotCollection {
         guard let index = files.firstIndex(where: { $0.running === download }) else { return }
         files[index].running = nil
         if case .file(let fd) = download.sink.target { close(fd) }
-        files[index].fetchedBytes += download.sink.written
         fetchedBytes += download.sink.written
         if result == CURLE_OK {
             verify(index, digest: download.sink.remaining == 0 ? download.sink.digest() : nil)
@@ -287,8 +285,8 @@ final class ShotCollection {
         var info = stat()
         guard stat(path, &info) == 0, Int(info.st_size) == file.bytes else { return false }
         var hash = SHA256()
-        guard Self.hash(path, bytes: file.bytes, into: &hash), let digest = try? hash.finalize() else { return false }
-        return digest.map { String(format: "%02x", $0) }.joined() == file.sha256
+        guard Self.hash(path, bytes: file.bytes, into: &hash) else { return false }
+        return (try? hash.finalizeHex()) == file.sha256
     }
 
     /// Adds the first `bytes` bytes of the file at `path` to `hash`, 1 MiB at a time; false when

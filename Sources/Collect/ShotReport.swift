@@ -1,4 +1,5 @@
 import Foundation
+import Remote
 
 /// A shot's report as its sender publishes it (retained on `tripod/<group>/<sender>/report`,
 /// docs/fleet.md), reduced to what the collector uses; every name in it is checked.
@@ -48,12 +49,7 @@ public struct ShotReport: Sendable, Equatable {
     /// The shot's instant from its id (`<rig>-<13 digits>[-n]`), ms since 1970; 0 when it names none.
     public var instantMilliseconds: Int64 { Self.instantMilliseconds(of: shot) }
 
-    public static func instantMilliseconds(of shot: String) -> Int64 {
-        for part in shot.split(separator: "-").reversed() where part.count == 13 && part.allSatisfy(\.isNumber) {
-            return Int64(part) ?? 0
-        }
-        return 0
-    }
+    public static func instantMilliseconds(of shot: String) -> Int64 { SafeName.shotInstantMilliseconds(shot) ?? 0 }
 }
 
 /// A rig's own part of a shot, as its remote answers `GET /api/shots/<id>`: the sidecar and every

@@ -34,10 +34,11 @@ public struct FleetTopics: Sendable, Equatable {
     public var everyRigReply: String { "tripod/\(group)/+/reply" }
     public var everyRigCancel: String { "tripod/\(group)/+/cancel" }
 
-    /// What a rig's topic of this group is: `(rig, "state" | "status" | "reply" | "cancel")`; nil for any other.
+    /// What a rig's topic of this group is: `(rig, "state" | "status" | "reply" | "cancel" | "report")`;
+    /// nil for any other.
     public func rigAndKind(of topic: String) -> (rig: String, kind: String)? {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count == 4, levels[0] == "tripod", levels[1] == group, ["state", "status", "reply", "cancel"].contains(levels[3]),
+        guard levels.count == 4, levels[0] == "tripod", levels[1] == group, ["state", "status", "reply", "cancel", "report"].contains(levels[3]),
               !levels[2].isEmpty else { return nil }
         return (String(levels[2]), String(levels[3]))
     }

@@ -25,8 +25,7 @@ public struct SHA256: ~Copyable {
     public static func hexDigest(_ bytes: [UInt8]) throws -> String {
         var hash = SHA256()
         hash.update(bytes)
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: try hash.finalize().flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
+        return try hash.finalizeHex()
     }
 
     /// Adds bytes to the hash.
@@ -50,6 +49,11 @@ public struct SHA256: ~Copyable {
             throw MediaError(.encoding, libcryptoFailure("EVP_DigestFinal_ex"))
         }
         return Array(digest.prefix(Int(length)))
+    }
+
+    /// The digest as lower-case hex, as sidecars record it (`finalize`, then `hexString`).
+    public consuming func finalizeHex() throws -> String {
+        hexString(try finalize())
     }
 }
 

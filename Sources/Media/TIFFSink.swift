@@ -163,7 +163,7 @@ final class TIFFSink {
             s.source.withBytes(count: s.count) { hash.update($0.bindMemory(to: UInt8.self)) }
             at = s.end
         }
-        return hexString(try hash.finalize())
+        return try hash.finalizeHex()
     }
 }
 

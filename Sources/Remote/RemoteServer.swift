@@ -92,15 +92,16 @@ struct RemoteRouter: Sendable {
         switch credential(request) {
         case .failure(let refusal): return (refusal.response, false)
         case .success(let credential):
-            if let resource = Self.resource(request), !OriginPolicy.mayRequest(resource, with: credential) {
+            let resource = Self.resource(request)
+            if let resource, !OriginPolicy.mayRequest(resource, with: credential) {
                 return (.text(403, OriginPolicy.requestRefusal(resource, with: credential)), true)
             }
-            return (authorized(request), true)
+            return (authorized(request, resource), true)
         }
     }
 
     /// What `request` asks for, for the origin policy; nil for what is not found or not allowed
-    /// (answered 404/405 whoever asks).
+    /// (answered 404/405 whoever asks). The one routing table: `authorized` serves by its answer.
     static func resource(_ request: HTTPRequest) -> RemoteResource? {
         switch (request.method, request.path) {
         case ("POST", "/login"): return .login
@@ -124,31 +125,37 @@ struct RemoteRouter: Sendable {
         "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict" + (overTLS ? "; Secure" : "") + (token.isEmpty ? "; Max-Age=0" : "")
     }
 
-    private func authorized(_ request: HTTPRequest) -> HTTPResponse {
-        switch (request.method, request.path) {
+    /// The answer to a request whose credential may ask for `resource`. It serves by the resource
+    /// `resource(_:)` named, never by the path again, so nothing is served that the origin policy
+    /// did not judge.
+    private func authorized(_ request: HTTPRequest, _ resource: RemoteResource?) -> HTTPResponse {
+        guard let resource else {
+            switch request.path {
+            case "/", "/api/command", "/api/status", "/api/formats", "/api/settings", "/api/captures", "/api/events", "/stream.mjpg":
+                return .text(405, "method not allowed")
+            default:
+                return .text(404, "not found")
+            }
+        }
+        switch resource {
         // The login: the token came in the Authorization header and is right; the browser keeps it
         // as an HttpOnly cookie for what cannot send the header (the preview, downloads, events).
-        case ("POST", "/login"):
+        case .login:
             return .bytes(status: 204, contentType: "text/plain", body: [], headers: [("Set-Cookie", cookie(token)), ("Cache-Control", "no-store")])
-        case ("GET", "/"): return RemotePage.page
-        case ("POST", "/api/command"): return command(request)
-        case ("GET", "/api/status"): return console("status")
-        case ("GET", "/api/formats"): return console("formats")
-        case ("GET", "/api/settings"): return settings()
-        case ("GET", "/api/captures"): return captureList()
-        case ("GET", "/api/events"): return events()
-        case ("GET", "/stream.mjpg"):
+        case .page: return RemotePage.page
+        case .command: return command(request)
+        case .status: return console("status")
+        case .formats: return console("formats")
+        case .settings: return settings()
+        case .captureList: return captureList()
+        case .events: return events()
+        case .preview:
             return .stream(contentType: "multipart/x-mixed-replace; boundary=\(MJPEGStream.boundary)", headers: [],
                            body: MJPEGStream(encoder: preview))
-        case ("GET", _) where request.path.hasPrefix("/captures/"):
+        case .download:
             return download(String(request.path.dropFirst("/captures/".count)), range: request.header("Range"))
-        case ("GET", _) where request.path.hasPrefix("/api/shots/"):
+        case .shotPart:
             return shotPart(String(request.path.dropFirst("/api/shots/".count)))
-        case (_, "/"), (_, "/api/command"), (_, "/api/status"), (_, "/api/formats"), (_, "/api/settings"),
-             (_, "/api/captures"), (_, "/api/events"), (_, "/stream.mjpg"):
-            return .text(405, "method not allowed")
-        default:
-            return .text(404, "not found")
         }
     }
 

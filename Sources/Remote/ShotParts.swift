@@ -9,26 +9,10 @@ extension CaptureFiles {
     /// Longest sidecar read, bytes.
     static let maximumSidecarBytes = 4 << 20
 
-    /// True for a shot id this endpoint looks for: 1 to 128 letters, digits, `-`, `_`, `.`, not
-    /// starting with `.` (what `fleet shot` makes: `<rig>-<ms since 1970>`).
-    public static func isShotID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 128 && !id.hasPrefix(".")
-            && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
-    }
-
-    /// The shot's instant from its id (`<rig>-<13 digits>[-n]`), seconds since 1970; nil when it names none.
-    static func instant(ofShot id: String) -> Double? {
-        let parts = id.split(separator: "-")
-        for part in parts.reversed() where part.count == 13 && part.allSatisfy(\.isNumber) {
-            return Double(part).map { $0 / 1000 }
-        }
-        return nil
-    }
-
     /// The JSON answer for shot `id`, or nil when no sidecar below the root records it. Only
     /// sidecars written from 10 s before the shot's instant on are read (the list is newest first).
     public func shotPart(_ id: String) -> String? {
-        let since = Self.instant(ofShot: id).map { $0 - 10 } ?? 0
+        let since = SafeName.shotInstantMilliseconds(id).map { Double($0) / 1000 - 10 } ?? 0
         for entry in list() where entry.modified >= since {
             let name = (entry.path as NSString).lastPathComponent
             guard name.hasPrefix("TRP_"), name.hasSuffix(".json"), entry.bytes <= UInt64(Self.maximumSidecarBytes),
@@ -75,7 +59,7 @@ extension CaptureFiles {
 extension RemoteRouter {
     /// `GET /api/shots/<id>`: this rig's part of shot `id` (404 when it has none).
     func shotPart(_ id: String) -> HTTPResponse {
-        guard CaptureFiles.isShotID(id) else { return .text(400, "not a shot id") }
+        guard SafeName.isValid(id) else { return .text(400, "not a shot id") }
         guard let json = captures.shotPart(id) else { return .text(404, "no part of shot \(id) on this rig") }
         return .json(200, json)
     }

@@ -1,5 +1,6 @@
 import Collect
 import Foundation
+import Remote
 import Settings
 
 /// `tripod`'s subcommands and options, parsed without an argument-parsing package.

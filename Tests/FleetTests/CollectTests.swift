@@ -118,6 +118,9 @@ import TestSupport
         #expect(run.finish() == 4, "\(run.stderr)")
         let corrupt = try #require(run.summary?["corrupt"] as? [[String: String]])
         #expect(corrupt == [["rig": "r1", "file": jpeg]])
+        // Fetched twice (a mismatch is fetched once more), every other file once.
+        let total = try fleet.rigFiles("r1", shot: shot).values.reduce(0) { $0 + $1.count }
+        #expect(run.summary?["fetchedBytes"] as? Int == total + bytes.count, "\(run.summary ?? [:])")
         #expect(!FileManager.default.fileExists(atPath: "\(into)/\(shot)/r1/\((jpeg as NSString).lastPathComponent)"))
         #expect(visibleFiles(into + "/" + shot + "/r1").count == 2)
     }

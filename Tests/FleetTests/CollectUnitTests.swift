@@ -96,6 +96,25 @@ struct CollectUnitTests {
         #expect(throws: UsageError.self) { try parseTripodArguments(Array(base.dropLast(2))) }
     }
 
+    /// The key file is read as every secret file is: a FIFO or a folder is refused at once (never
+    /// waited on), so is a key others may read; a 0600 file's one line is the key.
+    @Test func theCollectionKeyFileIsARegularFileOnlyItsOwnerReads() throws {
+        let folder = NSTemporaryDirectory() + "tripod-key-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let key = String(repeating: "0123456789abcdef", count: 4)
+        let file = folder + "/key"
+        try (key + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        #expect(try CollectionKey.load(file) == key)
+        chmod(file, 0o644)
+        #expect(throws: RemoteError.self) { try CollectionKey.load(file) }
+        let fifo = folder + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: RemoteError.self) { try CollectionKey.load(fifo) }
+        #expect(throws: RemoteError.self) { try CollectionKey.load(folder) }
+    }
+
     @Test func theSimulatedBoardsSerialIsOnePerStateDirectoryAndStable() {
         let a = BodySerial.read(simulated: true, stateDirectory: "/var/lib/tripod-a", cameraIndex: 0)
         #expect(a == BodySerial.read(simulated: true, stateDirectory: "/var/lib/tripod-a/", cameraIndex: 0))

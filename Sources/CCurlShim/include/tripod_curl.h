@@ -13,7 +13,6 @@ CURLcode tripod_curl_easy_setopt_string(CURL *handle, CURLoption option, const c
 CURLcode tripod_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode tripod_curl_easy_setopt_write_function(CURL *handle, tripod_curl_write_function function);
 CURLcode tripod_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode tripod_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLMcode tripod_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
 #endif
