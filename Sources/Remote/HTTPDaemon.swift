@@ -10,8 +10,8 @@ public struct HTTPLimits: Sendable {
     public var connections = 64
     /// Connections open at once from one address (16 viewers and a few requests beside them).
     public var connectionsPerAddress = 20
-    /// A request line and headers not all in this long after accept (or after the previous
-    /// request's end) closes the connection, however many bytes trickle in (slowloris).
+    /// A request (line, headers and body) not all in this long after accept (or after the
+    /// previous request's end) closes the connection, however many bytes trickle in (slowloris).
     public var headDeadline: Duration = .seconds(10)
     /// A connection with no traffic for this long is closed (libmicrohttpd's timeout; every byte resets it).
     public var idleTimeoutSeconds = 15
@@ -191,7 +191,6 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
             state.refused = .text(413, "request body over \(daemon.limits.bodyBytes) bytes")
         }
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        daemon.deadlines.headArrived(UInt(bitPattern: connection))
         return .YES
     }
     if let uploadSize, uploadSize.pointee > 0 {
@@ -206,6 +205,8 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
         uploadSize.pointee = 0
         return .YES
     }
+    // The whole request (head and body) is in: from here it is served, however long (a stream).
+    daemon.deadlines.requestArrived(UInt(bitPattern: connection))
     let response: HTTPResponse
     if let refused = pending.refused {
         response = refused

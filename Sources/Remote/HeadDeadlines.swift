@@ -4,13 +4,13 @@ import Hardware
 import Synchronization
 import Syscalls
 
-/// The request head's deadline (slowloris): a connection whose request line and headers have not
-/// all arrived `deadline` after it was accepted (or after its previous request ended, on a kept-alive
-/// connection) is cut, however many bytes trickle in. libmicrohttpd's own timeout is an idle
+/// The request head's deadline (slowloris): a connection whose request line, headers and body
+/// (at most `HTTPLimits.bodyBytes`) have not all arrived `deadline` after it was accepted (or after
+/// its previous request ended, on a kept-alive connection) is cut, however many bytes trickle in. libmicrohttpd's own timeout is an idle
 /// timeout that every byte resets.
 ///
-/// HTTPDaemon reports each connection's start and close (MHD_OPTION_NOTIFY_CONNECTION), the first
-/// access-handler call of a request (its head is complete) and each request's end. A reaper thread
+/// HTTPDaemon reports each connection's start and close (MHD_OPTION_NOTIFY_CONNECTION), the
+/// access-handler call that answers a request (its head and body are complete) and each request's end. A reaper thread
 /// calls shutdown(fd, SHUT_RDWR) through the Syscalls seam, never close: libmicrohttpd sees the end of the stream on its own
 /// thread and closes the connection as it would any other. The table is the one owner of the
 /// sockets it names: an entry leaves it at MHD_CONNECTION_NOTIFY_CLOSED, which libmicrohttpd sends
@@ -19,8 +19,8 @@ import Syscalls
 final class HeadDeadlines: Sendable {
     struct Connection {
         let socket: Int32
-        /// When the head now awaited began (accept, or the previous request's end); nil while a
-        /// request is being served (its head is complete; a stream may last for hours).
+        /// When the request now awaited began (accept, or the previous request's end); nil while a
+        /// request is being served (it is all in; a stream may last for hours).
         var headSince: ContinuousClock.Instant?
     }
 
@@ -65,7 +65,7 @@ final class HeadDeadlines: Sendable {
         connections.withLock { $0[key] = Connection(socket: socket, headSince: .now) }
     }
 
-    func headArrived(_ key: UInt) { connections.withLock { $0[key]?.headSince = nil } }
+    func requestArrived(_ key: UInt) { connections.withLock { $0[key]?.headSince = nil } }
 
     func requestEnded(_ key: UInt) { connections.withLock { $0[key]?.headSince = .now } }
 

@@ -29,8 +29,8 @@ import TestSupport
         let sockets = try (1...4).map { _ in try Self.pair() }
         defer { sockets.forEach { close($0.server); close($0.peer) } }
         for (i, socket) in sockets.enumerated() { deadlines.opened(UInt(i + 1), socket: socket.server) }
-        deadlines.headArrived(2)
-        deadlines.headArrived(3)
+        deadlines.requestArrived(2)
+        deadlines.requestArrived(3)
         deadlines.requestEnded(3)
         deadlines.closed(4)
         // An entry without a socket is never kept.
