@@ -83,16 +83,20 @@ public final class HTTPDaemon: @unchecked Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     /// The request heads' deadline and its reaper thread.
     let deadlines: HeadDeadlines
+    /// Added to every response, the daemon's own refusals included (the remote's security headers).
+    let everyResponse: [(String, String)]
     private var daemon: OpaquePointer?
 
     /// Whether it serves HTTPS.
     public let usesTLS: Bool
 
     /// Starts listening on the IPv4 or IPv6 `address`:`port` (MHD_start_daemon through
-    /// tripod_mhd_start), over TLS when `tls` is given (GnuTLS inside libmicrohttpd).
-    public init(address: String, port: Int, limits: HTTPLimits, tls: TLSCredentials? = nil,
+    /// tripod_mhd_start), over TLS when `tls` is given (GnuTLS inside libmicrohttpd). `headers`
+    /// go on every response it sends, its own refusals (400, 413, 431) included.
+    public init(address: String, port: Int, limits: HTTPLimits, tls: TLSCredentials? = nil, headers: [(String, String)] = [],
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(RemoteError) {
         self.limits = limits
+        self.everyResponse = headers
         self.usesTLS = tls != nil
         if tls != nil, tripod_mhd_supports_tls() != 1 {
             throw RemoteError("remote: this libmicrohttpd was built without TLS, so remote.tls cannot be served; set remote.tls off")
@@ -209,7 +213,8 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
     daemon.deadlines.requestArrived(UInt(bitPattern: connection))
     let response: HTTPResponse
     if let refused = pending.refused {
-        response = refused
+        // Refused before the handler, so before any token: the connection is not kept.
+        response = refused.adding([("Connection", "close")])
     } else {
         var headers: [String: String] = [:]
         for name in ["Authorization", "Cookie", "Range", "Content-Type", "Origin", "Host"] {
@@ -222,7 +227,7 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
                                   headers: headers, body: pending.body, client: client)
         response = daemon.handler(request)
     }
-    return queue(response, on: connection)
+    return queue(response.adding(daemon.everyResponse), on: connection)
 }
 
 /// MHD_RequestCompletedCallback: releases the request's state; the next head's deadline runs from now.
