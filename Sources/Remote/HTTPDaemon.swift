@@ -181,17 +181,18 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
     let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue()
     guard let pending = requestContext.pointee.map({ Unmanaged<PendingRequest>.fromOpaque($0).takeUnretainedValue() }) else {
         let state = PendingRequest()
-        let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+        // One pass over the headers: it returns how many there are and counts the unnamed ones.
         var unnamed = 0
-        _ = withUnsafeMutablePointer(to: &unnamed) { MHD_get_connection_values(connection, .HEADER_KIND, countUnnamed, $0) }
+        let headerCount = Int(withUnsafeMutablePointer(to: &unnamed) { MHD_get_connection_values(connection, .HEADER_KIND, countUnnamed, $0) })
+        let contentLength = lookUp(connection, "Content-Length")
         if headerCount > daemon.limits.headerCount {
             state.refused = .text(431, "too many headers (at most \(daemon.limits.headerCount))")
         } else if unnamed > 0 {
             state.refused = .text(400, "a header without a name")
-        } else if lookUp(connection, "Content-Length") != nil, lookUp(connection, "Transfer-Encoding") != nil {
+        } else if contentLength != nil, lookUp(connection, "Transfer-Encoding") != nil {
             // RFC 9112 6.1: refused rather than read one way here and another by a proxy in front (smuggling).
             state.refused = .text(400, "both Content-Length and Transfer-Encoding")
-        } else if let length = lookUp(connection, "Content-Length").flatMap({ Int($0) }), length > daemon.limits.bodyBytes {
+        } else if let length = contentLength.flatMap({ Int($0) }), length > daemon.limits.bodyBytes {
             state.refused = .text(413, "request body over \(daemon.limits.bodyBytes) bytes")
         }
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -252,7 +253,8 @@ private let httpConnection: MHD_NotifyConnectionCallback = { context, connection
     }
 }
 
-/// MHD_KeyValueIterator: counts the headers with an empty name into the Int at `context`.
+/// MHD_KeyValueIterator: counts the headers with an empty name into the Int at `context`; goes
+/// through them all (MHD_get_connection_values then returns how many there are).
 private let countUnnamed: MHD_KeyValueIterator = { context, _, key, _ in
     if let context, key.map({ $0.pointee == 0 }) ?? true { context.assumingMemoryBound(to: Int.self).pointee += 1 }
     return .YES
