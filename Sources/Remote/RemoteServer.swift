@@ -28,7 +28,7 @@ public final class RemoteServer: Sendable {
         self.daemon = box
         let router = RemoteRouter(token: token, collectionKey: collectionKey, captures: captures, limiter: limiter, runner: runner, preview: preview, overTLS: tls != nil)
         do {
-            box.daemon = try HTTPDaemon(address: address, port: port, limits: limits, tls: tls) { router.route($0) }
+            box.daemon = try HTTPDaemon(address: address, port: port, limits: limits, tls: tls, headers: RemoteRouter.securityHeaders) { router.route($0) }
         } catch {
             preview.stop()
             throw error
@@ -63,19 +63,19 @@ struct RemoteRouter: Sendable {
     let overTLS: Bool
     static let cookieName = "tripod_token"
 
-    /// On every response: only this server's own files, in no frame, no Referer sent elsewhere,
-    /// types as declared (docs/remote.md, "Security").
+    /// On every response (the daemon adds them, to its own refusals too): only this server's own
+    /// files, in no frame, no Referer sent elsewhere, types as declared (docs/remote.md, "Security").
     static let securityHeaders = [
         ("Content-Security-Policy", "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
         ("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"),
     ]
 
-    /// The answer to `request`, with the security headers. A connection stays open (keep-alive)
-    /// only after a request with the right token: other answers close it, so a peer without the
-    /// token holds a connection for at most one head deadline.
+    /// The answer to `request`. A connection stays open (keep-alive) only after a request with
+    /// the right token: other answers close it, so a peer without the token holds a connection
+    /// for at most one head deadline.
     func route(_ request: HTTPRequest) -> HTTPResponse {
         let (response, authenticated) = answer(request)
-        return response.adding(Self.securityHeaders + (authenticated ? [] : [("Connection", "close")]))
+        return authenticated ? response : response.adding([("Connection", "close")])
     }
 
     private func answer(_ request: HTTPRequest) -> (HTTPResponse, authenticated: Bool) {
