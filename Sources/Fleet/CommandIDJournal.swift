@@ -48,7 +48,7 @@ final class CommandIDJournal {
     func admit(_ id: String, then work: @escaping () -> Void) -> Admission {
         guard !seen.contains(id) else { return .duplicate }
         guard waiting.count + writing.count < Self.maximumWaiting else { return .full }
-        _ = seen.insert(id)
+        seen.insert(id)
         guard writer != nil else { work(); return .admitted }
         waiting.append(work)
         if !writeInFlight { writeBatch() }

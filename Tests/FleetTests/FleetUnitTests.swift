@@ -96,8 +96,8 @@ import LinuxHardware
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let state = StateStore(storage: try PosixStorage(root: directory))
         let seen = SeenCommandIDs(capacity: 3)
-        var remembered: [String] = []
-        for id in ["a", "b", "c", "d"] { remembered = seen.insert(id) }
+        for id in ["a", "b", "c", "d"] { seen.insert(id) }
+        let remembered = seen.remembered
         #expect(remembered == ["b", "c", "d"])
         #expect(!seen.contains("a") && seen.contains("b") && seen.contains("d"))
         try state.save(remembered, as: StateStore.File.fleetCommandIDs)
