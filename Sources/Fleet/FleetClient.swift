@@ -292,7 +292,9 @@ public final class FleetClient {
                           link.topics.everyRigState, link.topics.everyRigStatus, link.topics.everyRigReply, link.topics.everyRigCancel] {
                 do { try link.client.subscribe(topic: topic, qos: 1) } catch { log.warning("fleet: subscribe \(topic): \(error)") }
             }
-            pollStatus(force: true)
+            // A new connection publishes its status whatever the last one published.
+            lastStatusPublished = nil
+            pollStatus()
         case .connected(let code):
             log.warning("fleet: broker \(link.broker) refused the connection: \(MosquittoClient.describeRefusal(code))")
         case .disconnected(let code):
@@ -446,12 +448,11 @@ public final class FleetClient {
         let target = LoopBound(WeakFleetClient(self), loop: host.loop)
         statusTimer = host.loop.schedule(after: Self.statusPoll) {
             guard let client = target.value.client else { return }
-            client.pollStatus(force: false)
+            client.pollStatus()
             client.scheduleStatusPoll()
         }
     }
 
-    private var forceStatus = false
     private var statusPollQueued = false
 
     /// A command changed the status, maybe: one poll on the loop's next turn, however many commands
@@ -463,14 +464,13 @@ public final class FleetClient {
         host.loop.execute {
             guard let fleet = target.value.client else { return }
             fleet.statusPollQueued = false
-            fleet.pollStatus(force: false)
+            fleet.pollStatus()
         }
     }
 
     /// Asks `status` on the status session (its reply comes back through `sessionWrote`).
-    private func pollStatus(force: Bool) {
+    private func pollStatus() {
         guard connected, let session = statusSession, !session.isClosed else { return }
-        forceStatus = forceStatus || force
         host.receive(bytes: Array("status\n".utf8), from: session)
     }
 
@@ -479,7 +479,8 @@ public final class FleetClient {
     static let measuredStatusFields = ["uptime", "frame", "exposure", "iso", "lens", "wb", "ev.offset",
                                        "imu.samples", "imu.rate", "imu.still", "free", "clock.error.us"]
 
-    /// Publishes the status reply when it changed (measurements aside), when forced, or when 10 s have passed.
+    /// Publishes the status reply when it changed (measurements aside), when 10 s have passed, or
+    /// when none was published on this connection yet.
     private func statusReplied(_ reply: String) {
         guard let link else { return }
         let line = Self.advertising(link.client.localAddress(), in: Self.addingClock(clockSync.read(), to: reply))
@@ -488,8 +489,7 @@ public final class FleetClient {
         let now = host.loop.now()
         // Due a poll and a half early, so the next poll cannot carry it past the interval.
         let due = lastStatusPublished.map { now - $0 >= Self.statusInterval - Self.statusPoll * 1.5 } ?? true
-        guard forceStatus || due || values != lastStatus else { return }
-        forceStatus = false
+        guard due || values != lastStatus else { return }
         lastStatus = values
         lastStatusPublished = now
         publish(link.topics.status, line, retain: true)
