@@ -33,7 +33,8 @@ public final class FleetClient {
     /// The clock's sync state, published in the status (`clock`, `clock.error.us`).
     let clockSync: any ClockSyncReading
     private var link: Link?
-    private var generation = 0
+    /// Counts connections made; events of an older one are ignored.
+    private(set) var generation = 0
     private var connected = false
     private var started = false
     /// Hears the events (it runs no line); each command has a session of its own.
@@ -269,6 +270,14 @@ public final class FleetClient {
         count(\.queue, taken.droppedGroup, "group messages dropped: more than \(inbox.groupCapacity) were waiting")
         count(\.oversize, taken.droppedOversize, "state, status or reply payloads over \(Self.maximumGroupPayloadBytes) bytes dropped")
         for item in taken.commands + taken.group where item.connection == generation { handle(item.event) }
+        // Commands left in the inbox wait for the journal's room, which a write in flight frees
+        // (`roomFreed` drains again). When what was taken admitted nothing (cancels, duplicates,
+        // malformed messages, connection events), no write is in flight and the inbox asks no hop
+        // while they wait: drain again on the loop's next turn.
+        if journal.room > 0, inbox.waiting.commands > 0 {
+            let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+            host.loop.execute { target.value.client?.drainInbox() }
+        }
     }
 
     /// Adds `added` to a count of drops; logs when the count first passes 1, 10, 100, ... (never a flood of lines).
