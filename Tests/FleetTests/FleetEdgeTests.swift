@@ -53,6 +53,9 @@ import Testing
         try send("second", shot: shotID(40), in: 40, at: 40)
         let second = try answer("second")
         #expect(second["code"] as? String == "busy" && (second["message"] as? String)?.contains("one shot is armed at a time") == true, "\(second)")
+        // Sent from the armed rig, the same refusal (its shot is not sent).
+        let sentHere = r2.type("fleet shot in 5s capture").reply ?? ""
+        #expect(sentHere.hasPrefix("err busy shot \(armed) is armed on this rig") && sentHere.contains("one shot is armed at a time"), "\(sentHere)")
         // Over MQTT nobody cancels with a command line: only the sender, on its own topic.
         try observer.publish(topics.rigCommands, "{\"id\":\"cancel-over-mqtt\",\"line\":\"fleet cancel \(armed)\"}")
         let overMQTT = try answer("cancel-over-mqtt")
