@@ -143,6 +143,23 @@ import LinuxHardware
         #expect(topics.lane(of: "tripod/g/r2/status") == .group && topics.lane(of: "tripod/g/r2/reply") == .group)
     }
 
+    /// A long flood of status through a small group lane: the newest are kept, in order, however many
+    /// times the lane dropped its oldest (and cut what it dropped); a connection event pushed on the
+    /// group lane waits with the commands, never dropped.
+    @Test func theGroupLaneKeepsTheNewestThroughALongFlood() {
+        let inbox = FleetInbox(commandCapacity: 4, groupCapacity: 8, maximumGroupPayloadBytes: 16)
+        func status(_ n: Int) -> MosquittoEvent { .message(topic: "tripod/g/x\(n)/status", payload: [1], retained: false) }
+        for n in 0..<1000 { _ = inbox.push(.init(connection: 1, event: status(n)), lane: .group) }
+        _ = inbox.push(.init(connection: 1, event: .disconnected(code: 7)), lane: .group)
+        #expect(inbox.waiting.group == 8 && inbox.waiting.commands == 1)
+        let taken = inbox.drain()
+        #expect(taken.group.map(\.event) == (992..<1000).map(status))
+        #expect(taken.droppedGroup == 992)
+        #expect(taken.commands.map(\.event) == [.disconnected(code: 7)])
+        for n in 0..<3 { _ = inbox.push(.init(connection: 1, event: status(n)), lane: .group) }
+        #expect(inbox.drain().group.map(\.event) == (0..<3).map(status), "after a drain the lane starts empty")
+    }
+
     /// A shot's id names its sender; no other rig's name fits it, even one that extends it.
     @Test func aShotIdNamesItsSenderOnly() {
         let id = ShotRequest.makeID(rig: "cam-1", instant: Date(timeIntervalSince1970: 1_764_950_400.123), serial: 0)
