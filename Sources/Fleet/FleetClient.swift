@@ -43,9 +43,10 @@ public final class FleetClient {
     private var lastStatus: [String: String]?
     private var lastStatusPublished: MonotonicTime?
     private var statusTimer: ScheduledWork?
+    /// The backoff's timer while a failed first connection waits for its retry; nil otherwise.
     private var retryTimer: ScheduledWork?
-    /// True while a failed first connection waits for its retry (the backoff's timer).
-    private(set) var retryPending = false
+    /// True while a failed first connection waits for its retry.
+    var retryPending: Bool { retryTimer != nil }
 
     // Shots at a shared instant (FleetClient+Shots.swift).
     /// Arms this rig's part of a shot (Startup: the supervisor's `armShot`); nil: shots are refused.
@@ -169,6 +170,7 @@ public final class FleetClient {
         scheduled.values.forEach { $0.cancel() }
         scheduled = [:]
         retryTimer?.cancel()
+        retryTimer = nil
         if let link, connected { try? link.client.publish(topic: link.topics.state, payload: "offline", qos: 1, retain: true) }
         link?.client.disconnect()
         link = nil
@@ -189,6 +191,7 @@ public final class FleetClient {
         }
         generation += 1
         retryTimer?.cancel()
+        retryTimer = nil
         rigsSeen = [:]
         guard let broker = fleet.broker else { return }
         let topics = FleetTopics(group: fleet.group, rig: fleet.rig)
@@ -251,10 +254,9 @@ public final class FleetClient {
                 log.warning("fleet: broker \(made.broker) not reachable (\(error)); retrying with backoff, the rig works locally meanwhile")
             }
             let target = LoopBound(WeakFleetClient(self), loop: host.loop)
-            retryPending = true
             retryTimer = host.loop.schedule(after: retry) {
                 guard let fleet = target.value.client else { return }
-                fleet.retryPending = false
+                fleet.retryTimer = nil
                 guard fleet.generation == connection, let link = fleet.link else { return }
                 fleet.firstConnect(link, connection: connection, retry: min(retry * 2, Self.longestRetry))
             }
