@@ -157,7 +157,9 @@ import Testing
         }
         while ran.count < 100 {
             writer.drain()
-            #expect(loop.run() > 0, "a write ended without handing its commands back")
+            let handedBack = loop.run()
+            #expect(handedBack > 0, "a write ended without handing its commands back")
+            if handedBack == 0 { break }  // fail, not spin
         }
         #expect(ran == (0..<100).map { "c\($0)" })
         #expect(notOnDisk.isEmpty, "\(notOnDisk) ran before their ids were on disk")
