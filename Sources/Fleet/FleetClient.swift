@@ -447,10 +447,9 @@ public final class FleetClient {
         publish(link.topics.reply, "{\"id\":" + Self.jsonString(id) + "," + replyLine.dropFirst())
     }
 
+    /// A JSON string literal (the console's own escaping, `ReplyFormatter.jsonString`), or `null`.
     static func jsonString(_ value: String?) -> String {
-        guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]),
-              let text = String(data: data, encoding: .utf8) else { return "null" }
-        return text
+        value.map(ReplyFormatter.jsonString) ?? "null"
     }
 
     // MARK: Status

@@ -171,6 +171,15 @@ import LinuxHardware
         #expect(!ShotRequest.isSent(by: "a", id: ShotRequest.makeID(rig: "a-1764950400000", instant: Date(timeIntervalSince1970: 1_764_950_400), serial: 0)))
     }
 
+    /// The payloads' strings are JSON that any parser reads back as they were; nil is null.
+    @Test func jsonStringsReadBackAsTheyWere() throws {
+        for text in ["cam01-1777636805250", "a \"quoted\" \\ back/slash", "tab\there", "é ✓", ""] {
+            let literal = FleetClient.jsonString(text)
+            #expect(try JSONSerialization.jsonObject(with: Data(literal.utf8), options: [.fragmentsAllowed]) as? String == text, "\(literal)")
+        }
+        #expect(FleetClient.jsonString(nil) == "null")
+    }
+
     @Test func topicsAreTheIssuesNames() {
         let t = FleetTopics(group: "studio", rig: "cam07")
         #expect(t.state == "tripod/studio/cam07/state")
