@@ -160,6 +160,18 @@ import LinuxHardware
         #expect(inbox.drain().group.map(\.event) == (0..<3).map(status), "after a drain the lane starts empty")
     }
 
+    /// A rig's state goes the way of its status and replies: the group lane, whose size bound drops
+    /// and counts a payload over the limit (the broker tests send oversized status and replies).
+    @Test func anOversizedStateIsDroppedAndCounted() {
+        let topics = FleetTopics(group: "g", rig: "r1")
+        #expect(topics.lane(of: "tripod/g/r2/state") == .group)
+        let inbox = FleetInbox(commandCapacity: 4, groupCapacity: 8, maximumGroupPayloadBytes: 16)
+        _ = inbox.push(.init(connection: 1, event: .message(topic: "tripod/g/r2/state", payload: Array(repeating: 0x6F, count: 17), retained: true)), lane: .group)
+        _ = inbox.push(.init(connection: 1, event: .message(topic: "tripod/g/r2/state", payload: Array("online".utf8), retained: true)), lane: .group)
+        let taken = inbox.drain()
+        #expect(taken.droppedOversize == 1 && taken.group.count == 1)
+    }
+
     /// A shot's id names its sender; no other rig's name fits it, even one that extends it.
     @Test func aShotIdNamesItsSenderOnly() {
         let id = ShotRequest.makeID(rig: "cam-1", instant: Date(timeIntervalSince1970: 1_764_950_400.123), serial: 0)
