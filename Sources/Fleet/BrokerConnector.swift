@@ -61,7 +61,10 @@ enum BrokerConnector {
             case .failure(let failure):
                 outcome = .failure(failure)
             case .success(let addresses):
-                let address = addresses[0]
+                guard let address = addresses.first else {
+                    outcome = .failure(BrokerConnectFailure("\(host) has no usable address"))
+                    break
+                }
                 do throws(MosquittoError) {
                     try client.connect(host: tls ? host : address, port: port, keepaliveSeconds: keepaliveSeconds)
                     try client.startLoop()

@@ -23,12 +23,11 @@ final class CommandIDJournal {
     private let log: Logger
     /// Admitted since the write in flight began: the next write covers them.
     private var waiting: [() -> Void] = []
-    /// Covered by the write in flight; they run when it ends.
+    /// Covered by the write in flight (never empty while one is); they run when it ends.
     private var writing: [() -> Void] = []
-    private var writeInFlight = false
-    /// Writes of the id list made, and ids they covered (for tests and the log).
+    private var writeInFlight: Bool { !writing.isEmpty }
+    /// Writes of the id list made (tests).
     private(set) var writes = 0
-    private(set) var idsWritten = 0
 
     init(capacity: Int, remembered: [String], writer: StateWriter?, loop: any EventLoop, log: Logger) {
         seen = SeenCommandIDs(capacity: capacity, remembered: remembered)
@@ -49,7 +48,7 @@ final class CommandIDJournal {
     func admit(_ id: String, then work: @escaping () -> Void) -> Admission {
         guard !seen.contains(id) else { return .duplicate }
         guard waiting.count + writing.count < Self.maximumWaiting else { return .full }
-        _ = seen.insert(id)
+        seen.insert(id)
         guard writer != nil else { work(); return .admitted }
         waiting.append(work)
         if !writeInFlight { writeBatch() }
@@ -60,27 +59,19 @@ final class CommandIDJournal {
         guard let writer, !waiting.isEmpty else { return }
         writing = waiting
         waiting = []
-        writeInFlight = true
         writes += 1
-        idsWritten += writing.count
-        let target = LoopBound(WeakJournal(self), loop: loop)
+        let target = WeakLoopBound(self, loop: loop)
         writer.save(seen.remembered, as: StateStore.File.fleetCommandIDs) { error in
-            target.value.journal?.batchWritten(error)
+            target.value?.batchWritten(error)
         }
     }
 
     private func batchWritten(_ error: (any Error)?) {
         let batch = writing
         writing = []
-        writeInFlight = false
         if let error { log.warning("fleet: cannot save the ids of commands run (\(error)); \(batch.count) commands could run again after a restart") }
         for work in batch { work() }
         writeBatch()
         roomFreed?()
     }
-}
-
-private struct WeakJournal {
-    weak var journal: CommandIDJournal?
-    init(_ journal: CommandIDJournal) { self.journal = journal }
 }

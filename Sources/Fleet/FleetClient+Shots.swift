@@ -143,7 +143,7 @@ extension FleetClient {
         }
         // A refused shot is marked too: a second delivery gets no second answer.
         if let at, abs(at.timeIntervalSince(instant)) >= 0.0005 {
-            _ = armedShots.insert(shot)
+            armedShots.insert(shot)
             refuse(ConsoleError(.badValue, "fleet arm: \"at\" \(FleetCommandMessage.formatTime(at)) disagrees with the instant \(words[3]) in its line; a shot's sender sends the same instant in both"))
             return
         }
@@ -151,18 +151,13 @@ extension FleetClient {
         let earliest = now.addingTimeInterval(FleetCommandMessage.minimumLead.secondsValue)
         guard instant >= earliest else {
             refuse(ConsoleError(.outOfRange, "the shot's instant \(words[3]) is past or too soon for this rig: its clock reads \(FleetCommandMessage.formatTime(now)); the earliest that would have worked is \(FleetCommandMessage.formatTime(earliest))"))
-            _ = armedShots.insert(shot)
+            armedShots.insert(shot)
             return
         }
         let latest = now.addingTimeInterval((ShotRequest.longestLead + Self.armClockAllowance).secondsValue)
         guard instant <= latest else {
-            _ = armedShots.insert(shot)
+            armedShots.insert(shot)
             refuse(ConsoleError(.outOfRange, "the shot's instant \(words[3]) is more than \(Int(ShotRequest.longestLead.secondsValue / 60)) minutes ahead of this rig's clock (\(FleetCommandMessage.formatTime(now))); a rig stays armed (busy) until its shot, so it arms at most \(Int(ShotRequest.longestLead.secondsValue / 60)) minutes ahead"))
-            return
-        }
-        if let armed = armedPart {
-            _ = armedShots.insert(shot)
-            refuse(ConsoleError(.busy, "shot \(armed.shot) is armed on this rig until \(FleetCommandMessage.formatTime(armed.instant)); one shot is armed at a time (fleet cancel \(armed.shot) at this rig's console releases it)"))
             return
         }
         let action = Array(words.dropFirst(4))
@@ -182,13 +177,13 @@ extension FleetClient {
 
     /// Arms this rig's part of shot `id` through `armShot`, with the clock's state now. An id is
     /// armed once: it is marked before the attempt, so a refused shot is not tried again either.
-    /// One part is armed at a time (`armedPart`, cleared when the part ends).
+    /// One part is armed at a time (`armedPart`, cleared when the part ends), whoever sent it.
     private func armHere(id: String, instant: Date, action: [String], ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)] {
         guard let armShot else { throw ConsoleError(.unsupported, "shots are not wired in this process") }
+        armedShots.insert(id)
         if let armed = armedPart {
-            throw ConsoleError(.busy, "shot \(armed.shot) is armed on this rig until \(FleetCommandMessage.formatTime(armed.instant)); fleet cancel \(armed.shot) releases it")
+            throw ConsoleError(.busy, "shot \(armed.shot) is armed on this rig until \(FleetCommandMessage.formatTime(armed.instant)); one shot is armed at a time (fleet cancel \(armed.shot) at this rig's console releases it)")
         }
-        _ = armedShots.insert(id)
         let clock = clockSync.read()
         let wall = Int64((wallClock().timeIntervalSince1970 * 1e9).rounded())
         let order = ShotOrder(id: id, instantNanoseconds: Int64((instant.timeIntervalSince1970 * 1e9).rounded()),

@@ -33,7 +33,8 @@ public final class FleetClient {
     /// The clock's sync state, published in the status (`clock`, `clock.error.us`).
     let clockSync: any ClockSyncReading
     private var link: Link?
-    private var generation = 0
+    /// Counts connections made; events of an older one are ignored.
+    private(set) var generation = 0
     private var connected = false
     private var started = false
     /// Hears the events (it runs no line); each command has a session of its own.
@@ -42,9 +43,10 @@ public final class FleetClient {
     private var lastStatus: [String: String]?
     private var lastStatusPublished: MonotonicTime?
     private var statusTimer: ScheduledWork?
+    /// The backoff's timer while a failed first connection waits for its retry; nil otherwise.
     private var retryTimer: ScheduledWork?
-    /// True while a failed first connection waits for its retry (the backoff's timer).
-    private(set) var retryPending = false
+    /// True while a failed first connection waits for its retry.
+    var retryPending: Bool { retryTimer != nil }
 
     // Shots at a shared instant (FleetClient+Shots.swift).
     /// Arms this rig's part of a shot (Startup: the supervisor's `armShot`); nil: shots are refused.
@@ -168,6 +170,7 @@ public final class FleetClient {
         scheduled.values.forEach { $0.cancel() }
         scheduled = [:]
         retryTimer?.cancel()
+        retryTimer = nil
         if let link, connected { try? link.client.publish(topic: link.topics.state, payload: "offline", qos: 1, retain: true) }
         link?.client.disconnect()
         link = nil
@@ -188,6 +191,7 @@ public final class FleetClient {
         }
         generation += 1
         retryTimer?.cancel()
+        retryTimer = nil
         rigsSeen = [:]
         guard let broker = fleet.broker else { return }
         let topics = FleetTopics(group: fleet.group, rig: fleet.rig)
@@ -250,10 +254,9 @@ public final class FleetClient {
                 log.warning("fleet: broker \(made.broker) not reachable (\(error)); retrying with backoff, the rig works locally meanwhile")
             }
             let target = LoopBound(WeakFleetClient(self), loop: host.loop)
-            retryPending = true
             retryTimer = host.loop.schedule(after: retry) {
                 guard let fleet = target.value.client else { return }
-                fleet.retryPending = false
+                fleet.retryTimer = nil
                 guard fleet.generation == connection, let link = fleet.link else { return }
                 fleet.firstConnect(link, connection: connection, retry: min(retry * 2, Self.longestRetry))
             }
@@ -269,6 +272,14 @@ public final class FleetClient {
         count(\.queue, taken.droppedGroup, "group messages dropped: more than \(inbox.groupCapacity) were waiting")
         count(\.oversize, taken.droppedOversize, "state, status or reply payloads over \(Self.maximumGroupPayloadBytes) bytes dropped")
         for item in taken.commands + taken.group where item.connection == generation { handle(item.event) }
+        // Commands left in the inbox wait for the journal's room, which a write in flight frees
+        // (`roomFreed` drains again). When what was taken admitted nothing (cancels, duplicates,
+        // malformed messages, connection events), no write is in flight and the inbox asks no hop
+        // while they wait: drain again on the loop's next turn.
+        if journal.room > 0, inbox.waiting.commands > 0 {
+            let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+            host.loop.execute { target.value.client?.drainInbox() }
+        }
     }
 
     /// Adds `added` to a count of drops; logs when the count first passes 1, 10, 100, ... (never a flood of lines).
@@ -292,7 +303,9 @@ public final class FleetClient {
                           link.topics.everyRigState, link.topics.everyRigStatus, link.topics.everyRigReply, link.topics.everyRigCancel] {
                 do { try link.client.subscribe(topic: topic, qos: 1) } catch { log.warning("fleet: subscribe \(topic): \(error)") }
             }
-            pollStatus(force: true)
+            // A new connection publishes its status whatever the last one published.
+            lastStatusPublished = nil
+            pollStatus()
         case .connected(let code):
             log.warning("fleet: broker \(link.broker) refused the connection: \(MosquittoClient.describeRefusal(code))")
         case .disconnected(let code):
@@ -434,10 +447,9 @@ public final class FleetClient {
         publish(link.topics.reply, "{\"id\":" + Self.jsonString(id) + "," + replyLine.dropFirst())
     }
 
+    /// A JSON string literal (the console's own escaping, `ReplyFormatter.jsonString`), or `null`.
     static func jsonString(_ value: String?) -> String {
-        guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]),
-              let text = String(data: data, encoding: .utf8) else { return "null" }
-        return text
+        value.map(ReplyFormatter.jsonString) ?? "null"
     }
 
     // MARK: Status
@@ -446,12 +458,11 @@ public final class FleetClient {
         let target = LoopBound(WeakFleetClient(self), loop: host.loop)
         statusTimer = host.loop.schedule(after: Self.statusPoll) {
             guard let client = target.value.client else { return }
-            client.pollStatus(force: false)
+            client.pollStatus()
             client.scheduleStatusPoll()
         }
     }
 
-    private var forceStatus = false
     private var statusPollQueued = false
 
     /// A command changed the status, maybe: one poll on the loop's next turn, however many commands
@@ -463,14 +474,13 @@ public final class FleetClient {
         host.loop.execute {
             guard let fleet = target.value.client else { return }
             fleet.statusPollQueued = false
-            fleet.pollStatus(force: false)
+            fleet.pollStatus()
         }
     }
 
     /// Asks `status` on the status session (its reply comes back through `sessionWrote`).
-    private func pollStatus(force: Bool) {
+    private func pollStatus() {
         guard connected, let session = statusSession, !session.isClosed else { return }
-        forceStatus = forceStatus || force
         host.receive(bytes: Array("status\n".utf8), from: session)
     }
 
@@ -479,7 +489,8 @@ public final class FleetClient {
     static let measuredStatusFields = ["uptime", "frame", "exposure", "iso", "lens", "wb", "ev.offset",
                                        "imu.samples", "imu.rate", "imu.still", "free", "clock.error.us"]
 
-    /// Publishes the status reply when it changed (measurements aside), when forced, or when 10 s have passed.
+    /// Publishes the status reply when it changed (measurements aside), when 10 s have passed, or
+    /// when none was published on this connection yet.
     private func statusReplied(_ reply: String) {
         guard let link else { return }
         let line = Self.advertising(link.client.localAddress(), in: Self.addingClock(clockSync.read(), to: reply))
@@ -488,8 +499,7 @@ public final class FleetClient {
         let now = host.loop.now()
         // Due a poll and a half early, so the next poll cannot carry it past the interval.
         let due = lastStatusPublished.map { now - $0 >= Self.statusInterval - Self.statusPoll * 1.5 } ?? true
-        guard forceStatus || due || values != lastStatus else { return }
-        forceStatus = false
+        guard due || values != lastStatus else { return }
         lastStatus = values
         lastStatusPublished = now
         publish(link.topics.status, line, retain: true)

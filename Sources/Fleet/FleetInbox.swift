@@ -30,7 +30,14 @@ public final class FleetInbox: Sendable {
     }
 
     private struct State: Sendable {
+        /// The commands lane and the counts (the group lane is `group`).
         var taken = Drained()
+        /// The group lane, oldest first, messages only. Its oldest goes by emptying its slot and
+        /// moving `groupHead` on (a flood costs no shifting of thousands of messages per message on
+        /// libmosquitto's thread); the emptied slots are cut at the drain, or once they are as many
+        /// as the lane holds.
+        var group: [Item?] = []
+        var groupHead = 0
         var hopPending = false
         /// Messages (not connection events) waiting in each lane.
         var commandMessages = 0
@@ -47,9 +54,11 @@ public final class FleetInbox: Sendable {
         self.maximumGroupPayloadBytes = maximumGroupPayloadBytes
     }
 
-    /// Adds an event on `lane`; true when the caller must schedule a drain on the loop.
+    /// Adds an event on `lane` (connection events always on `.commands`); true when the caller must
+    /// schedule a drain on the loop.
     public func push(_ item: Item, lane: Lane) -> Bool {
         state.withLock { s in
+            var lane = lane
             if case .message(_, let payload, _) = item.event {
                 switch lane {
                 case .commands where s.commandMessages >= commandCapacity:
@@ -61,15 +70,19 @@ public final class FleetInbox: Sendable {
                     s.taken.droppedOversize += 1
                     return false
                 case .group where s.groupMessages >= groupCapacity:
-                    Self.dropOldestMessage(&s.taken.group)
+                    s.group[s.groupHead] = nil
+                    s.groupHead += 1
+                    if s.groupHead >= groupCapacity { s.group.removeFirst(s.groupHead); s.groupHead = 0 }
                     s.taken.droppedGroup += 1
                 case .group:
                     s.groupMessages += 1
                 }
+            } else {
+                lane = .commands
             }
             switch lane {
             case .commands: s.taken.commands.append(item)
-            case .group: s.taken.group.append(item)
+            case .group: s.group.append(item)
             }
             defer { s.hopPending = true }
             return !s.hopPending
@@ -86,7 +99,7 @@ public final class FleetInbox: Sendable {
     }
 
     /// How many events wait in each lane now (tests: what reached the inbox before the loop ran).
-    public var waiting: (commands: Int, group: Int) { state.withLock { ($0.taken.commands.count, $0.taken.group.count) } }
+    public var waiting: (commands: Int, group: Int) { state.withLock { ($0.taken.commands.count, $0.group.count - $0.groupHead) } }
 
     /// Takes the queued events, each lane in arrival order, and the counts of what was dropped: at
     /// most `commandLimit` of the commands lane (the oldest; the rest wait, and the caller drains
@@ -96,9 +109,12 @@ public final class FleetInbox: Sendable {
             var taken = s.taken
             let kept = Array(taken.commands.dropFirst(max(0, commandLimit)))
             taken.commands.removeLast(kept.count)
+            taken.group = s.group[s.groupHead...].compactMap { $0 }
             s.taken = Drained()
             s.taken.commands = kept
             s.commandMessages = kept.filter(Self.isMessage).count
+            s.group = []
+            s.groupHead = 0
             s.groupMessages = 0
             s.hopPending = !kept.isEmpty
             return taken

@@ -28,9 +28,11 @@ public struct MosquittoError: Error, Sendable, CustomStringConvertible {
 public final class MosquittoClient: @unchecked Sendable {
     private let handle: OpaquePointer
     private let events: Unmanaged<EventSink>
-    /// Whether libmosquitto's thread runs, and whether `disconnect` was called: a connection attempt
-    /// on another thread (`BrokerConnector`) may end after the owner closed the client.
-    private let lifecycle = LockedValue((loopStarted: false, closed: false))
+    /// Whether libmosquitto's thread runs, whether `disconnect` was called, and whether a
+    /// `mosquitto_connect_async` is under way: a connection attempt on another thread
+    /// (`BrokerConnector`) may end after the owner closed the client, and the handle must not be
+    /// disconnected while that call sets up its socket.
+    private let lifecycle = LockedValue((loopStarted: false, closed: false, connecting: false))
 
     /// libmosquitto's global set-up, once per process: `mosquitto_lib_init`.
     private static let libraryReady: Int32 = mosquitto_lib_init()
@@ -103,9 +105,25 @@ public final class MosquittoClient: @unchecked Sendable {
     /// `mosquitto_connect_async`: starts connecting; the outcome is a `.connected` event. A broker
     /// that is down gives an error here, and the loop thread keeps reconnecting with the backoff.
     /// It resolves `host` and may block meanwhile: call it off the loop (`BrokerConnector`).
+    /// A `disconnect` meanwhile (from another thread) leaves the handle to this call, which then
+    /// ends what it began (a clean DISCONNECT) and throws.
     public func connect(host: String, port: Int, keepaliveSeconds: Int32) throws(MosquittoError) {
-        guard !lifecycle.current.closed else { throw MosquittoError(call: "mosquitto_connect_async", code: MOSQ_ERR_NO_CONN.rawValue) }
-        try check("mosquitto_connect_async", mosquitto_connect_async(handle, host, Int32(port), keepaliveSeconds))
+        let open = lifecycle.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.connecting = true
+            return true
+        }
+        guard open else { throw MosquittoError(call: "mosquitto_connect_async", code: MOSQ_ERR_NO_CONN.rawValue) }
+        let code = mosquitto_connect_async(handle, host, Int32(port), keepaliveSeconds)
+        let closedMeanwhile = lifecycle.withLock { state -> Bool in
+            state.connecting = false
+            return state.closed
+        }
+        if closedMeanwhile {
+            _ = mosquitto_disconnect(handle)
+            throw MosquittoError(call: "mosquitto_connect_async", code: MOSQ_ERR_NO_CONN.rawValue)
+        }
+        try check("mosquitto_connect_async", code)
     }
 
     /// `mosquitto_loop_start`: libmosquitto's network thread (I/O, keepalive, reconnects); refused
@@ -136,12 +154,14 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     /// `mosquitto_disconnect` (a clean DISCONNECT: the broker drops the will), then
-    /// `mosquitto_loop_stop`, which waits for the network thread to end.
+    /// `mosquitto_loop_stop`, which waits for the network thread to end. Never blocks on a
+    /// `connect` under way on another thread: that call disconnects when it returns.
     public func disconnect() {
-        let started = lifecycle.withLock { state -> Bool in
+        let (started, connecting) = lifecycle.withLock { state -> (Bool, Bool) in
             defer { state.closed = true; state.loopStarted = false }
-            return state.loopStarted
+            return (state.loopStarted, state.connecting)
         }
+        guard !connecting else { return }
         _ = mosquitto_disconnect(handle)
         if started { _ = mosquitto_loop_stop(handle, false) }
     }

@@ -19,15 +19,14 @@ final class SeenCommandIDs {
     /// Every id remembered, oldest first: what to persist.
     var remembered: [String] { order }
 
-    /// Remembers `id`; returns every id remembered, oldest first: what to persist.
-    func insert(_ id: String) -> [String] {
-        guard !members.contains(id) else { return order }
+    /// Remembers `id`, forgetting the oldest beyond `capacity` (`remembered` is what to persist).
+    func insert(_ id: String) {
+        guard !members.contains(id) else { return }
         order.append(id)
         members.insert(id)
         if order.count > capacity {
             for old in order.prefix(order.count - capacity) { members.remove(old) }
             order.removeFirst(order.count - capacity)
         }
-        return order
     }
 }

@@ -53,6 +53,9 @@ import Testing
         try send("second", shot: shotID(40), in: 40, at: 40)
         let second = try answer("second")
         #expect(second["code"] as? String == "busy" && (second["message"] as? String)?.contains("one shot is armed at a time") == true, "\(second)")
+        // Sent from the armed rig, the same refusal (its shot is not sent).
+        let sentHere = r2.type("fleet shot in 5s capture").reply ?? ""
+        #expect(sentHere.hasPrefix("err busy shot \(armed) is armed on this rig") && sentHere.contains("one shot is armed at a time"), "\(sentHere)")
         // Over MQTT nobody cancels with a command line: only the sender, on its own topic.
         try observer.publish(topics.rigCommands, "{\"id\":\"cancel-over-mqtt\",\"line\":\"fleet cancel \(armed)\"}")
         let overMQTT = try answer("cancel-over-mqtt")
@@ -154,7 +157,9 @@ import Testing
         }
         while ran.count < 100 {
             writer.drain()
-            #expect(loop.run() > 0, "a write ended without handing its commands back")
+            let handedBack = loop.run()
+            #expect(handedBack > 0, "a write ended without handing its commands back")
+            if handedBack == 0 { break }  // fail, not spin
         }
         #expect(ran == (0..<100).map { "c\($0)" })
         #expect(notOnDisk.isEmpty, "\(notOnDisk) ran before their ids were on disk")
@@ -167,6 +172,40 @@ import Testing
         #expect(outcomes.filter { $0 == .full }.count == 600 - CommandIDJournal.maximumWaiting)
         #expect(loop.perform { !journal.contains("d599") && journal.contains("d0") })
         writer.drain(); _ = loop.run(); writer.drain(); _ = loop.run()
+    }
+
+    /// Commands beyond the journal's room wait in the inbox, which asks no hop for them: a write in
+    /// flight drains them when it ends. A connection event and 255 cancels (none admits anything, so
+    /// no write starts) ahead of a command fill what one drain takes; the command left behind is
+    /// still run and answered.
+    @Test func aCommandLeftInTheInboxRunsWhenNothingIsBeingWritten() throws {
+        let loop = ManualEventLoop()
+        let broker = try Broker()
+        let directory = NSTemporaryDirectory() + "tripod-inbox-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let observer = try Observer(broker: broker)
+        let rig = try LoopRig("r1", loop: loop, broker: broker, state: StateStore(storage: try PosixStorage(root: directory)))
+        defer { rig.stop(); rig.removeWork() }
+        let topics = FleetTopics(group: "g", rig: "r1")
+        #expect(waitUntil { _ = loop.run(); return loop.perform { rig.fleet.rigsSeen["r1"]?.status != nil } })
+        let inbox = rig.fleet.inbox
+        #expect(inbox.commandCapacity == CommandIDJournal.maximumWaiting)
+        let left = loop.perform { () -> Int in
+            rig.fleet.drainInbox()  // whatever the connection left there
+            let connection = rig.fleet.generation
+            _ = inbox.push(.init(connection: connection, event: .subscribed(messageID: 0)), lane: .commands)
+            let cancel = MosquittoEvent.message(topic: "tripod/g/r2/cancel", payload: Array("{\"shot\":\"r2-1764950400000\"}".utf8), retained: false)
+            for _ in 0..<(inbox.commandCapacity - 1) { _ = inbox.push(.init(connection: connection, event: cancel), lane: .commands) }
+            let command = MosquittoEvent.message(topic: topics.rigCommands, payload: Array("{\"id\":\"left-behind\",\"line\":\"get zoom\"}".utf8), retained: false)
+            _ = inbox.push(.init(connection: connection, event: command), lane: .commands)
+            rig.fleet.drainInbox()
+            return inbox.waiting.commands
+        }
+        #expect(left == 1, "the command did not wait behind what one drain takes")
+        #expect(waitUntil { _ = loop.run(); return !observer.replies(topics, id: "left-behind").isEmpty })
+        #expect(observer.replies(topics, id: "left-behind").first?["ok"] as? Bool == true)
+        #expect(loop.perform { rig.fleet.drops.commands } == 0)
     }
 
     /// Found: `mosquitto_connect_async` looked the broker's host name up on the supervisor's loop. A

@@ -3,6 +3,7 @@ import Foundation
 import Hardware
 import ManualLoop
 import Media
+import Settings
 import SimulatedHardware
 import Startup
 import TestSupport
@@ -33,7 +34,7 @@ final class LoopRig {
 
     init(_ name: String, loop: ManualEventLoop, broker: Broker, group: String = "g", synchronised: Bool = true,
          fullDisk: Bool = false, frameSync: (address: FrameSyncAddress, mode: FrameSyncMode)? = nil,
-         brokerHost: String = "127.0.0.1", resolver: any HostResolving = SystemResolver()) throws {
+         brokerHost: String = "127.0.0.1", resolver: any HostResolving = SystemResolver(), state: StateStore? = nil) throws {
         self.name = name
         self.loop = loop
         let captures = NSTemporaryDirectory() + "tripod-shot-\(name)-\(UUID().uuidString)"
@@ -53,7 +54,7 @@ final class LoopRig {
         wallOffsetNanoseconds = offset
         let clock = ClockSyncState(synchronised: synchronised, estimatedErrorMicroseconds: synchronised ? 250 : 16_000_000,
                                    maximumErrorMicroseconds: 16_000_000)
-        let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: nil, log: .discard,
+        let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: .discard,
                                 wallClock: { Date(timeIntervalSince1970: Double(offset + loop.now().nanoseconds) / 1e9) },
                                 clockSync: FixedClockSync(state: clock), resolver: resolver)
         self.fleet = fleet
