@@ -32,6 +32,8 @@ public final class FleetClient {
     let wallClock: @Sendable () -> Date
     /// The clock's sync state, published in the status (`clock`, `clock.error.us`).
     let clockSync: any ClockSyncReading
+    /// This end's address on the current broker connection (at its CONNACK); nil: not known.
+    private var localAddress: String?
     private var link: Link?
     /// Counts connections made; events of an older one are ignored.
     private(set) var generation = 0
@@ -297,6 +299,9 @@ public final class FleetClient {
         switch event {
         case .connected(code: 0):
             connected = true
+            // This end's address on the broker connection, read once per connection: what a
+            // wildcard remote is advertised as in the status (not two socket calls every poll).
+            localAddress = link.client.localAddress()
             log.notice("fleet: connected to \(link.broker)")
             publish(link.topics.state, "online", retain: true)
             for topic in [link.topics.groupCommands, link.topics.rigCommands,
@@ -493,7 +498,7 @@ public final class FleetClient {
     /// when none was published on this connection yet.
     private func statusReplied(_ reply: String) {
         guard let link else { return }
-        let line = Self.advertising(link.client.localAddress(), in: Self.addingClock(clockSync.read(), to: reply))
+        let line = Self.advertising(localAddress, in: Self.addingClock(clockSync.read(), to: reply))
         var values = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["values"] as? [String: String] ?? [:]
         for field in Self.measuredStatusFields { values[field] = nil }
         let now = host.loop.now()
