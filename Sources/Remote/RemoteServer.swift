@@ -94,7 +94,7 @@ struct RemoteRouter: Sendable {
         case .success(let credential):
             let resource = Self.resource(request)
             if let resource, !OriginPolicy.mayRequest(resource, with: credential) {
-                return (.text(403, OriginPolicy.requestRefusal(resource, with: credential)), true)
+                return (.text(403, OriginPolicy.requestRefusal(resource)), true)
             }
             return (authorized(request, resource), true)
         }

@@ -128,8 +128,8 @@ extension OriginPolicy {
         }
     }
 
-    /// The refusal's words for a request the credential may not make.
-    public static func requestRefusal(_ resource: RemoteResource, with credential: RemoteCredential) -> String {
+    /// The refusal's words for a request the collection key may not make (the token may make any).
+    public static func requestRefusal(_ resource: RemoteResource) -> String {
         "the collection key may only list and download captures (\(resource.rawValue) needs the remote's token)"
     }
 }

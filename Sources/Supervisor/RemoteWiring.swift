@@ -68,9 +68,10 @@ extension Supervisor {
         }
     }
 
-    /// The store's participant for `remote.tls`: a certificate or key that cannot be used is
-    /// refused at `set` (and in the config file), in words, before anything changes.
-    static func checkRemoteTLS(_ change: SettingsChange) throws(ConsoleError) {
+    /// The store's participant for the remote's files: a `remote.tls` certificate or key, or a
+    /// `remote.collect` key file, that cannot be used is refused at `set` (and in the config file),
+    /// in words, before anything changes.
+    static func checkRemoteFiles(_ change: SettingsChange) throws(ConsoleError) {
         if change.touches(SettingsTable.remoteCollect), let file = change.new.remoteCollectKeyFile {
             do throws(RemoteError) { _ = try CollectionKey.load(file) } catch { throw ConsoleError(.badValue, error.message) }
         }

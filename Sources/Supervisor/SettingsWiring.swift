@@ -21,7 +21,7 @@ extension Supervisor {
         settings.participate(.init(name: "camera", apply: { [weak self] change throws(ConsoleError) in
             try self?.applyCameraPart(change)
         }, inForce: { [weak self] settings in self?.formatInForce(&settings) }))
-        settings.participate(.init(name: "remote") { change throws(ConsoleError) in try Supervisor.checkRemoteTLS(change) })
+        settings.participate(.init(name: "remote") { change throws(ConsoleError) in try Supervisor.checkRemoteFiles(change) })
         settings.observe { [weak self] change in self?.settingsCommitted(change) }
     }
 
