@@ -101,16 +101,17 @@ final class CurlDownload {
     private let retainedSink: Unmanaged<DownloadSink>
     private var headers: UnsafeMutablePointer<curl_slist>?
 
-    /// A GET of `url` with `Authorization: Bearer <bearer>`, from byte `resumeFrom` on (a `Range`
-    /// request, CURLOPT_RESUME_FROM_LARGE), into `sink`. No redirects, HTTP and HTTPS only, an
-    /// error status fails the transfer; a stall of 10 s under 1 byte/s fails it too.
-    init(url: String, bearer: String, resumeFrom: Int, sink: DownloadSink, caFile: String?) throws(CollectError) {
+    /// A GET of `url` with `Authorization: <authorization>` (the request's `TripodCollect`
+    /// signature: the key itself is never sent), from byte `resumeFrom` on (a `Range` request,
+    /// CURLOPT_RESUME_FROM_LARGE), into `sink`. No redirects, HTTP and HTTPS only, an error status
+    /// fails the transfer; a stall of 10 s under 1 byte/s fails it too.
+    init(url: String, authorization: String, resumeFrom: Int, sink: DownloadSink, caFile: String?) throws(CollectError) {
         _ = CurlLibrary.ready
         guard let made = curl_easy_init() else { throw CollectError.curl(call: "curl_easy_init", message: "out of memory") }
         handle = made
         self.sink = sink
         retainedSink = Unmanaged.passRetained(sink)
-        headers = curl_slist_append(nil, "Authorization: Bearer " + bearer)
+        headers = curl_slist_append(nil, "Authorization: " + authorization)
         try set(CURLOPT_URL, string: url)
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try check("curl_easy_setopt(CURLOPT_HTTPHEADER)", tripod_curl_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers)))

@@ -134,7 +134,8 @@ final class ShotCollection {
             guard let rig = rigs[name], rig.part == nil, !(rig.hasNoPart && !rig.inReport), rig.partAsk == nil, rig.notBefore <= now,
                   multi.count < options.parallel, let remote = directory.remote(of: name) else { continue }
             do throws(CollectError) {
-                let ask = try CurlDownload(url: "\(remote)/api/shots/\(shot)", bearer: key, resumeFrom: 0,
+                let path = "/api/shots/\(shot)"
+                let ask = try CurlDownload(url: remote + path, authorization: try signature(path, for: name), resumeFrom: 0,
                                            sink: DownloadSink(.memory(limit: 1 << 20), remaining: 1 << 20), caFile: options.remoteCA)
                 try multi.add(ask)
                 rigs[name]?.partAsk = ask
@@ -174,7 +175,8 @@ final class ShotCollection {
                 guard have == 0 || Self.hash(partial, bytes: have, into: &hash) else {
                     throw CollectError.storage("cannot read \(partial) back")
                 }
-                download = try CurlDownload(url: "\(remote)/captures/\(job.file.path)", bearer: key, resumeFrom: have,
+                let path = "/captures/\(job.file.path)"
+                download = try CurlDownload(url: remote + path, authorization: try signature(path, for: job.rig), resumeFrom: have,
                                             sink: DownloadSink(.file(fd), remaining: job.file.bytes - have,
                                                                bytesPerSecond: options.rateLimitKilobytesPerSecond.map { $0 * 1000 }, hash: hash),
                                             caFile: options.remoteCA)
@@ -187,6 +189,17 @@ final class ShotCollection {
         } catch {
             progress.note("\(job.rig) \(job.file.name): \(error)")
             files[index].notBefore = now.addingTimeInterval(Self.retryDelay)
+        }
+    }
+
+    /// The `Authorization` value of a GET of `path` from `rig`: a signature for that rig's name
+    /// with a new nonce, so the key never travels and a request is good at that rig once
+    /// (docs/security.md).
+    private func signature(_ path: String, for rig: String) throws(CollectError) -> String {
+        do throws(MediaError) {
+            return try CollectSignature.sign(key: key, method: "GET", path: path, rig: rig).header
+        } catch {
+            throw CollectError.credential("cannot sign a request to \(rig): \(error.message)")
         }
     }
 

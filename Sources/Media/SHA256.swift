@@ -57,13 +57,13 @@ public struct SHA256: ~Copyable {
     }
 }
 
-/// "SHA-256: libcrypto CALL failed: REASON", with the oldest queued OpenSSL error (ERR_get_error,
-/// ERR_error_string_n), which it takes off the thread's error queue.
-private func libcryptoFailure(_ call: String) -> String {
+/// "WHAT: libcrypto CALL failed: REASON" (WHAT is "SHA-256" unless named), with the oldest queued
+/// OpenSSL error (ERR_get_error, ERR_error_string_n), which it takes off the thread's error queue.
+func libcryptoFailure(_ call: String, in what: String = "SHA-256") -> String {
     let code = ERR_get_error()
     ERR_clear_error()
-    guard code != 0 else { return "SHA-256: libcrypto \(call) failed" }
+    guard code != 0 else { return "\(what): libcrypto \(call) failed" }
     var text = [CChar](repeating: 0, count: 256)
     ERR_error_string_n(code, &text, text.count)
-    return "SHA-256: libcrypto \(call) failed: " + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return "\(what): libcrypto \(call) failed: " + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

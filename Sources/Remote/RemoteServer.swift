@@ -11,22 +11,26 @@ public final class RemoteServer: Sendable {
     public let preview: PreviewEncoder
     public let captures: CaptureFiles
     public let limiter: FailedAttemptLimiter
+    /// The collection key's checks (signatures, this rig's name, used nonces), or nil: only the token opens it.
+    public let collection: CollectionAccess?
     private let token: String
     private let runner: RemoteCommandRunner
     private let daemon: DaemonBox
 
     /// Listens on `address`:`port` (0: a free one; see `port`).
-    /// `collectionKey`: the group's read-only key (`remote.collect`), or nil: only the token opens it.
-    public init(host: LoopBound<any RemoteHost>, address: String, port: Int, token: String, collectionKey: String? = nil, captures: CaptureFiles,
+    /// `collection`: the group's read-only key (`remote.collect`) and this rig's name, whose
+    /// `TripodCollect` signatures it accepts; nil: only the token opens it.
+    public init(host: LoopBound<any RemoteHost>, address: String, port: Int, token: String, collection: CollectionAccess? = nil, captures: CaptureFiles,
                 tls: TLSCredentials? = nil, limits: HTTPLimits = HTTPLimits(), limiter: FailedAttemptLimiter = FailedAttemptLimiter()) throws(RemoteError) {
         self.preview = PreviewEncoder()
         self.captures = captures
         self.limiter = limiter
         self.token = token
+        self.collection = collection
         self.runner = RemoteCommandRunner(host: host)
         let box = DaemonBox()
         self.daemon = box
-        let router = RemoteRouter(token: token, collectionKey: collectionKey, captures: captures, limiter: limiter, runner: runner, preview: preview, overTLS: tls != nil)
+        let router = RemoteRouter(token: token, collection: collection, captures: captures, limiter: limiter, runner: runner, preview: preview, overTLS: tls != nil)
         do {
             box.daemon = try HTTPDaemon(address: address, port: port, limits: limits, tls: tls, headers: RemoteRouter.securityHeaders) { router.route($0) }
         } catch {
@@ -53,8 +57,8 @@ public final class RemoteServer: Sendable {
 /// Where each request goes, after the token (HTTPDaemon calls it on the connection's thread).
 struct RemoteRouter: Sendable {
     let token: String
-    /// The read-only collection key, or nil (docs/collect.md).
-    let collectionKey: String?
+    /// The read-only collection key's signatures, or nil (docs/collect.md).
+    let collection: CollectionAccess?
     let captures: CaptureFiles
     let limiter: FailedAttemptLimiter
     let runner: RemoteCommandRunner
@@ -165,10 +169,15 @@ struct RemoteRouter: Sendable {
     /// The credential the request showed, or its refusal. The token comes as `Authorization: Bearer` (API clients, the
     /// page's commands) or, for GETs only, the login's cookie (the preview `<img>`, downloads,
     /// EventSource, which cannot send headers). A POST with the cookie alone is refused: another
-    /// site can make a browser send the cookie, never the header (CSRF).
+    /// site can make a browser send the cookie, never the header (CSRF). The collection key is
+    /// never sent: its holder signs each request (`Authorization: TripodCollect ...`,
+    /// `CollectionAccess`); the key itself as a bearer is a wrong token.
     func credential(_ request: HTTPRequest) -> Result<RemoteCredential, Refused> {
         guard limiter.allows(request.client) else {
             return .failure(Refused(response: .text(429, "too many wrong tokens from \(request.client); wait a minute", headers: [("Retry-After", "60")])))
+        }
+        if let authorization = request.header("Authorization"), CollectSignature.isSignature(authorization) {
+            return signed(request, authorization)
         }
         let bearer = request.header("Authorization").flatMap { value -> String? in
             let parts = value.split(separator: " ", maxSplits: 1)
@@ -192,9 +201,21 @@ struct RemoteRouter: Sendable {
                                                     headers: [("WWW-Authenticate", "Bearer")])))
         }
         if RemoteToken.matches(given, token) { return .success(.token) }
-        if let collectionKey, RemoteToken.matches(given, collectionKey) { return .success(.collectionKey) }
         limiter.failed(request.client)
         return .failure(Refused(response: .text(401, "wrong token", headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])))
+    }
+
+    /// A request signed with the collection key: the collection credential when the signature is
+    /// for this rig, right and new; otherwise 401, counted as a wrong token.
+    private func signed(_ request: HTTPRequest, _ authorization: String) -> Result<RemoteCredential, Refused> {
+        let verdict = collection?.verify(authorization, method: request.method, path: request.path) ?? .failure(.unavailable)
+        switch verdict {
+        case .success: return .success(.collectionKey)
+        case .failure(let refusal):
+            limiter.failed(request.client)
+            let words = collection == nil ? "this rig accepts no collection key (remote.collect)" : refusal.description
+            return .failure(Refused(response: .text(401, words, headers: [("WWW-Authenticate", CollectSignature.scheme)])))
+        }
     }
 
     static func cookieToken(_ header: String) -> String? {

@@ -52,14 +52,15 @@ extension Supervisor {
                 return
             }
         }
-        var collectionKey: String?
+        // The key checks signatures for this rig's name; the nonces used outlive a restarted server.
+        var collection: CollectionAccess?
         if let file = typed.remoteCollectKeyFile {
-            do throws(RemoteError) { collectionKey = try CollectionKey.load(file) }
+            do throws(RemoteError) { collection = CollectionAccess(key: try CollectionKey.load(file), rig: typed.fleet.rig, seen: collectNonces) }
             catch { log.warning("remote: \(error.message); the collection key is not accepted") }
         }
         do throws(RemoteError) {
             let server = try RemoteServer(host: LoopBound<any RemoteHost>(self, loop: loop), address: address, port: port, token: token,
-                                          collectionKey: collectionKey, captures: CaptureFiles(root: devices.storage.rootDescription), tls: tls)
+                                          collection: collection, captures: CaptureFiles(root: devices.storage.rootDescription), tls: tls)
             remote = server
             log.notice("remote: listening on \(server.scheme)://\(RemoteListen.text(address, port: server.port))/")
         } catch {

@@ -1,6 +1,7 @@
 import Hardware
 import Camera
 import Console
+import Remote
 import Settings
 import Stabilization
 
@@ -47,6 +48,8 @@ extension Supervisor {
         if (change.touches(SettingsTable.remoteListen) && change.old.remoteListen != change.new.remoteListen)
             || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS)
             || (change.touches(SettingsTable.remoteCollect) && change.old.remoteCollectKeyFile != change.new.remoteCollectKeyFile) { applyRemoteListen() }
+        // Collection signatures name the rig: they must name the new one from now on.
+        if change.touches(SettingsTable.fleetRig) { remote?.collection?.rigName = change.new.fleet.rig }
     }
 
     /// The recorder's part: no format change while recording; the `video.*` settings.

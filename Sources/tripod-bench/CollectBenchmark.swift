@@ -66,13 +66,16 @@ struct CollectBenchmark: Benchmark {
                     .last { $0["type"] as? String == "summary" }
                 phase.append((summary?["seconds"] as? Double) ?? .nan)
                 fromInstant.append(ended.timeIntervalSince(at))
-                // The same files, by curl, from the manifest's paths.
+                // The same files, by curl, from the manifest's paths, with each rig's own remote token
+                // (the collection key is never a bearer secret: its holder signs each request).
                 let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(into)/\(id)/manifest.json"))) as? [String: Any]
                 let entries = (manifest?["rigs"] as? [String: [String: Any]]) ?? [:]
-                var arguments = ["-s", "--fail", "--parallel", "--parallel-max", "8", "-H", "Authorization: Bearer " + String(repeating: "5a", count: 32)]
+                var arguments = ["-s", "--parallel", "--parallel-max", "8"]
                 var bytes = 0
                 for (rig, entry) in entries {
-                    guard let index = Int(rig.dropFirst()), index >= 1, index <= n else { continue }
+                    guard let index = Int(rig.dropFirst()), index >= 1, index <= n,
+                          let token = SimulatedBoardField.value("token", in: rigs[index - 1].ask("remote token") ?? "") else { continue }
+                    arguments += (arguments.count > 4 ? ["--next"] : []) + ["--fail", "-H", "Authorization: Bearer " + token]
                     for file in (entry["files"] as? [[String: Any]]) ?? [] {
                         guard let path = file["rigPath"] as? String, let name = file["name"] as? String else { continue }
                         bytes += (file["bytes"] as? Int) ?? 0

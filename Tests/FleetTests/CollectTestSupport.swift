@@ -168,3 +168,63 @@ func partialFiles(_ root: String) -> [(String, Int)] {
         return (path, size.intValue)
     }
 }
+
+/// A TCP listener on 127.0.0.1 that stands in for a host a broker user advertises: it keeps the
+/// head of each request (up to 16 KiB) and answers 404, then closes the connection.
+final class RequestHeadCatcher: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let caught = LockedValue<[String]>([])
+    private let stopping = LockedValue(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    init() throws {
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw FleetTestFailure("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let fd = listener
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0, listen(fd, 16) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else { close(listener); throw FleetTestFailure("bind/listen 127.0.0.1:0: errno \(errno)") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let caught = self.caught, stopping = self.stopping, done = self.done
+        Thread.detachNewThread {
+            defer { done.signal() }
+            while !stopping.current {
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 100) > 0 else { continue }
+                let connection = accept(fd, nil, nil)
+                guard connection >= 0 else { continue }
+                var timeout = timeval(tv_sec: 2, tv_usec: 0)
+                setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var head: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+                while head.count < 16 << 10, !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
+                    let n = read(connection, &buffer, buffer.count)
+                    guard n > 0 else { break }
+                    head += buffer[0..<n]
+                }
+                caught.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
+                let answer = Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+                _ = answer.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+                close(connection)
+            }
+        }
+    }
+
+    /// Every request head received so far.
+    var heads: [String] { caught.current }
+
+    /// Stops accepting, waits for the listener's thread, closes the socket.
+    func stop() {
+        stopping.withLock { $0 = true }
+        done.wait()
+        close(listener)
+    }
+}

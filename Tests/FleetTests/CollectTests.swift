@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Fleet
+import Remote
 
 /// `tripod collect` against real processes: a mosquitto on 127.0.0.1, `tripod run --board
 /// sim-small` rigs with their remotes and the collection key, `fleet shot`, then the collector as
@@ -73,29 +74,48 @@ import TestSupport
     }
 
     /// The collection key lists and downloads captures, and nothing else: no command, no status,
-    /// no settings, no preview, no events, no login; a wrong key is refused.
+    /// no settings, no preview, no events, no login; a wrong key is refused. The key is shown by a
+    /// signature of each request (docs/security.md): the key itself as a bearer, a signature for
+    /// another rig and a nonce used twice are refused like a wrong key.
     @Test func theCollectionKeyMayOnlyListAndDownloadCaptures() throws {
         let fleet = try CollectFleet(names: ["r1"])
         defer { fleet.stop() }
         let shot = try fleet.shoot()
         let remote = try #require(fleet.remote(of: "r1"))
         let key = String(repeating: "0123456789abcdef", count: 4)
-        func code(_ path: String, method: String = "GET", key given: String = key) -> String {
-            curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "5", "-X", method, "-H", "Authorization: Bearer \(given)"]
+        /// The `Authorization` value of METHOD PATH signed with `key` for `rig`, a new nonce each time.
+        func signed(_ path: String, method: String = "GET", rig: String = "r1", key given: String = key) -> String {
+            (try? CollectSignature.sign(key: given, method: method, path: path, rig: rig).header) ?? "unsigned"
+        }
+        func code(_ path: String, method: String = "GET", key given: String = key, authorization: String? = nil) -> String {
+            curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "5", "-X", method,
+                  "-H", "Authorization: \(authorization ?? signed(path, method: method, key: given))"]
                  + (method == "POST" ? ["--data-binary", "capture"] : []) + [remote + path])
         }
         #expect(code("/api/captures") == "200")
         #expect(code("/api/shots/\(shot)") == "200")
-        let part = curl(["-s", "-H", "Authorization: Bearer \(key)", remote + "/api/shots/\(shot)"])
+        let part = curl(["-s", "-H", "Authorization: \(signed("/api/shots/\(shot)"))", remote + "/api/shots/\(shot)"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(part.utf8)) as? [String: Any])
         let file = try #require((object["files"] as? [[String: Any]])?.first?["path"] as? String)
         #expect(code("/captures/\(file)") == "200")
+        // A download with a valid signature: the rig's bytes.
+        let downloaded = fleet.work + "/downloaded"
+        #expect(curl(["-s", "-o", downloaded, "-w", "%{http_code}", "-m", "10", "-H", "Authorization: \(signed("/captures/\(file)"))",
+                      remote + "/captures/\(file)"]) == "200")
+        let original = try fleet.rigFiles("r1", shot: shot)[(file as NSString).lastPathComponent]
+        #expect(original != nil && FileManager.default.contents(atPath: downloaded) == original)
         for path in ["/api/status", "/api/settings", "/api/formats", "/stream.mjpg", "/api/events", "/"] {
             #expect(code(path) == "403", "\(path)")
         }
         #expect(code("/api/command", method: "POST") == "403")
         #expect(code("/login", method: "POST") == "403")
+        // The refusals, 4 of them: under the limiter's 5 a minute, so each is answered 401, not 429.
         #expect(code("/api/captures", key: String(repeating: "f", count: 64)) == "401")
+        #expect(code("/api/captures", authorization: "Bearer \(key)") == "401")
+        #expect(code("/api/captures", authorization: signed("/api/captures", rig: "r2")) == "401")
+        let once = signed("/api/captures")
+        #expect(code("/api/captures", authorization: once) == "200")
+        #expect(code("/api/captures", authorization: once) == "401")
         // Nothing ran: the rig took no second capture.
         #expect(try fleet.rigFiles("r1", shot: shot).count == 3)
         #expect(captureFiles(try #require(fleet.rigs["r1"]).captures).filter { $0.hasSuffix(".jpg") }.count == 1)
@@ -305,4 +325,38 @@ func exif(_ path: String) -> [String: Any]? {
     let data = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return ((try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]])?.first
+}
+
+extension CollectTests {
+    /// A broker user advertises a listening socket of the test's as a rig (a retained status
+    /// under its own name, `evil`): the collector asks it, as it asks every rig it knows, but
+    /// what arrives is a signature for `evil` alone, never the key, which another rig refuses.
+    @Test func aHostAdvertisedOnTheBrokerNeverReceivesTheKey() throws {
+        let fleet = try CollectFleet(names: [])
+        defer { fleet.stop() }
+        let catcher = try RequestHeadCatcher()
+        defer { catcher.stop() }
+        try fleet.observer.publish("tripod/g/evil/state", "online", retain: true)
+        try fleet.observer.publish("tripod/g/evil/status", #"{"type":"reply","ok":true,"values":{"remote":"http://127.0.0.1:\#(catcher.port)"}}"#,
+                                   retain: true)
+        let shot = "evil-1777636805250"
+        let run = try CollectRun(CollectRun.arguments(fleet, into: fleet.work + "/out", ["--shot", shot, "--deadline", "3"]))
+        #expect(waitUntil(seconds: 30) { !catcher.heads.isEmpty })
+        _ = run.finish()
+        let key = try String(contentsOfFile: fleet.key, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let heads = catcher.heads
+        #expect(!heads.isEmpty)
+        for head in heads {
+            #expect(!head.contains(key), "\(head)")
+            let lines = head.components(separatedBy: "\r\n")
+            #expect(lines.first == "GET /api/shots/\(shot) HTTP/1.1", "\(head)")
+            let authorization = try #require(lines.first { $0.lowercased().hasPrefix("authorization:") }.map { String($0.dropFirst("authorization:".count)).trimmingCharacters(in: .whitespaces) })
+            #expect(authorization.hasPrefix("TripodCollect "), "\(authorization)")
+            let signature = try #require(CollectSignature.parse(authorization))
+            #expect(signature.rig == "evil")
+            // Good for `evil` alone: any real rig, under its own name, refuses it.
+            #expect(refusal(CollectionAccess(key: key, rig: "r1").verify(authorization, method: "GET", path: "/api/shots/\(shot)")) == .otherRig("evil"))
+            #expect(refusal(CollectionAccess(key: key, rig: "evil").verify(authorization, method: "GET", path: "/api/shots/\(shot)")) == nil)
+        }
+    }
 }

@@ -48,8 +48,8 @@ final class Observer: @unchecked Sendable {
 
     func messages(on topic: String) -> [Received] { messages.filter { $0.topic == topic } }
 
-    func publish(_ topic: String, _ payload: String) throws {
-        try client.publish(topic: topic, payload: payload, qos: 1, retain: false)
+    func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
+        try client.publish(topic: topic, payload: payload, qos: 1, retain: retain)
     }
 
     /// The replies carrying `id`, decoded.
