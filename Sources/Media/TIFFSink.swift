@@ -168,7 +168,7 @@ final class TIFFSink {
 }
 
 /// Lower-case hex of `bytes`.
-func hexString(_ bytes: [UInt8]) -> String {
+public func hexString(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
 }

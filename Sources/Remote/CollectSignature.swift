@@ -42,7 +42,7 @@ public struct CollectSignature: Sendable, Equatable {
     /// `SystemRandomNumberGenerator`).
     public static func sign(key: String, method: String, path: String, rig: String) throws(MediaError) -> CollectSignature {
         var generator = SystemRandomNumberGenerator()
-        let nonce = lowerHex((0..<nonceDigits / 2).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        let nonce = hexString((0..<nonceDigits / 2).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         return CollectSignature(rig: rig, nonce: nonce, mac: try mac(key: Array(key.utf8), method: method, path: path, rig: rig, nonce: nonce))
     }
 
@@ -77,10 +77,5 @@ public struct CollectSignature: Sendable, Equatable {
 
     static func isLowerHex(_ text: String, digits: Int) -> Bool {
         text.utf8.count == digits && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    static func lowerHex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
     }
 }
