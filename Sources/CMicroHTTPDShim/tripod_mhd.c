@@ -6,7 +6,8 @@
 struct MHD_Daemon *tripod_mhd_start(const struct sockaddr *address, tripod_mhd_limits limits,
                                     const char *certificate_pem, const char *key_pem,
                                     MHD_AccessHandlerCallback handler, void *handler_context,
-                                    MHD_RequestCompletedCallback completed, void *completed_context) {
+                                    MHD_RequestCompletedCallback completed, void *completed_context,
+                                    MHD_NotifyConnectionCallback notify, void *notify_context) {
     unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
     uint16_t port;
     if (address->sa_family == AF_INET6) {
@@ -32,6 +33,7 @@ struct MHD_Daemon *tripod_mhd_start(const struct sockaddr *address, tripod_mhd_l
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.memory_limit_bytes,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
                             MHD_OPTION_END);
 }
 
@@ -55,4 +57,9 @@ int tripod_mhd_client_address(struct MHD_Connection *connection, char *out, size
         return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)capacity) != NULL;
     }
     return 0;
+}
+
+int tripod_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
 }

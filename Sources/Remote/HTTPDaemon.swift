@@ -5,11 +5,15 @@ import Hardware
 
 /// What a hostile or slow client is allowed (docs/remote.md, "Limits").
 public struct HTTPLimits: Sendable {
-    /// Connections open at once (each has a thread); more are refused by libmicrohttpd.
-    public var connections = 32
+    /// Connections open at once (each has a thread); more are refused by libmicrohttpd. Over twice
+    /// `connectionsPerAddress`, so two addresses cannot fill it.
+    public var connections = 64
     /// Connections open at once from one address (16 viewers and a few requests beside them).
     public var connectionsPerAddress = 20
-    /// A connection with no traffic for this long is closed (slowloris).
+    /// A request (line, headers and body) not all in this long after accept (or after the
+    /// previous request's end) closes the connection, however many bytes trickle in (slowloris).
+    public var headDeadline: Duration = .seconds(10)
+    /// A connection with no traffic for this long is closed (libmicrohttpd's timeout; every byte resets it).
     public var idleTimeoutSeconds = 15
     /// Memory per connection for the request line and headers: a bigger request head is refused (431/413).
     public var requestHeadBytes = 32 << 10
@@ -58,6 +62,15 @@ public enum HTTPResponse: Sendable {
     public static func json(_ status: Int, _ json: String, headers: [(String, String)] = []) -> HTTPResponse {
         .bytes(status: status, contentType: "application/json", body: Array(json.utf8), headers: headers)
     }
+
+    /// The same response with `more` headers after its own.
+    public func adding(_ more: [(String, String)]) -> HTTPResponse {
+        switch self {
+        case .bytes(let status, let type, let body, let headers): .bytes(status: status, contentType: type, body: body, headers: headers + more)
+        case .file(let status, let fd, let offset, let length, let headers): .file(status: status, descriptor: fd, offset: offset, length: length, headers: headers + more)
+        case .stream(let type, let headers, let body): .stream(contentType: type, headers: headers + more, body: body)
+        }
+    }
 }
 
 /// A libmicrohttpd daemon with a thread per connection: requests are read (head, then a body up
@@ -68,21 +81,28 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// The port it listens on (the one the system picked when asked for port 0).
     public private(set) var port = 0
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
+    /// The request heads' deadline and its reaper thread.
+    let deadlines: HeadDeadlines
+    /// Added to every response, the daemon's own refusals included (the remote's security headers).
+    let everyResponse: [(String, String)]
     private var daemon: OpaquePointer?
 
     /// Whether it serves HTTPS.
     public let usesTLS: Bool
 
     /// Starts listening on the IPv4 or IPv6 `address`:`port` (MHD_start_daemon through
-    /// tripod_mhd_start), over TLS when `tls` is given (GnuTLS inside libmicrohttpd).
-    public init(address: String, port: Int, limits: HTTPLimits, tls: TLSCredentials? = nil,
+    /// tripod_mhd_start), over TLS when `tls` is given (GnuTLS inside libmicrohttpd). `headers`
+    /// go on every response it sends, its own refusals (400, 413, 431) included.
+    public init(address: String, port: Int, limits: HTTPLimits, tls: TLSCredentials? = nil, headers: [(String, String)] = [],
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(RemoteError) {
         self.limits = limits
+        self.everyResponse = headers
         self.usesTLS = tls != nil
         if tls != nil, tripod_mhd_supports_tls() != 1 {
             throw RemoteError("remote: this libmicrohttpd was built without TLS, so remote.tls cannot be served; set remote.tls off")
         }
         self.handler = handler
+        self.deadlines = HeadDeadlines(deadline: limits.headDeadline)
         // Room for either family; filled as sockaddr_in or sockaddr_in6 (inet_pton).
         var storage = sockaddr_storage()
         let parsed = withUnsafeMutableBytes(of: &storage) { raw -> Bool in
@@ -111,7 +131,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             withPEM(tls?.keyPEM) { key in
                 withUnsafePointer(to: &storage) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        tripod_mhd_start($0, c, certificate, key, httpAccess, context, httpCompleted, nil)
+                        tripod_mhd_start($0, c, certificate, key, httpAccess, context, httpCompleted, context, httpConnection, context)
                     }
                 }
             }
@@ -122,6 +142,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             throw RemoteError("remote: cannot listen on \(address.contains(":") ? "[\(address)]" : address):\(port): \(reason)")
         }
         daemon = started
+        deadlines.start()
         let bound = Int(tripod_mhd_bound_port(started))
         self.port = bound == 0 ? port : bound
     }
@@ -131,6 +152,7 @@ public final class HTTPDaemon: @unchecked Sendable {
     public func stop() {
         guard let daemon else { return }
         self.daemon = nil
+        deadlines.stop()
         MHD_stop_daemon(daemon)
     }
 
@@ -159,10 +181,18 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
     let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue()
     guard let pending = requestContext.pointee.map({ Unmanaged<PendingRequest>.fromOpaque($0).takeUnretainedValue() }) else {
         let state = PendingRequest()
-        let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+        // One pass over the headers: it returns how many there are and counts the unnamed ones.
+        var unnamed = 0
+        let headerCount = Int(withUnsafeMutablePointer(to: &unnamed) { MHD_get_connection_values(connection, .HEADER_KIND, countUnnamed, $0) })
+        let contentLength = lookUp(connection, "Content-Length")
         if headerCount > daemon.limits.headerCount {
             state.refused = .text(431, "too many headers (at most \(daemon.limits.headerCount))")
-        } else if let length = lookUp(connection, "Content-Length").flatMap({ Int($0) }), length > daemon.limits.bodyBytes {
+        } else if unnamed > 0 {
+            state.refused = .text(400, "a header without a name")
+        } else if contentLength != nil, lookUp(connection, "Transfer-Encoding") != nil {
+            // RFC 9112 6.1: refused rather than read one way here and another by a proxy in front (smuggling).
+            state.refused = .text(400, "both Content-Length and Transfer-Encoding")
+        } else if let length = contentLength.flatMap({ Int($0) }), length > daemon.limits.bodyBytes {
             state.refused = .text(413, "request body over \(daemon.limits.bodyBytes) bytes")
         }
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -180,9 +210,12 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
         uploadSize.pointee = 0
         return .YES
     }
+    // The whole request (head and body) is in: from here it is served, however long (a stream).
+    daemon.deadlines.requestArrived(UInt(bitPattern: connection))
     let response: HTTPResponse
     if let refused = pending.refused {
-        response = refused
+        // Refused before the handler, so before any token: the connection is not kept.
+        response = refused.adding([("Connection", "close")])
     } else {
         var headers: [String: String] = [:]
         for name in ["Authorization", "Cookie", "Range", "Content-Type", "Origin", "Host"] {
@@ -195,14 +228,36 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
                                   headers: headers, body: pending.body, client: client)
         response = daemon.handler(request)
     }
-    return queue(response, on: connection)
+    return queue(response.adding(daemon.everyResponse), on: connection)
 }
 
-/// MHD_RequestCompletedCallback: releases the request's state.
-private let httpCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+/// MHD_RequestCompletedCallback: releases the request's state; the next head's deadline runs from now.
+private let httpCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    if let context, let connection {
+        Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().deadlines.requestEnded(UInt(bitPattern: connection))
+    }
     guard let requestContext, let state = requestContext.pointee else { return }
     Unmanaged<PendingRequest>.fromOpaque(state).release()
     requestContext.pointee = nil
+}
+
+/// MHD_NotifyConnectionCallback: a connection was accepted (its socket from
+/// MHD_CONNECTION_INFO_CONNECTION_FD) or is about to be closed.
+private let httpConnection: MHD_NotifyConnectionCallback = { context, connection, _, event in
+    guard let context, let connection else { return }
+    let deadlines = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().deadlines
+    let key = UInt(bitPattern: connection)
+    switch event {
+    case .CONNECTION_NOTIFY_STARTED: deadlines.opened(key, socket: tripod_mhd_connection_fd(connection))
+    case .CONNECTION_NOTIFY_CLOSED: deadlines.closed(key)
+    }
+}
+
+/// MHD_KeyValueIterator: counts the headers with an empty name into the Int at `context`; goes
+/// through them all (MHD_get_connection_values then returns how many there are).
+private let countUnnamed: MHD_KeyValueIterator = { context, _, key, _ in
+    if let context, key.map({ $0.pointee == 0 }) ?? true { context.assumingMemoryBound(to: Int.self).pointee += 1 }
+    return .YES
 }
 
 /// A request header's value (MHD_lookup_connection_value).
@@ -237,7 +292,6 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
         if made == nil { Unmanaged<StreamBox>.fromOpaque(box).release(); body.finished() }
     }
     guard let made else { return .NO }
-    headers.append(("X-Content-Type-Options", "nosniff"))
     for (name, value) in headers { _ = MHD_add_response_header(made, name, value) }
     let result = MHD_queue_response(connection, UInt32(status), made)
     MHD_destroy_response(made)

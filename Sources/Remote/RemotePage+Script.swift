@@ -1,15 +1,13 @@
 extension RemotePage {
     /// The page's script: the login, then every panel from the API. Commands carry the token in
-    /// the Authorization header; the preview, downloads and events use the login's cookie.
+    /// the Authorization header (kept in this tab's sessionStorage); the preview, downloads and
+    /// events use the cookie the server set at the login (HttpOnly: this script never sees it).
+    /// Everything shown is built as DOM nodes with textContent, never as HTML text.
     static let scriptJS = #"""
     'use strict';
     const TOKEN_KEY = 'tripod_token';
-    const token = () => localStorage.getItem(TOKEN_KEY) || '';
+    const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
     const $ = (id) => document.getElementById(id);
-
-    function setCookie(value) {
-      document.cookie = 'tripod_token=' + value + '; path=/; SameSite=Strict' + (location.protocol === 'https:' ? '; Secure' : '') + (value ? '' : '; max-age=0');
-    }
 
     async function api(path) {
       const response = await fetch(path, { headers: { Authorization: 'Bearer ' + token() } });
@@ -30,17 +28,21 @@ extension RemotePage {
 
     const fields = (values) => Object.entries(values || {}).map(([k, v]) => k + '=' + v).join(' ');
 
-    function logout() { localStorage.removeItem(TOKEN_KEY); setCookie(''); location.href = '/login'; }
+    // The server removes its cookie (HttpOnly, so only the server can).
+    async function logout() {
+      sessionStorage.removeItem(TOKEN_KEY);
+      try { await fetch('/logout', { method: 'POST' }); } finally { location.href = '/login'; }
+    }
 
-    // The login page: check the token against the API, keep it, go to the page.
+    // The login page: the server checks the token and answers with its cookie; the tab keeps the
+    // token for the Authorization header, then goes to the page.
     function startLogin() {
       $('login').addEventListener('submit', async (event) => {
         event.preventDefault();
         const given = $('token').value.trim();
-        const response = await fetch('/api/status', { headers: { Authorization: 'Bearer ' + given } });
+        const response = await fetch('/login', { method: 'POST', headers: { Authorization: 'Bearer ' + given } });
         if (!response.ok) { $('login-error').textContent = 'Refused: ' + response.status + ' ' + (await response.text()); return; }
-        localStorage.setItem(TOKEN_KEY, given);
-        setCookie(given);
+        sessionStorage.setItem(TOKEN_KEY, given);
         location.href = '/';
       });
     }
@@ -208,7 +210,6 @@ extension RemotePage {
 
     function startPage() {
       if (!token()) { location.href = '/login'; return; }
-      setCookie(token());
       $('preview').src = '/stream.mjpg';
       $('logout').addEventListener('click', logout);
       $('capture').addEventListener('click', () => command('capture'));

@@ -1,21 +1,20 @@
 /// The page at `/` and the login page: HTML, CSS and JS embedded in the binary, loaded from no
 /// other host (the rig may be offline). The script is RemotePage+Script.swift.
 enum RemotePage {
-    /// Only this server's own files; the preview and thumbnails are same-origin images.
-    static let policy = [("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"),
-                         ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")]
+    /// Never cached (the policy and the security headers are on every response: `RemoteRouter.securityHeaders`).
+    static let noStore = [("Cache-Control", "no-store")]
 
     static var page: HTTPResponse { html(pageHTML) }
     static var login: HTTPResponse { html(loginHTML) }
     static var script: HTTPResponse {
-        .bytes(status: 200, contentType: "text/javascript; charset=utf-8", body: Array(scriptJS.utf8), headers: policy)
+        .bytes(status: 200, contentType: "text/javascript; charset=utf-8", body: Array(scriptJS.utf8), headers: noStore)
     }
     static var style: HTTPResponse {
-        .bytes(status: 200, contentType: "text/css; charset=utf-8", body: Array(styleCSS.utf8), headers: policy)
+        .bytes(status: 200, contentType: "text/css; charset=utf-8", body: Array(styleCSS.utf8), headers: noStore)
     }
 
     private static func html(_ text: String) -> HTTPResponse {
-        .bytes(status: 200, contentType: "text/html; charset=utf-8", body: Array(text.utf8), headers: policy)
+        .bytes(status: 200, contentType: "text/html; charset=utf-8", body: Array(text.utf8), headers: noStore)
     }
 
     static let loginHTML = """

@@ -69,6 +69,9 @@ public final class Supervisor {
     var remote: RemoteServer?
     /// The remote's token, from the state directory (made at the first start).
     var remoteToken: String?
+    /// The nonces of collection signatures accepted so far, kept across restarts of the remote's
+    /// server so none is accepted twice while the process runs (RemoteWiring.swift).
+    let collectNonces = SeenNonces()
     /// Why the remote could not listen, for `get remote.listen`.
     var remoteFailure: String?
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
@@ -117,7 +120,7 @@ public final class Supervisor {
         loop.preconditionInEventLoop()
         state = .starting
         for note in devices.notes { log.warning(note) }
-        settings.setBase(settings.current)  // defaults, then the config file: where reset returns
+        settings.adoptCurrentAsBase()  // defaults, then the config file: where reset returns
         restoreSavedSettings()
         try startDevices()
         startRemote()
@@ -190,7 +193,7 @@ public final class Supervisor {
     }
 
     public func detach(_ session: ConsoleSession) {
-        session.isClosed = true
+        session.close()
         sessions[session.id] = nil
     }
 
@@ -205,7 +208,7 @@ public final class Supervisor {
     public func endOfInput(from session: ConsoleSession) {
         loop.preconditionInEventLoop()
         // Lines still waiting for a reply that comes later run first (`save` then end of input).
-        if session.awaitingReply { session.inputEndedWhileAwaiting = true; return }
+        if session.endInputWhileWaiting() { return }
         if session.kind == .stdio { requestStop(reason: "end of console input") }
         detach(session)
     }
@@ -213,33 +216,35 @@ public final class Supervisor {
     /// Runs one console line for a session and sends the reply. While the session waits for a
     /// reply that comes later (`CommandContext.answerLater`), the line waits its turn.
     public func run(line: String, from session: ConsoleSession) {
-        if session.awaitingReply {
-            guard session.heldLines.count < ConsoleInputLimits.linesPerRead else {
+        if session.isAwaitingReply {
+            if !session.hold(line, limit: ConsoleInputLimits.linesPerRead) {
                 session.send(.err(.flood, "dropped a line sent while the previous one was still running (wait for each reply)"))
-                return
             }
-            session.heldLines.append(line)
             return
         }
         var context = CommandContext(supervisor: self, session: session)
         let reply = commands.dispatch(line, origin: session.origin, context: &context)
-        if context.answersLater { session.awaitingReply = true; return }
+        // What the origin policy refused is the owner's to know: the command and key names (the
+        // message), never the line's values, which may hold a path or a secret.
+        if case .error(let error)? = reply, error.code == .denied { log.notice("denied \(session.origin.rawValue) (\(session.name)): \(error.message)") }
+        if context.answersLater { session.awaitReply(); return }
         // A command that closed its session (quit) has already answered.
         if let reply, !session.isClosed { session.send(reply) }
     }
 
     /// Sends a reply that came later, then runs the lines that waited for it.
     func answer(_ reply: Reply, to session: ConsoleSession) {
-        session.awaitingReply = false
         guard !session.isClosed else { return }
+        var (held, inputEnded) = session.replyArrived()
         session.send(reply)
-        while !session.awaitingReply, !session.isClosed, !session.heldLines.isEmpty {
-            run(line: session.heldLines.removeFirst(), from: session)
+        while !held.isEmpty, !session.isClosed {
+            run(line: held.removeFirst(), from: session)
+            if session.isAwaitingReply {
+                session.holdAgain(held, inputEnded: inputEnded)
+                return
+            }
         }
-        if session.inputEndedWhileAwaiting, !session.awaitingReply, !session.isClosed {
-            session.inputEndedWhileAwaiting = false
-            endOfInput(from: session)
-        }
+        if inputEnded, !session.isClosed { endOfInput(from: session) }
     }
 
     /// Writes persisted state off the loop; nil when no state directory is usable.

@@ -52,14 +52,59 @@ public final class ConsoleSession {
     public var mode: ReplyMode = .human
     public var assembler: LineAssembler
     public let output: any ConsoleOutput
-    /// Set by the host when it detaches the session; transports check it before handing on input.
-    public var isClosed = false
-    /// True while a command of this session answers later (a write off the loop); lines that
-    /// arrive meanwhile wait in `heldLines`, so replies keep the order of the lines.
-    public var awaitingReply = false
-    public var heldLines: [String] = []
-    /// The client's input ended while a reply was awaited: the end is acted on after the held lines.
-    public var inputEndedWhileAwaiting = false
+    /// Where the session's input stands; the host moves it through the methods below only.
+    public enum InputState: Sendable, Equatable {
+        /// Each line runs as it arrives.
+        case running
+        /// A command answers later (a write off the loop): lines that arrive meanwhile wait in
+        /// `held`, so replies keep the order of the lines; `inputEnded`: the client's input ended
+        /// meanwhile, acted on after the held lines.
+        case waiting(held: [String], inputEnded: Bool)
+        /// Detached: transports hand on nothing more.
+        case closed
+    }
+
+    public private(set) var input: InputState = .running
+    public var isClosed: Bool { input == .closed }
+    /// True while a command of this session answers later.
+    public var isAwaitingReply: Bool { if case .waiting = input { return true } else { return false } }
+
+    /// The host detaches the session.
+    public func close() { input = .closed }
+
+    /// A command said it answers later: the next lines wait.
+    public func awaitReply() {
+        guard input == .running else { return }
+        input = .waiting(held: [], inputEnded: false)
+    }
+
+    /// Keeps `line` until the reply comes; false when `limit` lines already wait (the line is dropped).
+    public func hold(_ line: String, limit: Int) -> Bool {
+        guard case .waiting(let held, let ended) = input, held.count < limit else { return false }
+        input = .waiting(held: held + [line], inputEnded: ended)
+        return true
+    }
+
+    /// The client's input ended; true when it waits for the reply (the host acts on it later).
+    public func endInputWhileWaiting() -> Bool {
+        guard case .waiting(let held, _) = input else { return false }
+        input = .waiting(held: held, inputEnded: true)
+        return true
+    }
+
+    /// The reply came: the session runs again and is handed what waited.
+    public func replyArrived() -> (held: [String], inputEnded: Bool) {
+        guard case .waiting(let held, let ended) = input else { return ([], false) }
+        input = .running
+        return (held, ended)
+    }
+
+    /// A line run from `replyArrived`'s held lines answers later too: the rest wait again, before
+    /// anything that arrived since.
+    public func holdAgain(_ lines: [String], inputEnded: Bool) {
+        guard case .waiting(let held, let ended) = input else { return }
+        input = .waiting(held: lines + held, inputEnded: inputEnded || ended)
+    }
 
     public init(id: Int, name: String, kind: Kind, output: any ConsoleOutput, echoes: Bool) {
         self.id = id; self.name = name; self.kind = kind; self.output = output

@@ -19,6 +19,7 @@ let benchmarks: [any Benchmark.Type] = [
     RawFormatsBenchmark.self,
     TimelapseBenchmark.self,
     FleetBenchmark.self,
+    CollectBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

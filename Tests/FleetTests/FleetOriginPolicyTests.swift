@@ -70,6 +70,10 @@ import TestSupport
         #expect((try observer.ask(rig.topics, id: "z", line: "set zoom 1.5"))["ok"] as? Bool == true)
         #expect(Self.post("get zoom", port: port, token: token)?["ok"] as? Bool == true)
         #expect(rig.process.isRunning)
+        // The owner reads every refusal in the log, by origin; never the token or a line's values.
+        #expect(waitUntil { rig.log.contains("denied mqtt") && rig.log.contains("denied remote") }, "\(rig.log)")
+        #expect(!rig.log.contains(token))
+        #expect(!rig.log.contains("127.0.0.9"), "a refused line's values are not logged")
     }
 
     /// Lines over MQTT each run in a session of their own: one that answers later (`save`) never

@@ -17,10 +17,20 @@ struct HTTPTestClient {
         var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
     }
 
-    /// A connected socket with a receive timeout, or nil.
-    func connect(timeoutSeconds: Int = 10) -> Int32? {
+    /// A connected socket with a receive timeout, or nil. `source` binds the client's end to
+    /// another loopback address (127.0.0.2, 127.0.0.3: loopback on Linux without setup).
+    func connect(timeoutSeconds: Int = 10, from source: String? = nil) -> Int32? {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
+        if let source, !ipv6 {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { close(fd); return nil }
+        }
         let ok: Int32
         if ipv6 {
             var address = sockaddr_in6()
@@ -55,8 +65,9 @@ struct HTTPTestClient {
     }
 
     /// Sends one request (Connection: close) and reads the response to its end.
-    func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) -> Response? {
-        guard let fd = connect() else { return nil }
+    func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [],
+                 from source: String? = nil, timeoutSeconds: Int = 10) -> Response? {
+        guard let fd = connect(timeoutSeconds: timeoutSeconds, from: source) else { return nil }
         defer { close(fd) }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(ipv6 ? "[::1]" : "127.0.0.1"):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }

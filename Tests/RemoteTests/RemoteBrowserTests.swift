@@ -18,6 +18,11 @@ import TestSupport
         #expect(status == 0, "\(String(decoding: output, as: UTF8.self)) \(errors.suffix(2000))")
         #expect(result?["screenshots_differ"] as? Bool == true)
         #expect((result?["capture"] as? [String: Any])?["identical"] as? Bool == true)
+        // The policy refused nothing of the page; markup in names never ran; the cookie is HttpOnly.
+        #expect((result?["csp_violations"] as? [Any])?.isEmpty == true)
+        #expect((result?["markup_capture"] as? [String: Any])?["ran"] as? Bool == false)
+        #expect((result?["markup_preset"] as? [String: Any])?["ok"] as? Bool == false)
+        #expect(result?["cookie_hidden_from_script"] as? Bool == true)
         // What the page set, the console shows.
         // The stored values (`active=` may follow while the frames still report the last ones).
         #expect(remote.tripod.ask("get exposure.duration")?.split(separator: " ").prefix(2) == ["ok", "exposure.duration=1/250"])

@@ -216,7 +216,7 @@ import TestSupport
         #expect(http.request("GET", "/api/status", headers: [remote.bearer] + headers)?.status == 431)
         let huge = http.request("GET", "/api/status", headers: [remote.bearer, ("X-Huge", String(repeating: "h", count: 40_000))])
         #expect(huge == nil || (huge?.status ?? 0) >= 400, "\(huge?.status ?? 0)")
-        // A client that sends half a request line and stops is closed after the idle timeout (15 s).
+        // A client that sends half a request line and stops is closed at the head deadline (10 s).
         if let slow = http.connect(timeoutSeconds: 40) {
             http.send(slow, Array("GET /api/sta".utf8))
             let started = Date()

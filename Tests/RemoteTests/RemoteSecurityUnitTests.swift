@@ -57,6 +57,18 @@ import Synchronization
         #expect(limiter.allows("10.0.0.2"))
     }
 
+    /// The limit is per address with no global part: thousands of addresses failing (more than
+    /// the 1024 it tracks) never lock out one that has not failed.
+    @Test func failuresFromManyAddressesNeverLockOutAnother() {
+        let limiter = FailedAttemptLimiter(maximumFailures: 5, window: .seconds(60))
+        for a in 0..<3000 {
+            for _ in 0..<5 { limiter.failed("10.1.\(a / 256).\(a % 256)") }
+        }
+        #expect(limiter.allows("127.0.0.1"))
+        #expect(limiter.allows("::1"))
+        #expect(!limiter.allows("10.1.11.183"), "the last failing address is locked out")
+    }
+
     @Test func pathsOutOfTheCapturesDirectoryAreRefused() throws {
         let work = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: work) }

@@ -60,6 +60,11 @@ import TestSupport
         #expect(status.output.contains("\"ok\":true"), "\(status.output.prefix(200))")
         let anonymous = curl(["--cacert", cert.certificate, "-o", "/dev/null", "-w", "%{http_code}", url])
         #expect(anonymous.output == "401", "\(anonymous.output)")
+        // Over TLS the login's cookie is Secure as well as HttpOnly and SameSite=Strict.
+        let login = curl(["--cacert", cert.certificate, "-X", "POST", "-H", "Authorization: Bearer \(token)", "-D", "-", "-o", "/dev/null",
+                          "https://127.0.0.1:\(port)/login"])
+        let cookie = login.output.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") }.map(String.init) ?? ""
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Secure"), "\(cookie)")
         // Without the certificate curl does not trust the server (exit 60), so TLS is really in use.
         #expect(curl(["-o", "/dev/null", url]).exit == 60)
         // A plain HTTP request to the HTTPS port gets no HTTP response.

@@ -25,13 +25,15 @@ typedef struct {
 /// MHD_start_daemon with a thread per connection (MHD_USE_THREAD_PER_CONNECTION |
 /// MHD_USE_INTERNAL_POLLING_THREAD), bound to `address` (MHD_OPTION_SOCK_ADDR): a sockaddr_in, or a
 /// sockaddr_in6 (then MHD_USE_IPv6, IPv6 only), with
-/// `limits`, the access handler and MHD_OPTION_NOTIFY_COMPLETED. With `certificate_pem` and
+/// `limits`, the access handler, MHD_OPTION_NOTIFY_COMPLETED and MHD_OPTION_NOTIFY_CONNECTION
+/// (each connection's start and close, on libmicrohttpd's threads). With `certificate_pem` and
 /// `key_pem` (NUL-terminated PEM text, both or neither) it serves HTTPS (MHD_USE_TLS,
 /// MHD_OPTION_HTTPS_MEM_CERT, MHD_OPTION_HTTPS_MEM_KEY). NULL when it cannot start.
 struct MHD_Daemon *tripod_mhd_start(const struct sockaddr *address, tripod_mhd_limits limits,
                                     const char *certificate_pem, const char *key_pem,
                                     MHD_AccessHandlerCallback handler, void *handler_context,
-                                    MHD_RequestCompletedCallback completed, void *completed_context);
+                                    MHD_RequestCompletedCallback completed, void *completed_context,
+                                    MHD_NotifyConnectionCallback notify, void *notify_context);
 
 /// 1 when this libmicrohttpd was built with TLS (MHD_is_feature_supported(MHD_FEATURE_TLS)).
 int tripod_mhd_supports_tls(void);
@@ -42,6 +44,9 @@ uint16_t tripod_mhd_bound_port(struct MHD_Daemon *daemon);
 /// The client's IPv4 or IPv6 address as text (MHD_get_connection_info,
 /// MHD_CONNECTION_INFO_CLIENT_ADDRESS, then inet_ntop); 1 on success.
 int tripod_mhd_client_address(struct MHD_Connection *connection, char *out, size_t capacity);
+
+/// The connection's socket (MHD_get_connection_info, MHD_CONNECTION_INFO_CONNECTION_FD); -1 if unknown.
+int tripod_mhd_connection_fd(struct MHD_Connection *connection);
 
 #ifdef __cplusplus
 }

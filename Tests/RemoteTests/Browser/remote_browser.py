@@ -24,6 +24,21 @@ def fail(message):
     sys.exit(1)
 
 
+CSP_WATCH = """
+window.__csp = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
+"""
+
+# A capture whose file name is markup: the page must show it as text and never run it.
+MARKUP_NAME = "<img src=x onerror=window.__xss=1>.jpg"
+
+
+def csp_violations(driver):
+    seen = driver.execute_script("return window.__csp || []")
+    logged = [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+    return seen + logged
+
+
 def browser(width, height, phone=False):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
@@ -34,7 +49,11 @@ def browser(width, height, phone=False):
                      # Nothing but 127.0.0.1: every other name fails to resolve.
                      "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]:
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    # Every Content-Security-Policy violation of every page, kept where the test can read it
+    # (a script added this way is not subject to the page's policy).
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_WATCH})
     if phone:
         # Headless windows are at least 500 px wide: a phone's viewport is emulated.
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
@@ -71,6 +90,12 @@ return [i.naturalWidth, i.naturalHeight, hi - lo];
 driver = browser(360, 780, phone=True)
 try:
     log_in(driver)
+    # The cookie is HttpOnly: the page's script cannot read it; the tab keeps the token for the header.
+    if "tripod_token" in driver.execute_script("return document.cookie"):
+        fail("the page's script can read the token cookie")
+    if driver.execute_script("return sessionStorage.getItem('tripod_token')") != token:
+        fail("the tab does not keep the token for the Authorization header")
+    result["cookie_hidden_from_script"] = True
     overflow = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     result["phone_width"] = overflow
     if overflow[0] > overflow[1]:
@@ -105,6 +130,20 @@ try:
     if not driver.find_element(By.ID, "setting-exposure.iso").is_enabled():
         fail("exposure.iso is read-only on the page")
 
+    # A preset whose name is markup is refused by the API (names are letters, digits, - and _).
+    reply = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch('/api/command', { method: 'POST', body: arguments[0],
+          headers: { Authorization: 'Bearer ' + sessionStorage.getItem('tripod_token') } })
+          .then(r => r.json()).then(done).catch(e => done({ error: String(e) }));""",
+        "preset save <img src=x onerror=window.__xss=1> ev 3 1")
+    result["markup_preset"] = reply
+    if reply.get("ok") is not False or reply.get("code") != "bad-value":
+        fail("a preset named with markup was not refused: %s" % reply)
+    # A capture file named with markup is listed as text when the list is built again.
+    with open(os.path.join(captures, MARKUP_NAME), "wb") as f:
+        f.write(b"not a jpeg")
+
     # Capture: the file appears in the list; its download is the file on disk.
     before = set(a.get_attribute("data-path") for a in driver.find_elements(By.CSS_SELECTOR, "#captures a"))
     driver.find_element(By.ID, "capture").click()
@@ -127,6 +166,15 @@ try:
     if downloaded != on_disk:
         fail("the download of %s differs from the file on disk" % path)
 
+    # The markup name (listed by the same refresh) is text: a link whose text is the name, no
+    # element made from it, nothing run.
+    wait(driver, 15, lambda d: MARKUP_NAME in d.find_element(By.ID, "captures").text, "the markup-named capture as text")
+    made = driver.execute_script("return document.querySelectorAll('#captures img[src=\"x\"], img[src=\"x\"]').length")
+    ran = driver.execute_script("return window.__xss === 1")
+    result["markup_capture"] = {"elements_made": made, "ran": ran}
+    if made or ran:
+        fail("the markup in a capture's name became an element (%d) or ran (%s)" % (made, ran))
+
     # Record start and stop from the page.
     driver.find_element(By.ID, "record-start").click()
     wait(driver, 15, lambda d: "recording=" in d.find_element(By.ID, "reply").text, "record start's reply")
@@ -137,6 +185,16 @@ try:
     result["record_stop"] = driver.find_element(By.ID, "reply").text
     wait(driver, 15, lambda d: "record.stopped" in d.find_element(By.ID, "events").text, "the record.stopped event")
     result["events"] = driver.find_element(By.ID, "events").text.count("\n") + 1
+
+    # Under the policy nothing of the page was refused (no inline script, style or handler).
+    result["csp_violations"] = csp_violations(driver)
+    if result["csp_violations"]:
+        fail("Content-Security-Policy violations: %s" % result["csp_violations"])
+    # The watch sees a violation when there is one: an inline script the policy refuses.
+    driver.execute_script("const s = document.createElement('script'); s.textContent = 'window.__inline = 1'; document.body.append(s)")
+    wait(driver, 5, lambda d: any("script-src" in v for v in d.execute_script("return window.__csp")), "the probe's violation")
+    if driver.execute_script("return window.__inline === 1"):
+        fail("an inline script ran under the policy")
 
     if shots:
         driver.execute_script("window.scrollTo(0, 0)")
