@@ -3,8 +3,9 @@ import Hardware
 import Video
 
 /// One frame's rotation warp on the CPU: every output row band through its own homography
-/// (`WarpGeometry.homography`), sampled bilinearly from the I420 source, eight pixels at a time:
-/// the source points lane by lane, the four taps gathered into SIMD8<Float> and blended there.
+/// (`WarpGeometry.homography`), sampled bilinearly from the I420 source in integers: along a row,
+/// blocks of 16 outputs whose source points are exact at both ends and stepped in fixed point
+/// between.
 /// Chroma uses the homography of its luma rows at half resolution. Points outside the source
 /// repeat its edge (the margin keeps them inside unless the sidecar says it was hit).
 public struct YUVRotationWarp: VideoFrameWarp {
@@ -89,53 +90,82 @@ public struct YUVRotationWarp: VideoFrameWarp {
         }
     }
 
+    /// Outputs per block: each block's first and last source points are exact (two divides), the
+    /// ones between stepped linearly in 16.16 fixed point. Along a block of 16 the projective map
+    /// departs from the line by under 0.001 px for any view within a 20 % margin.
+    static let blockLength = 16
+
     /// `count` outputs of one row: output i is at centred luma (xStart + i·xStep, y); its source
     /// point (centred luma) × `toSource` + `sourceOffset` is in the plane's pixel coordinates.
     /// Samples are `step` bytes apart along a row, in the output as in the source (1 for a plane,
-    /// 3 or 4 for one channel of packed RGB).
+    /// 3 or 4 for one channel of packed RGB). Bilinear in integers with 8-bit fractions (a point
+    /// is placed within 1/256 px; OpenCV's warpPerspective uses 1/32).
     @inline(__always)
     static func sampleRow(into out: UnsafeMutablePointer<UInt8>, count: Int, from plane: UnsafePointer<UInt8>, stride: Int, step: Int,
-                                  sourceWidth: Int, sourceHeight: Int, map: FloatMap, y: Float, xStep: Float, xStart: Float,
-                                  toSource: Float, sourceOffset: (Float, Float)) {
+                          sourceWidth: Int, sourceHeight: Int, map: FloatMap, y: Float, xStep: Float, xStart: Float,
+                          toSource: Float, sourceOffset: (Float, Float)) {
         let a0 = map.r0.y * y + map.r0.z, b0 = map.r1.y * y + map.r1.z, c0 = map.r2.y * y + map.r2.z
         let r0x = map.r0.x, r1x = map.r1.x, r2x = map.r2.x
         let maxX = Float(sourceWidth - 1), maxY = Float(sourceHeight - 1)
-        let lastX = sourceWidth - 1, lastY = sourceHeight - 1
-        // Along the row the numerators and the denominator are affine in x: advanced by one
-        // output step at a time within blocks of eight; each block's taps are gathered into
-        // SIMD8<Float> through a small buffer and blended there.
-        let dnx = r0x * xStep, dny = r1x * xStep, dd = r2x * xStep
-        var taps = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
-        withUnsafeMutableBytes(of: &taps) { raw in
-            guard let base = raw.baseAddress else { return }
-            let t = base.assumingMemoryBound(to: Float.self)
-            var i = 0
-            while i < count {
-                // From x at each block's start (no drift along a long row), then stepped.
-                let x = xStart + Float(i) * xStep
-                var nx = r0x * x + a0, ny = r1x * x + b0, d = r2x * x + c0
-                for k in 0..<8 {
-                    let den = max(d, 1e-6), inv = toSource / den
-                    let sx = min(max(nx * inv + sourceOffset.0, 0), maxX)
-                    let sy = min(max(ny * inv + sourceOffset.1, 0), maxY)
-                    nx += dnx; ny += dny; d += dd
-                    let x0 = Int(sx), y0 = Int(sy)  // ≥ 0: truncation is the floor
-                    let x1 = x0 < lastX ? x0 + 1 : x0, y1 = y0 < lastY ? y0 + 1 : y0
-                    let top = plane + y0 * stride, bottom = plane + y1 * stride
-                    t[k] = Float(top[x0 * step]); t[8 + k] = Float(top[x1 * step])
-                    t[16 + k] = Float(bottom[x0 * step]); t[24 + k] = Float(bottom[x1 * step])
-                    t[32 + k] = sx - Float(x0); t[40 + k] = sy - Float(y0)
-                }
-                let p = UnsafeRawPointer(t)
-                let p00 = p.load(as: SIMD8<Float>.self), p10 = p.load(fromByteOffset: 32, as: SIMD8<Float>.self)
-                let p01 = p.load(fromByteOffset: 64, as: SIMD8<Float>.self), p11 = p.load(fromByteOffset: 96, as: SIMD8<Float>.self)
-                let tx = p.load(fromByteOffset: 128, as: SIMD8<Float>.self), ty = p.load(fromByteOffset: 160, as: SIMD8<Float>.self)
-                let upper = p00 + (p10 - p00) * tx, lower = p01 + (p11 - p01) * tx
-                let value = (upper + (lower - upper) * ty + 0.5).clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: 255))
-                let n = min(8, count - i)
-                for k in 0..<n { out[(i + k) * step] = UInt8(value[k]) }
-                i += 8
-            }
+        /// Output i's source point in the plane's pixels.
+        @inline(__always) func point(_ i: Int) -> (x: Float, y: Float) {
+            let x = xStart + Float(i) * xStep
+            let inv = toSource / max(r2x * x + c0, 1e-6)
+            return ((r0x * x + a0) * inv + sourceOffset.0, (r1x * x + b0) * inv + sourceOffset.1)
         }
+        /// Strictly inside the last pixel's centre, so the right and lower taps exist.
+        @inline(__always) func inside(_ p: (x: Float, y: Float)) -> Bool { p.x >= 0 && p.x < maxX && p.y >= 0 && p.y < maxY }
+        var i = 0
+        while i < count {
+            let n = min(blockLength, count - i)
+            let first = point(i), last = n > 1 ? point(i + n - 1) : first
+            let target = out + i * step
+            if inside(first) && inside(last) {
+                // The whole block lies between two inside points: no clamping.
+                let fx = Int(first.x * 65536), fy = Int(first.y * 65536)
+                let dx = n > 1 ? (Int(last.x * 65536) - fx) / (n - 1) : 0, dy = n > 1 ? (Int(last.y * 65536) - fy) / (n - 1) : 0
+                blendBlock(into: target, count: n, from: plane, stride: stride, step: step, fx: fx, fy: fy, dx: dx, dy: dy)
+            } else {
+                // Near or beyond the edge (the margin was hit): each point exact, clamped, the
+                // edge repeated.
+                for k in 0..<n {
+                    let p = point(i + k)
+                    let sx = p.x.isNaN ? 0 : min(max(p.x, 0), maxX), sy = p.y.isNaN ? 0 : min(max(p.y, 0), maxY)
+                    blendClamped(into: target + k * step, from: plane, stride: stride, step: step,
+                                 fx: Int(sx * 65536), fy: Int(sy * 65536), lastX: sourceWidth - 1, lastY: sourceHeight - 1)
+                }
+            }
+            i += n
+        }
+    }
+
+    /// `count` samples from 16.16 source points (fx, fy) + k·(dx, dy), all strictly inside.
+    @inline(__always)
+    private static func blendBlock(into out: UnsafeMutablePointer<UInt8>, count: Int, from plane: UnsafePointer<UInt8>, stride: Int,
+                                   step: Int, fx: Int, fy: Int, dx: Int, dy: Int) {
+        var fx = fx, fy = fy
+        for k in 0..<count {
+            let top = plane + ((fy &>> 16) &* stride &+ (fx &>> 16) &* step)
+            let ax = (fx &>> 8) & 0xFF, ay = (fy &>> 8) & 0xFF
+            out[k &* step] = blend(Int(top[0]), Int(top[step]), Int(top[stride]), Int(top[stride &+ step]), ax: ax, ay: ay)
+            fx &+= dx; fy &+= dy
+        }
+    }
+
+    /// One sample at a clamped 16.16 point; the taps beyond the last column or row repeat it.
+    @inline(__always)
+    private static func blendClamped(into out: UnsafeMutablePointer<UInt8>, from plane: UnsafePointer<UInt8>, stride: Int, step: Int,
+                                     fx: Int, fy: Int, lastX: Int, lastY: Int) {
+        let x0 = fx &>> 16, y0 = fy &>> 16
+        let right = x0 < lastX ? step : 0, down = y0 < lastY ? stride : 0
+        let top = plane + (y0 &* stride &+ x0 &* step)
+        out[0] = blend(Int(top[0]), Int(top[right]), Int(top[down]), Int(top[down &+ right]), ax: (fx &>> 8) & 0xFF, ay: (fy &>> 8) & 0xFF)
+    }
+
+    /// Bilinear blend of four taps with 8-bit fractions, rounded; a convex combination, so 0...255.
+    @inline(__always)
+    private static func blend(_ p00: Int, _ p10: Int, _ p01: Int, _ p11: Int, ax: Int, ay: Int) -> UInt8 {
+        let upper = (p00 &<< 8) &+ (p10 &- p00) &* ax, lower = (p01 &<< 8) &+ (p11 &- p01) &* ax
+        return UInt8(truncatingIfNeeded: ((upper &<< 8) &+ (lower &- upper) &* ay &+ 32768) &>> 16)
     }
 }

@@ -21,7 +21,8 @@ import Video
 ///    frames kept of those the sensor made.
 /// `TRIPOD_STABILIZATION_SECONDS` (default 6), `TRIPOD_STABILIZATION_RENDER` (default 960x540: the
 /// in-process recordings' frame size), `TRIPOD_STABILIZATION_REALTIME_SECONDS` (default 8; 0 skips),
-/// `TRIPOD_STABILIZATION_CASES` (e.g. "handheld 10", default all four).
+/// `TRIPOD_STABILIZATION_CASES` (e.g. "handheld 10", default all four), `TRIPOD_STABILIZATION_PARTS`
+/// (a comma-separated subset of "residual,orientation,cost,realtime", default all four).
 struct StabilizationBenchmark: Benchmark {
     static let name = "stabilization"
     static let summary = "rotation warp: residual motion in the decoded file, cost per frame, OpenCV reference, drops at real time"
@@ -46,7 +47,9 @@ struct StabilizationBenchmark: Benchmark {
         var plotSeries: [(String, [Double])] = []
         // TRIPOD_STABILIZATION_CASES: a comma-separated subset ("handheld 10,walking"), default all.
         let chosen = Self.environment["TRIPOD_STABILIZATION_CASES"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        for c in Self.cases where chosen?.contains(c.profile + (c.amplitude.map { " \(Int($0))" } ?? "")) ?? true {
+        let parts = Self.environment["TRIPOD_STABILIZATION_PARTS"].map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+            ?? ["residual", "orientation", "cost", "realtime"]
+        for c in Self.cases where parts.contains("residual") && chosen?.contains(c.profile + (c.amplitude.map { " \(Int($0))" } ?? "")) ?? true {
             let label = c.profile + (c.amplitude.map { " \(Int($0))" } ?? "")
             var off: Measured?
             for mode in Self.modes {
@@ -77,10 +80,18 @@ struct StabilizationBenchmark: Benchmark {
         notes.append("columns: RMS over frame pairs (after the first second) of the inter-frame motion in the decoded file, video pixels at \(render.width)x\(render.height): total = the fitted field over a 16x9 grid (shift, roll and skew together); shift; roll (°); skew (x, px per px of height); reduction = 1 − mode / off; margin hit = frames whose correction the margin limited (sidecar)")
         notes.append("in process on the manual clock: \(seconds) s per recording of format 1920x1080@30 rendered at \(render.width)x\(render.height), libx264; load = the 1-minute load average at the run's start")
         try plot(plotSeries, work: work, notes: &notes)
-        let cost = try WarpCostRun().run(work: work)
-        rows += cost.rows; notes += cost.notes; metrics.merge(cost.metrics) { $1 }
-        let realtime = try realTime(work: work, metrics: &metrics)
-        rows += realtime.rows; notes += realtime.notes
+        if parts.contains("orientation") {
+            let check = try OrientationCheckRun().run()
+            rows += check.rows; notes += check.notes; metrics.merge(check.metrics) { $1 }
+        }
+        if parts.contains("cost") {
+            let cost = try WarpCostRun().run(work: work)
+            rows += cost.rows; notes += cost.notes; metrics.merge(cost.metrics) { $1 }
+        }
+        if parts.contains("realtime") {
+            let realtime = try realTime(work: work, metrics: &metrics)
+            rows += realtime.rows; notes += realtime.notes
+        }
         return BenchmarkReport(columns: ["case", "mode", "active", "total px", "shift px", "roll °", "skew", "total vs off", "roll vs off",
                                          "margin hit", "load"], rows: rows, notes: notes, metrics: metrics)
     }
