@@ -11,7 +11,9 @@ import Motion
 /// - Cinematic: a centred Gaussian over ±N frames (N = 15, σ = N/2) of the rotations relative to
 ///   the frame's own, margin 20 %, latency N frames, then a causal stage (time constant 1.5 s)
 ///   that takes out the slow sway the window keeps; then its roll about the optical axis is
-///   levelled (the world's +z is up), so the horizon stays still.
+///   turned towards level (the world's +z is up; time constant 1 s), so the horizon stays still.
+/// Both carry the view they showed last from the camera of that frame as the orientation source
+/// answers now (not as it answered then), so only the camera's measured turn moves the picture.
 /// Then `ease` fits the view into the margin by easing towards the camera's own orientation
 /// with a soft knee rather than clamping (no jump when the motion outgrows the margin).
 /// Loop-confined.
@@ -24,6 +26,11 @@ public final class RotationPathPlanner {
     /// (0.3–1.5 Hz) the ±0.5 s window keeps, so a handheld shot looks locked off; pans still come
     /// through (the margin easing lets the view follow them).
     public var cinematicTimeConstantSeconds = 1.5
+    /// Cinematic's levelling time constant, seconds: the horizon is turned towards level by this
+    /// much per second rather than all at once each frame, because the level read from the
+    /// tracker's world wobbles from one frame's answer to the next (its accelerometer
+    /// corrections), and a level taken whole every frame showed that wobble as roll.
+    public var levelTimeConstantSeconds = 1.0
     /// Margin use above which the correction starts to ease towards the camera's path.
     public static let knee = 0.6
 
@@ -46,10 +53,17 @@ public final class RotationPathPlanner {
 
     private var times: [MonotonicTime] = []
     private var emitted = 0
-    private var standardView: Quaternion?
     private var lastTime: MonotonicTime?
-    private var cinematicView: Quaternion?
-    private var cinematicTime: MonotonicTime?
+    /// The smoothing's state: the view last shown (before levelling) and the camera at that
+    /// frame, both as the orientation source gave them then. The next frame asks for that
+    /// frame's camera again and carries the view over by the camera's turn (`carried`), so a
+    /// source whose world shifts a little between answers (the tracker's current orientation,
+    /// taken back through the gyro) moves nothing on screen.
+    private var state: (time: MonotonicTime, camera: Quaternion, view: Quaternion)?
+    /// The level roll applied last (cinematic), radians.
+    private var level: Double?
+    /// The last target, and the level it carries (to take it off the shown view).
+    private var lastTarget: (target: Target, level: Double)?
 
     public init(mode: StabilizationMode, lookaheadFrames: Int = 15) throws(StabilizationError) {
         switch mode {
@@ -69,7 +83,7 @@ public final class RotationPathPlanner {
         times.append(time)
         if lookaheadFrames == 0 {
             times.removeAll()
-            return [causal(time: time, camera: orientationAt(time))]
+            return [causal(time: time, orientationAt: orientationAt)]
         }
         guard times.count > emitted + lookaheadFrames else { return [] }
         return [centred(orientationAt)]
@@ -82,19 +96,37 @@ public final class RotationPathPlanner {
         return out
     }
 
-    /// Standard: what was finally shown (after the margin), the state the smoothing goes on from.
+    /// What was finally shown (after the margin) for the last target: the state the smoothing
+    /// goes on from.
     public func shown(_ view: Quaternion) {
-        if lookaheadFrames == 0 { standardView = view } else { cinematicView = view }
+        guard let last = lastTarget else { return }
+        state = (last.target.time, last.target.camera, (view * Quaternion(axis: Vector3(0, 0, 1), angle: -last.level)).normalized)
     }
 
-    private func causal(time: MonotonicTime, camera: Quaternion?) -> Target {
+    /// The last shown view, carried into the source's present answers: the same turn from that
+    /// frame's camera as asked again now.
+    private func carried(_ orientationAt: (MonotonicTime) -> Quaternion?) -> Quaternion? {
+        guard let state else { return nil }
+        guard let now = orientationAt(state.time) else { return state.view }
+        return (now * (state.camera.conjugate * state.view)).normalized
+    }
+
+    private func emit(_ target: Target, level: Double = 0) -> Target {
+        lastTarget = (target, level)
+        state = (target.time, target.camera, (target.view * Quaternion(axis: Vector3(0, 0, 1), angle: -level)).normalized)
+        return target
+    }
+
+    private func causal(time: MonotonicTime, orientationAt: (MonotonicTime) -> Quaternion?) -> Target {
         let dt = lastTime.map { max(0, (time - $0).secondsValue) } ?? 0
         lastTime = time
-        guard let camera else { return Target(time: time, camera: standardView ?? .identity, view: standardView ?? .identity) }
-        let previous = standardView ?? camera
-        let view = previous.slerp(to: camera, 1 - exp(-dt / timeConstantSeconds))
-        standardView = view
-        return Target(time: time, camera: camera, view: view)
+        let previous = carried(orientationAt)
+        guard let camera = orientationAt(time) else {
+            lastTarget = nil  // unknown: shown as it is, the state kept
+            return Target(time: time, camera: previous ?? .identity, view: previous ?? .identity)
+        }
+        let view = (previous ?? camera).slerp(to: camera, 1 - exp(-dt / timeConstantSeconds))
+        return emit(Target(time: time, camera: camera, view: view))
     }
 
     private func centred(_ orientationAt: (MonotonicTime) -> Quaternion?) -> Target {
@@ -105,7 +137,10 @@ public final class RotationPathPlanner {
             if emitted > n { times.removeFirst(); emitted -= 1 }
         }
         let time = times[index]
-        guard let centre = orientationAt(time) else { return Target(time: time, camera: .identity, view: .identity) }
+        guard let centre = orientationAt(time) else {
+            lastTarget = nil
+            return Target(time: time, camera: .identity, view: .identity)
+        }
         var sum = Vector3.zero, weights = 0.0
         for k in max(0, index - n)...min(times.count - 1, index + n) {
             guard let q = k == index ? centre : orientationAt(times[k]) else { continue }
@@ -114,12 +149,15 @@ public final class RotationPathPlanner {
             weights += w
         }
         let mean = (centre * Quaternion(rotationVector: sum / max(weights, 1e-12))).normalized
-        let dt = cinematicTime.map { max(0, (time - $0).secondsValue) } ?? 0
-        cinematicTime = time
-        let previous = cinematicView ?? mean
+        let dt = lastTime.map { max(0, (time - $0).secondsValue) } ?? 0
+        lastTime = time
+        let previous = carried(orientationAt) ?? mean
         let view = cinematicTimeConstantSeconds > 0 ? previous.slerp(to: mean, 1 - exp(-dt / cinematicTimeConstantSeconds)) : mean
-        cinematicView = view
-        return Target(time: time, camera: centre, view: (view * Quaternion(axis: Vector3(0, 0, 1), angle: Self.levelRoll(view))).normalized)
+        // Towards level with its own time constant (whole on the first frame).
+        let wanted = Self.levelRoll(view)
+        let roll = level.map { $0 + (wanted - $0) * (levelTimeConstantSeconds > 0 ? 1 - exp(-dt / levelTimeConstantSeconds) : 1) } ?? wanted
+        level = roll
+        return emit(Target(time: time, camera: centre, view: (view * Quaternion(axis: Vector3(0, 0, 1), angle: roll)).normalized), level: roll)
     }
 
     /// The turn about `view`'s optical axis that makes its x axis horizontal (world +z up),
