@@ -29,6 +29,10 @@ struct WarpCostRun {
             let budget = label == "1080p30" ? 1000.0 / 30 : 1000.0 / 60
             notes.append(String(format: "%@: the warp takes %.1f %% of a frame period on one thread (%.1f ms of CPU of %.1f)", label,
                                 100 * r.tripod1 / budget, r.tripod1, budget))
+            let a76 = (low: r.tripod1 * Self.cortexA76Factor.low, high: r.tripod1 * Self.cortexA76Factor.high)
+            notes.append(String(format: "%@ on one Cortex-A76 core (Pi 5), estimated: %.0f–%.0f ms per frame (%.0f–%.0f %% of its period)", label,
+                                a76.low, a76.high, 100 * a76.low / budget, 100 * a76.high / budget))
+            metrics["warp_\(label)_ms_cortex_a76_estimate_high"] = a76.high
             metrics["warp_\(label)_ms_1_thread"] = r.tripod1
             metrics["warp_\(label)_ms_2_threads"] = r.tripod2
             metrics["opencv_\(label)_ms_1_thread"] = r.opencv1
@@ -40,6 +44,15 @@ struct WarpCostRun {
         notes.append("cost: \(Self.frames) frames per size rendered by the simulated camera (handheld 10), cinematic homographies from the true motion, \(WarpGeometry(size: PixelSize(width: 1920, height: 1080), focalLengthPixels: 1, margin: 0, lineNanoseconds: 0).bandRows)-row bands; medians. Reference: OpenCV \("warpPerspective") (INTER_LINEAR, BORDER_REPLICATE, one call per band and plane) on the first \(Self.compared) frames; the difference excludes the outer 2 px")
         return (rows, notes, metrics)
     }
+
+    /// A Cortex-A76 core's time for this kernel ÷ this machine's, estimated: the kernel is scalar
+    /// integer work per sample (four byte loads, six multiplies, about a dozen adds and shifts, one
+    /// store; two divides per 16 samples) over rows that stay in L1/L2 (a 16-row band of 1080p
+    /// luma is ~30 KiB), so it scales with per-clock integer throughput and clock: an A76 (4-wide,
+    /// 2 loads a cycle, 2.4 GHz on the Pi 5) does ~0.6–0.75 of a Sapphire Rapids core's work per
+    /// clock (6-wide, 3 loads) and this VM's cores run 2.1–3 GHz. Not measured on an A76.
+    /// (2.1 GHz / 2.4 GHz ÷ 0.75 = 1.2 to 3 GHz / 2.4 GHz ÷ 0.6 = 2.1.)
+    static let cortexA76Factor = (low: 1.2, high: 2.1)
 
     struct Result { var tripod1, tripod2, opencv1, opencv2, meanDiff: Double; var maxDiff: Int; var lumaOver1: Double }
     final class Log: @unchecked Sendable { var completed: [CompletedRequest] = [] }
