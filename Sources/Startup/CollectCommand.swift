@@ -43,7 +43,7 @@ extension TripodMain {
         }
         defer { directory.stop() }
         guard directory.subscribe(within: 10) else {
-            printError("collect: the broker \(options.broker) " + (directory.refusal.map { "refused the connection: \($0)" } ?? "did not answer within 10 s"))
+            printError("collect: the broker \(options.broker) " + (directory.refusal.map { "refused the connection: \($0)" } ?? "did not answer within 10 s" + (options.broker.scheme == .mqtts ? " (over TLS: does --ca hold the CA of its certificate?)" : "")))
             return CollectStatus.failed
         }
         let waited = ContinuousClock.now - began

@@ -89,7 +89,8 @@ import Settings
 
     /// `mqtts://` with `--ca`: a mosquitto TLS listener whose certificate only the given CA file
     /// vouches for. With it the shot is collected; without it (the system's CAs) the collector
-    /// names the TLS error.
+    /// cannot connect (a TLS error, or no CONNACK within 10 s, whichever libmosquitto meets first)
+    /// and says so, naming the broker.
     @Test func caForABrokerOverTLS() throws {
         let directory = NSTemporaryDirectory() + "tripod-collect-tls-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -112,7 +113,8 @@ import Settings
 
         let untrusted = try CollectRun(arguments("untrusted", []))
         #expect(untrusted.finish() == 1)
-        #expect(untrusted.stderr.contains("mqtts://127.0.0.1:\(tlsPort)") && untrusted.stderr.contains("TLS error"), "\(untrusted.stderr)")
+        #expect(untrusted.stderr.contains("mqtts://127.0.0.1:\(tlsPort)") && (untrusted.stderr.contains("TLS error") || untrusted.stderr.contains("--ca")),
+                "\(untrusted.stderr)")
 
         let run = try CollectRun(arguments("out", ["--ca", directory + "/broker.crt"]))
         #expect(run.finish() == 0, "\(run.stderr)")

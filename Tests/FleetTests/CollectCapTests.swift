@@ -34,8 +34,8 @@ import Media
                 #expect(FileManager.default.contents(atPath: "\(into)/\(shot)/\(server.rig)/\((path as NSString).lastPathComponent)") == Data(bytes))
             }
         }
-        // Every part and file was asked once: 6 x (1 part + 4 files).
-        #expect(gauge.requests == 30, "\(gauge.requests) requests")
+        // Every part and file was asked once: 6 x (1 part, the sidecar and 4 files).
+        #expect(gauge.requests == 36, "\(gauge.requests) requests")
         #expect(gauge.maximum == parallel, "at most \(gauge.maximum) requests at once")
         #expect(gauge.maximumPerRig == 2, "at most \(gauge.maximumPerRig) requests at once to one rig")
     }
