@@ -71,41 +71,64 @@ final class CollectBenchGroup {
         var curlCPU: Double
     }
 
-    func collect(_ shot: (id: String, at: Date), tripod: String, key: String, into: String) throws -> Sample {
+    /// Each shot's files as curl fetches them (rig index, name, path on the rig, bytes), from the
+    /// first collection's manifest.
+    private var curlFiles: [String: [(rig: Int, name: String, path: String, bytes: Int)]] = [:]
+
+    /// `curlFirst`: curl's turn before the collector's (the shot collected once already), so that
+    /// neither is always the one that runs right after something else.
+    func collect(_ shot: (id: String, at: Date), tripod: String, key: String, into: String, curlFirst: Bool = false) throws -> Sample {
+        var curl: (seconds: Double, cpu: Double)?
+        if curlFirst, curlFiles[shot.id] != nil { curl = try curlFetch(shot.id, into: into + "-curl") }
         let cpuBefore = Self.childrenCPUSeconds()
         let started = Date()
         let (status, output) = Self.run(tripod, ["collect", "--broker", "mqtt://127.0.0.1:\(brokerPort)", "--group", name, "--into", into,
                                                  "--key", key, "--shot", shot.id, "--deadline", "120"])
         let ended = Date()
-        let cpuCollect = Self.childrenCPUSeconds()
+        let cpuCollect = Self.childrenCPUSeconds() - cpuBefore
         guard status == 0 else { throw HardwareError(.invalidArgument, "collect: tripod collect --shot \(shot.id) ended with \(status)") }
         let lines = output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let phase = (lines.last { $0["type"] as? String == "summary" }?["seconds"] as? Double) ?? .nan
         let ready = (lines.first { $0["type"] as? String == "ready" }?["seconds"] as? Double) ?? .nan
-        // The same files, by curl, from the manifest's paths, with each rig's own remote token
-        // (the collection key is never a bearer secret: its holder signs each request).
-        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(into)/\(shot.id)/manifest.json"))) as? [String: Any]
-        let entries = (manifest?["rigs"] as? [String: [String: Any]]) ?? [:]
-        var arguments = ["-s", "--parallel", "--parallel-max", "8"]
-        var bytes = 0
-        for (rig, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            guard let index = Int(rig.dropFirst()), index >= 1, index <= rigs.count else { continue }
-            arguments += (arguments.count > 4 ? ["--next"] : []) + ["--fail", "-H", "Authorization: Bearer " + tokens[index - 1]]
-            for file in (entry["files"] as? [[String: Any]]) ?? [] {
-                guard let path = file["rigPath"] as? String, let name = file["name"] as? String else { continue }
-                bytes += (file["bytes"] as? Int) ?? 0
-                arguments += ["-o", "\(into)/curl/\(rig)/\(name)", "--create-dirs", "\(remotes[index - 1])/captures/\(path)"]
+        if curlFiles[shot.id] == nil {
+            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(into)/\(shot.id)/manifest.json"))) as? [String: Any]
+            var list: [(rig: Int, name: String, path: String, bytes: Int)] = []
+            for (rig, entry) in ((manifest?["rigs"] as? [String: [String: Any]]) ?? [:]).sorted(by: { $0.key < $1.key }) {
+                guard let index = Int(rig.dropFirst()), index >= 1, index <= rigs.count else { continue }
+                for file in (entry["files"] as? [[String: Any]]) ?? [] {
+                    guard let path = file["rigPath"] as? String, let name = file["name"] as? String else { continue }
+                    list.append((index, name, path, (file["bytes"] as? Int) ?? 0))
+                }
             }
+            curlFiles[shot.id] = list
         }
-        let curlStarted = Date()
-        let (curlStatus, _) = Self.run("/usr/bin/curl", arguments)
-        let curlSeconds = Date().timeIntervalSince(curlStarted)
-        let cpuCurl = Self.childrenCPUSeconds()
-        guard curlStatus == 0 else { throw HardwareError(.invalidArgument, "collect: curl ended with \(curlStatus)") }
+        if curl == nil { curl = try curlFetch(shot.id, into: into + "-curl") }
         try? FileManager.default.removeItem(atPath: into)
-        return Sample(process: ended.timeIntervalSince(started), ready: ready, phase: phase, curl: curlSeconds,
-                      fromInstant: ended.timeIntervalSince(shot.at), megabytes: Double(bytes) / 1e6,
-                      collectCPU: cpuCollect - cpuBefore, curlCPU: cpuCurl - cpuCollect)
+        try? FileManager.default.removeItem(atPath: into + "-curl")
+        return Sample(process: ended.timeIntervalSince(started), ready: ready, phase: phase, curl: curl?.seconds ?? .nan,
+                      fromInstant: ended.timeIntervalSince(shot.at), megabytes: Double((curlFiles[shot.id] ?? []).reduce(0) { $0 + $1.bytes }) / 1e6,
+                      collectCPU: cpuCollect, curlCPU: curl?.cpu ?? .nan)
+    }
+
+    /// The shot's files fetched by `curl --parallel --parallel-max 8` into `into`, with each rig's
+    /// own remote token (the collection key is never a bearer secret: its holder signs each
+    /// request); its wall and CPU seconds.
+    private func curlFetch(_ shot: String, into: String) throws -> (seconds: Double, cpu: Double) {
+        var arguments = ["-s", "--parallel", "--parallel-max", "8"]
+        var previous = 0
+        for file in curlFiles[shot] ?? [] {
+            if file.rig != previous {
+                arguments += (previous == 0 ? [] : ["--next"]) + ["--fail", "-H", "Authorization: Bearer " + tokens[file.rig - 1]]
+                previous = file.rig
+            }
+            arguments += ["-o", "\(into)/r\(file.rig)/\(file.name)", "--create-dirs", "\(remotes[file.rig - 1])/captures/\(file.path)"]
+        }
+        let cpuBefore = Self.childrenCPUSeconds()
+        let started = Date()
+        let (status, _) = Self.run("/usr/bin/curl", arguments)
+        let seconds = Date().timeIntervalSince(started)
+        guard status == 0 else { throw HardwareError(.invalidArgument, "collect: curl ended with \(status)") }
+        return (seconds, Self.childrenCPUSeconds() - cpuBefore)
     }
 
     /// User + system CPU seconds of every child waited for so far (getrusage RUSAGE_CHILDREN).

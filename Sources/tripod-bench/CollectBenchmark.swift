@@ -32,8 +32,11 @@ struct CollectBenchmark: Benchmark {
         var rows: [[String]] = []
         var metrics: [String: Double] = [:]
         var notes: [String] = []
-        func measure(_ label: String, _ key: String, _ samples: [CollectBenchGroup.Sample]) {
-            rows.append(Self.row(label, samples))
+        func measure(_ label: String, _ key: String, _ samples: [CollectBenchGroup.Sample], fromInstant: Bool = true) {
+            var row = Self.row(label, samples)
+            // Shots taken before the recording: their instants say nothing of this collection.
+            if !fromInstant { row[row.count - 2] = "-"; row[row.count - 1] = "-" }
+            rows.append(row)
             for (name, value) in Self.metrics(samples) { metrics["\(key)_\(name)"] = value }
         }
 
@@ -41,9 +44,17 @@ struct CollectBenchmark: Benchmark {
             let group = try CollectBenchGroup(name: "collect\(n)", board: "sim-small", count: n, brokerPort: broker.port, key: key)
             defer { group.remove() }
             var samples: [CollectBenchGroup.Sample] = []
+            var shots: [(id: String, at: Date)] = []
             for shot in 0..<5 {
                 let taken = try group.shoot(reportWithin: 60)
+                shots.append(taken)
                 samples.append(try group.collect(taken, tripod: tripod, key: key, into: "\(work)/n\(n)-\(shot)"))
+            }
+            // Each shot once more, curl first this time (the time from the instant is the first's).
+            for (index, shot) in shots.enumerated() {
+                var again = try group.collect(shot, tripod: tripod, key: key, into: "\(work)/n\(n)-again-\(index)", curlFirst: true)
+                again.fromInstant = samples[index].fromInstant
+                samples.append(again)
             }
             measure("\(n) sim-small", "n\(n)", samples)
         }
@@ -51,15 +62,32 @@ struct CollectBenchmark: Benchmark {
         if fullSize > 0 {
             let group = try CollectBenchGroup(name: "collectfull", board: "sim", count: fullSize, brokerPort: broker.port, key: key)
             defer { group.remove() }
+            // Full-resolution stills need the full mode's format (docs/camera-formats.md); the default
+            // binned one gives 2304x1296 stills. Back to the default after the shots (rendering 12 MP
+            // frames at 14 fps on 4 rigs would leave the 2 cores nothing for the rest).
+            let full = group.rigs.allSatisfy { $0.ask("format 4608x2592@14")?.hasPrefix("ok") == true }
             var shots: [(id: String, at: Date)] = []
             for _ in 0..<3 { shots.append(try group.shoot(reportWithin: 180)) }
+            for rig in group.rigs { _ = rig.ask("format 2304x1296@30") }
+            notes.append(full ? "full-size rigs: shots at 4608x2592 (format 4608x2592@14), then format 2304x1296@30"
+                              : "full-size rigs: format 4608x2592@14 refused; shots at the default format")
+            // One collection of each shot not counted (the format change settles, and curl learns
+            // the URLs); then 3 rounds, curl first in every other one.
             var samples: [CollectBenchGroup.Sample] = []
             for (index, shot) in shots.enumerated() {
-                samples.append(try group.collect(shot, tripod: tripod, key: key, into: "\(work)/full-\(index)"))
+                _ = try group.collect(shot, tripod: tripod, key: key, into: "\(work)/full-warm-\(index)")
+            }
+            for round in 0..<3 {
+                for (index, shot) in shots.enumerated() {
+                    samples.append(try group.collect(shot, tripod: tripod, key: key, into: "\(work)/full-\(round)-\(index)", curlFirst: round % 2 == 1))
+                }
             }
             measure("\(fullSize) sim (full size)", "full\(fullSize)", samples)
 
-            // The recording: alone, then while every shot of the group (r1's too) is collected and curled.
+            // The recording: alone, then while every shot of the group (r1's too) is collected and
+            // curled. The other rigs go to the smallest format meanwhile: the simulated board renders
+            // every frame of its format in software, which a real rig's ISP does not.
+            for rig in group.rigs.dropFirst() { _ = rig.ask("format 1536x864@30") }
             let seconds = 12.0
             let alone = try CollectRecordingMeasurement.record(on: group.rigs[0], seconds: seconds) {}
             var during: [CollectBenchGroup.Sample] = []
@@ -68,16 +96,16 @@ struct CollectBenchmark: Benchmark {
                 var round = 0
                 repeat {
                     for (index, shot) in shots.enumerated() {
-                        during.append(try group.collect(shot, tripod: tripod, key: key, into: "\(work)/rec-\(round)-\(index)"))
+                        during.append(try group.collect(shot, tripod: tripod, key: key, into: "\(work)/rec-\(round)-\(index)", curlFirst: round % 2 == 1))
                     }
                     round += 1
                 } while Date() < until
             }
-            measure("\(fullSize) sim (full size), r1 recording 1080p30", "full\(fullSize)_recording", during)
+            measure("\(fullSize) sim (full size), r1 recording 1080p30", "full\(fullSize)_recording", during, fromInstant: false)
             for (label, result) in [("alone", alone), ("while collected", busy)] {
                 let causes = result.dropped.isEmpty ? "none" : result.dropped.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
                 notes.append(String(format: "r1's 1080p30 recording %@: %d frames written of a sequence span of %d over %.1f s of sensor time; dropped: %@ (load %.2f → %.2f)",
-                                    label, result.framesWritten, result.sequenceSpan, result.seconds, causes, result.loadBefore, result.loadAfter))
+                                    label as NSString, result.framesWritten, result.sequenceSpan, result.seconds, causes, result.loadBefore, result.loadAfter))
                 let key = label == "alone" ? "recording_alone" : "recording_collected"
                 metrics["\(key)_frames_written"] = Double(result.framesWritten)
                 metrics["\(key)_sequence_span"] = Double(result.sequenceSpan)
