@@ -25,6 +25,8 @@ public final class FleetDirectory: Sendable {
             var reports: [String: ShotReport] = [:]
             /// Shot ids in the order their reports arrived.
             var arrival: [String] = []
+            /// Message ids of the SUBSCRIBE packets the broker acknowledged (SUBACK).
+            var acknowledged: Set<Int32> = []
         }
         let state = Mutex(State())
         let topics: FleetTopics
@@ -41,8 +43,8 @@ public final class FleetDirectory: Sendable {
                 state.withLock { $0.connected = code == 0; $0.refusal = code == 0 ? nil : MosquittoClient.describeRefusal(code) }
             case .disconnected:
                 state.withLock { $0.connected = false }
-            case .subscribed:
-                break  // the retained state, status and reports follow the SUBACK as messages
+            case .subscribed(let messageID):
+                state.withLock { _ = $0.acknowledged.insert(messageID) }
             case .message(let topic, let payload, _):
                 guard let (rig, kind) = topics.rigAndKind(of: topic), SafeName.isValid(rig, maximumLength: 64),
                       payload.count <= ShotReport.maximumBytes else { return }
@@ -113,20 +115,45 @@ public final class FleetDirectory: Sendable {
         }
     }
 
-    /// Waits until the broker accepted the connection, then subscribes; false at the deadline or
-    /// when it refused (see `refusal`).
+    /// Waits until the broker accepted the connection, subscribes to the group's state, status and
+    /// reports, and waits until every retained message of those topics has arrived; false at the
+    /// deadline or when the broker refused the connection (see `refusal`).
+    ///
+    /// The confirmation: a second SUBSCRIBE, to a topic nobody publishes, and its SUBACK. mosquitto
+    /// (2.0.11, Debian bookworm's; src/handle_subscribe.c and src/database.c) handles one client's
+    /// packets in order, and while it handles a SUBSCRIBE it puts every retained message of its
+    /// topics on the client's outgoing queue (retain__queue, then the SUBACK, then
+    /// db__message_write_inflight_out_latest) before it reads the next packet; libmosquitto's
+    /// thread hands them to us in the order they arrive. Two conditions keep that order, and are
+    /// met here: the group's topics go in ONE SUBSCRIBE (with separate ones, a socket that blocks
+    /// while the first one's messages are written leaves the next one's unwritten until a later
+    /// packet, which may be the confirmation), and at QoS 0 (at QoS 1 only
+    /// `max_inflight_messages`, 20 by default, go out at once; the rest wait for our PUBACKs and
+    /// would come after the confirmation's SUBACK).
     public func subscribe(within seconds: Double) -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while !view.state.withLock({ $0.connected }) {
             if Date() > end || view.state.withLock({ $0.refusal }) != nil { return false }
-            usleep(20_000)
+            usleep(5_000)
         }
         let topics = view.topics
-        for topic in [topics.everyRigState, topics.everyRigStatus, topics.everyRigReport] {
-            do throws(MosquittoError) { try client.subscribe(topic: topic, qos: 1) } catch { return false }
+        let confirmation: Int32
+        do throws(MosquittoError) {
+            _ = try client.subscribe(topics: [topics.everyRigState, topics.everyRigStatus, topics.everyRigReport], qos: 0)
+            confirmation = try client.subscribe(topic: Self.confirmationTopic(group: topics.group), qos: 0)
+        } catch {
+            return false
+        }
+        while !view.state.withLock({ $0.acknowledged.contains(confirmation) }) {
+            if Date() > end { return false }
+            usleep(2_000)
         }
         return true
     }
+
+    /// The topic subscribed to only for its SUBACK: below the group, under a name no rig can have
+    /// (rig names never start with a dot), so nothing is published there and nothing there is read.
+    static func confirmationTopic(group: String) -> String { "tripod/\(group)/.collect/retained-done" }
 
     /// Why the broker refused the connection (its CONNACK), if it did.
     public var refusal: String? { view.state.withLock { $0.refusal } }

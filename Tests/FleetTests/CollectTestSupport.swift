@@ -17,10 +17,13 @@ final class CollectFleet {
     /// Config lines every rig gets besides the fleet's and the remote's.
     let extraConfig: [String]
 
-    init(names: [String], extraConfig: [String] = [], before: (String) throws -> Void = { _ in }) throws {
+    /// `broker`: one the test configured (a password file, a TLS listener); `observer`: the
+    /// test's own broker user, when it needs one.
+    init(names: [String], broker given: Broker? = nil, observer user: (name: String, password: String)? = nil, extraConfig: [String] = [],
+         before: (String) throws -> Void = { _ in }) throws {
         self.extraConfig = extraConfig
-        broker = try Broker()
-        observer = try Observer(broker: broker)
+        broker = try given ?? Broker()
+        observer = try Observer(broker: broker, user: user?.name, password: user?.password)
         work = NSTemporaryDirectory() + "tripod-collect-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         key = work + "/collect-key"
