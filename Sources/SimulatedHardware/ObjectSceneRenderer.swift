@@ -1,0 +1,116 @@
+import Foundation
+import Hardware
+
+/// Draws `sim scene object` into `ScenePlanes`: a true pinhole through the sensor mode. Each
+/// output pixel covers `crop` (sensor pixels) at its scale; the principal point is the pixel
+/// array's centre and the focal length is the lens's over the pixel pitch (sensor pixels), so a
+/// binned or cropped mode and a ScalerCrop see exactly what that part of the sensor sees. Each
+/// pixel is the mean of 2 × 2 rays (as the chart is sampled). The rest of the frame's path is the
+/// chart's: defocus (uniform, from the distance to the point the rig looks at), the IMU's motion
+/// (pointing, motion blur, rolling-shutter skew, as image shifts), exposure, noise, Bayer or ISP.
+extension SimulatedFrameRenderer {
+    /// Focal length in sensor pixels.
+    var focalLengthSensorPixels: Double { focalLengthPixels(sensorPixelsPerOutputPixel: 1) }
+
+    /// The object scene through `crop` at `size`, drawn when the frame's pixels are first read
+    /// (a stream nobody reads costs nothing); the last few drawings are kept, so a still scene on
+    /// a still rig is drawn once per stream.
+    func objectPlaneSource(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, scene: SimulatedScene,
+                           defocusPixels: Double) -> PlaneSource {
+        let key = ObjectPlaneCache.Key(crop: crop, size: size, kind: kind, pose: scene.pose,
+                                       rotationDegrees: scene.object?.rotationDegrees ?? 0,
+                                       blurSteps: Int((defocusPixels / Self.blurStepPixels).rounded()))
+        let pixelArray = self.pixelArray, cfa = self.cfa, focal = focalLengthSensorPixels
+        let empty = ScenePlanes(kind: kind, size: size, values: [])
+        var source = PlaneSource(ready: empty)
+        source.draw = {
+            ObjectPlaneCache.shared.planes(for: key) {
+                var planes = Self.drawObjectScene(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa,
+                                                  focalLengthSensorPixels: focal, pose: key.pose, rotationDegrees: key.rotationDegrees)
+                let extent = Double(key.blurSteps) * Self.blurStepPixels
+                if key.blurSteps > 0 { planes.blur(horizontalPixels: extent, verticalPixels: extent) }
+                return planes
+            }
+        }
+        return source
+    }
+
+    /// The scene's planes: linear camera channels (`SimulatedColourResponse.sensorFromSRGB` of the
+    /// surfaces' linear sRGB), three planes or a mosaic of the `cfa` channels.
+    static func drawObjectScene(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, cfa: [Int],
+                                focalLengthSensorPixels f: Double, pose: SimulatedPose, rotationDegrees: Double) -> ScenePlanes {
+        let w = size.width, h = size.height, n = w * h
+        let planes = kind == .rgb ? 3 : 1
+        let m = SimulatedColourResponse.sensorFromSRGB.map(Float.init)
+        let rows = (0..<3).map { SIMD3(m[$0 * 3], m[$0 * 3 + 1], m[$0 * 3 + 2]) }
+        let scaleX = Double(crop.width) / Double(max(w, 1)), scaleY = Double(crop.height) / Double(max(h, 1))
+        let centre = SIMD2(Double(pixelArray.width) / 2, Double(pixelArray.height) / 2)
+        let axes = pose.axes, origin = pose.positionMetres
+        let radians = rotationDegrees * .pi / 180
+        let turn = (cos: cos(radians), sin: sin(radians))
+        let textures = ObjectScene.textures
+        var values = [Float](repeating: 0, count: n * planes + 8)  // padded: see FramePasses
+        values.withUnsafeMutableBufferPointer { out in
+            guard let base = out.baseAddress else { return }
+            let shared = SharedPlanes(base: base)
+            RowBands.run(rows: h) { band in
+                for j in band {
+                    for i in 0..<w {
+                        var sum = SIMD3<Float>.zero
+                        for (ox, oy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
+                            // Sensor pixel → normalised image point → world ray.
+                            let x = (Double(crop.x) + (Double(i) + ox) * scaleX - centre.x) / f
+                            let y = (Double(crop.y) + (Double(j) + oy) * scaleY - centre.y) / f
+                            let direction = axes.right * x + axes.down * y + axes.forward
+                            sum += ObjectScene.trace(origin: origin, direction: direction, turn: turn, textures: textures).colour
+                        }
+                        let rgb = sum * 0.25
+                        let p = j * w + i
+                        if kind == .rgb {
+                            for c in 0..<3 { shared.base[c * n + p] = (rows[c] * rgb).sum() }
+                        } else {
+                            shared.base[p] = (rows[cfa[(j & 1) * 2 + (i & 1)]] * rgb).sum()
+                        }
+                    }
+                }
+            }
+        }
+        return ScenePlanes(kind: kind, size: size, values: values)
+    }
+}
+
+/// The planes' memory as the row bands write it (each band its own rows).
+private struct SharedPlanes: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Float>
+}
+
+/// The last object-scene drawings, by what they show; shared by every renderer of the process
+/// (frames are drawn on any thread).
+final class ObjectPlaneCache: @unchecked Sendable {
+    struct Key: Hashable {
+        var crop: PixelRect
+        var size: PixelSize
+        var kind: ScenePlanes.Kind
+        var pose: SimulatedPose
+        var rotationDegrees: Double
+        var blurSteps: Int
+    }
+
+    static let shared = ObjectPlaneCache()
+    /// Drawings kept, oldest dropped first.
+    static let limit = 4
+    private let lock = NSLock()
+    private var kept: [(key: Key, planes: ScenePlanes)] = []
+
+    /// The planes for `key`: kept ones, or drawn now (outside the lock) and kept.
+    func planes(for key: Key, draw: () -> ScenePlanes) -> ScenePlanes {
+        if let found = lock.withLock({ kept.first { $0.key == key }?.planes }) { return found }
+        let planes = draw()
+        lock.withLock {
+            kept.removeAll { $0.key == key }
+            kept.append((key, planes))
+            if kept.count > Self.limit { kept.removeFirst() }
+        }
+        return planes
+    }
+}
