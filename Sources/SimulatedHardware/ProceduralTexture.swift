@@ -38,7 +38,7 @@ struct ProceduralTexture: Sendable {
                 // Centres may lie off the sheet so its edges are as busy as its middle.
                 let cx = -r + rng.unit() * (Double(w) + 2 * r), cy = -r + rng.unit() * (Double(h) + 2 * r)
                 // A wide spread of lightness (what SIFT sees) with some colour.
-                let lightness = 0.08 + 0.92 * rng.unit()
+                let lightness = 0.05 + 0.75 * rng.unit()
                 var colour: [UInt8] = []
                 for _ in 0..<3 {
                     let c = lightness * (0.3 + 0.7 * rng.unit())
