@@ -17,8 +17,16 @@ final class CollectFleet {
     /// Config lines every rig gets besides the fleet's and the remote's.
     let extraConfig: [String]
 
-    init(names: [String], extraConfig: [String] = [], before: (String) throws -> Void = { _ in }) throws {
+    /// Config lines of one rig only, by name.
+    let rigConfig: [String: [String]]
+    /// The board the rigs run (`tripod run --board`).
+    let board: String
+
+    init(names: [String], extraConfig: [String] = [], rigConfig: [String: [String]] = [:], board: String = "sim-small",
+         before: (String) throws -> Void = { _ in }) throws {
         self.extraConfig = extraConfig
+        self.rigConfig = rigConfig
+        self.board = board
         broker = try Broker()
         observer = try Observer(broker: broker)
         work = NSTemporaryDirectory() + "tripod-collect-\(UUID().uuidString)"
@@ -39,7 +47,8 @@ final class CollectFleet {
     func start(_ name: String, work existing: String? = nil) throws {
         let port = ports[name] ?? 0
         rigs[name] = try Rig(broker: broker.port, rig: name, work: existing,
-                             extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"] + extraConfig)
+                             extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"] + extraConfig + (rigConfig[name] ?? []),
+                             board: board)
     }
 
     /// The `remote` its last retained status gave.
