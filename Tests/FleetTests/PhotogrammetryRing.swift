@@ -139,7 +139,7 @@ final class PhotogrammetryRing {
     static func colmapCommands(database: String, images: String, sparse: String, text: String) -> [(String, [String])] {
         [("feature_extractor", ["feature_extractor", "--database_path", database, "--image_path", images,
                                 "--ImageReader.single_camera", "1", "--SiftExtraction.use_gpu", "0",
-                                "--SiftExtraction.max_num_features", "2048"]),
+                                "--SiftExtraction.max_num_features", "2048", "--SiftExtraction.first_octave", "0"]),
          ("exhaustive_matcher", ["exhaustive_matcher", "--database_path", database, "--SiftMatching.use_gpu", "0"]),
          ("mapper", ["mapper", "--database_path", database, "--image_path", images, "--output_path", sparse]),
          ("model_converter", ["model_converter", "--input_path", sparse + "/0", "--output_path", text, "--output_type", "TXT"])]
@@ -186,6 +186,9 @@ final class PhotogrammetryRing {
     var stageReport: String {
         stages.map { String(format: "%6.1f s  %@", $0.1, $0.0) }.joined(separator: "\n")
     }
+
+    /// Ends the rig processes (their files stay), so COLMAP has the cores to itself.
+    func stopRigs() { fleet.rigs.values.forEach { $0.stop() } }
 
     func stop() { fleet.stop() }
 }

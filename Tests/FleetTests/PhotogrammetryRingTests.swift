@@ -24,6 +24,7 @@ import TestSupport
         }
         #expect(serials.count == PhotogrammetryRing.rigCount, "\(serials)")
 
+        ring.stopRigs()
         try ring.reconstruct(folder)
         let result = try ring.check(folder, shot: shot)
         print("PhotogrammetryRingTests stages:\n\(ring.stageReport)")
