@@ -43,9 +43,8 @@ extension SimulatedFrameRenderer {
         let planes = kind == .rgb ? 3 : 1
         let m = SimulatedColourResponse.sensorFromSRGB.map(Float.init)
         let rows = (0..<3).map { SIMD3(m[$0 * 3], m[$0 * 3 + 1], m[$0 * 3 + 2]) }
-        let scaleX = Double(crop.width) / Double(max(w, 1)), scaleY = Double(crop.height) / Double(max(h, 1))
-        let centre = SIMD2(Double(pixelArray.width) / 2, Double(pixelArray.height) / 2)
-        let axes = pose.axes, origin = pose.positionMetres
+        let camera = ObjectSceneCamera(pixelArray: pixelArray, crop: crop, size: size, focalLengthSensorPixels: f, pose: pose)
+        let origin = pose.positionMetres
         let radians = rotationDegrees * .pi / 180
         let turn = (cos: cos(radians), sin: sin(radians))
         let textures = ObjectScene.textures
@@ -58,10 +57,7 @@ extension SimulatedFrameRenderer {
                     for i in 0..<w {
                         var sum = SIMD3<Float>.zero
                         for (ox, oy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
-                            // Sensor pixel → normalised image point → world ray.
-                            let x = (Double(crop.x) + (Double(i) + ox) * scaleX - centre.x) / f
-                            let y = (Double(crop.y) + (Double(j) + oy) * scaleY - centre.y) / f
-                            let direction = axes.right * x + axes.down * y + axes.forward
+                            let direction = camera.ray(x: Double(i) + ox, y: Double(j) + oy)
                             sum += ObjectScene.trace(origin: origin, direction: direction, turn: turn, textures: textures).colour
                         }
                         let rgb = sum * 0.25
@@ -76,6 +72,32 @@ extension SimulatedFrameRenderer {
             }
         }
         return ScenePlanes(kind: kind, size: size, values: values)
+    }
+}
+
+/// The pinhole one stream sees: output pixel (x right, y down, from the top left corner of the
+/// frame, pixel centres at .5) → sensor pixel in `crop` → normalised image point (the principal
+/// point is the pixel array's centre) → a ray in the world (not of unit length: its component
+/// along the optical axis is 1).
+struct ObjectSceneCamera {
+    let pixelArray: PixelSize
+    let crop: PixelRect
+    let size: PixelSize
+    let focalLengthSensorPixels: Double
+    let pose: SimulatedPose
+    private let axes: (right: SIMD3<Double>, down: SIMD3<Double>, forward: SIMD3<Double>)
+
+    init(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, focalLengthSensorPixels: Double, pose: SimulatedPose) {
+        self.pixelArray = pixelArray; self.crop = crop; self.size = size
+        self.focalLengthSensorPixels = focalLengthSensorPixels; self.pose = pose
+        axes = pose.axes
+    }
+
+    func ray(x: Double, y: Double) -> SIMD3<Double> {
+        let scaleX = Double(crop.width) / Double(max(size.width, 1)), scaleY = Double(crop.height) / Double(max(size.height, 1))
+        let u = (Double(crop.x) + x * scaleX - Double(pixelArray.width) / 2) / focalLengthSensorPixels
+        let v = (Double(crop.y) + y * scaleY - Double(pixelArray.height) / 2) / focalLengthSensorPixels
+        return axes.right * u + axes.down * v + axes.forward
     }
 }
 
