@@ -17,10 +17,11 @@ extension SimulatedFrameRenderer {
     /// a still rig is drawn once per stream.
     func objectPlaneSource(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, scene: SimulatedScene,
                            defocusPixels: Double) -> PlaneSource {
-        let key = ObjectPlaneCache.Key(crop: crop, size: size, kind: kind, pose: scene.pose,
+        let key = ObjectPlaneCache.Key(pixelArray: pixelArray, focalLengthSensorPixels: focalLengthSensorPixels, cfa: cfa,
+                                       crop: crop, size: size, kind: kind, pose: scene.pose,
                                        rotationDegrees: scene.object?.rotationDegrees ?? 0,
                                        blurSteps: Int((defocusPixels / Self.blurStepPixels).rounded()))
-        let pixelArray = self.pixelArray, cfa = self.cfa, focal = focalLengthSensorPixels
+        let pixelArray = self.pixelArray, cfa = self.cfa, focal = key.focalLengthSensorPixels
         let empty = ScenePlanes(kind: kind, size: size, values: [])
         var source = PlaneSource(ready: empty)
         source.draw = {
@@ -110,6 +111,9 @@ private struct SharedPlanes: @unchecked Sendable {
 /// (frames are drawn on any thread).
 final class ObjectPlaneCache: @unchecked Sendable {
     struct Key: Hashable {
+        var pixelArray: PixelSize
+        var focalLengthSensorPixels: Double
+        var cfa: [Int]
         var crop: PixelRect
         var size: PixelSize
         var kind: ScenePlanes.Kind

@@ -43,7 +43,9 @@ final class PhotogrammetryRing {
         let common = ["sim.scene = object" + (spinDegreesPerSecond != 0 ? " spin \(spinDegreesPerSecond)" : ""),
                       "capture.format = jpeg", "format = 1", "video.fps = \(Self.framesPerSecond)",
                       "exposure.mode = custom", "exposure.duration = 6ms", "exposure.iso = 100",
-                      "wb.mode = temperature", "wb.temperature = 5000K", "focus.mode = locked", "focus.lens = 1.7m"]
+                      "wb.mode = temperature", "wb.temperature = 5000K", "focus.mode = locked", "focus.lens = 1.7m",
+                      // video.hdr auto reads frames to measure the scene: with a spinning object, a ray cast each time.
+                      "video.hdr = off"]
         var perRig: [String: [String]] = [:]
         for (k, name) in names.enumerated() {
             perRig[name] = ["sim.pose = " + Self.pose(k)] + (trigger == .synced ? ["fleet.sync = \(k == 0 ? "server" : "client")"] : [])
