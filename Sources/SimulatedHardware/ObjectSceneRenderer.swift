@@ -15,19 +15,26 @@ extension SimulatedFrameRenderer {
     /// The object scene through `crop` at `size`, drawn when the frame's pixels are first read
     /// (a stream nobody reads costs nothing); the last few drawings are kept, so a still scene on
     /// a still rig is drawn once per stream.
-    func objectPlaneSource(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, scene: SimulatedScene,
+    ///
+    /// Streaming frames (every role but stills and raw) are ray cast on a coarser grid, at most
+    /// `streamingDrawWidth` wide with one ray a pixel, and each sample repeated over the pixels it
+    /// covers: what reads them (metering, status, a video HDR measure) reads them on the rig's
+    /// loop, and a spinning object must be drawn afresh every time.
+    func objectPlaneSource(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, role: StreamRole, scene: SimulatedScene,
                            defocusPixels: Double) -> PlaneSource {
+        let coarse = role == .stillCapture || role == .raw ? 1 : max(1, (size.width + Self.streamingDrawWidth - 1) / Self.streamingDrawWidth)
         let key = ObjectPlaneCache.Key(pixelArray: pixelArray, focalLengthSensorPixels: focalLengthSensorPixels, cfa: cfa,
                                        crop: crop, size: size, kind: kind, pose: scene.pose,
                                        rotationDegrees: scene.object?.rotationDegrees ?? 0,
-                                       blurSteps: Int((defocusPixels / Self.blurStepPixels).rounded()))
+                                       blurSteps: Int((defocusPixels / Self.blurStepPixels).rounded()), coarse: coarse)
         let pixelArray = self.pixelArray, cfa = self.cfa, focal = key.focalLengthSensorPixels
         let empty = ScenePlanes(kind: kind, size: size, values: [])
         var source = PlaneSource(ready: empty)
         source.draw = {
             ObjectPlaneCache.shared.planes(for: key) {
                 var planes = Self.drawObjectScene(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa,
-                                                  focalLengthSensorPixels: focal, pose: key.pose, rotationDegrees: key.rotationDegrees)
+                                                  focalLengthSensorPixels: focal, pose: key.pose, rotationDegrees: key.rotationDegrees,
+                                                  coarse: key.coarse)
                 let extent = Double(key.blurSteps) * Self.blurStepPixels
                 if key.blurSteps > 0 { planes.blur(horizontalPixels: extent, verticalPixels: extent) }
                 return planes
@@ -36,10 +43,15 @@ extension SimulatedFrameRenderer {
         return source
     }
 
+    /// The widest grid a streaming frame of the object scene is ray cast on.
+    static let streamingDrawWidth = 384
+
     /// The scene's planes: linear camera channels (`SimulatedColourResponse.sensorFromSRGB` of the
-    /// surfaces' linear sRGB), three planes or a mosaic of the `cfa` channels.
+    /// surfaces' linear sRGB), three planes or a mosaic of the `cfa` channels. `coarse` 1: 2 × 2
+    /// rays a pixel; above 1, one ray per block of `coarse` × `coarse` pixels (a streaming frame).
     static func drawObjectScene(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, cfa: [Int],
-                                focalLengthSensorPixels f: Double, pose: SimulatedPose, rotationDegrees: Double) -> ScenePlanes {
+                                focalLengthSensorPixels f: Double, pose: SimulatedPose, rotationDegrees: Double,
+                                coarse: Int = 1) -> ScenePlanes {
         let w = size.width, h = size.height, n = w * h
         let planes = kind == .rgb ? 3 : 1
         let m = SimulatedColourResponse.sensorFromSRGB.map(Float.init)
@@ -54,14 +66,28 @@ extension SimulatedFrameRenderer {
             guard let base = out.baseAddress else { return }
             let shared = SharedPlanes(base: base)
             RowBands.run(rows: h) { band in
+                var block: [SIMD3<Float>] = []
                 for j in band {
-                    for i in 0..<w {
-                        var sum = SIMD3<Float>.zero
-                        for (ox, oy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
-                            let direction = camera.ray(x: Double(i) + ox, y: Double(j) + oy)
-                            sum += ObjectScene.trace(origin: origin, direction: direction, turn: turn, textures: textures).colour
+                    if coarse > 1, j == band.lowerBound || j % coarse == 0 {
+                        // One ray at the middle of each block, for this band of rows.
+                        let y = Double(j - j % coarse) + Double(coarse) / 2
+                        block = stride(from: 0, to: w, by: coarse).map { i in
+                            ObjectScene.trace(origin: origin, direction: camera.ray(x: Double(i) + Double(coarse) / 2, y: y),
+                                              turn: turn, textures: textures).colour
                         }
-                        let rgb = sum * 0.25
+                    }
+                    for i in 0..<w {
+                        var rgb: SIMD3<Float>
+                        if coarse > 1 {
+                            rgb = block[i / coarse]
+                        } else {
+                            rgb = .zero
+                            for (ox, oy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
+                                let direction = camera.ray(x: Double(i) + ox, y: Double(j) + oy)
+                                rgb += ObjectScene.trace(origin: origin, direction: direction, turn: turn, textures: textures).colour
+                            }
+                            rgb *= 0.25
+                        }
                         let p = j * w + i
                         if kind == .rgb {
                             for c in 0..<3 { shared.base[c * n + p] = (rows[c] * rgb).sum() }
@@ -120,6 +146,7 @@ final class ObjectPlaneCache: @unchecked Sendable {
         var pose: SimulatedPose
         var rotationDegrees: Double
         var blurSteps: Int
+        var coarse: Int
     }
 
     static let shared = ObjectPlaneCache()

@@ -134,7 +134,8 @@ final class SimulatedFrameRenderer {
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
         let source = r.scene.object != nil
-            ? objectPlaneSource(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, scene: r.scene, defocusPixels: r.defocusPixels / scale)
+            ? objectPlaneSource(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, role: r.role, scene: r.scene,
+                                defocusPixels: r.defocusPixels / scale)
             : planeSource(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
                           defocusPixels: (r.stripDefocusPixels ?? [r.defocusPixels]).map { $0 / scale })
         let focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)

@@ -79,6 +79,12 @@ import TestSupport
                 print("PhotogrammetrySpinTable \(label): \(error)")
             }
             results[label] = result
+            if let output = Self.output {
+                // Keep the shot (images, sidecars, manifest, model, check) beside the table.
+                let kept = (output as NSString).deletingLastPathComponent + "/" + "\(trigger.rawValue)-spin\(Int(spin))"
+                try? FileManager.default.removeItem(atPath: kept)
+                try? FileManager.default.copyItem(atPath: folder, toPath: kept)
+            }
             if spin == 0, let output = Self.output, result["registered"] as? Int == PhotogrammetryRing.rigCount {
                 // The picture of docs/photogrammetry.md: the still object's model and its cameras.
                 let picture = (output as NSString).deletingLastPathComponent + "/photogrammetry-model.png"
