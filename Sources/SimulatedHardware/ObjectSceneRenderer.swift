@@ -5,7 +5,7 @@ import Hardware
 /// output pixel covers `crop` (sensor pixels) at its scale; the principal point is the pixel
 /// array's centre and the focal length is the lens's over the pixel pitch (sensor pixels), so a
 /// binned or cropped mode and a ScalerCrop see exactly what that part of the sensor sees. Each
-/// pixel is the mean of 2 × 2 rays (as the chart is sampled). The rest of the frame's path is the
+/// pixel is one ray through its centre; the textures are filtered bilinearly. The rest of the frame's path is the
 /// chart's: defocus (uniform, from the distance to the point the rig looks at), the IMU's motion
 /// (pointing, motion blur, rolling-shutter skew, as image shifts), exposure, noise, Bayer or ISP.
 extension SimulatedFrameRenderer {
@@ -47,8 +47,8 @@ extension SimulatedFrameRenderer {
     static let streamingDrawWidth = 384
 
     /// The scene's planes: linear camera channels (`SimulatedColourResponse.sensorFromSRGB` of the
-    /// surfaces' linear sRGB), three planes or a mosaic of the `cfa` channels. `coarse` 1: 2 × 2
-    /// rays a pixel; above 1, one ray per block of `coarse` × `coarse` pixels (a streaming frame).
+    /// surfaces' linear sRGB), three planes or a mosaic of the `cfa` channels. `coarse` 1: one ray
+    /// through each pixel's centre; above 1, one per block of `coarse` × `coarse` pixels (a streaming frame).
     static func drawObjectScene(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, cfa: [Int],
                                 focalLengthSensorPixels f: Double, pose: SimulatedPose, rotationDegrees: Double,
                                 coarse: Int = 1) -> ScenePlanes {
@@ -77,17 +77,10 @@ extension SimulatedFrameRenderer {
                         }
                     }
                     for i in 0..<w {
-                        var rgb: SIMD3<Float>
-                        if coarse > 1 {
-                            rgb = block[i / coarse]
-                        } else {
-                            rgb = .zero
-                            for (ox, oy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
-                                let direction = camera.ray(x: Double(i) + ox, y: Double(j) + oy)
-                                rgb += ObjectScene.trace(origin: origin, direction: direction, turn: turn, textures: textures).colour
-                            }
-                            rgb *= 0.25
-                        }
+                        // One ray through the pixel's centre (the textures are filtered bilinearly).
+                        let rgb = coarse > 1 ? block[i / coarse]
+                            : ObjectScene.trace(origin: origin, direction: camera.ray(x: Double(i) + 0.5, y: Double(j) + 0.5),
+                                                turn: turn, textures: textures).colour
                         let p = j * w + i
                         if kind == .rgb {
                             for c in 0..<3 { shared.base[c * n + p] = (rows[c] * rgb).sum() }

@@ -69,14 +69,10 @@ struct ProceduralTexture: Sendable {
         let x = min(max(u / metresPerTexel - 0.5, 0), Double(width - 1)), y = min(max(v / metresPerTexel - 0.5, 0), Double(height - 1))
         let i = min(Int(x), width - 2), j = min(Int(y), height - 2)
         let fx = Float(x - Double(i)), fy = Float(y - Double(j))
-        return texels.withUnsafeBufferPointer { t in
-            func at(_ i: Int, _ j: Int) -> SIMD3<Float> {
-                let k = (j * width + i) * 3
-                return SIMD3(Float(t[k]), Float(t[k + 1]), Float(t[k + 2]))
-            }
-            let top = at(i, j) * (1 - fx) + at(i + 1, j) * fx
-            let bottom = at(i, j + 1) * (1 - fx) + at(i + 1, j + 1) * fx
-            return (top * (1 - fy) + bottom * fy) * (Self.whiteReflectance / 255)
-        }
+        let k = (j * width + i) * 3, below = k + width * 3
+        @inline(__always) func at(_ k: Int) -> SIMD3<Float> { SIMD3(Float(texels[k]), Float(texels[k + 1]), Float(texels[k + 2])) }
+        let top = at(k) * (1 - fx) + at(k + 3) * fx
+        let bottom = at(below) * (1 - fx) + at(below + 3) * fx
+        return (top * (1 - fy) + bottom * fy) * (Self.whiteReflectance / 255)
     }
 }

@@ -75,10 +75,17 @@ final class PhotogrammetryRing {
         defer { stages.append(("shot (\(trigger.rawValue))", Date().timeIntervalSince(started))) }
         switch trigger {
         case .synced:
-            // Every client aligned, as its status measures it, before the shot.
+            // Every client aligned (`get fleet.sync` says active=ready) before the shot. Not
+            // `status`: it meters the latest frame, which a spinning object must draw afresh.
             let clients = names.dropFirst()
-            guard waitUntil(seconds: 120, { clients.allSatisfy { self.fleet.rigs[$0]?.ctl("status")?.contains("sync.ready=yes") == true } }) else {
-                throw FleetTestFailure("frame sync never ready on every client: " + clients.map { "\($0): \(fleet.rigs[$0]?.ctl("status") ?? "")" }.joined(separator: "\n"))
+            var ready: Set<String> = []
+            guard waitUntil(seconds: 120, {
+                for client in clients where !ready.contains(client) {
+                    if self.fleet.rigs[client]?.ctl("get fleet.sync")?.contains("active=ready") == true { ready.insert(client) }
+                }
+                return ready.count == clients.count
+            }) else {
+                throw FleetTestFailure("frame sync never ready on every client: " + clients.map { "\($0): \(fleet.rigs[$0]?.ctl("get fleet.sync") ?? "")" }.joined(separator: "\n"))
             }
             return try fleet.shoot("capture", from: names[0])
         case .freeRunning:
