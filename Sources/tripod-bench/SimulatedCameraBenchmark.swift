@@ -72,7 +72,7 @@ struct SimulatedCameraBenchmark: Benchmark {
                          + "every core; not counting time other processes take on a shared machine) / real fps; wall fps beside it",
                      "every frame gets exposure, shot+read noise, clipping and the ISP or raw quantisation; "
                          + "handheld adds motion blur and rolling-shutter skew",
-                     "object scene: a pinhole ray cast of sim scene object, 4 rays a pixel; its setup includes drawing the "
+                     "object scene: a pinhole ray cast of sim scene object, one ray a pixel (streaming roles: a grid at most 384 wide); setup includes drawing the "
                          + "scene's textures once per process"]
         let (recordingRows, recordingNotes) = try recordings(metrics: &metrics)
         rows += recordingRows
