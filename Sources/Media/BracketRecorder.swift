@@ -75,6 +75,7 @@ public final class BracketRecorder {
         record.hdr = videoHDRLabel(metadata: frame.metadata, sensorHDR: sensorHDR)
         record.focus = focus
         record.raw = raw
+        record.simulation = SimulationTruth(metadata: frame.metadata)
         sidecar.frames.append(record)
         sidecar.shot?.noteExposure(of: frame)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {

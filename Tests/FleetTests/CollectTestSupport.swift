@@ -17,11 +17,18 @@ final class CollectFleet {
     /// Config lines every rig gets besides the fleet's and the remote's.
     let extraConfig: [String]
 
+    /// Config lines of one rig only, by name.
+    let rigConfig: [String: [String]]
+    /// The board the rigs run (`tripod run --board`).
+    let board: String
+
     /// `broker`: one the test configured (a password file, a TLS listener); `observer`: the
     /// test's own broker user, when it needs one.
     init(names: [String], broker given: Broker? = nil, observer user: (name: String, password: String)? = nil, extraConfig: [String] = [],
-         before: (String) throws -> Void = { _ in }) throws {
+         rigConfig: [String: [String]] = [:], board: String = "sim-small", before: (String) throws -> Void = { _ in }) throws {
         self.extraConfig = extraConfig
+        self.rigConfig = rigConfig
+        self.board = board
         broker = try given ?? Broker()
         observer = try Observer(broker: broker, user: user?.name, password: user?.password)
         work = NSTemporaryDirectory() + "tripod-collect-\(UUID().uuidString)"
@@ -42,7 +49,8 @@ final class CollectFleet {
     func start(_ name: String, work existing: String? = nil) throws {
         let port = ports[name] ?? 0
         rigs[name] = try Rig(broker: broker.port, rig: name, work: existing,
-                             extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"] + extraConfig)
+                             extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"] + extraConfig + (rigConfig[name] ?? []),
+                             board: board)
     }
 
     /// The `remote` its last retained status gave.
