@@ -107,21 +107,9 @@ final class CountingRigServer: @unchecked Sendable {
         let listed = try files.keys.filter { !$0.hasSuffix(".json") }.sorted().map(entry).joined(separator: ",")
         part = Array(#"{"shot":"\#(shot)","status":"complete","sidecar":\#(try entry("d/TRP_1.json")),"files":[\#(listed)],"clock":"synced"}"#.utf8)
 
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw FleetTestFailure("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = listener
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(fd, pointer, length) == 0, listen(fd, 64) == 0 else { return -1 }
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        guard bound == 0 else { close(listener); throw FleetTestFailure("bind/listen 127.0.0.1:0: errno \(errno)") }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let made = try loopbackListener(backlog: 64)
+        listener = made.fd
+        port = made.port
         Thread.detachNewThread { [self] in accepting() }
     }
 
