@@ -269,7 +269,7 @@ final class ShotCollection {
 
     /// The rig's part came: its files join the queue (the sidecar too); a file already checked in
     /// DIR (a collector that was stopped) is not fetched again. `sidecarBytes`: the sidecar, when
-    /// it was fetched already (as the part's source): written and checked at once.
+    /// it was fetched already (as the part's source): written in place at once (`place`).
     private func plan(rig: String, part: RigPart, sidecarBytes: [UInt8]? = nil) {
         var byExtension: [String: [RigPart.File]] = [:]
         for file in part.files { byExtension[SafeName.fileExtension(file.name), default: []].append(file) }
@@ -286,24 +286,24 @@ final class ShotCollection {
         }
     }
 
-    /// Writes `bytes`, the whole of file `index` fetched already, to its partial copy and checks it
-    /// as a fetched file; on a write error it stays queued (fetched again).
+    /// Writes `bytes`, the whole of file `index` fetched already (the sidecar the part was made
+    /// from), into its place in DIR at once, as the manifest is written (`writeAtomically`: a
+    /// temporary beside it, fsync, rename; never a partial file). It is not checked against the
+    /// part's SHA-256: `CaptureFiles.shotPart` took that from these very bytes, so the comparison
+    /// could not fail; what checks them is that they parsed as this shot's sidecar. On a write
+    /// error it stays queued (fetched again, and then checked as any file is).
     private func place(_ index: Int, bytes: [UInt8]) {
         let job = files[index]
         do throws(CollectError) {
-            try makeFolder((job.partial as NSString).deletingLastPathComponent)
+            try writeAtomically(bytes, to: job.destination, under: options.into)
         } catch {
             progress.note("\(error)")
             return
         }
-        let fd = open(job.partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        let sink = DownloadSink(.file(fd), remaining: bytes.count, hash: SHA256())
-        let took = bytes.withUnsafeBytes { sink.offer($0) } == .took
-        close(fd)
-        guard took else { unlink(job.partial); return }
+        // A partial copy an earlier run began of it is of no use now.
+        unlink(job.partial)
         fetchedBytes += bytes.count
-        verify(index, digest: sink.digest())
+        checked(index)
     }
 
     /// Checks the complete partial copy against the rig's SHA-256; renames it into place, or
@@ -318,9 +318,7 @@ final class ShotCollection {
                 guard rename(job.partial, destination) == 0 else {
                     throw CollectError.storage("cannot rename into \(destination): \(String(cString: strerror(errno)))")
                 }
-                files[index].state = .checked
-                fetchedFiles += 1
-                progress.file(shot: shot, rig: job.rig, name: job.file.name, state: .checked)
+                checked(index)
             } catch {
                 progress.note("\(error)")
                 files[index].notBefore = Date().addingTimeInterval(Self.retryDelay)
@@ -333,6 +331,13 @@ final class ShotCollection {
             files[index].state = .corrupt
             progress.file(shot: shot, rig: job.rig, name: job.file.name, state: .corrupt)
         }
+    }
+
+    /// File `index` is in its place in DIR, checked.
+    private func checked(_ index: Int) {
+        files[index].state = .checked
+        fetchedFiles += 1
+        progress.file(shot: shot, rig: files[index].rig, name: files[index].file.name, state: .checked)
     }
 
     /// True when the file at `path` has `file`'s size and SHA-256 (read back in 1 MiB blocks).

@@ -2,6 +2,7 @@ import Collect
 import Console
 import Fleet
 import Foundation
+import Hardware
 
 extension TripodMain {
     /// Exit statuses of `tripod collect`: 0 every file of every rig that answered is checked;
@@ -46,9 +47,7 @@ extension TripodMain {
             printError("collect: the broker \(options.broker) " + (directory.refusal.map { "refused the connection: \($0)" } ?? "did not answer within 10 s" + (options.broker.scheme == .mqtts ? " (over TLS: does --ca hold the CA of its certificate?)" : "")))
             return CollectStatus.failed
         }
-        let waited = ContinuousClock.now - began
-        progress.ready(seconds: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
-                       rigs: directory.rigs.count, reports: directory.reports.count)
+        progress.ready(seconds: (ContinuousClock.now - began).secondsValue, rigs: directory.rigs.count, reports: directory.reports.count)
         let collector = Collector(options: options, directory: directory, key: key, progress: progress)
         do throws(CollectError) {
             if options.selection == .follow {

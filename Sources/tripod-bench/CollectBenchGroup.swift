@@ -138,17 +138,10 @@ final class CollectBenchGroup {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    /// Runs `executable` with `arguments`; its exit status and standard output.
+    /// Runs `executable` with `arguments` (TestSupport's `runProcess`); its exit status and
+    /// standard output, -1 and nothing when it cannot be started.
     static func run(_ executable: String, _ arguments: [String]) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return (-1, "") }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        guard let (status, output) = try? runProcess(executable, arguments) else { return (-1, "") }
+        return (status, String(decoding: output, as: UTF8.self))
     }
 }
