@@ -149,4 +149,15 @@ import Testing
             #expect(expected > 0 && abs(turned - expected) < 1e-6, "\(turned) vs \(expected)")
         }
     }
+
+    /// The focus target is derived, not copied: the point looked at in the object scene, and the
+    /// chart where it was once the chart is back.
+    @Test func theFocusTargetFollowsThePoseAndTheChartKeepsItsDistance() throws {
+        let near = SimulatedScene(subjectDistanceMetres: 0.3)
+        let object = try near.parsed(["object"])
+        #expect(abs(object.posed(try SimulatedPose(parsing: "0,-2,0.35 lookat 0,0,0.35")).subjectDistanceMetres - 2) < 1e-9)
+        #expect(try object.parsed(["even"]).subjectDistanceMetres == 0.3)
+        #expect(try object.parsed(["depth"]).subjectDistanceMetres == 0.3)
+        #expect(near.posed(try SimulatedPose(parsing: "0,-2,0.35 lookat 0,0,0.35")).subjectDistanceMetres == 0.3, "the chart ignores the pose")
+    }
 }
