@@ -86,6 +86,9 @@ import Testing
             ("1,0,1 at 0,0,0", "X,Y,Z lookat X,Y,Z"), ("1,0,1", "X,Y,Z lookat X,Y,Z"),
             ("1,0,1 lookat 1,0,1", "at least 1 cm"), ("0,0,2 lookat 0,0,0", "straight up or down"),
             ("1000,0,1 lookat 0,0,0", "from -100 to 100"), ("nan,0,1 lookat 0,0,0", "from -100 to 100"),
+            ("inf,0,1 lookat 0,0,0", "from -100 to 100"), ("0,0,1 lookat -inf,0,0", "from -100 to 100"),
+            ("1e400,0,1 lookat 0,0,0", "from -100 to 100"), ("1,0,1 lookat 1,0,1.005", "at least 1 cm"),
+            ("0,0,2 lookat 0.0001,0,0", "straight up or down"), ("0,0,-1 lookat 0,0,5", "straight up or down"),
         ]
         for (text, reason) in bad {
             #expect(throws: HardwareError.self, "\(text)") { try SimulatedPose(parsing: text) }
@@ -100,9 +103,16 @@ import Testing
         #expect(spinning.object?.spinDegreesPerSecond == 60 && spinning.name == "object spin 60")
         #expect(abs(spinning.subjectDistanceMetres - (1.6 * 1.6 + 0.55 * 0.55).squareRoot()) < 1e-9, "focus on the point looked at")
         #expect(try spinning.parsed(["even"]).object == nil)
-        for words in [["object", "spin"], ["object", "spin", "fast"], ["object", "spin", "1e9"], ["object", "turn", "60"], ["teapot"]] {
+        for words in [["object", "spin"], ["object", "spin", "fast"], ["object", "spin", "1e9"], ["object", "turn", "60"], ["teapot"],
+                      ["object", "spin", "nan"], ["object", "spin", "inf"], ["object", "spin", "-inf"], ["object", "spin", "3600.5"],
+                      ["object", "spin", "60", "now"], []] {
             #expect(throws: HardwareError.self, "\(words)") { try SimulatedScene().parsed(words) }
         }
+        // Names and poses not made by parsing still print (no trap on a value Int cannot hold).
+        var wild = SimulatedScene()
+        wild.object = ObjectScene(spinDegreesPerSecond: .infinity)
+        #expect(wild.name == "object spin inf")
+        #expect(SimulatedPose(positionMetres: SIMD3(1e300, 0, 0), lookAtMetres: SIMD3(0, 0, 0)).text.hasPrefix("1e+300,0,0 lookat"))
     }
 
     @Test func theTurnIsTheSpinTimesTheWallClock() {
