@@ -64,6 +64,7 @@ public struct SimulatedScene: Hashable, Sendable {
             }
             var scene = self
             scene.object = ObjectScene(spinDegreesPerSecond: spin)
+            scene.hasDepth = false  // the chart's strips: not drawn, and no defocus per strip to work out per frame
             return scene
         }
         guard words.count == 1, let scene = named(words[0]) else {

@@ -168,6 +168,7 @@ import Testing
         #expect(abs(object.posed(try SimulatedPose(parsing: "0,-2,0.35 lookat 0,0,0.35")).subjectDistanceMetres - 2) < 1e-9)
         #expect(try object.parsed(["even"]).subjectDistanceMetres == 0.3)
         #expect(try object.parsed(["depth"]).subjectDistanceMetres == 0.3)
+        #expect(try object.parsed(["depth"]).parsed(["object"]).depthStripDioptres == nil, "no strips behind the object")
         #expect(near.posed(try SimulatedPose(parsing: "0,-2,0.35 lookat 0,0,0.35")).subjectDistanceMetres == 0.3, "the chart ignores the pose")
     }
 }
