@@ -171,4 +171,42 @@ import Testing
         #expect(try object.parsed(["depth"]).parsed(["object"]).depthStripDioptres == nil, "no strips behind the object")
         #expect(near.posed(try SimulatedPose(parsing: "0,-2,0.35 lookat 0,0,0.35")).subjectDistanceMetres == 0.3, "the chart ignores the pose")
     }
+
+    /// The drawing is the traced rays through the colour response, turns with the turntable, and is
+    /// drawn once per key by the renderer's cache.
+    @Test func theDrawingIsTheRaysTurnsWithTheObjectAndIsCachedPerKey() throws {
+        let pose = SimulatedPose.standard
+        let crop = PixelRect(x: 0, y: 0, width: 4608, height: 2592), size = PixelSize(width: 96, height: 54)
+        func draw(_ degrees: Double, _ kind: ScenePlanes.Kind = .rgb) -> ScenePlanes {
+            SimulatedFrameRenderer.drawObjectScene(pixelArray: Self.pixelArray, crop: crop, size: size, kind: kind, cfa: [0, 1, 1, 2],
+                                                   focalLengthSensorPixels: Self.focalSensorPixels, pose: pose, rotationDegrees: degrees)
+        }
+        let still = draw(0)
+        #expect(still.values.count == 3 * size.area + 8)
+        #expect(draw(0).values == still.values, "deterministic")
+        // The middle pixel: what its ray meets, through the sensor's colour response.
+        let camera = ObjectSceneCamera(pixelArray: Self.pixelArray, crop: crop, size: size, focalLengthSensorPixels: Self.focalSensorPixels, pose: pose)
+        let (i, j) = (48, 27)
+        let rgb = ObjectScene.trace(origin: pose.positionMetres, direction: camera.ray(x: Double(i) + 0.5, y: Double(j) + 0.5),
+                                    turn: (1, 0), textures: ObjectScene.textures).colour
+        let m = SimulatedColourResponse.sensorFromSRGB.map(Float.init)
+        for c in 0..<3 {
+            let expected = (SIMD3(m[c * 3], m[c * 3 + 1], m[c * 3 + 2]) * rgb).sum()
+            #expect(abs(still.values[c * size.area + j * size.width + i] - expected) < 1e-6)
+        }
+        // Turned, the object (in the middle of the frame) looks different; the mosaic is one plane.
+        let turned = draw(45)
+        let changed = zip(still.values, turned.values).filter { abs($0 - $1) > 1e-4 }.count
+        #expect(changed > size.area / 20, "\(changed) of \(3 * size.area) values changed")
+        #expect(draw(0, .mosaic).values.count == size.area + 8)
+        // Drawn once per key.
+        let cache = ObjectPlaneCache()
+        let key = ObjectPlaneCache.Key(crop: crop, size: size, kind: .rgb, pose: pose, rotationDegrees: 0, blurSteps: 0, coarse: 1)
+        var draws = 0
+        for _ in 0..<3 { _ = cache.planes(for: key) { draws += 1; return still } }
+        var other = key
+        other.rotationDegrees = 45
+        _ = cache.planes(for: other) { draws += 1; return turned }
+        #expect(draws == 2)
+    }
 }
