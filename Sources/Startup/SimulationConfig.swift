@@ -32,7 +32,7 @@ enum SimulationConfig {
     static func apply(_ config: ConfigFile?, to hooks: SimulationHooks?) throws(StartupError) {
         let entries = (config?.entries ?? []).filter { owns($0.key) }.sorted { $0.key == sceneKey && $1.key != sceneKey }
         for entry in entries {
-            let hook = entry.key == poseKey ? hooks?.setPose : hooks?.setLighting
+            let hook = entry.key == poseKey ? hooks?.setPose : hooks?.setScene
             guard let hook else {
                 throw StartupError("\(config?.file ?? "config"):\(entry.line): \(entry.key) needs a simulated camera (board camera backend sim)")
             }

@@ -77,10 +77,9 @@ import Testing
         #expect(throws: StartupError.self) { try SimulationConfig.apply(good, to: nil) }
         // On the simulated board: through its hooks, the scene before the pose.
         var applied: [String] = []
-        let hooks = SimulationHooks(setLighting: { applied.append("scene " + $0); return $0 })
-        var withPose = hooks
-        withPose.setPose = { applied.append("pose " + $0); return $0 }
-        try SimulationConfig.apply(good, to: withPose)
+        let hooks = SimulationHooks(setScene: { applied.append("scene " + $0); return $0 },
+                                    setPose: { applied.append("pose " + $0); return $0 })
+        try SimulationConfig.apply(good, to: hooks)
         #expect(applied == ["scene object spin 60", "pose 1.6,0,0.9 lookat 0,0,0.35"])
     }
 }
