@@ -104,15 +104,18 @@ struct ObjectSceneCamera {
     let focalLengthSensorPixels: Double
     let pose: SimulatedPose
     private let axes: (right: SIMD3<Double>, down: SIMD3<Double>, forward: SIMD3<Double>)
+    /// Sensor pixels per output pixel, across and down (worked out once, not per ray).
+    private let scaleX: Double, scaleY: Double
 
     init(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, focalLengthSensorPixels: Double, pose: SimulatedPose) {
         self.pixelArray = pixelArray; self.crop = crop; self.size = size
         self.focalLengthSensorPixels = focalLengthSensorPixels; self.pose = pose
         axes = pose.axes
+        scaleX = Double(crop.width) / Double(max(size.width, 1))
+        scaleY = Double(crop.height) / Double(max(size.height, 1))
     }
 
     func ray(x: Double, y: Double) -> SIMD3<Double> {
-        let scaleX = Double(crop.width) / Double(max(size.width, 1)), scaleY = Double(crop.height) / Double(max(size.height, 1))
         let u = (Double(crop.x) + x * scaleX - Double(pixelArray.width) / 2) / focalLengthSensorPixels
         let v = (Double(crop.y) + y * scaleY - Double(pixelArray.height) / 2) / focalLengthSensorPixels
         return axes.right * u + axes.down * v + axes.forward
