@@ -23,15 +23,14 @@ extension SimulatedFrameRenderer {
     func objectPlaneSource(crop: PixelRect, size: PixelSize, kind: ScenePlanes.Kind, role: StreamRole, scene: SimulatedScene,
                            defocusPixels: Double) -> PlaneSource {
         let coarse = role == .stillCapture || role == .raw ? 1 : max(1, (size.width + Self.streamingDrawWidth - 1) / Self.streamingDrawWidth)
-        let key = ObjectPlaneCache.Key(pixelArray: pixelArray, focalLengthSensorPixels: focalLengthSensorPixels, cfa: cfa,
-                                       crop: crop, size: size, kind: kind, pose: scene.pose,
+        let key = ObjectPlaneCache.Key(crop: crop, size: size, kind: kind, pose: scene.pose,
                                        rotationDegrees: scene.object?.rotationDegrees ?? 0,
                                        blurSteps: Int((defocusPixels / Self.blurStepPixels).rounded()), coarse: coarse)
-        let pixelArray = self.pixelArray, cfa = self.cfa, focal = key.focalLengthSensorPixels
+        let pixelArray = self.pixelArray, cfa = self.cfa, focal = focalLengthSensorPixels, cache = objectPlanes
         let empty = ScenePlanes(kind: kind, size: size, values: [])
         var source = PlaneSource(ready: empty)
         source.draw = {
-            ObjectPlaneCache.shared.planes(for: key) {
+            cache.planes(for: key) {
                 var planes = Self.drawObjectScene(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa,
                                                   focalLengthSensorPixels: focal, pose: key.pose, rotationDegrees: key.rotationDegrees,
                                                   coarse: key.coarse)
@@ -64,7 +63,6 @@ extension SimulatedFrameRenderer {
         var values = [Float](repeating: 0, count: n * planes + 8)  // padded: see FramePasses
         values.withUnsafeMutableBufferPointer { out in
             guard let base = out.baseAddress else { return }
-            let shared = SharedPlanes(base: base)
             RowBands.run(rows: h) { band in
                 var block: [SIMD3<Float>] = []
                 for j in band {
@@ -83,9 +81,9 @@ extension SimulatedFrameRenderer {
                                                 turn: turn, textures: textures).colour
                         let p = j * w + i
                         if kind == .rgb {
-                            for c in 0..<3 { shared.base[c * n + p] = (rows[c] * rgb).sum() }
+                            for c in 0..<3 { base[c * n + p] = (rows[c] * rgb).sum() }
                         } else {
-                            shared.base[p] = (rows[cfa[(j & 1) * 2 + (i & 1)]] * rgb).sum()
+                            base[p] = (rows[cfa[(j & 1) * 2 + (i & 1)]] * rgb).sum()
                         }
                     }
                 }
@@ -106,33 +104,28 @@ struct ObjectSceneCamera {
     let focalLengthSensorPixels: Double
     let pose: SimulatedPose
     private let axes: (right: SIMD3<Double>, down: SIMD3<Double>, forward: SIMD3<Double>)
+    /// Sensor pixels per output pixel, across and down (worked out once, not per ray).
+    private let scaleX: Double, scaleY: Double
 
     init(pixelArray: PixelSize, crop: PixelRect, size: PixelSize, focalLengthSensorPixels: Double, pose: SimulatedPose) {
         self.pixelArray = pixelArray; self.crop = crop; self.size = size
         self.focalLengthSensorPixels = focalLengthSensorPixels; self.pose = pose
         axes = pose.axes
+        scaleX = Double(crop.width) / Double(max(size.width, 1))
+        scaleY = Double(crop.height) / Double(max(size.height, 1))
     }
 
     func ray(x: Double, y: Double) -> SIMD3<Double> {
-        let scaleX = Double(crop.width) / Double(max(size.width, 1)), scaleY = Double(crop.height) / Double(max(size.height, 1))
         let u = (Double(crop.x) + x * scaleX - Double(pixelArray.width) / 2) / focalLengthSensorPixels
         let v = (Double(crop.y) + y * scaleY - Double(pixelArray.height) / 2) / focalLengthSensorPixels
         return axes.right * u + axes.down * v + axes.forward
     }
 }
 
-/// The planes' memory as the row bands write it (each band its own rows).
-private struct SharedPlanes: @unchecked Sendable {
-    let base: UnsafeMutablePointer<Float>
-}
-
-/// The last object-scene drawings, by what they show; shared by every renderer of the process
-/// (frames are drawn on any thread).
+/// One renderer's last object-scene drawings, by what they show (the sensor's pixel array, focal
+/// length and colour filter are the renderer's); frames are drawn on any thread.
 final class ObjectPlaneCache: @unchecked Sendable {
     struct Key: Hashable {
-        var pixelArray: PixelSize
-        var focalLengthSensorPixels: Double
-        var cfa: [Int]
         var crop: PixelRect
         var size: PixelSize
         var kind: ScenePlanes.Kind
@@ -142,7 +135,6 @@ final class ObjectPlaneCache: @unchecked Sendable {
         var coarse: Int
     }
 
-    static let shared = ObjectPlaneCache()
     /// Drawings kept, oldest dropped first.
     static let limit = 4
     private let lock = NSLock()

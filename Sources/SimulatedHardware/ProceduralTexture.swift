@@ -39,11 +39,8 @@ struct ProceduralTexture: Sendable {
                 let cx = -r + rng.unit() * (Double(w) + 2 * r), cy = -r + rng.unit() * (Double(h) + 2 * r)
                 // A wide spread of lightness (what SIFT sees) with some colour.
                 let lightness = 0.05 + 0.75 * rng.unit()
-                var colour: [UInt8] = []
-                for _ in 0..<3 {
-                    let c = lightness * (0.3 + 0.7 * rng.unit())
-                    colour.append(UInt8(max(0, min(255, (c * 255).rounded()))))
-                }
+                func channel() -> UInt8 { UInt8(max(0, min(255, (lightness * (0.3 + 0.7 * rng.unit()) * 255).rounded()))) }
+                let colour = (channel(), channel(), channel())  // R, G, B in the generator's order (no array per disc)
                 let y0 = max(0, Int((cy - r).rounded(.down))), y1 = min(h - 1, Int((cy + r).rounded(.up)))
                 guard y0 <= y1 else { continue }
                 for y in y0...y1 {
@@ -55,7 +52,7 @@ struct ProceduralTexture: Sendable {
                     guard x0 <= x1 else { continue }
                     for x in x0...x1 {
                         let k = (y * w + x) * 3
-                        out[k] = colour[0]; out[k + 1] = colour[1]; out[k + 2] = colour[2]
+                        out[k] = colour.0; out[k + 1] = colour.1; out[k + 2] = colour.2
                     }
                 }
             }

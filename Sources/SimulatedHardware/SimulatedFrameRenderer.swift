@@ -59,6 +59,8 @@ final class SimulatedFrameRenderer {
     private let pool = FramePool()
     /// Plane memory for motion (moved, blurred, skewed copies of the cached planes), reused.
     private let spare = SparePlanes()
+    /// `sim scene object`: the last drawings (drawn when a frame is read, on any thread).
+    let objectPlanes = ObjectPlaneCache()
 
     init(sensor: SensorDescription) {
         self.sensor = sensor

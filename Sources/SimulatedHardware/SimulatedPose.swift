@@ -56,9 +56,11 @@ public struct SimulatedPose: Hashable, Sendable {
         return point(positionMetres) + " lookat " + point(lookAtMetres)
     }
 
+    /// `value` to the micrometre, whole numbers without a point; never traps (a value not made by
+    /// parsing may be anything: it prints as Swift does, e.g. inf).
     static func number(_ value: Double) -> String {
         let rounded = (value * 1e6).rounded() / 1e6
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
     }
 
     /// The camera's axes in the world: right (x), down (y), forward (z). Rows of the rotation that

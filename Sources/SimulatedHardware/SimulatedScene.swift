@@ -11,8 +11,14 @@ public struct SimulatedScene: Hashable, Sendable {
     public var greyLuminanceCandelasPerSquareMetre: Double
     /// Correlated colour temperature of the light, kelvin.
     public var illuminantKelvin: Double
-    /// Distance from the lens to the chart, metres (focus target).
-    public var subjectDistanceMetres: Double
+    /// Distance from the lens to what it focuses on, metres: the chart (`chartDistanceMetres`), or
+    /// in the object scene the point the rig looks at (`pose`). Setting it moves the chart.
+    public var subjectDistanceMetres: Double {
+        get { object == nil ? chartDistanceMetres : objectSubjectDistanceMetres }
+        set { chartDistanceMetres = newValue }
+    }
+    /// Distance from the lens to the chart, metres; kept while the object scene is shown.
+    public var chartDistanceMetres: Double
     /// How the chart is lit (`TestChart.Lighting`): evenly, or backlit (a high-contrast scene).
     public var lighting: TestChart.Lighting
     /// True for `sim scene depth`: the chart cut into upright strips, each at its own distance
@@ -34,7 +40,7 @@ public struct SimulatedScene: Hashable, Sendable {
                 subjectDistanceMetres: Double = 0.5, lighting: TestChart.Lighting = .even, hasDepth: Bool = false) {
         self.greyLuminanceCandelasPerSquareMetre = greyLuminanceCandelasPerSquareMetre
         self.illuminantKelvin = illuminantKelvin
-        self.subjectDistanceMetres = subjectDistanceMetres
+        self.chartDistanceMetres = subjectDistanceMetres
         self.lighting = lighting
         self.hasDepth = hasDepth
     }
@@ -58,7 +64,7 @@ public struct SimulatedScene: Hashable, Sendable {
             }
             var scene = self
             scene.object = ObjectScene(spinDegreesPerSecond: spin)
-            scene.subjectDistanceMetres = scene.objectSubjectDistanceMetres
+            scene.hasDepth = false  // the chart's strips: not drawn, and no defocus per strip to work out per frame
             return scene
         }
         guard words.count == 1, let scene = named(words[0]) else {
@@ -67,16 +73,15 @@ public struct SimulatedScene: Hashable, Sendable {
         return scene
     }
 
-    /// This scene seen from `pose` (`sim pose`); the focus target follows in the object scene.
+    /// This scene seen from `pose` (`sim pose`); in the object scene the focus target follows it.
     public func posed(_ pose: SimulatedPose) -> SimulatedScene {
         var scene = self
         scene.pose = pose
-        if object != nil { scene.subjectDistanceMetres = scene.objectSubjectDistanceMetres }
         return scene
     }
 
     /// The focus target in the object scene: the distance from the rig to the point it looks at.
-    var objectSubjectDistanceMetres: Double {
+    private var objectSubjectDistanceMetres: Double {
         let v = pose.lookAtMetres - pose.positionMetres
         return max((v * v).sum().squareRoot(), 0.05)
     }
@@ -87,14 +92,11 @@ public struct SimulatedScene: Hashable, Sendable {
         return hasDepth ? "depth" : lighting.rawValue
     }
 
-    /// This scene as `sim scene NAME` makes it (`names`); nil for a name it does not know.
-    public func named(_ name: String) -> SimulatedScene? {
+    /// This scene as `sim scene NAME` makes it for a chart name of `names` (the chart again, in
+    /// place of the object scene); nil for a name it does not know.
+    private func named(_ name: String) -> SimulatedScene? {
         var scene = self
-        if name == "object" { return try? parsed([name]) }
-        if object != nil {
-            scene.object = nil
-            scene.subjectDistanceMetres = SimulatedScene().subjectDistanceMetres
-        }
+        scene.object = nil
         if name == "depth" {
             scene.lighting = .even
             scene.hasDepth = true

@@ -57,7 +57,7 @@ public enum BoardFactory {
 
         let cameraProvider = try makeCameraProvider(board: board, sensors: sensors, loop: loop, motion: motion)
         if let sim = cameraProvider as? SimulatedCameraProvider {
-            simulation.setLighting = { text in
+            simulation.setScene = { text in
                 let words = text.split(separator: " ").map(String.init)
                 let scene = try sim.scene.parsed(words)
                 sim.scene = scene

@@ -27,12 +27,12 @@ enum SimulationConfig {
         }
     }
 
-    /// Applies the file's `sim.*` lines through the simulated board's hooks (scene first, so the
-    /// pose's focus distance follows the object scene).
+    /// Applies the file's `sim.*` lines through the simulated board's hooks, the scene first (as
+    /// one would type them; the focus distance is the scene's to derive, so either order works).
     static func apply(_ config: ConfigFile?, to hooks: SimulationHooks?) throws(StartupError) {
         let entries = (config?.entries ?? []).filter { owns($0.key) }.sorted { $0.key == sceneKey && $1.key != sceneKey }
         for entry in entries {
-            let hook = entry.key == poseKey ? hooks?.setPose : hooks?.setLighting
+            let hook = entry.key == poseKey ? hooks?.setPose : hooks?.setScene
             guard let hook else {
                 throw StartupError("\(config?.file ?? "config"):\(entry.line): \(entry.key) needs a simulated camera (board camera backend sim)")
             }

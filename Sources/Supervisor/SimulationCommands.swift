@@ -48,7 +48,7 @@ extension Supervisor {
 
     func registerSimulationCommands() {
         guard let hooks = devices.simulation else { return }
-        if hooks.setMotion != nil || hooks.setLighting != nil || hooks.changeLight != nil {
+        if hooks.setMotion != nil || hooks.setScene != nil || hooks.changeLight != nil || hooks.setPose != nil {
             commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth|object [spin °/s] | pose X,Y,Z lookat X,Y,Z | light sunset|sunrise <span> | light steady | hang <s>",
                                  summary: "simulated board: change the rig's motion, pose or scene, or hang the loop (watchdog test)",
                                  detail: ["example: sim motion handheld 3", "The IMU and the simulated frames' blur follow the same motion.",
@@ -63,9 +63,9 @@ extension Supervisor {
                 if args[0] == "pose" { return context.supervisor.simulatePose(Array(args.dropFirst())) }
                 if args[0] == "light" { return context.supervisor.simulateLight(Array(args.dropFirst())) }
                 if args[0] == "scene" {
-                    guard let setLighting = context.supervisor.devices.simulation?.setLighting else { return .err(.unsupported, "not a simulated camera") }
+                    guard let setScene = context.supervisor.devices.simulation?.setScene else { return .err(.unsupported, "not a simulated camera") }
                     do {
-                        let name = try setLighting(args.dropFirst().joined(separator: " "))
+                        let name = try setScene(args.dropFirst().joined(separator: " "))
                         context.supervisor.broadcast(ConsoleEvent("sim.scene", [("lighting", name)]))
                         return .ok([("scene", name)])
                     } catch {

@@ -86,6 +86,9 @@ import Testing
             ("1,0,1 at 0,0,0", "X,Y,Z lookat X,Y,Z"), ("1,0,1", "X,Y,Z lookat X,Y,Z"),
             ("1,0,1 lookat 1,0,1", "at least 1 cm"), ("0,0,2 lookat 0,0,0", "straight up or down"),
             ("1000,0,1 lookat 0,0,0", "from -100 to 100"), ("nan,0,1 lookat 0,0,0", "from -100 to 100"),
+            ("inf,0,1 lookat 0,0,0", "from -100 to 100"), ("0,0,1 lookat -inf,0,0", "from -100 to 100"),
+            ("1e400,0,1 lookat 0,0,0", "from -100 to 100"), ("1,0,1 lookat 1,0,1.005", "at least 1 cm"),
+            ("0,0,2 lookat 0.0001,0,0", "straight up or down"), ("0,0,-1 lookat 0,0,5", "straight up or down"),
         ]
         for (text, reason) in bad {
             #expect(throws: HardwareError.self, "\(text)") { try SimulatedPose(parsing: text) }
@@ -100,9 +103,16 @@ import Testing
         #expect(spinning.object?.spinDegreesPerSecond == 60 && spinning.name == "object spin 60")
         #expect(abs(spinning.subjectDistanceMetres - (1.6 * 1.6 + 0.55 * 0.55).squareRoot()) < 1e-9, "focus on the point looked at")
         #expect(try spinning.parsed(["even"]).object == nil)
-        for words in [["object", "spin"], ["object", "spin", "fast"], ["object", "spin", "1e9"], ["object", "turn", "60"], ["teapot"]] {
+        for words in [["object", "spin"], ["object", "spin", "fast"], ["object", "spin", "1e9"], ["object", "turn", "60"], ["teapot"],
+                      ["object", "spin", "nan"], ["object", "spin", "inf"], ["object", "spin", "-inf"], ["object", "spin", "3600.5"],
+                      ["object", "spin", "60", "now"], []] {
             #expect(throws: HardwareError.self, "\(words)") { try SimulatedScene().parsed(words) }
         }
+        // Names and poses not made by parsing still print (no trap on a value Int cannot hold).
+        var wild = SimulatedScene()
+        wild.object = ObjectScene(spinDegreesPerSecond: .infinity)
+        #expect(wild.name == "object spin inf")
+        #expect(SimulatedPose(positionMetres: SIMD3(1e300, 0, 0), lookAtMetres: SIMD3(0, 0, 0)).text.hasPrefix("1e+300,0,0 lookat"))
     }
 
     @Test func theTurnIsTheSpinTimesTheWallClock() {
@@ -148,5 +158,55 @@ import Testing
             let turned = (b.1 - a.1 + 360).truncatingRemainder(dividingBy: 360)
             #expect(expected > 0 && abs(turned - expected) < 1e-6, "\(turned) vs \(expected)")
         }
+    }
+
+    /// The focus target is derived, not copied: the point looked at in the object scene, and the
+    /// chart where it was once the chart is back.
+    @Test func theFocusTargetFollowsThePoseAndTheChartKeepsItsDistance() throws {
+        let near = SimulatedScene(subjectDistanceMetres: 0.3)
+        let object = try near.parsed(["object"])
+        #expect(abs(object.posed(try SimulatedPose(parsing: "0,-2,0.35 lookat 0,0,0.35")).subjectDistanceMetres - 2) < 1e-9)
+        #expect(try object.parsed(["even"]).subjectDistanceMetres == 0.3)
+        #expect(try object.parsed(["depth"]).subjectDistanceMetres == 0.3)
+        #expect(try object.parsed(["depth"]).parsed(["object"]).depthStripDioptres == nil, "no strips behind the object")
+        #expect(near.posed(try SimulatedPose(parsing: "0,-2,0.35 lookat 0,0,0.35")).subjectDistanceMetres == 0.3, "the chart ignores the pose")
+    }
+
+    /// The drawing is the traced rays through the colour response, turns with the turntable, and is
+    /// drawn once per key by the renderer's cache.
+    @Test func theDrawingIsTheRaysTurnsWithTheObjectAndIsCachedPerKey() throws {
+        let pose = SimulatedPose.standard
+        let crop = PixelRect(x: 0, y: 0, width: 4608, height: 2592), size = PixelSize(width: 96, height: 54)
+        func draw(_ degrees: Double, _ kind: ScenePlanes.Kind = .rgb) -> ScenePlanes {
+            SimulatedFrameRenderer.drawObjectScene(pixelArray: Self.pixelArray, crop: crop, size: size, kind: kind, cfa: [0, 1, 1, 2],
+                                                   focalLengthSensorPixels: Self.focalSensorPixels, pose: pose, rotationDegrees: degrees)
+        }
+        let still = draw(0)
+        #expect(still.values.count == 3 * size.area + 8)
+        #expect(draw(0).values == still.values, "deterministic")
+        // The middle pixel: what its ray meets, through the sensor's colour response.
+        let camera = ObjectSceneCamera(pixelArray: Self.pixelArray, crop: crop, size: size, focalLengthSensorPixels: Self.focalSensorPixels, pose: pose)
+        let (i, j) = (48, 27)
+        let rgb = ObjectScene.trace(origin: pose.positionMetres, direction: camera.ray(x: Double(i) + 0.5, y: Double(j) + 0.5),
+                                    turn: (1, 0), textures: ObjectScene.textures).colour
+        let m = SimulatedColourResponse.sensorFromSRGB.map(Float.init)
+        for c in 0..<3 {
+            let expected = (SIMD3(m[c * 3], m[c * 3 + 1], m[c * 3 + 2]) * rgb).sum()
+            #expect(abs(still.values[c * size.area + j * size.width + i] - expected) < 1e-6)
+        }
+        // Turned, the object (in the middle of the frame) looks different; the mosaic is one plane.
+        let turned = draw(45)
+        let changed = zip(still.values, turned.values).filter { abs($0 - $1) > 1e-4 }.count
+        #expect(changed > size.area / 20, "\(changed) of \(3 * size.area) values changed")
+        #expect(draw(0, .mosaic).values.count == size.area + 8)
+        // Drawn once per key.
+        let cache = ObjectPlaneCache()
+        let key = ObjectPlaneCache.Key(crop: crop, size: size, kind: .rgb, pose: pose, rotationDegrees: 0, blurSteps: 0, coarse: 1)
+        var draws = 0
+        for _ in 0..<3 { _ = cache.planes(for: key) { draws += 1; return still } }
+        var other = key
+        other.rotationDegrees = 45
+        _ = cache.planes(for: other) { draws += 1; return turned }
+        #expect(draws == 2)
     }
 }

@@ -22,6 +22,13 @@ import Testing
         #expect(reply("sim pose 1,0,1").hasPrefix("err usage"))
         #expect(reply("sim scene object spin fast").hasPrefix("err bad-value scene object spin \"fast\""))
         #expect(reply("sim scene teapot").hasPrefix("err bad-value"))
+        // Numbers that are no coordinates or speeds: said, never taken (nor a crash).
+        for line in ["sim pose nan,0,1 lookat 0,0,0", "sim pose inf,0,1 lookat 0,0,0", "sim pose 1e400,0,1 lookat 0,0,0",
+                     "sim pose 1,0,1 lookat 0,0,-inf", "sim pose 0,0,2 lookat 0.0001,0,0", "sim scene object spin nan",
+                     "sim scene object spin inf", "sim scene object spin -1e9"] {
+            #expect(reply(line).hasPrefix("err bad-value"), "\(line)")
+        }
+        #expect(reply("sim scene object spin 60 now").hasPrefix("err"))
 
         #expect(reply("sim pose -1.6,0,0.9 lookat 0,0,0.35") == "ok pose=\"-1.6,0,0.9 lookat 0,0,0.35\"")
         #expect(reply("sim scene object spin 60") == "ok scene=\"object spin 60\"")
@@ -45,6 +52,12 @@ import Testing
         // Back to the chart: frames carry no truth.
         #expect(reply("sim scene even") == "ok scene=even")
         #expect(camera?.scene.object == nil)
+        #expect(reply("capture").hasPrefix("ok bracket=started"))
+        harness.advance(by: .seconds(2))
+        let chart = try #require(FileManager.default.subpaths(atPath: harness.captures)?.first { $0.hasSuffix(".json") && $0.contains("TRP_") && $0 != sidecar })
+        let chartRecord = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: harness.captures + "/" + chart))) as? [String: Any])
+        let chartFrame = try #require((chartRecord["frames"] as? [[String: Any]])?.first)
+        #expect(chartFrame["simulation"] == nil, "\(chartFrame)")
     }
 
     @Test func theConfigFileTakesSimLinesAndSaysWhatIsWrong() throws {
@@ -56,6 +69,7 @@ import Testing
         }
         do {
             _ = try ConfigFile.parse("format = 0\nsim.scene = object spin x\n", file: "t.conf", schema: TripodMain.settingsSchema)
+            Issue.record("sim.scene = object spin x was taken")
         } catch let error as ConfigFileError {
             #expect(error.description.hasPrefix("t.conf:2: invalid value for \"sim.scene\""), "\(error)")
         }
@@ -63,10 +77,9 @@ import Testing
         #expect(throws: StartupError.self) { try SimulationConfig.apply(good, to: nil) }
         // On the simulated board: through its hooks, the scene before the pose.
         var applied: [String] = []
-        let hooks = SimulationHooks(setLighting: { applied.append("scene " + $0); return $0 })
-        var withPose = hooks
-        withPose.setPose = { applied.append("pose " + $0); return $0 }
-        try SimulationConfig.apply(good, to: withPose)
+        let hooks = SimulationHooks(setScene: { applied.append("scene " + $0); return $0 },
+                                    setPose: { applied.append("pose " + $0); return $0 })
+        try SimulationConfig.apply(good, to: hooks)
         #expect(applied == ["scene object spin 60", "pose 1.6,0,0.9 lookat 0,0,0.35"])
     }
 }
