@@ -91,6 +91,7 @@ public final class Collector {
     public func follow(shouldStop: () -> Bool, each: (ShotOutcome) -> Void) throws(CollectError) {
         var done = state.doneShots()
         while !shouldStop() {
+            directory.takeLinkNotes().forEach(progress.note)
             guard let next = directory.reports.first(where: { !done.contains($0.shot) }) else { usleep(200_000); continue }
             let outcome = try collect(shot: next.shot, report: next)
             each(outcome)

@@ -27,9 +27,19 @@ public final class FleetDirectory: Sendable {
             var arrival: [String] = []
             /// Message ids of the SUBSCRIBE packets the broker acknowledged (SUBACK).
             var acknowledged: Set<Int32> = []
+            /// What happened to the broker connection since the collector last asked, in words
+            /// (lost, back): a long `--follow` says so rather than going quiet.
+            var linkNotes: [String] = []
         }
         let state = Mutex(State())
         let topics: FleetTopics
+        /// The client to subscribe again with on every new connection, once the first
+        /// subscription was asked (a clean session: a broker that restarted, or a connection
+        /// that dropped, forgets it). Cleared by `stop`.
+        let resubscriber = Mutex<MosquittoClient?>(nil)
+
+        /// The group's topics, in ONE subscription (see `FleetDirectory.subscribe`).
+        var groupTopics: [String] { [topics.everyRigState, topics.everyRigStatus, topics.everyRigReport] }
 
         init(group: String) { topics = FleetTopics(group: group, rig: "+") }
 
@@ -41,8 +51,21 @@ public final class FleetDirectory: Sendable {
             switch event {
             case .connected(let code):
                 state.withLock { $0.connected = code == 0; $0.refusal = code == 0 ? nil : MosquittoClient.describeRefusal(code) }
-            case .disconnected:
-                state.withLock { $0.connected = false }
+                // On libmosquitto's thread, in its on_connect: the reconnected session has no
+                // subscription until this one (mosquitto_subscribe may be called from the callback).
+                guard code == 0, let client = resubscriber.withLock({ $0 }) else { return }
+                do throws(MosquittoError) {
+                    _ = try client.subscribe(topics: groupTopics, qos: 0)
+                    state.withLock { $0.linkNotes.append("the broker is back: following the group again (reports retained meanwhile come now)") }
+                } catch {
+                    state.withLock { $0.linkNotes.append("the broker is back but subscribing again failed: \(error); no new shot will be seen") }
+                }
+            case .disconnected(let code):
+                state.withLock { s in
+                    let wasConnected = s.connected
+                    s.connected = false
+                    if code != 0 && wasConnected { s.linkNotes.append("lost the broker; reconnecting (every 1 to 10 s)") }
+                }
             case .subscribed(let messageID):
                 state.withLock { _ = $0.acknowledged.insert(messageID) }
             case .message(let topic, let payload, _):
@@ -136,11 +159,13 @@ public final class FleetDirectory: Sendable {
             if Date() > end || view.state.withLock({ $0.refusal }) != nil { return false }
             usleep(5_000)
         }
-        let topics = view.topics
+        // From now on every new connection subscribes again (set first: a connection lost while
+        // this one subscribes is subscribed again, at worst twice).
+        view.resubscriber.withLock { $0 = client }
         let confirmation: Int32
         do throws(MosquittoError) {
-            _ = try client.subscribe(topics: [topics.everyRigState, topics.everyRigStatus, topics.everyRigReport], qos: 0)
-            confirmation = try client.subscribe(topic: Self.confirmationTopic(group: topics.group), qos: 0)
+            _ = try client.subscribe(topics: view.groupTopics, qos: 0)
+            confirmation = try client.subscribe(topic: Self.confirmationTopic(group: view.topics.group), qos: 0)
         } catch {
             return false
         }
@@ -172,6 +197,14 @@ public final class FleetDirectory: Sendable {
         view.state.withLock { Array($0.reports.values) }.sorted { ($0.instantMilliseconds, $0.shot) < ($1.instantMilliseconds, $1.shot) }
     }
 
+    /// What happened to the broker connection since the last call (lost, back), in words.
+    public func takeLinkNotes() -> [String] {
+        view.state.withLock { s in defer { s.linkNotes = [] }; return s.linkNotes }
+    }
+
     /// Disconnects (mosquitto_disconnect, then waits for libmosquitto's thread).
-    public func stop() { client.disconnect() }
+    public func stop() {
+        view.resubscriber.withLock { $0 = nil }
+        client.disconnect()
+    }
 }

@@ -269,6 +269,41 @@ extension CollectTests {
 }
 
 extension CollectTests {
+    /// `--follow` across a broker restart: it says the broker was lost and is back, subscribes
+    /// again (a clean session keeps no subscription), and collects the next shot. Before, it
+    /// reconnected without subscribing and silently saw no shot again.
+    @Test func followSubscribesAgainAfterTheBrokerRestarts() throws {
+        let fleet = try CollectFleet(names: ["r1"])
+        defer { fleet.stop() }
+        let into = fleet.work + "/out"
+        func notes(_ run: CollectRun) -> [String] {
+            run.objects.compactMap { $0["type"] as? String == "note" ? $0["message"] as? String : nil }
+        }
+        func summaries(_ run: CollectRun) -> [String] {
+            run.objects.compactMap { $0["type"] as? String == "summary" ? $0["shot"] as? String : nil }
+        }
+        let run = try CollectRun(CollectRun.arguments(fleet, into: into, ["--follow"]))
+        #expect(waitUntil(seconds: 30) { notes(run).contains { $0.hasPrefix("following") } })
+        let one = try fleet.shoot()
+        #expect(waitUntil(seconds: 60) { summaries(run) == [one] }, "\(run.objects)")
+
+        fleet.broker.stop()
+        #expect(waitUntil(seconds: 30) { notes(run).contains { $0.hasPrefix("lost the broker") } }, "\(run.objects)")
+        try fleet.broker.start()
+        #expect(waitUntil(seconds: 30) { notes(run).contains { $0.hasPrefix("the broker is back: following") } }, "\(run.objects)")
+        // The rig is back on the broker too (libmosquitto's backoff: up to 10 s here).
+        let rig = try #require(fleet.rigs["r1"])
+        #expect(waitUntil(seconds: 60) { (rig.ctl("fleet status") ?? "").hasPrefix("ok broker=connected") })
+        let reply = rig.ctl("fleet shot in 2s capture") ?? ""
+        let two = try #require(fields(reply)["shot"], "\(reply)")
+        #expect(waitUntil(seconds: 60) { summaries(run) == [one, two] }, "\(run.objects)")
+        run.process.terminate()
+        #expect(run.finish() == 0, "\(run.stderr)")
+        #expect(visibleFiles(into + "/" + two).count == 4, "3 files and the manifest")
+    }
+}
+
+extension CollectTests {
     /// A rig that serves its remote over HTTPS (`remote.tls`) advertises `https://`; the collector
     /// fetches over TLS when it trusts the rig's certificate (`--remote-ca`), and fetches nothing
     /// (the rig's files missing) when it does not.
