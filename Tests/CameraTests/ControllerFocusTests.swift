@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import ManualLoop
 import SimulatedHardware
 import Testing
 @testable import Camera
@@ -103,13 +104,19 @@ func edgeEnergy(_ buffer: FrameBuffer) -> Double {
 }
 
 @Test func motionDuringTheExposureBlursTheFrame() throws {
-    final class Spin: MotionTruth {
-        func angularVelocity(at time: MonotonicTime) -> Vector3 { Vector3(0, 2, 0) }  // 2 rad/s yaw
-        func acceleration(at time: MonotonicTime) -> Vector3 { Vector3(0, 9.80665, 0) }
+    /// Swings the camera left at 2 rad/s until `turn`, then right at 2 rad/s: back where it started
+    /// (facing the chart) 0.7 s in, moving fast through the last frames' exposures.
+    final class Swing: MotionTruth {
+        let turn: MonotonicTime
+        init(turn: MonotonicTime) { self.turn = turn }
+        func angularVelocity(at time: MonotonicTime) -> Vector3 { Vector3(0, time < turn ? -2 : 2, 0) }
+        func acceleration(at time: MonotonicTime) -> Vector3 { Vector3(0, -9.80665, 0) }
     }
+    let start = ManualEventLoop().now()  // where every manual loop starts, the rig's too
     func energy(_ motion: any MotionTruth) throws -> Double {
         let rig = try Rig(scene: SimulatedScene(greyLuminanceCandelasPerSquareMetre: 8, subjectDistanceMetres: 1),
                           motion: motion)
+        #expect(rig.loop.now() == start)
         try rig.controller.selectFormat("1920x1080@15")
         try rig.controller.setFocus(.locked(lensPositionDioptres: 1))
         try rig.controller.setExposure(.custom(durationMicroseconds: 50_000, iso: 100))
@@ -117,5 +124,6 @@ func edgeEnergy(_ buffer: FrameBuffer) -> Double {
         rig.loop.advance(by: .milliseconds(700))
         return edgeEnergy(try #require(rig.controller.latestRequest?.buffers[.viewfinder]))
     }
-    #expect(try energy(Spin()) < 0.5 * energy(StillMotion()))
+    // The last frame faces the chart within 0.1 rad and was exposed while turning 0.1 rad (50 ms at 2 rad/s).
+    #expect(try energy(Swing(turn: start + .milliseconds(350))) < 0.5 * energy(StillMotion()))
 }
