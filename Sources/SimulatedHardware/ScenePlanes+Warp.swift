@@ -1,4 +1,4 @@
-import Foundation  // floor
+import Foundation
 import Hardware
 
 /// A projective map of one output row: centred output pixel (x, y, 1) → centred source point
@@ -24,6 +24,14 @@ struct RowHomography: Sendable {
 }
 
 extension ScenePlanes {
+    /// Source points are computed exactly at both ends of each block of this many output pixels
+    /// and stepped linearly between (`sourcePoints`).
+    static let warpBlockPixels = 16
+    /// How far a stepped source point may stray from the exact one, pixels.
+    static let pointTolerancePixels = 1.0 / 1024
+    /// Fractional bits of the fixed-point source points (16.16).
+    private static let fractionBits = 16
+
     /// Every output row j shows the planes through `rows[j]` (one map per row: a rolling shutter
     /// reads each row at its own time, so each row sees the scene turned by its own rotation),
     /// sampled bilinearly for full-colour planes and from the nearest site of the same colour for
@@ -42,9 +50,18 @@ extension ScenePlanes {
             values.withUnsafeBufferPointer { src in
                 guard let o = out.baseAddress, let s = src.baseAddress else { return }
                 RowBands.run(rows: h) { band in
+                    // This band's source points of one row (bands run on several threads at once).
+                    let xs = UnsafeMutablePointer<Int>.allocate(capacity: w), ys = UnsafeMutablePointer<Int>.allocate(capacity: w)
+                    defer { xs.deallocate(); ys.deallocate() }
                     for j in band {
-                        Self.warpRow(j, map: rows[j], shift: shift, width: w, height: h, planes: planes, mosaic: mosaic,
-                                     cubic: cubic, source: s, target: o)
+                        Self.sourcePoints(row: j, map: rows[j], shift: shift, width: w, height: h, xs: xs, ys: ys)
+                        if mosaic {
+                            Self.nearestSites(row: j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
+                        } else if cubic {
+                            Self.catmullRomRow(j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
+                        } else {
+                            Self.bilinearRow(j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
+                        }
                     }
                 }
                 let spare = planes * w * h
@@ -55,60 +72,140 @@ extension ScenePlanes {
         return true
     }
 
-    private static func warpRow(_ j: Int, map: RowHomography, shift: (dx: Double, dy: Double), width w: Int, height h: Int,
-                                planes: Int, mosaic: Bool, cubic: Bool, source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+    /// The source point of every output pixel of row `j`, in source pixel coordinates (pixel k's
+    /// centre at k), moved by the cached crop's `shift` and wrapped into the planes, as 16.16 fixed
+    /// point. Exact (one divide) at both ends of each block, stepped linearly between. The map is
+    /// projective, so a chord strays from it: the block is the longest (at most
+    /// `warpBlockPixels`) whose chords stray by at most `pointTolerancePixels` over this row (16
+    /// pixels for 1080p turned a few degrees; shorter for small renders or large turns; one pixel
+    /// where the row reaches towards the horizon or behind the camera).
+    private static func sourcePoints(row j: Int, map: RowHomography, shift: (dx: Double, dy: Double), width w: Int, height h: Int,
+                                     xs: UnsafeMutablePointer<Int>, ys: UnsafeMutablePointer<Int>) {
         let halfW = Double(w) / 2, halfH = Double(h) / 2
         let y = Double(j) + 0.5 - halfH
-        let fw = Double(w), fh = Double(h), n = w * h
         // Along the row, numerators and the denominator are affine in x.
-        let a = map.row0 * SIMD3(0, y, 1), b = map.row1 * SIMD3(0, y, 1), c = map.row2 * SIMD3(0, y, 1)
-        let a0 = a.y + a.z, b0 = b.y + b.z, c0 = c.y + c.z
-        for i in 0..<w {
+        let a0 = map.row0.y * y + map.row0.z, b0 = map.row1.y * y + map.row1.z, c0 = map.row2.y * y + map.row2.z
+        let offsetX = halfW - 0.5 - shift.dx, offsetY = halfH - 0.5 - shift.dy
+        let one = Double(1 << fractionBits), spanX = w << fractionBits, spanY = h << fractionBits
+        /// Output column i's exact source point, fixed point, not yet wrapped; nil behind the camera
+        /// (or so near the horizon that the point is of no use).
+        func point(_ i: Int) -> (x: Int, y: Int)? {
             let x = Double(i) + 0.5 - halfW
             let den = map.row2.x * x + c0
-            var sx: Double, sy: Double
-            if den > 1e-6 {
-                sx = (map.row0.x * x + a0) / den; sy = (map.row1.x * x + b0) / den
-            } else {
-                sx = 0; sy = 0
-            }
-            // Source pixel coordinates (centres at k + 0.5), moved by the cached crop's shift, wrapped.
-            sx += halfW - 0.5 - shift.dx; sy += halfH - 0.5 - shift.dy
-            sx -= floor(sx / fw) * fw; sy -= floor(sy / fh) * fh
-            if mosaic {
-                // The nearest site with this site's colour (same parity in x and y).
-                var px = i + Int(((sx - Double(i)) / 2).rounded()) * 2, py = j + Int(((sy - Double(j)) / 2).rounded()) * 2
-                px = ((px % w) + w) % w; py = ((py % h) + h) % h
-                if px & 1 != i & 1 { px = px > 0 ? px - 1 : px + 1 }
-                if py & 1 != j & 1 { py = py > 0 ? py - 1 : py + 1 }
-                target[j * w + i] = source[py * w + px]
-                continue
-            }
-            let x0 = Int(sx), y0 = Int(sy)
-            let tx = Float(sx - Double(x0)), ty = Float(sy - Double(y0))
-            if cubic {
-                let wx = catmullRom(tx), wy = catmullRom(ty)
-                var columns = SIMD4<Int>(), offsets = SIMD4<Int>()
-                for k in 0..<4 { columns[k] = (x0 + k - 1 + w) % w; offsets[k] = ((y0 + k - 1 + h) % h) * w }
-                for plane in 0..<planes {
-                    let base = source + plane * n
-                    var sum: Float = 0
-                    for r in 0..<4 {
-                        let row = base + offsets[r]
-                        sum += wy[r] * (wx[0] * row[columns[0]] + wx[1] * row[columns[1]] + wx[2] * row[columns[2]] + wx[3] * row[columns[3]])
-                    }
-                    target[plane * n + j * w + i] = sum
+            guard den > 1e-6 else { return nil }
+            let sx = (map.row0.x * x + a0) / den + offsetX, sy = (map.row1.x * x + b0) / den + offsetY
+            guard abs(sx) < 1e9, abs(sy) < 1e9 else { return nil }
+            return (Int((sx * one).rounded(.down)), Int((sy * one).rounded(.down)))
+        }
+        /// `v` wrapped into 0..<span (the planes repeat); the check is almost always the answer.
+        @inline(__always) func wrapped(_ v: Int, _ span: Int) -> Int {
+            v >= 0 && v < span ? v : ((v % span) + span) % span
+        }
+        let block = Self.blockPixels(numerators: (SIMD2(map.row0.x, map.row1.x), SIMD2(a0, b0)), denominator: (map.row2.x, c0),
+                                     from: 0.5 - halfW, to: Double(w) + 0.5 - halfW)
+        let centre = (x: Int((offsetX * one).rounded(.down)), y: Int((offsetY * one).rounded(.down)))
+        var start = point(0)
+        var i = 0
+        while i < w {
+            let count = min(block, w - i)
+            let end = point(i + block)
+            if let s = start, let e = end {
+                let stepX = (e.x - s.x) / block, stepY = (e.y - s.y) / block
+                var x = wrapped(s.x, spanX), y = wrapped(s.y, spanY)
+                for k in 0..<count {
+                    xs[i + k] = x; ys[i + k] = y
+                    x = wrapped(x + stepX, spanX); y = wrapped(y + stepY, spanY)
                 }
-                continue
+            } else {
+                for k in 0..<count {
+                    let p = point(i + k) ?? centre
+                    xs[i + k] = wrapped(p.x, spanX); ys[i + k] = wrapped(p.y, spanY)
+                }
             }
+            start = end
+            i += block
+        }
+    }
+
+    /// The block length for a row whose source point is (slope·x + intercept) / (c·x + d) over
+    /// output x in `from`…`to` (+ a block): along it |s″| = 2|c|·|slope·d − intercept·c| / |c·x + d|³,
+    /// and a chord over L pixels strays by at most L²/8 · max|s″|. One pixel when the denominator
+    /// comes near zero on the row.
+    private static func blockPixels(numerators n: (slope: SIMD2<Double>, intercept: SIMD2<Double>), denominator: (c: Double, d: Double),
+                                    from: Double, to: Double) -> Int {
+        let longest = Double(warpBlockPixels)
+        let first = denominator.c * from + denominator.d, last = denominator.c * (to + longest) + denominator.d
+        guard first > 1e-3, last > 1e-3 else { return 1 }
+        let cross = n.slope * denominator.d - n.intercept * denominator.c
+        let curvature = 2 * abs(denominator.c) * max(abs(cross.x), abs(cross.y)) / pow(min(first, last), 3)
+        guard curvature > 0 else { return warpBlockPixels }
+        return Int(min(max((8 * pointTolerancePixels / curvature).squareRoot(), 1), longest))
+    }
+
+    /// Row `j` of three full-colour planes, bilinear between the four pixels around each point.
+    private static func bilinearRow(_ j: Int, xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                    source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+        let n = w * h, mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
+        let r = source, g = source + n, b = source + 2 * n
+        let out = target + j * w
+        for i in 0..<w {
+            let x = xs[i], y = ys[i]
+            let x0 = x >> fractionBits, y0 = y >> fractionBits
+            let tx = Float(x & mask) * unit, ty = Float(y & mask) * unit
             let x1 = x0 + 1 < w ? x0 + 1 : 0, y1 = y0 + 1 < h ? y0 + 1 : 0
             let p00 = y0 * w + x0, p10 = y0 * w + x1, p01 = y1 * w + x0, p11 = y1 * w + x1
-            for plane in 0..<planes {
-                let base = source + plane * n
-                let top = base[p00] + (base[p10] - base[p00]) * tx
-                let bottom = base[p01] + (base[p11] - base[p01]) * tx
-                target[plane * n + j * w + i] = top + (bottom - top) * ty
+            @inline(__always) func blend(_ p: UnsafePointer<Float>) -> Float {
+                let top = p[p00] + (p[p10] - p[p00]) * tx
+                let bottom = p[p01] + (p[p11] - p[p01]) * tx
+                return top + (bottom - top) * ty
             }
+            out[i] = blend(r); out[i + n] = blend(g); out[i + 2 * n] = blend(b)
+        }
+    }
+
+    /// Row `j` of three full-colour planes, Catmull-Rom over the 4 × 4 pixels around each point.
+    private static func catmullRomRow(_ j: Int, xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                      source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+        let n = w * h, mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
+        for i in 0..<w {
+            let x = xs[i], y = ys[i]
+            let x0 = x >> fractionBits, y0 = y >> fractionBits
+            let wx = catmullRom(Float(x & mask) * unit), wy = catmullRom(Float(y & mask) * unit)
+            var columns = SIMD4<Int>(), offsets = SIMD4<Int>()
+            if x0 >= 1 && x0 + 2 < w {
+                columns = SIMD4(x0 - 1, x0, x0 + 1, x0 + 2)
+            } else {
+                for k in 0..<4 { columns[k] = (x0 + k - 1 + w) % w }
+            }
+            if y0 >= 1 && y0 + 2 < h {
+                offsets = SIMD4(y0 - 1, y0, y0 + 1, y0 + 2) &* w
+            } else {
+                for k in 0..<4 { offsets[k] = ((y0 + k - 1 + h) % h) * w }
+            }
+            for plane in 0..<3 {
+                let base = source + plane * n
+                var sum: Float = 0
+                for r in 0..<4 {
+                    let row = base + offsets[r]
+                    sum += wy[r] * (wx[0] * row[columns[0]] + wx[1] * row[columns[1]] + wx[2] * row[columns[2]] + wx[3] * row[columns[3]])
+                }
+                target[plane * n + j * w + i] = sum
+            }
+        }
+    }
+
+    /// Row `j` of a mosaic: each site takes the nearest source site with its own colour (same
+    /// parity in x and y).
+    private static func nearestSites(row j: Int, xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                     source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+        let unit = 1 / Double(1 << fractionBits)
+        for i in 0..<w {
+            let sx = Double(xs[i]) * unit, sy = Double(ys[i]) * unit
+            var px = i + Int(((sx - Double(i)) / 2).rounded()) * 2, py = j + Int(((sy - Double(j)) / 2).rounded()) * 2
+            px = ((px % w) + w) % w; py = ((py % h) + h) % h
+            if px & 1 != i & 1 { px = px > 0 ? px - 1 : px + 1 }
+            if py & 1 != j & 1 { py = py > 0 ? py - 1 : py + 1 }
+            target[j * w + i] = source[py * w + px]
         }
     }
 
