@@ -20,6 +20,8 @@ struct SimulatedCameraBenchmark: Benchmark {
         var targetFps: Double
         var frames: Int
         var motion: String = "still"
+        /// The handheld profile's RMS rate, degrees per second; nil for its default.
+        var amplitudeDegreesPerSecond: Double? = nil
         /// `sim scene` words: the chart by default; `object spin 60` is drawn afresh every frame.
         var scene: [String] = ["even"]
     }
@@ -39,6 +41,9 @@ struct SimulatedCameraBenchmark: Benchmark {
                  streams: [StreamConfiguration(role: .videoRecording, pixelFormat: .yuv420, size: hd),
                            StreamConfiguration(role: .viewfinder, pixelFormat: .xrgb8888, size: finder)],
                  targetFps: 60, frames: 60, motion: "handheld"),
+            // What a 1080p30 recording under `sim motion handheld 10` draws: every row through its own rotation.
+            Case(label: "1920x1080 YUV420 video, handheld 10", streams: [StreamConfiguration(role: .videoRecording, pixelFormat: .yuv420, size: hd)],
+                 targetFps: 30, frames: 60, motion: "handheld", amplitudeDegreesPerSecond: 10),
             Case(label: "4608x2592 SRGGB10 raw", streams: [StreamConfiguration(role: .raw, pixelFormat: PixelFormat("SRGGB10"),
                                                                                size: PixelSize(width: 4608, height: 2592))],
                  targetFps: 14.35, frames: 30),
@@ -56,13 +61,18 @@ struct SimulatedCameraBenchmark: Benchmark {
             Case(label: "object scene still, 1920x1080 BGR888 (drawn once, cached)", streams: [StreamConfiguration(role: .viewfinder, pixelFormat: .bgr888, size: hd)],
                  targetFps: 60, frames: 60, scene: ["object"]),
         ]
-        var rows: [[String]] = [["real camera (reference)", "-", "-", "-", "-", "1.00"]]
+        var rows: [[String]] = [["real camera (reference)", "-", "-", "-", "-", "-", "1.00"]]
         var metrics: [String: Double] = [:]
-        for (index, c) in cases.enumerated() {
+        // TRIPOD_SIMCAM_CASES: a comma-separated subset of the cases' indices (from 0), default all;
+        // TRIPOD_SIMCAM_RECORDINGS=0 skips the real-time recordings.
+        let environment = ProcessInfo.processInfo.environment
+        let chosen = environment["TRIPOD_SIMCAM_CASES"].map { Set($0.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }) }
+        for (index, c) in cases.enumerated() where chosen?.contains(index) ?? true {
             let (cpuFps, wallFps, firstSeconds) = try measure(c)
             let ratio = cpuFps / c.targetFps
-            rows.append([c.label, String(format: "%.2f", c.targetFps), String(format: "%.1f", cpuFps), String(format: "%.1f", wallFps),
-                         String(format: "%.2f", firstSeconds), String(format: "%.2f", ratio)])
+            rows.append([c.label, String(format: "%.2f", c.targetFps), String(format: "%.1f", cpuFps), String(format: "%.1f", 1000 / cpuFps),
+                         String(format: "%.1f", wallFps), String(format: "%.2f", firstSeconds), String(format: "%.2f", ratio)])
+            metrics["cpu_ms_per_frame_\(index)"] = 1000 / cpuFps
             metrics["x_real_time_\(index)"] = ratio
             metrics["cpu_fps_\(index)"] = cpuFps
             metrics["wall_fps_\(index)"] = wallFps
@@ -74,10 +84,12 @@ struct SimulatedCameraBenchmark: Benchmark {
                          + "handheld adds motion blur and rolling-shutter skew",
                      "object scene: a pinhole ray cast of sim scene object, one ray a pixel (streaming roles: a grid at most 384 wide); setup includes drawing the "
                          + "scene's textures once per process"]
-        let (recordingRows, recordingNotes) = try recordings(metrics: &metrics)
-        rows += recordingRows
-        notes += recordingNotes
-        return BenchmarkReport(columns: ["streams", "real fps", "sim fps (CPU)", "sim fps (wall)", "setup s",
+        if environment["TRIPOD_SIMCAM_RECORDINGS"] != "0" {
+            let (recordingRows, recordingNotes) = try recordings(metrics: &metrics)
+            rows += recordingRows
+            notes += recordingNotes
+        }
+        return BenchmarkReport(columns: ["streams", "real fps", "sim fps (CPU)", "CPU ms per frame", "sim fps (wall)", "setup s",
                                          "x real time"], rows: rows, notes: notes, metrics: metrics)
     }
 
@@ -129,7 +141,7 @@ struct SimulatedCameraBenchmark: Benchmark {
     private func measure(_ c: Case) throws -> (Double, Double, Double) {
         let loop = ManualEventLoop()
         let motion: any MotionTruth = c.motion == "still" ? StillMotion()
-            : MotionProfile.handheld.make(seed: 5, origin: loop.now())
+            : MotionProfile.handheld.make(amplitudeDegreesPerSecond: c.amplitudeDegreesPerSecond, seed: 5, origin: loop.now())
         let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.embedded(model: "imx708"), motion: motion,
                                                scene: try SimulatedScene().parsed(c.scene))
         guard let camera = try provider.open(id: provider.cameraID) as? SimulatedCamera else {
