@@ -112,9 +112,18 @@ extension ScenePlanes {
             if let s = start, let e = end {
                 let stepX = (e.x - s.x) / block, stepY = (e.y - s.y) / block
                 var x = wrapped(s.x, spanX), y = wrapped(s.y, spanY)
-                for k in 0..<count {
-                    xs[i + k] = x; ys[i + k] = y
-                    x = wrapped(x + stepX, spanX); y = wrapped(y + stepY, spanY)
+                let lastX = x + stepX * (count - 1), lastY = y + stepY * (count - 1)
+                if lastX >= 0 && lastX < spanX && lastY >= 0 && lastY < spanY {
+                    // The whole block inside the planes (almost every block): no wrapping to check.
+                    for k in 0..<count {
+                        xs[i &+ k] = x; ys[i &+ k] = y
+                        x &+= stepX; y &+= stepY
+                    }
+                } else {
+                    for k in 0..<count {
+                        xs[i + k] = x; ys[i + k] = y
+                        x = wrapped(x + stepX, spanX); y = wrapped(y + stepY, spanY)
+                    }
                 }
             } else {
                 for k in 0..<count {
@@ -148,18 +157,20 @@ extension ScenePlanes {
         let n = w * h, mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
         let r = source, g = source + n, b = source + 2 * n
         let out = target + j * w
+        // Wrapping arithmetic: the points are inside the planes, so nothing can overflow.
         for i in 0..<w {
             let x = xs[i], y = ys[i]
-            let x0 = x >> fractionBits, y0 = y >> fractionBits
+            let x0 = x &>> fractionBits, y0 = y &>> fractionBits
             let tx = Float(x & mask) * unit, ty = Float(y & mask) * unit
-            let x1 = x0 + 1 < w ? x0 + 1 : 0, y1 = y0 + 1 < h ? y0 + 1 : 0
-            let p00 = y0 * w + x0, p10 = y0 * w + x1, p01 = y1 * w + x0, p11 = y1 * w + x1
+            let x1 = x0 &+ 1 < w ? x0 &+ 1 : 0, y1 = y0 &+ 1 < h ? y0 &+ 1 : 0
+            let r0 = y0 &* w, r1 = y1 &* w
+            let p00 = r0 &+ x0, p10 = r0 &+ x1, p01 = r1 &+ x0, p11 = r1 &+ x1
             @inline(__always) func blend(_ p: UnsafePointer<Float>) -> Float {
                 let top = p[p00] + (p[p10] - p[p00]) * tx
                 let bottom = p[p01] + (p[p11] - p[p01]) * tx
                 return top + (bottom - top) * ty
             }
-            out[i] = blend(r); out[i + n] = blend(g); out[i + 2 * n] = blend(b)
+            out[i] = blend(r); out[i &+ n] = blend(g); out[i &+ 2 &* n] = blend(b)
         }
     }
 
