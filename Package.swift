@@ -68,7 +68,7 @@ let package = Package(
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         // The shutter button and the status LED: debouncing, gestures, the busy gate, LED patterns.
-        .target(name: "Controls", dependencies: ["Hardware", "Console"]),
+        .target(name: "Controls", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim", "CCrypto"]),
         .target(name: "Console", dependencies: []),

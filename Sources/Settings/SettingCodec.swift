@@ -210,7 +210,9 @@ extension SettingCodec where Value == ButtonAction? {
     /// A button gesture's action; nil is "none".
     static var buttonAction: SettingCodec {
         SettingCodec(kind: .buttonAction, parse: { text, key throws(ConsoleError) in
-            let canonical = try ButtonSettings.normaliseAction(text, key: key)
+            let canonical: String
+            do throws(ButtonSettingsError) { canonical = try ButtonSettings.normaliseAction(text, key: key) }
+            catch { throw ConsoleError(.badValue, error.message) }
             return canonical == "none" ? nil : ButtonAction(parsing: canonical)
         }, format: { $0?.description ?? "none" })
     }
