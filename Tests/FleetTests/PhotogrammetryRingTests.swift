@@ -52,8 +52,8 @@ import TestSupport
 /// and sent to each rig in turn, against a still object. Minutes long, so only when asked:
 /// `TRIPOD_SPIN_TABLE=FILE swift test --filter PhotogrammetrySpinTable` writes the table (Markdown)
 /// to FILE and prints it, and draws the still object's model beside it (photogrammetry-model.png).
-/// A measurement more than a test: its one claim about sync (the synced spinning shot as good as the
-/// still one) is not met yet and is marked a known issue (docs/photogrammetry.md).
+/// A measurement more than a test; its one claim is about sync: the synced spinning shot is as good
+/// as the still one (docs/photogrammetry.md).
 @Suite(.serialized) struct PhotogrammetrySpinTable {
     static let output = ProcessInfo.processInfo.environment["TRIPOD_SPIN_TABLE"]
 
@@ -65,6 +65,7 @@ import TestSupport
         var rows = ["| shot | registered | object turn spread (°) | centre error, max / mean (% of radius) | orientation error, max / mean (°) | reprojection error, all / object points (px) | object points |",
                     "|---|---|---|---|---|---|---|"]
         var results: [String: [String: Any]] = [:]
+        var spreads: [String: Double] = [:]
         for (label, spin, trigger) in runs {
             let ring = try PhotogrammetryRing(spinDegreesPerSecond: spin, trigger: trigger)
             defer { ring.stop() }
@@ -101,6 +102,7 @@ import TestSupport
                 let gaps = zip(turns.dropFirst(), turns).map { $0 - $1 } + [turns[0] + 360 - turns[turns.count - 1]]
                 spread = 360 - (gaps.max() ?? 360)
             }
+            spreads[label] = spread
             func pair(_ key: String, _ scale: Double, _ format: String) -> String {
                 guard let v = result[key] as? [String: Double], let m = v["max"], let a = v["mean"] else { return "-" }
                 return String(format: format + " / " + format, m * scale, a * scale)
@@ -119,13 +121,11 @@ import TestSupport
         #expect(synced["registered"] as? Int == PhotogrammetryRing.rigCount)
         let stillError = try #require((still["centreErrorOfRadius"] as? [String: Double])?["max"])
         let syncedError = try #require((synced["centreErrorOfRadius"] as? [String: Double])?["max"])
-        // Not yet (docs/photogrammetry.md, "Why sync matters, measured: not yet"): twelve simulated rigs
-        // ray casting a spinning object on a loaded 2-core machine expose seconds after the shot's
-        // instant, so the synced row measures the simulator's lag, not frame sync. Recorded as a known
-        // issue, not a pass; intermittent, as an idle machine may meet it.
-        withKnownIssue("not yet: the simulated rigs expose late under load, so the synced row is not a measure of sync",
-                       isIntermittent: true) {
-            #expect(syncedError < max(3 * stillError, 0.002), "synced \(syncedError) vs still \(stillError)")
-        }
+        #expect(syncedError < max(3 * stillError, 0.002), "synced \(syncedError) vs still \(stillError)")
+        let stillTurn = try #require((still["rotationErrorDegrees"] as? [String: Double])?["max"])
+        let syncedTurn = try #require((synced["rotationErrorDegrees"] as? [String: Double])?["max"])
+        #expect(syncedTurn < max(3 * stillTurn, 0.2), "synced \(syncedTurn)° vs still \(stillTurn)°")
+        // Frame sync put every rig's picture of the turning object at the same turn (one frame is 2°).
+        #expect(try #require(spreads["spin 60 °/s, synced"]) < 1, "\(spreads)")
     }
 }
