@@ -135,6 +135,7 @@ let package = Package(
                     exclude: ["Browser"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport", "Boards"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "ControlsTests", dependencies: ["Controls", "Hardware", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
                                                      "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder", "Transports",
                                                      "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video"],
