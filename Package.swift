@@ -66,6 +66,9 @@ let package = Package(
         // The shutter button and the status LED: debouncing, gestures, the busy gate, LED patterns.
         .target(name: "Controls", dependencies: ["Hardware", "Console"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
+        // Triggers beyond the button: motion in the picture (a luma thumbnail against a background
+        // model), the actions' policy (cooldown, schedule, a triggered recording's end). Pure.
+        .target(name: "Triggers", dependencies: ["Hardware"]),
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim", "CCrypto"]),
         .target(name: "Console", dependencies: []),
         .target(name: "Viewfinder", dependencies: ["Hardware", "Syscalls", "Camera", "Motion"]),
@@ -76,7 +79,7 @@ let package = Package(
         // Recording: the video stream, the recording service and its stabilizer.
         .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Stabilization", "Video"]),
         // The settings: one table of typed keys, the one commit path, the config file, persisted state.
-        .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media"]),
+        .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media", "Triggers"]),
         // The console transports: stdio, the serial port, the control socket, each client's writer and reader.
         .target(name: "Transports", dependencies: ["Hardware", "Syscalls", "Console"]),
         // The fleet: MQTT through libmosquitto (state, status, events, the group's commands); a console
@@ -90,7 +93,7 @@ let package = Package(
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
-            "Controls", "Capture", "Recording", "Settings", "Transports", "Remote",
+            "Controls", "Capture", "Recording", "Settings", "Transports", "Remote", "Triggers",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
@@ -105,7 +108,7 @@ let package = Package(
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
             "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Syscalls", "Settings", "Capture", "Recording",
-            "Controls", "Transports", "Fleet",
+            "Controls", "Transports", "Fleet", "Triggers",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -127,10 +130,11 @@ let package = Package(
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Settings", "Console", "Hardware", "Transports", "TestSupport"],
                     exclude: ["Browser"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport", "Boards"]),
+        .testTarget(name: "TriggersTests", dependencies: ["Triggers", "Hardware"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
                                                      "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder", "Transports",
-                                                     "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video"],
+                                                     "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video", "Triggers"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

@@ -4,6 +4,7 @@ import Capture
 import Console
 import Controls
 import Media
+import Triggers
 import Video
 
 /// One setting: its key (console `set`/`get`, the config file, saved JSON, the network's JSON),
@@ -126,6 +127,13 @@ public enum SettingsTable {
     public static let fleetRig = Setting("fleet.rig", \.fleet.rig, .name, "this rig's name in the group (default: the host name)")
     public static let fleetCredentials = Setting("fleet.credentials", \.fleet.credentialsFile, .file, "file with the broker's user (line 1) and password (line 2), mode 0600")
     public static let fleetSync = Setting("fleet.sync", \.fleet.sync, .choice(FrameSyncMode.allCases), "frame sync (Raspberry Pi's libcamera): off, server (one rig) or client (the others), at a fixed video.fps below the format's maximum")
+    public static let triggerMotion = Setting("trigger.motion", \.trigger.motion, .onOff, "motion detection on a small luma copy of each frame (docs/triggers.md)")
+    public static let triggerMotionZone = Setting("trigger.motion.zone", \.trigger.motionZones, .motionZones, "where motion counts: X,Y,W,H fractions of the frame, several separated by ';'")
+    public static let triggerMotionThreshold = Setting("trigger.motion.threshold", \.trigger.motionThresholdLevels, .number(2...128, unit: "levels", example: "20"), "luma difference (of 255) from which a part of the picture changed")
+    public static let triggerMotionArea = Setting("trigger.motion.area", \.trigger.motionAreaPercent, .number(0.1...100, unit: "%", example: "1"), "share of a zone that must change to trigger")
+    public static let triggerAction = Setting("trigger.action", \.trigger.action, .triggerAction, "what motion (and a PIR line) does: off, capture, bracket PRESET, or record SECONDS after the last trigger")
+    public static let triggerCooldown = Setting("trigger.cooldown", \.trigger.cooldownSeconds, .number(0...86400, unit: "s", example: "10"), "seconds after an action during which new triggers do nothing")
+    public static let triggerSchedule = Setting("trigger.schedule", \.trigger.schedule, .triggerSchedule, "when triggers act: always, or HH:MM-HH:MM local time")
 
     /// Every setting, in the order `get` and `help` list them.
     public static let all: [AnySetting] = [
@@ -144,6 +152,8 @@ public enum SettingsTable {
         AnySetting(videoPlaybackFPS), AnySetting(remoteListen), AnySetting(remoteTLS), AnySetting(timelapseRampRate),
         AnySetting(fleetBroker), AnySetting(fleetCA), AnySetting(fleetGroup), AnySetting(fleetRig), AnySetting(fleetCredentials),
         AnySetting(fleetSync),
+        AnySetting(triggerMotion), AnySetting(triggerMotionZone), AnySetting(triggerMotionThreshold), AnySetting(triggerMotionArea),
+        AnySetting(triggerAction), AnySetting(triggerCooldown), AnySetting(triggerSchedule),
     ]
 
     /// The viewfinder's settings.
@@ -158,6 +168,9 @@ public enum SettingsTable {
     public static let fleet = all.filter { $0.key.hasPrefix("fleet.") }
     /// The recorder's settings: every `video.*` key but `video.hdr` (the camera's).
     public static let recording = all.filter { $0.key.hasPrefix("video.") && $0.key != videoHDR.key }
+
+    /// The trigger settings (module Triggers, wired in TriggerWiring.swift).
+    public static let trigger = all.filter { $0.key.hasPrefix("trigger.") }
 
     private static let byKey: [String: AnySetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
 

@@ -2,6 +2,7 @@ import Camera
 import Capture
 import Controls
 import Media
+import Triggers
 import Video
 
 /// The settings in force, as typed values with their units: the one stored form. Text exists only
@@ -51,6 +52,8 @@ public struct TypedSettings: Equatable, Sendable {
     public var remoteTLS = RemoteTLS.off
     /// `timelapse.ramp.rate`: how fast a time-lapse's exposure ramp may move, EV per hour.
     public var timelapseRampRateEVPerHour: Double = 30
+    /// The `trigger.*` settings: motion detection and what a trigger does (module Triggers).
+    public var trigger = TriggerSettings()
 
     public init() {}
 

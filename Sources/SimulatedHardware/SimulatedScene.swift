@@ -21,6 +21,8 @@ public struct SimulatedScene: Hashable, Sendable {
     /// How the light changes with time (`sim light`): steady at day by default. Frames see the
     /// scene `lit(at:)` their start.
     public var light = SimulatedLight.steady()
+    /// `sim object cross`: an object walking across the picture (SimulatedCrossingObject.swift), or none.
+    public var crossing: SimulatedCrossingObject?
 
     /// The strips' distances in `sim scene depth`, metres, left to right: 0.15 m to infinity.
     public static let depthStripDistancesMetres: [Double] = [0.15, 0.25, 0.4, 0.7, 1.5, .infinity]

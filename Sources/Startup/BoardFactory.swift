@@ -66,6 +66,10 @@ public enum BoardFactory {
                 return name
             }
             simulation.changeLight = { name, duration in try sim.changeLight(name, duration: duration).toEV }
+            simulation.crossObject = { speed, size in
+                guard let camera = sim.openedCamera else { throw HardwareError(.busy, "the simulated camera is not open") }
+                return try camera.crossObject(widthsPerSecond: speed, heightFraction: size)
+            }
         }
 
         var shutter: (any GPIOInputLine)?

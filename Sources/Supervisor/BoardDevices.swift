@@ -47,6 +47,8 @@ public struct SimulationHooks {
     /// `sim light sunset|sunrise DURATION | steady`: how the simulated light changes with time;
     /// returns the level, EV from day, the light goes to.
     public var changeLight: ((String, Duration?) throws -> Double)?
+    /// `sim object cross SPEED SIZE`: an object walks across the picture; returns the frame it enters.
+    public var crossObject: ((Double, Double) throws -> UInt64)?
     public init(setMotion: ((String, Double?) throws -> String)? = nil, button: ((String, Duration?) throws -> Void)? = nil,
                 setLighting: ((String) throws -> String)? = nil, changeLight: ((String, Duration?) throws -> Double)? = nil) {
         self.setMotion = setMotion; self.button = button; self.setLighting = setLighting; self.changeLight = changeLight

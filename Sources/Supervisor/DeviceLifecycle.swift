@@ -138,6 +138,7 @@ extension Supervisor {
         videoHDR.frameArrived(completed)
         showOnViewfinder(completed, frame)
         if let remote, let camera, let buffer = completed.buffers[camera.processedRole] { remote.preview.offer(buffer, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds) }
+        triggerFrameArrived(completed)
     }
 
     func cameraDisconnected() {

@@ -15,6 +15,9 @@ extension Supervisor {
         settings.participate(.init(name: "recording") { [weak self] change throws(ConsoleError) in
             try self?.applyRecordingPart(change)
         })
+        settings.participate(.init(name: "triggers") { [weak self] change throws(ConsoleError) in
+            try self?.applyTriggerPart(change)
+        })
         settings.participate(.init(name: "stabilization") { [weak self] change throws(ConsoleError) in
             try self?.applyStabilizationPart(change)
         })

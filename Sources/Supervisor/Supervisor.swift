@@ -65,6 +65,8 @@ public final class Supervisor {
     var timelapse: Timelapse?
     /// Video recording, made once in Composition.swift.
     var recorder: VideoRecorder?
+    /// Motion detection and the trigger policy (TriggerWiring.swift).
+    let triggers = TriggerState()
     /// The browser remote's server while `remote.listen` names an address (RemoteWiring.swift).
     var remote: RemoteServer?
     /// The remote's token, from the state directory (made at the first start).
