@@ -158,7 +158,7 @@ public final class VideoRecorder {
         // A trigger pre-roll keeps frames, not packets: no encoder runs before a start, and the
         // queue takes the pre-roll at once when a trigger starts a recording.
         let frames = Self.prerollFrames(prerecordSeconds: s.prerecordSeconds, framesPerSecond: s.captureFramesPerSecond)
-        if triggerPrerollWanted, frames > 0 { s.prerecordSeconds = 0; s.queueCapacityFrames += frames }
+        if triggerPrerollWanted, frames > 0 { s.prerecordSeconds = 0; s.queueCapacityFrames += frames + 1 }
         // Cinematic holds frames back; the queue makes room for the look-ahead released at a stop.
         s.queueCapacityFrames += 2 * (stabilizer?.lookaheadFrames ?? 0)
         return s
@@ -190,14 +190,15 @@ public final class VideoRecorder {
     private func configureService() throws(ConsoleError) {
         guard let service else { return }
         let effective = effectiveSettings()
-        let frames = effective.queueCapacityFrames - settings.queueCapacityFrames - 2 * (stabilizer?.lookaheadFrames ?? 0)
+        let frames = triggerPrerollWanted ? Self.prerollFrames(prerecordSeconds: settings.prerecordSeconds, framesPerSecond: effective.captureFramesPerSecond) : 0
         if triggerPrerollWanted, frames > Self.maximumPrerollFrames {
             throw ConsoleError(.badValue, "video.prerecord × video.fps is \(frames) frames; a triggered recording's pre-roll holds at most \(Self.maximumPrerollFrames)")
         }
         guard effective != configuredSettings else { return }
         do throws(VideoError) { try service.configure(effective) } catch { throw ConsoleError(.badValue, error.message) }
         configuredSettings = effective
-        preroll = triggerPrerollWanted && frames > 0 ? TriggerPreroll(capacityFrames: frames) : nil
+        // The pre-roll's frames and the trigger frame itself.
+        preroll = triggerPrerollWanted && frames > 0 ? TriggerPreroll(capacityFrames: frames + 1) : nil
     }
 
     /// The most frames a trigger pre-roll holds (the encoder queue's bound, less its own 8).
@@ -209,7 +210,7 @@ public final class VideoRecorder {
     }
 
     /// The pre-roll in frames that a triggered recording would get now (0: none).
-    public var triggerPrerollFrames: Int { preroll?.capacityFrames ?? 0 }
+    public var triggerPrerollFrames: Int { preroll.map { $0.capacityFrames - 1 } ?? 0 }
 
     /// Triggers may (or may no longer) start recordings: with `video.prerecord` the frames before
     /// each are kept from now on (TriggerPreroll.swift). Refused while recording.

@@ -28,7 +28,7 @@ public struct SimulatedCrossingObject: Hashable, Sendable {
         return x < 1 ? x : nil
     }
 
-    /// Draws it into `planes` (scene reflectance, every plane alike: a dark, mottled brown-grey).
+    /// Draws it into `planes` (scene reflectance, every plane alike: dark with pale blotches).
     func draw(into planes: inout ScenePlanes, leftEdge: Double) {
         let w = planes.size.width, h = planes.size.height
         let ry = heightFraction * Double(h) / 2, rx = 1.6 * ry
@@ -47,7 +47,8 @@ public struct SimulatedCrossingObject: Hashable, Sendable {
                     guard nx * nx + ny * ny <= 1 else { continue }
                     let u = Int(((Double(i) - cx + rx) / cell).rounded(.down)), t = Int(((Double(j) - cy + ry) / cell).rounded(.down))
                     let hash = (UInt32(truncatingIfNeeded: u &* 73_856_093) ^ UInt32(truncatingIfNeeded: t &* 19_349_663)) % 7
-                    let reflectance = Float(0.05 + 0.025 * Double(hash))
+                    // Dark fur with pale blotches: whatever is behind it, much of it differs.
+                    let reflectance: Float = hash < 3 ? 0.55 + 0.05 * Float(hash) : 0.03 + 0.01 * Float(hash)
                     let p = j * w + i
                     for plane in 0..<count { v[plane * planeSize + p] = reflectance }
                 }

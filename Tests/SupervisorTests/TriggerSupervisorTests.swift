@@ -1,0 +1,79 @@
+import Foundation
+import Hardware
+import Testing
+import TestSupport
+@testable import Supervisor
+
+/// Triggers on the simulated board, on the manual clock (docs/triggers.md): motion in the
+/// picture starts a recording whose first frame is exactly `video.prerecord × video.fps` frames
+/// before the frame the object entered; light ramps, noise and a handheld rig never trigger.
+@Suite(.serialized) struct TriggerSupervisorTests {
+    /// The events among `lines` named `name`.
+    static func events(_ name: String, in lines: [String]) -> [String] { lines.filter { $0.hasPrefix("event \(name) ") } }
+
+    @Test func aTriggeredRecordingBeginsExactlyThePrerollBeforeTheEntryFrame() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set video.prerecord 1") == "ok video.prerecord=1")
+        #expect(h.reply("set trigger.action record 2") == "ok trigger.action=\"record 2\"")
+        #expect(h.reply("set trigger.motion on") == "ok trigger.motion=on")
+        h.advance(.seconds(3))  // the background learns, the pre-roll fills
+        #expect(Self.events("trigger.motion", in: h.output.take()).isEmpty, "nothing moved yet")
+        let crossed = h.reply("sim object cross 0.5 0.3")
+        let entry = try #require(SimulatedBoardHarness.field("enters.sequence", in: crossed).flatMap { UInt64($0) }, "\(crossed)")
+        h.advance(.milliseconds(300))
+        var lines = h.output.take()
+        let motion = try #require(Self.events("trigger.motion", in: lines).first, "\(lines)")
+        #expect(SimulatedBoardHarness.field("sequence", in: motion) == String(entry), "the object is seen in the frame it enters: \(motion)")
+        let fired = try #require(Self.events("trigger.fired", in: lines).first, "\(lines)")
+        #expect(SimulatedBoardHarness.field("sequence", in: fired) == String(entry))
+        #expect(SimulatedBoardHarness.field("preroll.frames", in: fired) == "30")
+        let file = try #require(SimulatedBoardHarness.field("file", in: fired))
+        // It walks for 2 s (0.5 widths/s), then the recording ends 2 s after the last motion.
+        h.advance(.seconds(6))
+        h.supervisor.waitForRecorder()
+        h.advance(.milliseconds(100))
+        lines = h.output.take()
+        let stopped = try #require(Self.events("record.stopped", in: lines).first, "\(lines)")
+        #expect(SimulatedBoardHarness.field("dropped", in: stopped) == "0")
+        let path = RecordingSupervisorTests.file(h, file)
+        let sidecarURL = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("json")
+        let sidecar = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sidecarURL)) as? [String: Any])
+        let trigger = try #require(sidecar["trigger"] as? [String: Any], "\(sidecar)")
+        #expect(trigger["source"] as? String == "motion")
+        #expect((trigger["sequence"] as? NSNumber)?.uint64Value == entry)
+        #expect((trigger["sensorTimestampNanoseconds"] as? NSNumber)?.int64Value ?? 0 > 0)
+        // Exact to the frame: firstSequence = trigger.sequence − video.prerecord × video.fps.
+        #expect((sidecar["firstSequence"] as? NSNumber)?.uint64Value == entry - 30, "\(sidecar["firstSequence"] ?? "none")")
+        // The file holds every frame from there on, the first a keyframe at PTS 0.
+        let video = try probe(path)
+        let frames = try #require(sidecar["framesWritten"] as? Int)
+        #expect(video.framePTS.count == frames)
+        #expect(video.framePTS.first == 0)
+        let last = try #require((sidecar["lastSequence"] as? NSNumber)?.uint64Value)
+        #expect(Int(last - (entry - 30)) + 1 == frames, "no gap")
+        // The object left about 2 s after entering; the recording ran 2 s past the last motion.
+        let seconds = Double(video.framePTS.last ?? 0) / 1e6
+        #expect(seconds > 1 + 1.5 + 2 && seconds < 1 + 2 + 2.1, "\(seconds) s")
+    }
+
+    @Test func lightRampsNoiseAndAHandheldRigNeverTriggerOverTenMinutes() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set trigger.action capture") == "ok trigger.action=capture")
+        #expect(h.reply("set trigger.motion on") == "ok trigger.motion=on")
+        var seen: [String] = []
+        // Handheld for 10 minutes; the light falls to night over 4 minutes, comes back over 3, then holds.
+        #expect(h.reply("sim motion handheld 3").hasPrefix("ok"))
+        #expect(h.reply("sim light sunset 4m").hasPrefix("ok"))
+        for _ in 0..<24 { h.advance(.seconds(10)); seen += h.output.take() }
+        #expect(h.reply("sim light sunrise 3m").hasPrefix("ok"))
+        for _ in 0..<18 { h.advance(.seconds(10)); seen += h.output.take() }
+        #expect(h.reply("sim light steady").hasPrefix("ok"))
+        for _ in 0..<18 { h.advance(.seconds(10)); seen += h.output.take() }
+        #expect(Self.events("trigger.motion", in: seen).isEmpty, "\(Self.events("trigger.motion", in: seen).prefix(5))")
+        #expect(Self.events("trigger.fired", in: seen).isEmpty)
+        // The detector did look: an object now still triggers.
+        #expect(h.reply("sim object cross 0.5 0.3").hasPrefix("ok"))
+        h.advance(.milliseconds(300))
+        #expect(!Self.events("trigger.fired", in: h.output.take()).isEmpty)
+    }
+}
