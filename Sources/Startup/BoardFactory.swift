@@ -105,6 +105,8 @@ public enum BoardFactory {
             throw StartupError("board \(board.name): unknown GPIO backend \"\(board.gpio.backend)\" (use sim, gpiod or none)")
         }
 
+        let pir = makePIRLine(board.gpio, loop: loop, simulation: &simulation, notes: &notes)
+
         let (display, reason) = DisplayFactory.make(board.display)
         if let reason, board.display.backend != "none" { notes.append("display: \(reason)") }
 
@@ -114,6 +116,7 @@ public enum BoardFactory {
         // Where a frame-sync client hears its server, to measure its alignment (board `camera.sync`).
         let syncDefault: FrameSyncAddress = board.camera.backend == "sim" ? .simulatedDefault : .raspberryPi
         devices.frameSyncListener = MulticastFrameSyncChannels(address: board.camera.sync ?? syncDefault)
+        devices.pir = pir
         return devices
     }
 

@@ -25,6 +25,8 @@ public struct BoardDevices {
     /// Where a frame-sync client listens to its server's datagrams to measure its alignment
     /// (`CameraController.frameSyncStatus`); nil: not measured.
     public var frameSyncListener: (any FrameSyncChannelFactory)?
+    /// The PIR sensor's line (board `gpio.pir`), a trigger source; nil without one.
+    public var pir: (any GPIOInputLine)?
 
     public init(board: BoardDescription, cameraProvider: any CameraProvider, sensors: [String: SensorDescription],
                 imu: (any IMUDevice)?, shutter: (any GPIOInputLine)?, halfPress: (any GPIOInputLine)?,
@@ -49,11 +51,13 @@ public struct SimulationHooks {
     public var changeLight: ((String, Duration?) throws -> Double)?
     /// `sim object cross SPEED SIZE`: an object walks across the picture; returns the frame it enters.
     public var crossObject: ((Double, Double) throws -> UInt64)?
+    /// `sim pir`: the simulated PIR line goes active, then inactive.
+    public var pir: (() throws -> Void)?
     public init(setMotion: ((String, Double?) throws -> String)? = nil, button: ((String, Duration?) throws -> Void)? = nil,
                 setLighting: ((String) throws -> String)? = nil, changeLight: ((String, Duration?) throws -> Double)? = nil) {
         self.setMotion = setMotion; self.button = button; self.setLighting = setLighting; self.changeLight = changeLight
     }
 
     /// True when there is nothing to simulate.
-    public var isEmpty: Bool { setMotion == nil && button == nil && setLighting == nil && changeLight == nil }
+    public var isEmpty: Bool { setMotion == nil && button == nil && setLighting == nil && changeLight == nil && crossObject == nil && pir == nil }
 }

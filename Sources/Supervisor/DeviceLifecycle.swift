@@ -46,6 +46,7 @@ extension Supervisor {
         devices.imu?.stop()
         devices.shutter?.close()
         devices.halfPress?.close()
+        devices.pir?.close()
         setLED(false)
         devices.led?.close()
     }
@@ -228,6 +229,7 @@ extension Supervisor {
 
     private func startButton() {
         startCaptureButton()
+        startPIR()
     }
 
     func setLED(_ on: Bool) {

@@ -52,18 +52,27 @@ extension Supervisor {
         }
     }
 
+    /// `sim pir`: the simulated PIR sensor sees something (its line's rising edge).
+    func simulatePIR() -> Reply {
+        guard let pir = devices.simulation?.pir else { return .err(.unsupported, "this board has no simulated PIR line (gpio.pir)") }
+        do { try pir() } catch { return .err(.device, "\(error)") }
+        return .ok([("pir", "active")])
+    }
+
     func registerSimulationCommands() {
         guard let hooks = devices.simulation else { return }
         if hooks.setMotion != nil || hooks.setLighting != nil || hooks.changeLight != nil {
-            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth | light sunset|sunrise <span> | light steady | object cross [speed] [size] | hang <s>",
+            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth | light sunset|sunrise <span> | light steady | object cross [speed] [size] | pir | hang <s>",
                                  summary: "simulated board: change the rig's motion or the scene's lighting, or hang the loop (watchdog test)",
                                  detail: ["example: sim motion handheld 3", "The IMU and the simulated frames' blur follow the same motion.",
                                           "sim scene backlit: a bright window and a deep shadow (a high-contrast scene for video HDR); sim scene even: back to the lit chart.",
                                           "sim scene depth: the lit chart in six upright strips at 0.15, 0.25, 0.4, 0.7 and 1.5 m and infinity (left to right), each blurred by its defocus: for focus brackets.",
                                           "sim light sunset 1h: the light falls smoothly by 14 EV (day to night) over an hour of the camera's clock; sunrise 1h goes back to day; steady holds the level reached.",
                                           "sim object cross 0.5 0.25: an animal-sized textured blob steps out whole at the left edge in the next frame and walks right at 0.5 frame widths per second, 0.25 of the frame high; the reply names that frame (enters.sequence).",
+                                          "sim pir: the simulated PIR line (board gpio.pir) goes active: a trigger, as a real sensor's rising edge.",
                                           "sim hang 3 blocks the supervisor's loop for 3 s (at most 60): the watchdog pings stop."],
-                                 arguments: 2...4) { context, args in
+                                 arguments: 1...4) { context, args in
+                if args == ["pir"] { return context.supervisor.simulatePIR() }
                 if args[0] == "hang", args.count == 2 { return Self.hang(args[1]) }
                 if args[0] == "object" { return context.supervisor.simulateObject(Array(args.dropFirst())) }
                 if args[0] == "light" { return context.supervisor.simulateLight(Array(args.dropFirst())) }

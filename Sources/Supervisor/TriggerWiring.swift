@@ -79,6 +79,32 @@ extension Supervisor {
         return (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
     }
 
+    /// Listens to the PIR sensor's line (board `gpio.pir`): each rising edge is a trigger. Edges
+    /// come on libgpiod's reader thread and hop onto the loop.
+    func startPIR() {
+        guard let line = devices.pir else { return }
+        let bound = self.bound
+        line.setEdgeHandler { edge in
+            guard edge.kind == .rising else { return }
+            bound.loop.execute { bound.value?.pirActivated(at: edge.timestamp) }
+        }
+        line.setFailureHandler { error in
+            bound.loop.execute { bound.value?.broadcast(ConsoleEvent("trigger.error", [("source", "pir"), ("reason", "line failed: \(error.message)")])) }
+        }
+    }
+
+    /// The PIR line went active: the trigger frame is the newest frame (its sequence and
+    /// SensorTimestamp), so a recording's pre-roll counts back from it.
+    func pirActivated(at edgeTime: MonotonicTime) {
+        guard let latest = camera?.latestRequest else {
+            broadcast(ConsoleEvent("trigger.pir", [("frame", "none")]))
+            return
+        }
+        broadcast(ConsoleEvent("trigger.pir", [("sequence", String(latest.sequence)),
+                                               ("edge.ms", ValueParser.formatNumber(Double((edgeTime - latest.sensorTimestamp).nanoseconds / 100_000) / 10))]))
+        triggered(Trigger(source: .pir, sequence: latest.sequence, sensorTimestamp: latest.sensorTimestamp, minuteOfDay: minuteOfDay(latest)))
+    }
+
     /// One trigger (motion here; a PIR line or the button the same way): the policy decides, the action runs.
     func triggered(_ trigger: Trigger) {
         let settings = typed.trigger

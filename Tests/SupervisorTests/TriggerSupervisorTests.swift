@@ -56,6 +56,43 @@ import TestSupport
         #expect(seconds > 1 + 1.5 + 2 && seconds < 1 + 2 + 2.1, "\(seconds) s")
     }
 
+    /// The simulated board's PIR line (board `gpio.pir`, `sim pir`): its rising edge is a trigger
+    /// whose frame is the newest one; a recording counts its pre-roll back from it; the cooldown holds.
+    @Test func aPIREdgeStartsARecordingFromTheNewestFrameAndTheCooldownHolds() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set video.prerecord 0.5") == "ok video.prerecord=0.5")
+        #expect(h.reply("set trigger.action record 1") == "ok trigger.action=\"record 1\"")
+        #expect(h.reply("set trigger.cooldown 60") == "ok trigger.cooldown=60")
+        h.advance(.seconds(2))
+        #expect(h.reply("sim pir") == "ok pir=active")
+        h.advance(.milliseconds(100))
+        var lines = h.output.take()
+        let pir = try #require(Self.events("trigger.pir", in: lines).first, "\(lines)")
+        let sequence = try #require(SimulatedBoardHarness.field("sequence", in: pir).flatMap { UInt64($0) })
+        let fired = try #require(Self.events("trigger.fired", in: lines).first, "\(lines)")
+        #expect(SimulatedBoardHarness.field("source", in: fired) == "pir")
+        #expect(SimulatedBoardHarness.field("sequence", in: fired) == String(sequence))
+        #expect(SimulatedBoardHarness.field("preroll.frames", in: fired) == "15")
+        let file = try #require(SimulatedBoardHarness.field("file", in: fired))
+        h.advance(.seconds(3))
+        h.supervisor.waitForRecorder()
+        h.advance(.milliseconds(100))
+        lines = h.output.take()
+        #expect(!Self.events("record.stopped", in: lines).isEmpty, "ends 1 s after the trigger: \(lines)")
+        // Within the cooldown a second edge is seen but does nothing.
+        #expect(h.reply("sim pir") == "ok pir=active")
+        h.advance(.milliseconds(100))
+        lines = h.output.take()
+        #expect(Self.events("trigger.pir", in: lines).count == 1)
+        #expect(Self.events("trigger.fired", in: lines).isEmpty, "\(lines)")
+        let path = RecordingSupervisorTests.file(h, file)
+        let sidecarURL = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("json")
+        let sidecar = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sidecarURL)) as? [String: Any])
+        let trigger = try #require(sidecar["trigger"] as? [String: Any], "\(sidecar)")
+        #expect(trigger["source"] as? String == "pir")
+        #expect((sidecar["firstSequence"] as? NSNumber)?.uint64Value == sequence - 15)
+    }
+
     @Test func lightRampsNoiseAndAHandheldRigNeverTriggerOverTenMinutes() throws {
         let h = try SimulatedBoardHarness()
         #expect(h.reply("set trigger.action capture") == "ok trigger.action=capture")
