@@ -64,9 +64,11 @@ import TestSupport
         #expect(h.reply("set trigger.action record 1") == "ok trigger.action=\"record 1\"")
         #expect(h.reply("set trigger.cooldown 60") == "ok trigger.cooldown=60")
         h.advance(.seconds(2))
-        #expect(h.reply("sim pir") == "ok pir=active")
+        // The edge reaches the loop while the command runs: its events follow the reply.
+        var lines = h.send("sim pir")
+        #expect(lines.contains("ok pir=active"), "\(lines)")
         h.advance(.milliseconds(100))
-        var lines = h.output.take()
+        lines += h.output.take()
         let pir = try #require(Self.events("trigger.pir", in: lines).first, "\(lines)")
         let sequence = try #require(SimulatedBoardHarness.field("sequence", in: pir).flatMap { UInt64($0) })
         let fired = try #require(Self.events("trigger.fired", in: lines).first, "\(lines)")
@@ -80,9 +82,10 @@ import TestSupport
         lines = h.output.take()
         #expect(!Self.events("record.stopped", in: lines).isEmpty, "ends 1 s after the trigger: \(lines)")
         // Within the cooldown a second edge is seen but does nothing.
-        #expect(h.reply("sim pir") == "ok pir=active")
+        lines = h.send("sim pir")
+        #expect(lines.contains("ok pir=active"), "\(lines)")
         h.advance(.milliseconds(100))
-        lines = h.output.take()
+        lines += h.output.take()
         #expect(Self.events("trigger.pir", in: lines).count == 1)
         #expect(Self.events("trigger.fired", in: lines).isEmpty, "\(lines)")
         let path = RecordingSupervisorTests.file(h, file)
@@ -91,6 +94,19 @@ import TestSupport
         let trigger = try #require(sidecar["trigger"] as? [String: Any], "\(sidecar)")
         #expect(trigger["source"] as? String == "pir")
         #expect((sidecar["firstSequence"] as? NSNumber)?.uint64Value == sequence - 15)
+    }
+
+    /// The frame pre-roll is bounded: more than 240 frames is refused in words, and nothing changes.
+    @Test func aPrerollBeyondTheBoundIsRefusedInWords() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set trigger.action record 5") == "ok trigger.action=\"record 5\"")
+        let refused = h.reply("set video.prerecord 9")
+        #expect(refused.hasPrefix("err bad-value") && refused.contains("270 frames") && refused.contains("240"), "\(refused)")
+        #expect(h.reply("get video.prerecord").hasPrefix("ok video.prerecord=0"))
+        #expect(h.reply("set video.prerecord 8") == "ok video.prerecord=8")
+        #expect(h.supervisor.recorder?.triggerPrerollFrames == 240)
+        #expect(h.reply("set trigger.action off") == "ok trigger.action=off")
+        #expect(h.supervisor.recorder?.triggerPrerollFrames == 0, "back to the encoded ring")
     }
 
     /// On the reduced-size simulated board (frames no larger than 384×216: the same scene, fewer
