@@ -5,9 +5,14 @@
 /// - Before comparing, the background is scaled by the ratio of the frame's mean to the
 ///   background's mean over the quiet cells: a change of light or of the exposure (AE, a cloud, a
 ///   sunset) that brightens or darkens the whole picture does not count as motion.
-/// - A cell has changed when it differs by more than `thresholdLevels` and so do its right, lower
-///   and lower-right neighbours (a 2×2 erosion): thin edges that move by a pixel when the rig shakes,
-///   and single noisy cells, do not count; a solid object does.
+/// - The rig's own shake moves the whole picture: the frame is compared with the background shifted
+///   by the whole-cell offset (±`maximumShiftCells`) that matches it best (the least absolute
+///   difference over a sparse grid), so a shaking camera does not see its scene as moving.
+/// - A cell has changed when it differs by more than `thresholdLevels`, and by more than
+///   `noiseFactor` × its own noise (a running mean square of its quiet differences: at night, with
+///   the gain high, the threshold rises with the noise), and so do its right, lower and lower-right
+///   neighbours (a 2×2 erosion): thin edges left by a shake of less than a cell, and single noisy
+///   cells, do not count; a solid object does.
 /// - A zone triggers when the changed share of its cells reaches `areaFraction`. When more than
 ///   `globalChangeFraction` of the whole picture changed at once (the rig moved, the lights went
 ///   on), nothing triggers and the background is taken from this frame.
@@ -26,6 +31,10 @@ public struct MotionDetector: Sendable {
         public var warmUpFrames = 15
         /// Share of the whole picture changed at once that counts as a global change, not motion.
         public var globalChangeFraction: Double = 0.6
+        /// The largest shake of the whole picture, in cells, compensated before comparing.
+        public var maximumShiftCells = 3
+        /// A cell's difference must exceed this many times its own noise (root mean square).
+        public var noiseFactor: Double = 4
         public init() {}
     }
 
@@ -47,8 +56,43 @@ public struct MotionDetector: Sendable {
     private var width = 0, height = 0
     private var framesSeen = 0
     private var changed: [UInt8] = []
+    /// Per cell: the running mean square of its differences while quiet (its noise, levels²).
+    private var noise: [Float] = []
 
     public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
+
+    /// The whole-picture shift, in cells, compensated in the last frame (for tests and the status).
+    public private(set) var lastShift = (dx: 0, dy: 0)
+
+    /// The whole-cell offset of the background (±`maximumShiftCells`) that best matches `frame`:
+    /// the least sum of absolute differences over every other cell of every other row, away from
+    /// the borders. Ties keep the smaller shift (no shake is the first candidate).
+    private func bestShift(_ frame: LumaThumbnail, gain: Float) -> (dx: Int, dy: Int) {
+        let m = configuration.maximumShiftCells, w = width, h = height
+        guard m > 0, w > 4 * m, h > 4 * m else { return (0, 0) }
+        var best = (dx: 0, dy: 0, sad: Float.infinity)
+        var candidates: [(Int, Int)] = [(0, 0)]
+        for dy in -m...m { for dx in -m...m where dx != 0 || dy != 0 { candidates.append((dx, dy)) } }
+        frame.values.withUnsafeBufferPointer { f in
+            background.withUnsafeBufferPointer { b in
+                for (dx, dy) in candidates {
+                    var sad: Float = 0
+                    var y = m
+                    while y < h - m {
+                        var x = m
+                        let row = y * w, shifted = (y + dy) * w + dx
+                        while x < w - m {
+                            sad += abs(Float(f[row + x]) - b[shifted + x] * gain)
+                            x += 2
+                        }
+                        y += 2
+                    }
+                    if sad < best.sad * 0.98 { best = (dx, dy, sad) }
+                }
+            }
+        }
+        return (best.dx, best.dy)
+    }
 
     /// New settings; the background is kept when the thumbnail size stays.
     public mutating func reconfigure(_ configuration: Configuration) { self.configuration = configuration }
@@ -63,6 +107,7 @@ public struct MotionDetector: Sendable {
             width = frame.width; height = frame.height
             background = frame.values.map(Float.init)
             changed = [UInt8](repeating: 0, count: n)
+            noise = [Float](repeating: Float(configuration.thresholdLevels * configuration.thresholdLevels / 16), count: n)
             framesSeen = 1
             return Observation(zoneIndex: 0, areaFraction: 0, triggered: false, globalChange: false, warmingUp: true)
         }
@@ -75,15 +120,25 @@ public struct MotionDetector: Sendable {
             for i in 0..<n { frameSum += Float(f[i]); backgroundSum += background[i] }
         }
         let gain: Float = backgroundSum > Float(n) ? frameSum / backgroundSum : 1
+        let shift = bestShift(frame, gain: gain)
+        let factor2 = Float(configuration.noiseFactor * configuration.noiseFactor)
+        let w = width, h = height
         var raw = 0
         frame.values.withUnsafeBufferPointer { f in
             background.withUnsafeBufferPointer { b in
-                changed.withUnsafeMutableBufferPointer { c in
-                    for i in 0..<n {
-                        let d = abs(Float(f[i]) - b[i] * gain)
-                        let hit: UInt8 = d > threshold ? 1 : 0
-                        c[i] = hit
-                        raw += Int(hit)
+                noise.withUnsafeBufferPointer { v in
+                    changed.withUnsafeMutableBufferPointer { c in
+                        for y in 0..<h {
+                            let sy = min(max(y + shift.dy, 0), h - 1)
+                            for x in 0..<w {
+                                let i = y * w + x
+                                let sx = min(max(x + shift.dx, 0), w - 1)
+                                let d = abs(Float(f[i]) - b[sy * w + sx] * gain)
+                                let hit: UInt8 = d > threshold && d * d > factor2 * v[i] ? 1 : 0
+                                c[i] = hit
+                                raw += Int(hit)
+                            }
+                        }
                     }
                 }
             }
@@ -112,15 +167,21 @@ public struct MotionDetector: Sendable {
         let rate = Float(configuration.learningRate)
         frame.values.withUnsafeBufferPointer { f in
             background.withUnsafeMutableBufferPointer { b in
-                for i in 0..<n {
-                    let v = Float(f[i])
-                    if global || warming { b[i] = v; continue }
-                    let r = changed[i] == 0 ? rate : rate / 8
-                    b[i] += r * (v - b[i])
+                noise.withUnsafeMutableBufferPointer { v in
+                    for i in 0..<n {
+                        let value = Float(f[i])
+                        let d = value - b[i] * gain
+                        // The noise follows the quiet cells' differences (after the shake is taken out).
+                        if changed[i] == 0 { v[i] += rate * (min(d * d, 4 * v[i] + 16) - v[i]) }
+                        if global || warming { b[i] = value; continue }
+                        let r = changed[i] == 0 ? rate : rate / 8
+                        b[i] += r * (value - b[i])
+                    }
                 }
             }
         }
         if global { framesSeen = max(framesSeen, configuration.warmUpFrames) }  // the next frame compares again
+        lastShift = shift
         let triggered = !warming && !global && best.fraction >= configuration.areaFraction && best.fraction > 0
         return Observation(zoneIndex: best.index, areaFraction: best.fraction, triggered: triggered,
                            globalChange: global, warmingUp: warming)
