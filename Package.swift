@@ -31,6 +31,8 @@ let package = Package(
         systemLibrary("CFFmpeg", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"]),
         systemLibrary("CMosquitto", pkgConfig: "libmosquitto", apt: ["libmosquitto-dev"]),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+        // tripod collect's transfers (module Collect): libcurl, the OpenSSL flavour.
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
         // Tests only: the viewfinder's reference images (libpng's simplified png_image API).
         systemLibrary("CPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
         // Typed, error-safe wrappers for what does not import into Swift (variadic TIFFSetField,
@@ -41,6 +43,8 @@ let package = Package(
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
         // libmicrohttpd's variadic MHD_start_daemon and info queries, with fixed arguments.
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        // libcurl's variadic curl_easy_setopt/getinfo and curl_multi_setopt, with typed arguments.
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -90,6 +94,9 @@ let package = Package(
         .target(name: "Remote", dependencies: [
             "Hardware", "Syscalls", "Console", "Transports", "Settings", "Viewfinder", "Media", "CMicroHTTPD", "CMicroHTTPDShim",
         ]),
+        // tripod collect (docs/collect.md): a fleet's shot onto one machine: discovery over MQTT,
+        // transfers through libcurl, every file checked against its rig's SHA-256, the layouts, the journal.
+        .target(name: "Collect", dependencies: ["Fleet", "Settings", "Media", "Remote", "Console", "LinuxHardware", "CCurl", "CCurlShim"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
@@ -98,7 +105,7 @@ let package = Package(
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
         .target(name: "Startup", dependencies: [
-            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "Collect", "Remote", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
@@ -120,7 +127,7 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware", "ManualLoop"], exclude: ["Chart"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Console"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Settings", "Console", "Hardware", "LinuxHardware", "Transports",
-                                                     "Supervisor", "Startup", "TestSupport", "ManualLoop", "SimulatedHardware", "Media", "Camera"]),
+                                                     "Supervisor", "Startup", "TestSupport", "ManualLoop", "SimulatedHardware", "Media", "Camera", "Collect", "Remote"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),
         // Helpers shared by test targets and benchmarks (ffprobe and other tools, a storage with

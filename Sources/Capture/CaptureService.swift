@@ -157,20 +157,27 @@ public final class CaptureService {
 
     /// `emit` and `onButtonEvent` are where what happens flows out; `wantsStillsFromStart`: a board
     /// with a shutter button streams stills from the start.
-    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false,
+    /// `serialNumber`: the camera's serial in every file's EXIF (BodySerialNumber, CameraSerialNumber).
+    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false, serialNumber: String? = nil,
                 emit: @escaping (ConsoleEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
         self.loop = loop
         self.storage = storage
         self.work = work
         self.wantsStillsFromStart = wantsStillsFromStart
+        self.serialNumber = serialNumber
         self.emit = emit
         self.onButtonEvent = onButtonEvent
     }
 
     /// The writer, made on first use with the camera's sensor (identity, black level, ISO convention).
+    /// The camera's serial number for the EXIF; nil: none.
+    let serialNumber: String?
+
     public func writer(for camera: CameraController) -> FrameWriter {
         if let openedWriter { return openedWriter }
-        let made = FrameWriter(storage: storage, configuration: CaptureStore.Configuration(sensor: camera.sensor), loop: loop)
+        var configuration = CaptureStore.Configuration(sensor: camera.sensor)
+        configuration.camera.serialNumber = serialNumber
+        let made = FrameWriter(storage: storage, configuration: configuration, loop: loop)
         openedWriter = made
         return made
     }

@@ -16,7 +16,7 @@ extension FleetClient {
     /// How long after the instant the sender waits for replies.
     public static let shotReplyWait: Duration = .seconds(15)
 
-    /// `fleet shot ...`, `fleet status`, `fleet arm` (refused at a console) from a console session.
+    /// `fleet shot ...`, `fleet status`, `fleet cancel <shot>`, `fleet arm` (refused at a console) from a console session.
     public func fleetCommand(_ arguments: [String], session: ConsoleSession) -> Reply {
         switch arguments.first?.lowercased() {
         case "shot":
@@ -24,10 +24,13 @@ extension FleetClient {
             catch { return .error(error) }
         case "status" where arguments.count == 1:
             return fleetStatus()
+        case "cancel" where arguments.count == 2:
+            do throws(ConsoleError) { return .ok(try cancelShot(arguments[1])) }
+            catch { return .error(error) }
         case "arm":
             return .err(.unsupported, "fleet arm comes over MQTT only: a rig's fleet shot sends it to every rig with the shot's id; use fleet shot in|at ...")
         default:
-            return .err(.usage, "usage: fleet shot in <duration> <action> | fleet shot at <time> <action> | fleet status")
+            return .err(.usage, "usage: fleet shot in <duration> <action> | fleet shot at <time> <action> | fleet cancel <shot> | fleet status")
         }
     }
 
@@ -107,8 +110,11 @@ extension FleetClient {
             log.notice(ReplyFormatter.format(event, mode: .human))
             if let console = session.session, !console.isClosed { console.send(event) }
         }
+        let report = collection.report()
+        // Retained, so that a collector started later still finds the shot (docs/collect.md).
+        if let topics { publish(topics.report, String(decoding: report, as: UTF8.self), retain: true) }
         guard let save = saveShotReport else { summarise(nil, "no captures storage in this process"); return }
-        save(collection.report(), collection.reportName, collection.senderFolder) { result in
+        save(report, collection.reportName, collection.senderFolder) { result in
             switch result {
             case .success(let path): summarise(path, nil)
             case .failure(let error): summarise(nil, error.message)
@@ -121,7 +127,7 @@ extension FleetClient {
     /// `fleet arm <id> <time> <action>` from MQTT: arms this rig's part now; the reply (with the
     /// message's id) comes when the part has ended, or at once when it cannot be armed. A shot id
     /// already armed gets no second reply.
-    func arm(messageID: String, line: String) {
+    func arm(messageID: String, line: String, at: Date?) {
         let refuse = { (error: ConsoleError) in self.answer(id: messageID, ReplyFormatter.lines(.error(error), mode: .json)[0]) }
         let words: [String]
         do throws(ConsoleError) { words = try tokenize(line) } catch { refuse(error); return }
@@ -135,11 +141,23 @@ extension FleetClient {
             refuse(ConsoleError(.badValue, "fleet arm: \"\(words[3])\" is not an RFC 3339 time"))
             return
         }
+        // A refused shot is marked too: a second delivery gets no second answer.
+        if let at, abs(at.timeIntervalSince(instant)) >= 0.0005 {
+            armedShots.insert(shot)
+            refuse(ConsoleError(.badValue, "fleet arm: \"at\" \(FleetCommandMessage.formatTime(at)) disagrees with the instant \(words[3]) in its line; a shot's sender sends the same instant in both"))
+            return
+        }
         let now = wallClock()
         let earliest = now.addingTimeInterval(FleetCommandMessage.minimumLead.secondsValue)
         guard instant >= earliest else {
             refuse(ConsoleError(.outOfRange, "the shot's instant \(words[3]) is past or too soon for this rig: its clock reads \(FleetCommandMessage.formatTime(now)); the earliest that would have worked is \(FleetCommandMessage.formatTime(earliest))"))
-            _ = armedShots.insert(shot)
+            armedShots.insert(shot)
+            return
+        }
+        let latest = now.addingTimeInterval((ShotRequest.longestLead + Self.armClockAllowance).secondsValue)
+        guard instant <= latest else {
+            armedShots.insert(shot)
+            refuse(ConsoleError(.outOfRange, "the shot's instant \(words[3]) is more than \(Int(ShotRequest.longestLead.secondsValue / 60)) minutes ahead of this rig's clock (\(FleetCommandMessage.formatTime(now))); a rig stays armed (busy) until its shot, so it arms at most \(Int(ShotRequest.longestLead.secondsValue / 60)) minutes ahead"))
             return
         }
         let action = Array(words.dropFirst(4))
@@ -159,15 +177,72 @@ extension FleetClient {
 
     /// Arms this rig's part of shot `id` through `armShot`, with the clock's state now. An id is
     /// armed once: it is marked before the attempt, so a refused shot is not tried again either.
+    /// One part is armed at a time (`armedPart`, cleared when the part ends), whoever sent it.
     private func armHere(id: String, instant: Date, action: [String], ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)] {
         guard let armShot else { throw ConsoleError(.unsupported, "shots are not wired in this process") }
-        _ = armedShots.insert(id)
+        armedShots.insert(id)
+        if let armed = armedPart {
+            throw ConsoleError(.busy, "shot \(armed.shot) is armed on this rig until \(FleetCommandMessage.formatTime(armed.instant)); one shot is armed at a time (fleet cancel \(armed.shot) at this rig's console releases it)")
+        }
         let clock = clockSync.read()
         let wall = Int64((wallClock().timeIntervalSince1970 * 1e9).rounded())
         let order = ShotOrder(id: id, instantNanoseconds: Int64((instant.timeIntervalSince1970 * 1e9).rounded()),
                               realtimeMinusMonotonicNanoseconds: wall - host.loop.now().nanoseconds,
                               action: action, clock: clock?.word ?? "unknown", clockErrorMicroseconds: clock?.estimatedErrorMicroseconds)
-        return try armShot(order, ended)
+        armedPart = ArmedPart(shot: id, instant: instant)
+        let target = WeakFleetClient(self)
+        do throws(ConsoleError) {
+            return try armShot(order) { reply in
+                if let fleet = target.client, fleet.armedPart?.shot == id { fleet.armedPart = nil }
+                ended(reply)
+            }
+        } catch {
+            if armedPart?.shot == id { armedPart = nil }
+            throw error
+        }
+    }
+
+    /// How much later than `ShotRequest.longestLead` a receiving rig still arms: the clocks of the
+    /// sender and the receiver may differ a little.
+    static let armClockAllowance: Duration = .seconds(1)
+
+    // MARK: Cancelling
+
+    /// `fleet cancel <shot>` at a console: releases this rig's armed part now (its capture or
+    /// recording waiting for the instant fails, answered to the sender as cancelled); at the shot's
+    /// sender, also sends the cancel to every rig on `tripod/<group>/<sender>/cancel`.
+    func cancelShot(_ shot: String) throws(ConsoleError) -> [(String, String)] {
+        let sent = collecting[shot] != nil
+        let armedHere = armedPart?.shot == shot
+        guard sent || armedHere else {
+            let armed = armedPart.map { "; shot \($0.shot) is armed here" } ?? "; no shot is armed here"
+            throw ConsoleError(.badValue, "no shot \(shot) is armed on this rig or sent from it\(armed)")
+        }
+        if sent, let topics { publish(topics.cancel, "{\"shot\":" + Self.jsonString(shot) + "}") }
+        if armedHere { releaseArmedPart(because: "cancelled at this rig's console") }
+        log.notice("fleet: shot \(shot) cancelled at this rig's console" + (sent ? "; the cancel went to the group" : ""))
+        return [("shot", shot), ("cancelled", armedHere ? "yes" : "not armed here"), ("group", sent ? "told" : "not told")]
+    }
+
+    /// A cancel heard on `tripod/<group>/<rig>/cancel`: obeyed only when `rig` sent the shot (its id
+    /// names it) and the shot is armed here.
+    func heardCancel(from rig: String, payload: [UInt8]) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+              let shot = object["shot"] as? String, armedPart?.shot == shot else { return }
+        guard ShotRequest.isSent(by: rig, id: shot) else {
+            count(\.forged, 1, "replies or cancels refused: their rig is not the one they claim")
+            log.warning("fleet: rig \(rig) asked to cancel shot \(shot), which it did not send; ignored")
+            return
+        }
+        releaseArmedPart(because: "cancelled by its sender \(rig)")
+    }
+
+    /// Ends the armed part now (the supervisor's capture or recording waiting for the instant); its
+    /// `ended` answers the sender. A part whose frames are already coming completes.
+    private func releaseArmedPart(because reason: String) {
+        guard let armed = armedPart else { return }
+        log.notice("fleet: shot \(armed.shot) released: \(reason)")
+        cancelArmedShot?(reason)
     }
 
     /// `reply` with this rig's name first (ok replies).
@@ -180,6 +255,10 @@ extension FleetClient {
 
     /// A message on another (or this) rig's state, status or reply topic.
     func heard(rig: String, kind: String, payload: [UInt8]) {
+        if kind == "state" || kind == "status", rigsSeen[rig] == nil, rigsSeen.count >= Self.maximumRigsSeen {
+            count(\.rigs, 1, "state or status messages of rigs beyond the \(Self.maximumRigsSeen) kept dropped")
+            return
+        }
         switch kind {
         case "state":
             rigsSeen[rig, default: RigSeen()].state = String(decoding: payload, as: UTF8.self)
@@ -190,8 +269,16 @@ extension FleetClient {
             rigsSeen[rig, default: RigSeen()].statusAt = host.loop.now()
         case "reply":
             for id in collecting.keys.sorted() {
-                if let answer = ShotAnswer.parse(payload, id: id) { collected(id: id, rig: rig, answer) }
+                guard let answer = ShotAnswer.parse(payload, id: id) else { continue }
+                if let named = answer.values["rig"], named != rig {
+                    count(\.forged, 1, "replies or cancels refused: their rig is not the one they claim")
+                    log.warning("fleet: a reply to shot \(id) on rig \(rig)'s topic names rig \(named); ignored")
+                    continue
+                }
+                collected(id: id, rig: rig, answer)
             }
+        case "cancel":
+            heardCancel(from: rig, payload: payload)
         default:
             break
         }
@@ -215,8 +302,19 @@ extension FleetClient {
             lines.append(parts.joined(separator: " "))
         }
         let online = rigsSeen.values.filter { $0.state == "online" }.count
-        return .ok([("broker", broker), ("rigs", String(rigsSeen.count)), ("online", String(online))], body: lines)
+        var fields = [("broker", broker), ("rigs", String(rigsSeen.count)), ("online", String(online))]
+        if drops != GroupDrops() {
+            fields += [("dropped.oversize", String(drops.oversize)), ("dropped.rigs", String(drops.rigs)), ("dropped.queue", String(drops.queue)),
+                       ("dropped.commands", String(drops.commands)), ("refused.forged", String(drops.forged))]
+        }
+        return .ok(fields, body: lines)
     }
+}
+
+/// The shot part armed on this rig, until it ends.
+struct ArmedPart: Equatable {
+    var shot: String
+    var instant: Date
 }
 
 /// A console session as a shot's collection sees it: the summary goes there if it is still open.

@@ -15,22 +15,28 @@ import Transports
 /// A session that runs nothing carries the events to `.../events`, and another asks `status`
 /// every second and publishes it when it changes, and at least every 10 s.
 ///
-/// libmosquitto's thread never calls in: its events go through `FleetInbox` to the loop.
+/// libmosquitto's thread never calls in: its events go through `FleetInbox` to the loop, commands
+/// in a lane of their own ahead of the group's traffic. The broker's host is looked up and connected
+/// to off the loop (`BrokerConnector`).
 /// The `fleet.*` settings are the store's: a participant refuses a credentials file that is not
 /// mode 0600, and an observer connects again after a committed change. Loop-confined.
 public final class FleetClient {
     public let host: any ConsoleHost
     let settings: SettingsStore
     let log: Logger
-    let inbox = FleetInbox(capacity: 256)
-    private let seen: SeenCommandIDs
-    /// Persists the ids off the loop (two fsyncs), before each command runs.
-    private let stateWriter: StateWriter?
+    let inbox = FleetInbox(commandCapacity: 256, groupCapacity: 4096, maximumGroupPayloadBytes: FleetClient.maximumGroupPayloadBytes)
+    /// The ids of commands run, on disk (in batches) before each command runs.
+    let journal: CommandIDJournal
+    /// Looks the broker's host up, off the loop.
+    private let resolver: any HostResolving
     let wallClock: @Sendable () -> Date
     /// The clock's sync state, published in the status (`clock`, `clock.error.us`).
     let clockSync: any ClockSyncReading
+    /// This end's address on the current broker connection (at its CONNACK); nil: not known.
+    private var localAddress: String?
     private var link: Link?
-    private var generation = 0
+    /// Counts connections made; events of an older one are ignored.
+    private(set) var generation = 0
     private var connected = false
     private var started = false
     /// Hears the events (it runs no line); each command has a session of its own.
@@ -39,7 +45,10 @@ public final class FleetClient {
     private var lastStatus: [String: String]?
     private var lastStatusPublished: MonotonicTime?
     private var statusTimer: ScheduledWork?
+    /// The backoff's timer while a failed first connection waits for its retry; nil otherwise.
     private var retryTimer: ScheduledWork?
+    /// True while a failed first connection waits for its retry.
+    var retryPending: Bool { retryTimer != nil }
 
     // Shots at a shared instant (FleetClient+Shots.swift).
     /// Arms this rig's part of a shot (Startup: the supervisor's `armShot`); nil: shots are refused.
@@ -53,6 +62,11 @@ public final class FleetClient {
     var rigsSeen: [String: RigSeen] = [:]
     /// Shots this rig sent, collecting replies, by id.
     var collecting: [String: (collection: ShotCollection, timeout: ScheduledWork?, session: WeakSession)] = [:]
+    /// Ends the shot part armed here that still waits for its instant, failed with the reason
+    /// (Startup: the supervisor's `cancelShotWaitingForInstant`); nil: `fleet cancel` releases nothing.
+    public var cancelArmedShot: ((_ reason: String) -> Void)?
+    /// The one shot part armed on this rig (sent from here or received), until it ends.
+    var armedPart: ArmedPart?
     /// Shot ids this rig armed: a shot is armed once, however its command arrives.
     var armedShots = SeenCommandIDs(capacity: 256)
     /// Shots sent at the same millisecond get a serial.
@@ -66,6 +80,25 @@ public final class FleetClient {
     public static let statusPoll: Duration = .seconds(1)
     /// Ids of commands remembered (persisted) so that none runs twice.
     public static let rememberedIDs = 1024
+    /// Rigs of the group kept in the view (`rigsSeen`); state and status of further rigs are dropped and counted.
+    public static let maximumRigsSeen = 1024
+    /// A state, status or reply payload larger than this is dropped and counted, bytes.
+    public static let maximumGroupPayloadBytes = 16 * 1024
+
+    /// What the group's view dropped, since the start (shown by `fleet status` once any is not 0).
+    struct GroupDrops: Equatable {
+        /// State, status and reply payloads over `maximumGroupPayloadBytes`.
+        var oversize = 0
+        /// State and status of rigs beyond `maximumRigsSeen`.
+        var rigs = 0
+        /// Group messages beyond the inbox's group lane.
+        var queue = 0
+        /// Commands beyond the inbox's command lane, or beyond the journal's queue.
+        var commands = 0
+        /// Replies whose payload names another rig than their topic, and cancels from a rig that did not send the shot.
+        var forged = 0
+    }
+    var drops = GroupDrops()
 
     /// One connection to a broker: the client and the topics it publishes on.
     private struct Link {
@@ -81,8 +114,10 @@ public final class FleetClient {
     var isConnected: Bool { connected }
 
     public init(host: any ConsoleHost, settings: SettingsStore, state: StateStore?, log: Logger,
-                wallClock: @escaping @Sendable () -> Date = { Date() }, clockSync: any ClockSyncReading = KernelClockSync()) {
+                wallClock: @escaping @Sendable () -> Date = { Date() }, clockSync: any ClockSyncReading = KernelClockSync(),
+                resolver: any HostResolving = SystemResolver()) {
         self.host = host
+        self.resolver = resolver
         self.clockSync = clockSync
         self.settings = settings
         self.log = log
@@ -90,9 +125,11 @@ public final class FleetClient {
         var remembered: [String] = []
         do { remembered = try state?.load([String].self, from: StateStore.File.fleetCommandIDs) ?? [] }
         catch { log.warning("fleet: \(error); the ids of commands already run are forgotten") }
-        self.seen = SeenCommandIDs(capacity: Self.rememberedIDs, remembered: remembered)
-        self.stateWriter = state.map { StateWriter(store: $0, loop: host.loop) }
+        self.journal = CommandIDJournal(capacity: Self.rememberedIDs, remembered: remembered,
+                                        writer: state.map { StateWriter(store: $0, loop: host.loop) }, loop: host.loop, log: log)
         if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
+        let target = WeakFleetClient(self)
+        journal.roomFreed = { target.client?.drainInbox() }
         settings.participate(.init(name: "fleet") { change throws(ConsoleError) in try Self.check(change) })
         settings.observe { [weak self] change in
             if change.touches(any: SettingsTable.fleet), change.old.fleet.connection != change.new.fleet.connection {
@@ -135,6 +172,7 @@ public final class FleetClient {
         scheduled.values.forEach { $0.cancel() }
         scheduled = [:]
         retryTimer?.cancel()
+        retryTimer = nil
         if let link, connected { try? link.client.publish(topic: link.topics.state, payload: "offline", qos: 1, retain: true) }
         link?.client.disconnect()
         link = nil
@@ -155,6 +193,7 @@ public final class FleetClient {
         }
         generation += 1
         retryTimer?.cancel()
+        retryTimer = nil
         rigsSeen = [:]
         guard let broker = fleet.broker else { return }
         let topics = FleetTopics(group: fleet.group, rig: fleet.rig)
@@ -164,7 +203,9 @@ public final class FleetClient {
         let target = LoopBound(WeakFleetClient(self), loop: loop)
         do {
             let client = try MosquittoClient(clientID: topics.clientID, cleanSession: false) { event in
-                if inbox.push(.init(connection: connection, event: event)) { loop.execute { target.value.client?.drainInbox() } }
+                var lane = FleetInbox.Lane.commands
+                if case .message(let topic, _, _) = event { lane = topics.lane(of: topic) }
+                if inbox.push(.init(connection: connection, event: event), lane: lane) { loop.execute { target.value.client?.drainInbox() } }
             }
             try client.sendImmediately()
             try client.setWill(topic: topics.state, payload: "offline", qos: 1, retain: true)
@@ -195,27 +236,62 @@ public final class FleetClient {
     /// The first connection: until it is made, this retries with the backoff (libmosquitto's thread
     /// does not retry a `mosquitto_connect_async` that failed before it started); once made,
     /// libmosquitto's thread reconnects by itself after a loss.
+    /// The lookup and `mosquitto_connect_async` run on a thread of their own (`BrokerConnector`): a
+    /// host that never resolves leaves the loop answering.
     private func firstConnect(_ made: Link, connection: Int, retry: Duration) {
-        do throws(MosquittoError) {
-            try made.client.connect(host: made.broker.host, port: made.broker.port, keepaliveSeconds: Self.keepaliveSeconds)
-            try made.client.startLoop()
-        } catch {
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        BrokerConnector.attempt(made.client, host: made.broker.host, port: made.broker.port, tls: made.broker.scheme == .mqtts,
+                                keepaliveSeconds: Self.keepaliveSeconds, resolver: resolver, loop: host.loop) { outcome in
+            target.value.client?.connectAttemptEnded(outcome, connection: connection, retry: retry)
+        }
+    }
+
+    private func connectAttemptEnded(_ outcome: Result<String, BrokerConnectFailure>, connection: Int, retry: Duration) {
+        guard generation == connection, let made = link else { return }
+        switch outcome {
+        case .success(let address):
+            if address != made.broker.host { log.info("fleet: broker \(made.broker) is at \(address)") }
+        case .failure(let error):
             if retry == Self.firstRetry {
                 log.warning("fleet: broker \(made.broker) not reachable (\(error)); retrying with backoff, the rig works locally meanwhile")
             }
             let target = LoopBound(WeakFleetClient(self), loop: host.loop)
             retryTimer = host.loop.schedule(after: retry) {
-                guard let fleet = target.value.client, fleet.generation == connection, let link = fleet.link else { return }
+                guard let fleet = target.value.client else { return }
+                fleet.retryTimer = nil
+                guard fleet.generation == connection, let link = fleet.link else { return }
                 fleet.firstConnect(link, connection: connection, retry: min(retry * 2, Self.longestRetry))
             }
         }
     }
 
     /// Takes what libmosquitto's thread queued; events of a replaced connection are dropped.
+    /// The commands (and connection events) first, as many as the journal has room for (the rest wait
+    /// in the inbox, which drops its oldest: what comes last is kept), then the group's traffic.
     func drainInbox() {
-        let (items, dropped) = inbox.drain()
-        if dropped > 0 { log.warning("fleet: \(dropped) commands dropped: more than \(inbox.capacity) were waiting") }
-        for item in items where item.connection == generation { handle(item.event) }
+        let taken = inbox.drain(commandLimit: journal.room)
+        count(\.commands, taken.droppedCommands, "commands dropped: more than \(inbox.commandCapacity) were waiting")
+        count(\.queue, taken.droppedGroup, "group messages dropped: more than \(inbox.groupCapacity) were waiting")
+        count(\.oversize, taken.droppedOversize, "state, status or reply payloads over \(Self.maximumGroupPayloadBytes) bytes dropped")
+        for item in taken.commands + taken.group where item.connection == generation { handle(item.event) }
+        // Commands left in the inbox wait for the journal's room, which a write in flight frees
+        // (`roomFreed` drains again). When what was taken admitted nothing (cancels, duplicates,
+        // malformed messages, connection events), no write is in flight and the inbox asks no hop
+        // while they wait: drain again on the loop's next turn.
+        if journal.room > 0, inbox.waiting.commands > 0 {
+            let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+            host.loop.execute { target.value.client?.drainInbox() }
+        }
+    }
+
+    /// Adds `added` to a count of drops; logs when the count first passes 1, 10, 100, ... (never a flood of lines).
+    func count(_ kind: WritableKeyPath<GroupDrops, Int>, _ added: Int, _ what: String) {
+        guard added > 0 else { return }
+        let before = drops[keyPath: kind]
+        drops[keyPath: kind] += added
+        var mark = 1
+        while mark <= before { mark *= 10 }
+        if drops[keyPath: kind] >= mark { log.warning("fleet: \(drops[keyPath: kind]) \(what) so far (fleet status counts them)") }
     }
 
     private func handle(_ event: MosquittoEvent) {
@@ -223,13 +299,18 @@ public final class FleetClient {
         switch event {
         case .connected(code: 0):
             connected = true
+            // This end's address on the broker connection, read once per connection: what a
+            // wildcard remote is advertised as in the status (not two socket calls every poll).
+            localAddress = link.client.localAddress()
             log.notice("fleet: connected to \(link.broker)")
             publish(link.topics.state, "online", retain: true)
             for topic in [link.topics.groupCommands, link.topics.rigCommands,
-                          link.topics.everyRigState, link.topics.everyRigStatus, link.topics.everyRigReply] {
+                          link.topics.everyRigState, link.topics.everyRigStatus, link.topics.everyRigReply, link.topics.everyRigCancel] {
                 do { try link.client.subscribe(topic: topic, qos: 1) } catch { log.warning("fleet: subscribe \(topic): \(error)") }
             }
-            pollStatus(force: true)
+            // A new connection publishes its status whatever the last one published.
+            lastStatusPublished = nil
+            pollStatus()
         case .connected(let code):
             log.warning("fleet: broker \(link.broker) refused the connection: \(MosquittoClient.describeRefusal(code))")
         case .disconnected(let code):
@@ -241,6 +322,8 @@ public final class FleetClient {
             } else if let (rig, kind) = link.topics.rigAndKind(of: topic) {
                 heard(rig: rig, kind: kind, payload: payload)
             }
+        case .subscribed:
+            break  // the status published after the SUBSCRIBEs tells the group this rig listens
         }
     }
 
@@ -259,20 +342,18 @@ public final class FleetClient {
             if case .failure(let error) = message.result { answer(id: nil, ReplyFormatter.lines(.error(error), mode: .json)[0]) }
             return
         }
-        guard !seen.contains(id) else {
-            log.info("fleet: command \(id) delivered again; it ran once already")
-            return
-        }
-        let remembered = seen.insert(id)
-        guard let stateWriter else { carryOut(id: id, message.result); return }
-        // The command runs once its id is on disk, so a restart cannot run it again; the write is
-        // off the loop, and the writer's queue keeps the commands in their order.
-        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        // The command runs once its id is on disk, so a restart cannot run it again; the journal
+        // writes off the loop, in batches, and keeps the commands in their order.
         let result = message.result
-        stateWriter.save(remembered, as: StateStore.File.fleetCommandIDs) { error in
-            guard let fleet = target.value.client else { return }
-            if let error { fleet.log.warning("fleet: cannot save the ids of commands run (\(error)); \(id) could run again after a restart") }
-            fleet.carryOut(id: id, result)
+        let target = WeakFleetClient(self)
+        switch journal.admit(id, then: { target.client?.carryOut(id: id, result) }) {
+        case .admitted:
+            break
+        case .duplicate:
+            log.info("fleet: command \(id) delivered again; it ran once already")
+        case .full:
+            // Dropped like the inbox's overflow, without a reply: a flood must not be answered by a flood.
+            count(\.commands, 1, "commands dropped: \(CommandIDJournal.maximumWaiting) were waiting for their ids to reach the disk")
         }
     }
 
@@ -283,12 +364,12 @@ public final class FleetClient {
         case .failure(let error):
             answer(id: id, ReplyFormatter.lines(.error(error), mode: .json)[0])
         case .success(let command) where FleetCommandMessage.isArm(command.line):
-            // A shot arms on arrival, whatever its "at": its frames wait for the instant, not a timer.
+            // A shot arms on arrival: its frames wait for the instant, not a timer; its "at" must be the line's instant.
             if let notAfter = command.notAfter, wallClock() > notAfter {
                 answer(id: id, ReplyFormatter.lines(.err(.outOfRange, "expired: notAfter \(FleetCommandMessage.formatTime(notAfter)) passed before the shot could arm"), mode: .json)[0])
                 return
             }
-            arm(messageID: id, line: command.line)
+            arm(messageID: id, line: command.line, at: command.at)
         case .success(let command) where command.at != nil:
             schedule(command)
         case .success(let command):
@@ -323,7 +404,7 @@ public final class FleetClient {
     fileprivate func commandAnswered(id: String, _ line: String, session: ConsoleSession?) {
         if let session, !session.isClosed { host.detach(session) }
         answer(id: id, line)
-        pollStatus(force: false)
+        pollStatusSoon()
     }
 
     /// Commands waiting for their `at`, at most `maximumScheduled`.
@@ -371,10 +452,9 @@ public final class FleetClient {
         publish(link.topics.reply, "{\"id\":" + Self.jsonString(id) + "," + replyLine.dropFirst())
     }
 
+    /// A JSON string literal (the console's own escaping, `ReplyFormatter.jsonString`), or `null`.
     static func jsonString(_ value: String?) -> String {
-        guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]),
-              let text = String(data: data, encoding: .utf8) else { return "null" }
-        return text
+        value.map(ReplyFormatter.jsonString) ?? "null"
     }
 
     // MARK: Status
@@ -383,17 +463,29 @@ public final class FleetClient {
         let target = LoopBound(WeakFleetClient(self), loop: host.loop)
         statusTimer = host.loop.schedule(after: Self.statusPoll) {
             guard let client = target.value.client else { return }
-            client.pollStatus(force: false)
+            client.pollStatus()
             client.scheduleStatusPoll()
         }
     }
 
-    private var forceStatus = false
+    private var statusPollQueued = false
+
+    /// A command changed the status, maybe: one poll on the loop's next turn, however many commands
+    /// ran in this one (a batch of commands costs one `status`, not one each).
+    private func pollStatusSoon() {
+        guard !statusPollQueued else { return }
+        statusPollQueued = true
+        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        host.loop.execute {
+            guard let fleet = target.value.client else { return }
+            fleet.statusPollQueued = false
+            fleet.pollStatus()
+        }
+    }
 
     /// Asks `status` on the status session (its reply comes back through `sessionWrote`).
-    private func pollStatus(force: Bool) {
+    private func pollStatus() {
         guard connected, let session = statusSession, !session.isClosed else { return }
-        forceStatus = forceStatus || force
         host.receive(bytes: Array("status\n".utf8), from: session)
     }
 
@@ -402,17 +494,17 @@ public final class FleetClient {
     static let measuredStatusFields = ["uptime", "frame", "exposure", "iso", "lens", "wb", "ev.offset",
                                        "imu.samples", "imu.rate", "imu.still", "free", "clock.error.us"]
 
-    /// Publishes the status reply when it changed (measurements aside), when forced, or when 10 s have passed.
+    /// Publishes the status reply when it changed (measurements aside), when 10 s have passed, or
+    /// when none was published on this connection yet.
     private func statusReplied(_ reply: String) {
         guard let link else { return }
-        let line = Self.addingClock(clockSync.read(), to: reply)
+        let line = Self.advertising(localAddress, in: Self.addingClock(clockSync.read(), to: reply))
         var values = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["values"] as? [String: String] ?? [:]
         for field in Self.measuredStatusFields { values[field] = nil }
         let now = host.loop.now()
         // Due a poll and a half early, so the next poll cannot carry it past the interval.
         let due = lastStatusPublished.map { now - $0 >= Self.statusInterval - Self.statusPoll * 1.5 } ?? true
-        guard forceStatus || due || values != lastStatus else { return }
-        forceStatus = false
+        guard due || values != lastStatus else { return }
         lastStatus = values
         lastStatusPublished = now
         publish(link.topics.status, line, retain: true)
@@ -420,6 +512,20 @@ public final class FleetClient {
 }
 
 extension FleetClient {
+    /// The status with a wildcard `remote` (`http://0.0.0.0:8080`, `[::]`) given this rig's address
+    /// on its broker connection instead, which the group's collector can reach (docs/collect.md);
+    /// unchanged when it has none or it is not known.
+    static func advertising(_ local: String?, in line: String) -> String {
+        guard let local else { return line }
+        var result = line
+        for scheme in ["http", "https"] {
+            for wildcard in ["0.0.0.0", "[::]"] {
+                result = result.replacingOccurrences(of: "\"remote\":\"\(scheme)://\(wildcard):", with: "\"remote\":\"\(scheme)://\(local):")
+            }
+        }
+        return result
+    }
+
     /// The status reply with the clock's fields first in its values: `clock` (`synchronised`,
     /// `unsynchronised`, or `unknown` when adjtimex failed) and `clock.error.us` (the kernel's
     /// estimated error). A reply without values is returned as it is.

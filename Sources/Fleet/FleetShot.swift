@@ -136,6 +136,20 @@ enum ShotRequest {
     static func makeID(rig: String, instant: Date, serial: Int) -> String {
         "\(rig)-\(Int64((instant.timeIntervalSince1970 * 1000).rounded()))" + (serial > 0 ? "-\(serial)" : "")
     }
+
+    /// True when `id` is one `rig` makes (`makeID`): `<rig>-` then 13 digits (ms since 1970, until
+    /// the year 2286), then at most `-` and 1 to 6 digits. A rig whose name is another's followed by
+    /// `-<digits>` cannot pass for it: the digits after the shorter name would not fit.
+    static func isSent(by rig: String, id: String) -> Bool {
+        guard !rig.isEmpty, id.hasPrefix(rig + "-") else { return false }
+        let parts = id.dropFirst(rig.count + 1).split(separator: "-", omittingEmptySubsequences: false)
+        func digits(_ part: Substring, _ counts: ClosedRange<Int>) -> Bool { counts.contains(part.count) && part.allSatisfy { ("0"..."9").contains($0) } }
+        switch parts.count {
+        case 1: return digits(parts[0], 13...13)
+        case 2: return digits(parts[0], 13...13) && digits(parts[1], 1...6)
+        default: return false
+        }
+    }
 }
 
 /// One rig's answer to a shot, as the sender collects it.

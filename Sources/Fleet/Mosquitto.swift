@@ -1,4 +1,6 @@
 import CMosquitto
+import Glibc
+import Hardware
 
 /// What libmosquitto's network thread reports. Delivered on that thread: hand it to a loop.
 public enum MosquittoEvent: Sendable, Equatable {
@@ -8,6 +10,8 @@ public enum MosquittoEvent: Sendable, Equatable {
     case disconnected(code: Int32)
     /// A PUBLISH for one of our subscriptions.
     case message(topic: String, payload: [UInt8], retained: Bool)
+    /// SUBACK: the broker holds the subscription `subscribe` returned `messageID` for.
+    case subscribed(messageID: Int32)
 }
 
 /// A libmosquitto error: the call and its `mosquitto_strerror` text.
@@ -24,7 +28,11 @@ public struct MosquittoError: Error, Sendable, CustomStringConvertible {
 public final class MosquittoClient: @unchecked Sendable {
     private let handle: OpaquePointer
     private let events: Unmanaged<EventSink>
-    private var loopStarted = false
+    /// Whether libmosquitto's thread runs, whether `disconnect` was called, and whether a
+    /// `mosquitto_connect_async` is under way: a connection attempt on another thread
+    /// (`BrokerConnector`) may end after the owner closed the client, and the handle must not be
+    /// disconnected while that call sets up its socket.
+    private let lifecycle = LockedValue((loopStarted: false, closed: false, connecting: false))
 
     /// libmosquitto's global set-up, once per process: `mosquitto_lib_init`.
     private static let libraryReady: Int32 = mosquitto_lib_init()
@@ -48,6 +56,10 @@ public final class MosquittoClient: @unchecked Sendable {
             guard let context else { return }
             Unmanaged<EventSink>.fromOpaque(context).takeUnretainedValue().deliver(.disconnected(code: code))
         }
+        mosquitto_subscribe_callback_set(handle) { _, context, messageID, _, _ in
+            guard let context else { return }
+            Unmanaged<EventSink>.fromOpaque(context).takeUnretainedValue().deliver(.subscribed(messageID: messageID))
+        }
         mosquitto_message_callback_set(handle) { _, context, message in
             guard let context, let message, let topic = message.pointee.topic else { return }
             let count = Int(max(0, message.pointee.payloadlen))
@@ -58,7 +70,7 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     deinit {
-        if loopStarted { mosquitto_loop_stop(handle, true) }
+        if lifecycle.current.loopStarted { mosquitto_loop_stop(handle, true) }
         mosquitto_destroy(handle)
         events.release()
     }
@@ -92,19 +104,47 @@ public final class MosquittoClient: @unchecked Sendable {
 
     /// `mosquitto_connect_async`: starts connecting; the outcome is a `.connected` event. A broker
     /// that is down gives an error here, and the loop thread keeps reconnecting with the backoff.
+    /// It resolves `host` and may block meanwhile: call it off the loop (`BrokerConnector`).
+    /// A `disconnect` meanwhile (from another thread) leaves the handle to this call, which then
+    /// ends what it began (a clean DISCONNECT) and throws.
     public func connect(host: String, port: Int, keepaliveSeconds: Int32) throws(MosquittoError) {
-        try check("mosquitto_connect_async", mosquitto_connect_async(handle, host, Int32(port), keepaliveSeconds))
+        let open = lifecycle.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.connecting = true
+            return true
+        }
+        guard open else { throw MosquittoError(call: "mosquitto_connect_async", code: MOSQ_ERR_NO_CONN.rawValue) }
+        let code = mosquitto_connect_async(handle, host, Int32(port), keepaliveSeconds)
+        let closedMeanwhile = lifecycle.withLock { state -> Bool in
+            state.connecting = false
+            return state.closed
+        }
+        if closedMeanwhile {
+            _ = mosquitto_disconnect(handle)
+            throw MosquittoError(call: "mosquitto_connect_async", code: MOSQ_ERR_NO_CONN.rawValue)
+        }
+        try check("mosquitto_connect_async", code)
     }
 
-    /// `mosquitto_loop_start`: libmosquitto's network thread (I/O, keepalive, reconnects).
+    /// `mosquitto_loop_start`: libmosquitto's network thread (I/O, keepalive, reconnects); refused
+    /// once `disconnect` was called.
     public func startLoop() throws(MosquittoError) {
-        try check("mosquitto_loop_start", mosquitto_loop_start(handle))
-        loopStarted = true
+        let handle = self.handle
+        let code = lifecycle.withLock { state -> Int32 in
+            guard !state.closed else { return MOSQ_ERR_NO_CONN.rawValue }
+            let code = mosquitto_loop_start(handle)
+            if code == MOSQ_ERR_SUCCESS.rawValue { state.loopStarted = true }
+            return code
+        }
+        try check("mosquitto_loop_start", code)
     }
 
-    /// `mosquitto_subscribe`.
-    public func subscribe(topic: String, qos: Int32) throws(MosquittoError) {
-        try check("mosquitto_subscribe", mosquitto_subscribe(handle, nil, topic, qos))
+    /// `mosquitto_subscribe`; returns the message id its SUBACK (`MosquittoEvent.subscribed`) will carry.
+    @discardableResult
+    public func subscribe(topic: String, qos: Int32) throws(MosquittoError) -> Int32 {
+        var messageID: Int32 = 0
+        try check("mosquitto_subscribe", mosquitto_subscribe(handle, &messageID, topic, qos))
+        return messageID
     }
 
     /// `mosquitto_publish`.
@@ -114,14 +154,42 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     /// `mosquitto_disconnect` (a clean DISCONNECT: the broker drops the will), then
-    /// `mosquitto_loop_stop`, which waits for the network thread to end.
+    /// `mosquitto_loop_stop`, which waits for the network thread to end. Never blocks on a
+    /// `connect` under way on another thread: that call disconnects when it returns.
     public func disconnect() {
+        let (started, connecting) = lifecycle.withLock { state -> (Bool, Bool) in
+            defer { state.closed = true; state.loopStarted = false }
+            return (state.loopStarted, state.connecting)
+        }
+        guard !connecting else { return }
         _ = mosquitto_disconnect(handle)
-        if loopStarted { _ = mosquitto_loop_stop(handle, false); loopStarted = false }
+        if started { _ = mosquitto_loop_stop(handle, false) }
     }
 
     private func check(_ call: String, _ code: Int32) throws(MosquittoError) {
         guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MosquittoError(call: call, code: code) }
+    }
+
+    /// This end's address on the broker connection (mosquitto_socket, then getsockname and
+    /// getnameinfo with NI_NUMERICHOST), IPv6 in brackets; nil when not connected.
+    public func localAddress() -> String? {
+        let fd = mosquitto_socket(handle)
+        guard fd >= 0 else { return nil }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard got == 0 else { return nil }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let named = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+            }
+        }
+        guard named == 0 else { return nil }
+        let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Int32(storage.ss_family) == AF_INET6 ? "[\(text)]" : text
     }
 
     /// `mosquitto_strerror`.

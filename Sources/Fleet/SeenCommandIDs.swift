@@ -1,9 +1,8 @@
 /// The ids of the commands already carried out, so that a command delivered twice (QoS 1 after a
 /// reconnect, a restart with a persistent session, a sender's retry) runs once.
 ///
-/// Bounded: the oldest ids are forgotten beyond `capacity`. The fleet client persists the list it
-/// returns (`StateStore.File.fleetCommandIDs`, on the state writer's queue, before the command runs)
-/// and hands it back at the next start. Loop-confined.
+/// Bounded: the oldest ids are forgotten beyond `capacity`. `CommandIDJournal` persists the list
+/// (`StateStore.File.fleetCommandIDs`, in batches, before the commands run) and hands it back at the next start. Loop-confined.
 final class SeenCommandIDs {
     let capacity: Int
     private var order: [String] = []
@@ -17,15 +16,17 @@ final class SeenCommandIDs {
 
     func contains(_ id: String) -> Bool { members.contains(id) }
 
-    /// Remembers `id`; returns every id remembered, oldest first: what to persist.
-    func insert(_ id: String) -> [String] {
-        guard !members.contains(id) else { return order }
+    /// Every id remembered, oldest first: what to persist.
+    var remembered: [String] { order }
+
+    /// Remembers `id`, forgetting the oldest beyond `capacity` (`remembered` is what to persist).
+    func insert(_ id: String) {
+        guard !members.contains(id) else { return }
         order.append(id)
         members.insert(id)
         if order.count > capacity {
             for old in order.prefix(order.count - capacity) { members.remove(old) }
             order.removeFirst(order.count - capacity)
         }
-        return order
     }
 }

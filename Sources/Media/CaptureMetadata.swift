@@ -13,6 +13,13 @@ public struct CameraIdentity: Hashable, Sendable, Codable {
     public var focalLengthMillimetres: Double?
     /// EXIF FNumber, when known.
     public var fNumber: Double?
+    /// EXIF BodySerialNumber (DNG CameraSerialNumber): the board's or sensor's serial and the
+    /// camera's index, unique to the rig and the same across restarts; nil when unknown.
+    public var serialNumber: String?
+    /// The pixel array's size in the focal plane, millimetres (pixel pitch × pixels), when the
+    /// sensor database gives the pitch: EXIF FocalPlaneX/YResolution and FocalLengthIn35mmFormat.
+    public var sensorWidthMillimetres: Double?
+    public var sensorHeightMillimetres: Double?
 
     /// An identity from its parts; lens values nil when unknown.
     public init(make: String, model: String, uniqueCameraModel: String,
@@ -32,6 +39,19 @@ public struct CameraIdentity: Hashable, Sendable, Codable {
         self.init(make: make, model: "\(sensor.product) (\(sensor.model))",
                   uniqueCameraModel: "\(make) \(sensor.model)",
                   focalLengthMillimetres: sensor.lens?.focalLengthMillimetres, fNumber: sensor.lens?.fNumber)
+        if let pitch = sensor.pixelSizeMicrometres, pitch > 0 {
+            sensorWidthMillimetres = Double(sensor.pixelArray.width) * pitch / 1000
+            sensorHeightMillimetres = Double(sensor.pixelArray.height) * pitch / 1000
+        }
+    }
+
+    /// The 35 mm film equivalent focal length (EXIF FocalLengthIn35mmFormat): the focal length
+    /// times 43.27 mm (the 36 × 24 mm frame's diagonal) over the sensor's diagonal; nil when
+    /// either is unknown.
+    public var focalLengthIn35mmFormat: Int? {
+        guard let focal = focalLengthMillimetres, let width = sensorWidthMillimetres, let height = sensorHeightMillimetres,
+              width > 0, height > 0 else { return nil }
+        return Int((focal * (36.0 * 36.0 + 24.0 * 24.0).squareRoot() / (width * width + height * height).squareRoot()).rounded())
     }
 }
 

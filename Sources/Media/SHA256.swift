@@ -25,8 +25,7 @@ public struct SHA256: ~Copyable {
     public static func hexDigest(_ bytes: [UInt8]) throws -> String {
         var hash = SHA256()
         hash.update(bytes)
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: try hash.finalize().flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
+        return try hash.finalizeHex()
     }
 
     /// Adds bytes to the hash.
@@ -51,15 +50,20 @@ public struct SHA256: ~Copyable {
         }
         return Array(digest.prefix(Int(length)))
     }
+
+    /// The digest as lower-case hex, as sidecars record it (`finalize`, then `hexString`).
+    public consuming func finalizeHex() throws -> String {
+        hexString(try finalize())
+    }
 }
 
-/// "SHA-256: libcrypto CALL failed: REASON", with the oldest queued OpenSSL error (ERR_get_error,
-/// ERR_error_string_n), which it takes off the thread's error queue.
-private func libcryptoFailure(_ call: String) -> String {
+/// "WHAT: libcrypto CALL failed: REASON" (WHAT is "SHA-256" unless named), with the oldest queued
+/// OpenSSL error (ERR_get_error, ERR_error_string_n), which it takes off the thread's error queue.
+func libcryptoFailure(_ call: String, in what: String = "SHA-256") -> String {
     let code = ERR_get_error()
     ERR_clear_error()
-    guard code != 0 else { return "SHA-256: libcrypto \(call) failed" }
+    guard code != 0 else { return "\(what): libcrypto \(call) failed" }
     var text = [CChar](repeating: 0, count: 256)
     ERR_error_string_n(code, &text, text.count)
-    return "SHA-256: libcrypto \(call) failed: " + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return "\(what): libcrypto \(call) failed: " + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -163,12 +163,12 @@ final class TIFFSink {
             s.source.withBytes(count: s.count) { hash.update($0.bindMemory(to: UInt8.self)) }
             at = s.end
         }
-        return hexString(try hash.finalize())
+        return try hash.finalizeHex()
     }
 }
 
 /// Lower-case hex of `bytes`.
-func hexString(_ bytes: [UInt8]) -> String {
+public func hexString(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
 }

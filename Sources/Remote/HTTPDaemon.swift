@@ -10,8 +10,8 @@ public struct HTTPLimits: Sendable {
     public var connections = 64
     /// Connections open at once from one address (16 viewers and a few requests beside them).
     public var connectionsPerAddress = 20
-    /// A request line and headers not all in this long after accept (or after the previous
-    /// request's end) closes the connection, however many bytes trickle in (slowloris).
+    /// A request (line, headers and body) not all in this long after accept (or after the
+    /// previous request's end) closes the connection, however many bytes trickle in (slowloris).
     public var headDeadline: Duration = .seconds(10)
     /// A connection with no traffic for this long is closed (libmicrohttpd's timeout; every byte resets it).
     public var idleTimeoutSeconds = 15
@@ -83,16 +83,20 @@ public final class HTTPDaemon: @unchecked Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     /// The request heads' deadline and its reaper thread.
     let deadlines: HeadDeadlines
+    /// Added to every response, the daemon's own refusals included (the remote's security headers).
+    let everyResponse: [(String, String)]
     private var daemon: OpaquePointer?
 
     /// Whether it serves HTTPS.
     public let usesTLS: Bool
 
     /// Starts listening on the IPv4 or IPv6 `address`:`port` (MHD_start_daemon through
-    /// tripod_mhd_start), over TLS when `tls` is given (GnuTLS inside libmicrohttpd).
-    public init(address: String, port: Int, limits: HTTPLimits, tls: TLSCredentials? = nil,
+    /// tripod_mhd_start), over TLS when `tls` is given (GnuTLS inside libmicrohttpd). `headers`
+    /// go on every response it sends, its own refusals (400, 413, 431) included.
+    public init(address: String, port: Int, limits: HTTPLimits, tls: TLSCredentials? = nil, headers: [(String, String)] = [],
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(RemoteError) {
         self.limits = limits
+        self.everyResponse = headers
         self.usesTLS = tls != nil
         if tls != nil, tripod_mhd_supports_tls() != 1 {
             throw RemoteError("remote: this libmicrohttpd was built without TLS, so remote.tls cannot be served; set remote.tls off")
@@ -177,21 +181,21 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
     let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue()
     guard let pending = requestContext.pointee.map({ Unmanaged<PendingRequest>.fromOpaque($0).takeUnretainedValue() }) else {
         let state = PendingRequest()
-        let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+        // One pass over the headers: it returns how many there are and counts the unnamed ones.
         var unnamed = 0
-        _ = withUnsafeMutablePointer(to: &unnamed) { MHD_get_connection_values(connection, .HEADER_KIND, countUnnamed, $0) }
+        let headerCount = Int(withUnsafeMutablePointer(to: &unnamed) { MHD_get_connection_values(connection, .HEADER_KIND, countUnnamed, $0) })
+        let contentLength = lookUp(connection, "Content-Length")
         if headerCount > daemon.limits.headerCount {
             state.refused = .text(431, "too many headers (at most \(daemon.limits.headerCount))")
         } else if unnamed > 0 {
             state.refused = .text(400, "a header without a name")
-        } else if lookUp(connection, "Content-Length") != nil, lookUp(connection, "Transfer-Encoding") != nil {
+        } else if contentLength != nil, lookUp(connection, "Transfer-Encoding") != nil {
             // RFC 9112 6.1: refused rather than read one way here and another by a proxy in front (smuggling).
             state.refused = .text(400, "both Content-Length and Transfer-Encoding")
-        } else if let length = lookUp(connection, "Content-Length").flatMap({ Int($0) }), length > daemon.limits.bodyBytes {
+        } else if let length = contentLength.flatMap({ Int($0) }), length > daemon.limits.bodyBytes {
             state.refused = .text(413, "request body over \(daemon.limits.bodyBytes) bytes")
         }
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        daemon.deadlines.headArrived(UInt(bitPattern: connection))
         return .YES
     }
     if let uploadSize, uploadSize.pointee > 0 {
@@ -206,9 +210,12 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
         uploadSize.pointee = 0
         return .YES
     }
+    // The whole request (head and body) is in: from here it is served, however long (a stream).
+    daemon.deadlines.requestArrived(UInt(bitPattern: connection))
     let response: HTTPResponse
     if let refused = pending.refused {
-        response = refused
+        // Refused before the handler, so before any token: the connection is not kept.
+        response = refused.adding([("Connection", "close")])
     } else {
         var headers: [String: String] = [:]
         for name in ["Authorization", "Cookie", "Range", "Content-Type", "Origin", "Host"] {
@@ -221,7 +228,7 @@ private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, 
                                   headers: headers, body: pending.body, client: client)
         response = daemon.handler(request)
     }
-    return queue(response, on: connection)
+    return queue(response.adding(daemon.everyResponse), on: connection)
 }
 
 /// MHD_RequestCompletedCallback: releases the request's state; the next head's deadline runs from now.
@@ -246,7 +253,8 @@ private let httpConnection: MHD_NotifyConnectionCallback = { context, connection
     }
 }
 
-/// MHD_KeyValueIterator: counts the headers with an empty name into the Int at `context`.
+/// MHD_KeyValueIterator: counts the headers with an empty name into the Int at `context`; goes
+/// through them all (MHD_get_connection_values then returns how many there are).
 private let countUnnamed: MHD_KeyValueIterator = { context, _, key, _ in
     if let context, key.map({ $0.pointee == 0 }) ?? true { context.assumingMemoryBound(to: Int.self).pointee += 1 }
     return .YES

@@ -11,23 +11,28 @@ public final class RemoteServer: Sendable {
     public let preview: PreviewEncoder
     public let captures: CaptureFiles
     public let limiter: FailedAttemptLimiter
+    /// The collection key's checks (signatures, this rig's name, used nonces), or nil: only the token opens it.
+    public let collection: CollectionAccess?
     private let token: String
     private let runner: RemoteCommandRunner
     private let daemon: DaemonBox
 
     /// Listens on `address`:`port` (0: a free one; see `port`).
-    public init(host: LoopBound<any RemoteHost>, address: String, port: Int, token: String, captures: CaptureFiles,
+    /// `collection`: the group's read-only key (`remote.collect`) and this rig's name, whose
+    /// `TripodCollect` signatures it accepts; nil: only the token opens it.
+    public init(host: LoopBound<any RemoteHost>, address: String, port: Int, token: String, collection: CollectionAccess? = nil, captures: CaptureFiles,
                 tls: TLSCredentials? = nil, limits: HTTPLimits = HTTPLimits(), limiter: FailedAttemptLimiter = FailedAttemptLimiter()) throws(RemoteError) {
         self.preview = PreviewEncoder()
         self.captures = captures
         self.limiter = limiter
         self.token = token
+        self.collection = collection
         self.runner = RemoteCommandRunner(host: host)
         let box = DaemonBox()
         self.daemon = box
-        let router = RemoteRouter(token: token, captures: captures, limiter: limiter, runner: runner, preview: preview, overTLS: tls != nil)
+        let router = RemoteRouter(token: token, collection: collection, captures: captures, limiter: limiter, runner: runner, preview: preview, overTLS: tls != nil)
         do {
-            box.daemon = try HTTPDaemon(address: address, port: port, limits: limits, tls: tls) { router.route($0) }
+            box.daemon = try HTTPDaemon(address: address, port: port, limits: limits, tls: tls, headers: RemoteRouter.securityHeaders) { router.route($0) }
         } catch {
             preview.stop()
             throw error
@@ -52,6 +57,8 @@ public final class RemoteServer: Sendable {
 /// Where each request goes, after the token (HTTPDaemon calls it on the connection's thread).
 struct RemoteRouter: Sendable {
     let token: String
+    /// The read-only collection key's signatures, or nil (docs/collect.md).
+    let collection: CollectionAccess?
     let captures: CaptureFiles
     let limiter: FailedAttemptLimiter
     let runner: RemoteCommandRunner
@@ -60,19 +67,19 @@ struct RemoteRouter: Sendable {
     let overTLS: Bool
     static let cookieName = "tripod_token"
 
-    /// On every response: only this server's own files, in no frame, no Referer sent elsewhere,
-    /// types as declared (docs/remote.md, "Security").
+    /// On every response (the daemon adds them, to its own refusals too): only this server's own
+    /// files, in no frame, no Referer sent elsewhere, types as declared (docs/remote.md, "Security").
     static let securityHeaders = [
         ("Content-Security-Policy", "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
         ("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"),
     ]
 
-    /// The answer to `request`, with the security headers. A connection stays open (keep-alive)
-    /// only after a request with the right token: other answers close it, so a peer without the
-    /// token holds a connection for at most one head deadline.
+    /// The answer to `request`. A connection stays open (keep-alive) only after a request with
+    /// the right token: other answers close it, so a peer without the token holds a connection
+    /// for at most one head deadline.
     func route(_ request: HTTPRequest) -> HTTPResponse {
         let (response, authenticated) = answer(request)
-        return response.adding(Self.securityHeaders + (authenticated ? [] : [("Connection", "close")]))
+        return authenticated ? response : response.adding([("Connection", "close")])
     }
 
     private func answer(_ request: HTTPRequest) -> (HTTPResponse, authenticated: Bool) {
@@ -86,8 +93,34 @@ struct RemoteRouter: Sendable {
         case (_, "/login"), (_, "/app.js"), (_, "/app.css"), (_, "/logout"): return (.text(405, "method not allowed"), false)
         default: break
         }
-        if let refusal = refusal(request) { return (refusal, false) }
-        return (authorized(request), true)
+        switch credential(request) {
+        case .failure(let refusal): return (refusal.response, false)
+        case .success(let credential):
+            let resource = Self.resource(request)
+            if let resource, !OriginPolicy.mayRequest(resource, with: credential) {
+                return (.text(403, OriginPolicy.requestRefusal(resource)), true)
+            }
+            return (authorized(request, resource), true)
+        }
+    }
+
+    /// What `request` asks for, for the origin policy; nil for what is not found or not allowed
+    /// (answered 404/405 whoever asks). The one routing table: `authorized` serves by its answer.
+    static func resource(_ request: HTTPRequest) -> RemoteResource? {
+        switch (request.method, request.path) {
+        case ("POST", "/login"): return .login
+        case ("GET", "/"): return .page
+        case ("POST", "/api/command"): return .command
+        case ("GET", "/api/status"): return .status
+        case ("GET", "/api/formats"): return .formats
+        case ("GET", "/api/settings"): return .settings
+        case ("GET", "/api/captures"): return .captureList
+        case ("GET", "/api/events"): return .events
+        case ("GET", "/stream.mjpg"): return .preview
+        case ("GET", _) where request.path.hasPrefix("/captures/"): return .download
+        case ("GET", _) where request.path.hasPrefix("/api/shots/"): return .shotPart
+        default: return nil
+        }
     }
 
     /// The `Set-Cookie` value that keeps `token` in the browser (an empty token removes it):
@@ -96,39 +129,55 @@ struct RemoteRouter: Sendable {
         "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict" + (overTLS ? "; Secure" : "") + (token.isEmpty ? "; Max-Age=0" : "")
     }
 
-    private func authorized(_ request: HTTPRequest) -> HTTPResponse {
-        switch (request.method, request.path) {
+    /// The answer to a request whose credential may ask for `resource`. It serves by the resource
+    /// `resource(_:)` named, never by the path again, so nothing is served that the origin policy
+    /// did not judge.
+    private func authorized(_ request: HTTPRequest, _ resource: RemoteResource?) -> HTTPResponse {
+        guard let resource else {
+            switch request.path {
+            case "/", "/api/command", "/api/status", "/api/formats", "/api/settings", "/api/captures", "/api/events", "/stream.mjpg":
+                return .text(405, "method not allowed")
+            default:
+                return .text(404, "not found")
+            }
+        }
+        switch resource {
         // The login: the token came in the Authorization header and is right; the browser keeps it
         // as an HttpOnly cookie for what cannot send the header (the preview, downloads, events).
-        case ("POST", "/login"):
+        case .login:
             return .bytes(status: 204, contentType: "text/plain", body: [], headers: [("Set-Cookie", cookie(token)), ("Cache-Control", "no-store")])
-        case ("GET", "/"): return RemotePage.page
-        case ("POST", "/api/command"): return command(request)
-        case ("GET", "/api/status"): return console("status")
-        case ("GET", "/api/formats"): return console("formats")
-        case ("GET", "/api/settings"): return settings()
-        case ("GET", "/api/captures"): return captureList()
-        case ("GET", "/api/events"): return events()
-        case ("GET", "/stream.mjpg"):
+        case .page: return RemotePage.page
+        case .command: return command(request)
+        case .status: return console("status")
+        case .formats: return console("formats")
+        case .settings: return settings()
+        case .captureList: return captureList()
+        case .events: return events()
+        case .preview:
             return .stream(contentType: "multipart/x-mixed-replace; boundary=\(MJPEGStream.boundary)", headers: [],
                            body: MJPEGStream(encoder: preview))
-        case ("GET", _) where request.path.hasPrefix("/captures/"):
+        case .download:
             return download(String(request.path.dropFirst("/captures/".count)), range: request.header("Range"))
-        case (_, "/"), (_, "/api/command"), (_, "/api/status"), (_, "/api/formats"), (_, "/api/settings"),
-             (_, "/api/captures"), (_, "/api/events"), (_, "/stream.mjpg"):
-            return .text(405, "method not allowed")
-        default:
-            return .text(404, "not found")
+        case .shotPart:
+            return shotPart(String(request.path.dropFirst("/api/shots/".count)))
         }
     }
 
-    /// Nil when the request may go on. The token comes as `Authorization: Bearer` (API clients, the
+    /// A refusal's response (the error side of `credential`).
+    struct Refused: Error { let response: HTTPResponse }
+
+    /// The credential the request showed, or its refusal. The token comes as `Authorization: Bearer` (API clients, the
     /// page's commands) or, for GETs only, the login's cookie (the preview `<img>`, downloads,
     /// EventSource, which cannot send headers). A POST with the cookie alone is refused: another
-    /// site can make a browser send the cookie, never the header (CSRF).
-    func refusal(_ request: HTTPRequest) -> HTTPResponse? {
+    /// site can make a browser send the cookie, never the header (CSRF). The collection key is
+    /// never sent: its holder signs each request (`Authorization: TripodCollect ...`,
+    /// `CollectionAccess`); the key itself as a bearer is a wrong token.
+    func credential(_ request: HTTPRequest) -> Result<RemoteCredential, Refused> {
         guard limiter.allows(request.client) else {
-            return .text(429, "too many wrong tokens from \(request.client); wait a minute", headers: [("Retry-After", "60")])
+            return .failure(Refused(response: .text(429, "too many wrong tokens from \(request.client); wait a minute", headers: [("Retry-After", "60")])))
+        }
+        if let authorization = request.header("Authorization"), CollectSignature.isSignature(authorization) {
+            return signed(request, authorization)
         }
         let bearer = request.header("Authorization").flatMap { value -> String? in
             let parts = value.split(separator: " ", maxSplits: 1)
@@ -140,22 +189,33 @@ struct RemoteRouter: Sendable {
             given = bearer ?? cookie
         } else {
             guard let bearer else {
-                return .text(cookie == nil ? 401 : 403,
+                return .failure(Refused(response: .text(cookie == nil ? 401 : 403,
                              cookie == nil ? "a token is needed: Authorization: Bearer <token> (tripod ctl remote token)"
-                                           : "commands need the Authorization header, not only the cookie")
+                                           : "commands need the Authorization header, not only the cookie")))
             }
             given = bearer
         }
         guard let given else {
-            if request.path == "/" { return .bytes(status: 303, contentType: "text/plain", body: [], headers: [("Location", "/login")]) }
-            return .text(401, "a token is needed: Authorization: Bearer <token> (tripod ctl remote token)",
-                         headers: [("WWW-Authenticate", "Bearer")])
+            if request.path == "/" { return .failure(Refused(response: .bytes(status: 303, contentType: "text/plain", body: [], headers: [("Location", "/login")]))) }
+            return .failure(Refused(response: .text(401, "a token is needed: Authorization: Bearer <token> (tripod ctl remote token)",
+                                                    headers: [("WWW-Authenticate", "Bearer")])))
         }
-        guard RemoteToken.matches(given, token) else {
+        if RemoteToken.matches(given, token) { return .success(.token) }
+        limiter.failed(request.client)
+        return .failure(Refused(response: .text(401, "wrong token", headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])))
+    }
+
+    /// A request signed with the collection key: the collection credential when the signature is
+    /// for this rig, right and new; otherwise 401, counted as a wrong token.
+    private func signed(_ request: HTTPRequest, _ authorization: String) -> Result<RemoteCredential, Refused> {
+        let verdict = collection?.verify(authorization, method: request.method, path: request.path) ?? .failure(.unavailable)
+        switch verdict {
+        case .success: return .success(.collectionKey)
+        case .failure(let refusal):
             limiter.failed(request.client)
-            return .text(401, "wrong token", headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
+            let words = collection == nil ? "this rig accepts no collection key (remote.collect)" : refusal.description
+            return .failure(Refused(response: .text(401, words, headers: [("WWW-Authenticate", CollectSignature.scheme)])))
         }
-        return nil
     }
 
     static func cookieToken(_ header: String) -> String? {

@@ -30,6 +30,10 @@ public struct OriginPolicy: CommandPolicy {
     static let commandRules: [CommandRule] = [
         CommandRule(command: "remote", form: "token", origins: owner,
                     reason: "the token opens the browser remote: read it at the rig's own console (tripod ctl remote token)"),
+        CommandRule(command: "fleet", form: "cancel", origins: owner.union([.remote]),
+                    reason: "anyone may publish on the group's cmd topic; over MQTT only a shot's sender cancels it, on its own tripod/<group>/<rig>/cancel"),
+        CommandRule(command: "sim", form: "hang", origins: owner,
+                    reason: "it stops the supervisor's loop (a watchdog test), which only the rig's owner may do"),
         CommandRule(command: "quit", form: nil, origins: owner,
                     reason: "a network session ends with its request or connection; quit is for the rig's own consoles"),
         CommandRule(command: "json", form: nil, origins: owner,
@@ -85,6 +89,48 @@ public struct OriginPolicy: CommandPolicy {
         case .remote: return "over the browser remote"
         case .mqtt: return "over MQTT"
         }
+    }
+}
+
+// MARK: The browser remote's requests
+
+/// Which credential an HTTP request to the browser remote showed: the owner's token (`remote
+/// token`), or the group's read-only collection key (`remote.collect`, `tripod collect --key`).
+public enum RemoteCredential: String, Sendable, CaseIterable {
+    case token
+    case collectionKey = "collect"
+}
+
+/// What a request to the browser remote asks for; the router names it, the policy judges it.
+public enum RemoteResource: String, Sendable, CaseIterable {
+    /// `POST /login` (sets the token's cookie) and the page `/`.
+    case login, page
+    /// `POST /api/command`: any console line.
+    case command
+    /// `GET /api/status`, `/api/formats`, `/api/settings`.
+    case status, formats, settings
+    /// `GET /api/events`, `GET /stream.mjpg`.
+    case events, preview
+    /// `GET /api/captures`, `GET /captures/<path>`, `GET /api/shots/<id>` (this rig's part of a shot).
+    case captureList, download, shotPart
+}
+
+extension OriginPolicy {
+    /// The collection key may list and download captures, and ask for this rig's part of a shot;
+    /// nothing else (docs/security.md, the `collect` column).
+    static let collectionKeyMay: Set<RemoteResource> = [.captureList, .download, .shotPart]
+
+    /// True when a request showing `credential` may ask for `resource`.
+    public static func mayRequest(_ resource: RemoteResource, with credential: RemoteCredential) -> Bool {
+        switch credential {
+        case .token: return true
+        case .collectionKey: return collectionKeyMay.contains(resource)
+        }
+    }
+
+    /// The refusal's words for a request the collection key may not make (the token may make any).
+    public static func requestRefusal(_ resource: RemoteResource) -> String {
+        "the collection key may only list and download captures (\(resource.rawValue) needs the remote's token)"
     }
 }
 

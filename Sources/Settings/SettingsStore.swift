@@ -153,10 +153,10 @@ public final class SettingsStore {
 
     // MARK: Base, saved settings, reset
 
-    /// Sets the base (defaults, then the config file) before start; the settings in force follow.
-    public func setBase(_ settings: TypedSettings) {
-        base = settings
-        current = settings
+    /// The settings in force (defaults, then the config file, committed through the participants)
+    /// become the base: where `reset` returns and what `save` compares with. Once, at start.
+    public func adoptCurrentAsBase() {
+        base = current
     }
 
     /// Start-up: the saved settings (`save`), each validated and committed on its own; a bad entry

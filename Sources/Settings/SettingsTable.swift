@@ -121,6 +121,9 @@ public enum SettingsTable {
     public static let remoteTLS = Setting("remote.tls", \.remoteTLS, .certificateAndKey, "HTTPS for the browser remote: off, or its PEM certificate and private key files (the key mode 600 or 400)")
     public static let videoPlaybackFPS = Setting("video.playback-fps", \.video.playbackFramesPerSecond, .number(1...240, unit: "fps", example: "30"), "playback rate of slow motion")
     public static let timelapseRampRate = Setting("timelapse.ramp.rate", \.timelapseRampRateEVPerHour, .number(0.5...600, unit: "EV/h", example: "30"), "time-lapse ramp auto: the most the exposure moves per hour of clock time")
+    // Collection (docs/collect.md): the read-only key and the address the status advertises.
+    public static let remoteCollect = Setting("remote.collect", \.remoteCollectKeyFile, .file, "file with the group's read-only collection key (tripod collect --key), mode 0600, or none")
+    public static let remoteAdvertise = Setting("remote.advertise", \.remoteAdvertise, .listenAddress, "the remote's address in the fleet's status (behind NAT): off (the listen address) or ADDRESS:PORT")
     public static let fleetBroker = Setting("fleet.broker", \.fleet.broker, .broker, "the fleet's MQTT broker (docs/fleet.md), or off")
     public static let fleetCA = Setting("fleet.ca", \.fleet.certificateAuthorityFile, .file, "PEM file of the CAs that sign an mqtts:// broker's certificate (none: the system's)")
     public static let fleetGroup = Setting("fleet.group", \.fleet.group, .name, "the fleet's group: MQTT topics tripod/<group>/...")
@@ -152,6 +155,7 @@ public enum SettingsTable {
         AnySetting(videoPlaybackFPS), AnySetting(remoteListen), AnySetting(remoteTLS), AnySetting(timelapseRampRate),
         AnySetting(fleetBroker), AnySetting(fleetCA), AnySetting(fleetGroup), AnySetting(fleetRig), AnySetting(fleetCredentials),
         AnySetting(fleetSync),
+        AnySetting(remoteCollect), AnySetting(remoteAdvertise),
         AnySetting(triggerMotion), AnySetting(triggerMotionZone), AnySetting(triggerMotionThreshold), AnySetting(triggerMotionArea),
         AnySetting(triggerAction), AnySetting(triggerCooldown), AnySetting(triggerSchedule),
     ]

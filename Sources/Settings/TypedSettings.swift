@@ -50,6 +50,10 @@ public struct TypedSettings: Equatable, Sendable {
     public var remoteListen = RemoteListen.off
     /// `remote.tls`: HTTPS with this certificate and key, or plain HTTP (docs/remote.md).
     public var remoteTLS = RemoteTLS.off
+    /// `remote.collect`: the file holding the group's read-only collection key (docs/collect.md), or none.
+    public var remoteCollectKeyFile: String?
+    /// `remote.advertise`: the address the fleet's status gives for this remote (behind NAT), or off: the listen address.
+    public var remoteAdvertise = RemoteListen.off
     /// `timelapse.ramp.rate`: how fast a time-lapse's exposure ramp may move, EV per hour.
     public var timelapseRampRateEVPerHour: Double = 30
     /// The `trigger.*` settings: motion detection and what a trigger does (module Triggers).

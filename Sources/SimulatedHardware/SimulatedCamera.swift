@@ -111,11 +111,11 @@ public final class SimulatedCamera: CameraDevice {
     public var frameSyncFailure: String? { frameSync?.failure }
 
     init(info: CameraInfo, sensor: SensorDescription, loop: any EventLoop, motion: any MotionTruth,
-         scene: SimulatedScene, seed: UInt64) {
+         scene: SimulatedScene, seed: UInt64, wallClockOffsetNanoseconds: Int64? = nil) {
         self.info = info; self.sensor = sensor; self.loop = loop; self.motion = motion
         self.scene = scene; self.seed = seed
         renderer = SimulatedFrameRenderer(sensor: sensor)
-        wallClockOffsetNanoseconds = Int64(Date().timeIntervalSince1970 * 1e9) - loop.now().nanoseconds
+        self.wallClockOffsetNanoseconds = wallClockOffsetNanoseconds ?? Int64(Date().timeIntervalSince1970 * 1e9) - loop.now().nanoseconds
     }
 
     /// Controls and limits from the sensor entry: HdrMode with an HDR sensor, AF controls only with AF.

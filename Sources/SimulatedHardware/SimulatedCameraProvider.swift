@@ -46,10 +46,16 @@ public final class SimulatedCameraProvider: CameraProvider {
     /// Switches of the sensor's HDR so far, for tests.
     public private(set) var sensorHDRSwitches = 0
 
+    /// CLOCK_REALTIME minus the loop's clock for cameras it opens (`SimulatedCamera`'s FrameWallClock);
+    /// nil: read when each camera opens. Cameras given one offset share one wall clock, whatever real
+    /// time passed between their opens (rigs of one NTP-disciplined network, on a manual clock).
+    public let wallClockOffsetNanoseconds: Int64?
+
     /// A provider for `sensor` on `loop`; frames are blurred by `motion` and reproducible for `seed`.
     public init(loop: any EventLoop, sensor: SensorDescription, motion: any MotionTruth = StillMotion(),
-                scene: SimulatedScene = SimulatedScene(), seed: UInt64 = 1) {
+                scene: SimulatedScene = SimulatedScene(), seed: UInt64 = 1, wallClockOffsetNanoseconds: Int64? = nil) {
         self.loop = loop; self.sensor = sensor; self.motion = motion; self.scene = scene; self.seed = seed
+        self.wallClockOffsetNanoseconds = wallClockOffsetNanoseconds
         cameraID = "/base/soc/i2c0mux/i2c@1/\(sensor.model)@1a"
     }
 
@@ -101,7 +107,8 @@ public final class SimulatedCameraProvider: CameraProvider {
         guard id == cameraID, isPluggedIn else {
             throw HardwareError(.notFound, "simulated camera manager: open '\(id)': no such camera (have \(cameraID))")
         }
-        let camera = SimulatedCamera(info: info, sensor: sensor, loop: loop, motion: motion, scene: scene, seed: seed)
+        let camera = SimulatedCamera(info: info, sensor: sensor, loop: loop, motion: motion, scene: scene, seed: seed,
+                                     wallClockOffsetNanoseconds: wallClockOffsetNanoseconds)
         camera.exposureControl = exposureControl
         camera.libcamera = libcamera
         camera.maximumBufferCount = maximumBufferCount

@@ -1,5 +1,11 @@
+import Collect
+import Foundation
+import Remote
+import Settings
+
 /// `tripod`'s subcommands and options, parsed without an argument-parsing package.
 public enum TripodInvocation: Equatable, Sendable {
+    case collect(CollectOptions)
     case run(RunArguments)
     case formats(board: String?, json: Bool)
     case ctl(socket: String, line: String)
@@ -48,6 +54,21 @@ public enum TripodHelp {
         ("ctl", "[--socket PATH] <console line...>", "send one console line to a running supervisor and print the reply",
          [("--socket PATH", "control socket (default: \(defaultSocketPath))")]),
         ("check-config", "FILE", "validate a settings file and exit", []),
+        ("collect", "--broker mqtt://HOST:PORT --group G --into DIR --key FILE [--shot ID | --last | --follow] [--layout rigs|colmap] [--parallel N] [--credentials FILE] [--ca FILE] [--remote-ca FILE] [--deadline SECONDS] [--rate-limit KB/S] [--then COMMAND]",
+         "collect a fleet's shot onto this machine, every file checked (docs/collect.md)",
+         [("--broker URL", "the group's MQTT broker: mqtt://HOST:PORT or mqtts://HOST:PORT"),
+          ("--group G", "the fleet's group"),
+          ("--into DIR", "where the shots go"),
+          ("--key FILE", "the group's read-only collection key (\(SettingsTable.remoteCollect.key) on the rigs), mode 0600"),
+          ("--shot ID | --last | --follow", "one shot, the last one (default), or every shot as it comes (resumes from DIR's journal)"),
+          ("--layout rigs|colmap", "DIR/<shot>/<rig>/<file> (default), or DIR/images/<rig>/<shot>.jpg and DIR/raw/<rig>/<shot>.dng"),
+          ("--parallel N", "transfers at once across the fleet, 1 to 64 (default 8; at most 2 per rig)"),
+          ("--credentials FILE", "the broker's user and password, as fleet.credentials (mode 0600)"),
+          ("--ca FILE", "the CAs of an mqtts:// broker, as fleet.ca"),
+          ("--remote-ca FILE", "the CAs of the rigs' HTTPS remotes (default: the system's)"),
+          ("--deadline SECONDS", "a shot's files not checked by then are named missing (default 120)"),
+          ("--rate-limit KB/S", "cap each transfer at this many kilobytes a second (default: none)"),
+          ("--then COMMAND", "run once per shot when every file is checked, with the shot's folder as its last argument (no shell)")]),
         ("help", "[SUBCOMMAND]", "describe tripod or one subcommand", []),
         ("version", "", "print the version", []),
     ]
@@ -136,6 +157,8 @@ public func parseTripodArguments(_ arguments: [String]) throws(UsageError) -> Tr
         }
         guard !rest.isEmpty else { throw UsageError(message: "ctl needs a console line, e.g. tripod ctl status", subcommand: sub) }
         return .ctl(socket: socket, line: rest.joined(separator: " "))
+    case "collect":
+        return .collect(try parseCollect(rest, value: value))
     case "check-config":
         guard rest.count == 1 else { throw UsageError(message: "check-config needs exactly one FILE", subcommand: sub) }
         return .checkConfig(path: rest[0])
@@ -143,4 +166,79 @@ public func parseTripodArguments(_ arguments: [String]) throws(UsageError) -> Tr
         guard rest.isEmpty else { throw UsageError(message: "\(sub) takes no arguments", subcommand: sub) }
         return .version
     }
+}
+
+/// `tripod collect`'s options; every one that names a file or a folder is made absolute.
+func parseCollect(_ rest: [String], value: (String, inout Int) throws(UsageError) -> String) throws(UsageError) -> CollectOptions {
+    func usage(_ message: String) -> UsageError { UsageError(message: message, subcommand: "collect") }
+    func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+    var broker: BrokerAddress?, group: String?, into: String?, key: String?
+    var selection: CollectOptions.Selection?
+    var layout = CollectLayout.rigs, parallel = 8, deadline = 120.0
+    var credentials: String?, ca: String?, remoteCA: String?, then: String?, rate: Int?
+    var i = 0
+    while i < rest.count {
+        let option = rest[i]
+        switch option {
+        case "--broker":
+            let text = try value(option, &i)
+            guard let parsed = BrokerAddress(parsing: text) else { throw usage("--broker \"\(text)\" is not mqtt://HOST:PORT or mqtts://HOST:PORT") }
+            broker = parsed
+        case "--group":
+            let text = try value(option, &i)
+            guard SafeName.isValid(text, maximumLength: 64) else { throw usage("--group \"\(text)\" is not a group name (1 to 64 letters, digits, - _ .)") }
+            group = text
+        case "--into": into = absolute(try value(option, &i))
+        case "--key": key = absolute(try value(option, &i))
+        case "--credentials": credentials = absolute(try value(option, &i))
+        case "--ca": ca = absolute(try value(option, &i))
+        case "--remote-ca": remoteCA = absolute(try value(option, &i))
+        case "--then": then = try value(option, &i)
+        case "--shot", "--last", "--follow":
+            guard selection == nil else { throw usage("give one of --shot ID, --last, --follow") }
+            if option == "--shot" {
+                let id = try value(option, &i)
+                guard SafeName.isValid(id) else { throw usage("--shot \"\(id)\" is not a shot id (letters, digits, - _ .)") }
+                selection = .shot(id)
+            } else {
+                selection = option == "--last" ? .last : .follow
+            }
+        case "--layout":
+            let text = try value(option, &i)
+            guard let parsed = CollectLayout(rawValue: text) else { throw usage("--layout is rigs or colmap, not \"\(text)\"") }
+            layout = parsed
+        case "--parallel":
+            let text = try value(option, &i)
+            guard let n = Int(text), (1...64).contains(n) else { throw usage("--parallel is 1 to 64, not \"\(text)\"") }
+            parallel = n
+        case "--rate-limit":
+            let text = try value(option, &i)
+            guard let n = Int(text), (1...10_000_000).contains(n) else { throw usage("--rate-limit is kilobytes a second, 1 to 10000000, not \"\(text)\"") }
+            rate = n
+        case "--deadline":
+            let text = try value(option, &i)
+            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else { throw usage("--deadline is seconds, 0 to 86400, not \"\(text)\"") }
+            deadline = seconds
+        default:
+            throw usage("unknown option \"\(option)\"")
+        }
+        i += 1
+    }
+    guard let broker else { throw usage("collect needs --broker mqtt://HOST:PORT") }
+    guard let group else { throw usage("collect needs --group G") }
+    guard let into else { throw usage("collect needs --into DIR") }
+    guard let key else { throw usage("collect needs --key FILE (the group's collection key; docs/collect.md)") }
+    var options = CollectOptions(broker: broker, group: group, into: into, keyFile: key)
+    options.selection = selection ?? .last
+    options.layout = layout
+    options.parallel = parallel
+    options.deadlineSeconds = deadline
+    options.credentialsFile = credentials
+    options.caFile = ca
+    options.remoteCA = remoteCA
+    options.then = then
+    options.rateLimitKilobytesPerSecond = rate
+    return options
 }

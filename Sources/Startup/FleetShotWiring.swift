@@ -18,6 +18,9 @@ public enum FleetShotWiring {
             return try supervisor.armShot(id: order.id, instant: instant, action: order.action, clock: order.clock,
                                           clockErrorMicroseconds: order.clockErrorMicroseconds, ended: ended)
         }
+        fleet.cancelArmedShot = { [weak supervisor] reason in
+            supervisor?.cancelShotWaitingForInstant(reason: reason)
+        }
         fleet.syncedFrameGrid = { [weak supervisor] in
             supervisor?.syncedFrame.map { SyncedFrameGrid(frameStartWallClockNanoseconds: $0.startWallClockNanoseconds, frameNanoseconds: $0.frameNanoseconds) }
         }

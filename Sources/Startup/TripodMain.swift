@@ -44,6 +44,8 @@ public enum TripodMain {
             return printFormats(board: board, json: json)
         case .ctl(let socket, let line):
             return ConsoleTransports.sendControlLine(line, socketPath: socket)
+        case .collect(let options):
+            return runCollect(options)
         case .checkConfig(let path):
             let result = ConfigFile.check(path: path, schema: settingsSchema)
             print(result.report)
@@ -135,6 +137,7 @@ public enum TripodMain {
         var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: arguments.captures, log: log)
         devices.measuresEncoderSpeed = true  // the real loop: a recording's start may time libx264
+        devices.serialNumber = BodySerial.read(simulated: board.camera.backend == "sim", stateDirectory: arguments.state, cameraIndex: 0)
         var state: StateStore? = nil
         var stateDirectory: String? = nil
         do {

@@ -25,6 +25,9 @@ public struct BoardDevices {
     /// Where a frame-sync client listens to its server's datagrams to measure its alignment
     /// (`CameraController.frameSyncStatus`); nil: not measured.
     public var frameSyncListener: (any FrameSyncChannelFactory)?
+    /// The camera's serial number in the EXIF (BodySerialNumber, DNG CameraSerialNumber): the
+    /// board's serial and the camera's index; nil: none written.
+    public var serialNumber: String?
     /// The PIR sensor's line (board `gpio.pir`), a trigger source; nil without one.
     public var pir: (any GPIOInputLine)?
 

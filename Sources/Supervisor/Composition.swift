@@ -17,6 +17,7 @@ extension Supervisor {
         let bound = self.bound
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
         let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
+                                     serialNumber: devices.serialNumber,
                                      emit: { event in bound.value?.broadcast(event) },  // events flow out to the consoles
                                      onButtonEvent: { event in bound.value?.handle(buttonEvent: event) })
         capture.captureFormat = typed.captureFormat

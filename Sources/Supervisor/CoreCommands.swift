@@ -77,6 +77,7 @@ extension Supervisor {
             fields.append(("imu.rate", ValueParser.formatNumber(motion.angularSpeedDegreesPerSecond) + "°/s"))
         }
         fields.append(("captures", devices.storage.rootDescription))
+        if let url = remoteAdvertisedURL { fields.append(("remote", url)) }
         if let free = try? devices.storage.freeBytes() {
             fields.append(("free", ValueParser.formatNumber(Double(free) / 1e9) + "GB"))
         }

@@ -15,7 +15,7 @@ public typealias FleetCommandHandler = (_ arguments: [String], _ session: Consol
 extension Supervisor {
     /// Adds `fleet` (docs/fleet.md): its work is the fleet client's (`fleetCommandHandler`).
     func registerFleetCommands() {
-        commands.add(Command("fleet", synopsis: "shot in <duration> <action> | shot at <time> <action> | status | arm <id> <time> <action>",
+        commands.add(Command("fleet", synopsis: "shot in <duration> <action> | shot at <time> <action> | cancel <shot> | status | arm <id> <time> <action>",
                              summary: "a shot at a shared instant on every rig of the group; the rigs seen",
                              detail: ["shot in 2s capture: every online rig of fleet.group (this one too) takes ACTION with",
                                       "its first exposure on the first frame at or after the instant, by its own clock;",
@@ -24,6 +24,10 @@ extension Supervisor {
                                       "RFC 3339 (2026-05-01T12:00:05.000Z); at least 0.5 s and at most 1 hour ahead.",
                                       "The reply names the shot; the event fleet.shot sums up the rigs' replies and",
                                       "names SHOT_<id>.json, written next to this rig's captures.",
+                                      "cancel SHOT: releases this rig's armed part of SHOT now (the console can capture",
+                                      "again); typed at the shot's sender, every rig's part too: the sender publishes",
+                                      "on its own tripod/<group>/<rig>/cancel, and a rig obeys only the rig its id names.",
+                                      "A rig arms one shot at a time, at most 60 minutes ahead.",
                                       "status: each rig seen on the broker: online or offline, its state, its clock.",
                                       "arm: what a shot sends over MQTT; refused at a console."],
                              arguments: 1...64) { context, args in
@@ -32,6 +36,13 @@ extension Supervisor {
             }
             return handler(args, context.session)
         })
+    }
+
+    /// `fleet cancel`: a shot's capture or recording still waiting for its instant ends now, failed
+    /// with `reason` (its `ended` runs); one whose frames are coming completes.
+    public func cancelShotWaitingForInstant(reason: String) {
+        captureService?.cancelShotWaitingForInstant(reason: reason)
+        recorder?.cancelArmedShot(reason: reason)
     }
 
     /// Arms a shot at a shared instant (`fleet arm`, from the fleet client): `action` is `capture`

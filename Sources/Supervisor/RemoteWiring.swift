@@ -52,9 +52,15 @@ extension Supervisor {
                 return
             }
         }
+        // The key checks signatures for this rig's name; the nonces used outlive a restarted server.
+        var collection: CollectionAccess?
+        if let file = typed.remoteCollectKeyFile {
+            do throws(RemoteError) { collection = CollectionAccess(key: try CollectionKey.load(file), rig: typed.fleet.rig, seen: collectNonces) }
+            catch { log.warning("remote: \(error.message); the collection key is not accepted") }
+        }
         do throws(RemoteError) {
             let server = try RemoteServer(host: LoopBound<any RemoteHost>(self, loop: loop), address: address, port: port, token: token,
-                                          captures: CaptureFiles(root: devices.storage.rootDescription), tls: tls)
+                                          collection: collection, captures: CaptureFiles(root: devices.storage.rootDescription), tls: tls)
             remote = server
             log.notice("remote: listening on \(server.scheme)://\(RemoteListen.text(address, port: server.port))/")
         } catch {
@@ -63,11 +69,23 @@ extension Supervisor {
         }
     }
 
-    /// The store's participant for `remote.tls`: a certificate or key that cannot be used is
-    /// refused at `set` (and in the config file), in words, before anything changes.
-    static func checkRemoteTLS(_ change: SettingsChange) throws(ConsoleError) {
+    /// The store's participant for the remote's files: a `remote.tls` certificate or key, or a
+    /// `remote.collect` key file, that cannot be used is refused at `set` (and in the config file),
+    /// in words, before anything changes.
+    static func checkRemoteFiles(_ change: SettingsChange) throws(ConsoleError) {
+        if change.touches(SettingsTable.remoteCollect), let file = change.new.remoteCollectKeyFile {
+            do throws(RemoteError) { _ = try CollectionKey.load(file) } catch { throw ConsoleError(.badValue, error.message) }
+        }
         guard change.touches(SettingsTable.remoteTLS), case .files(let certificate, let key) = change.new.remoteTLS else { return }
         _ = try TLSCredentials.load(certificate: certificate, key: key)
+    }
+
+    /// The remote's address as the fleet's status gives it (`remote=`): `remote.advertise`, else
+    /// the listen address (a wildcard one is filled in by the fleet with its own address); nil when off.
+    var remoteAdvertisedURL: String? {
+        guard let remote, case .address(let address, _) = typed.remoteListen else { return nil }
+        if case .address(let advertised, let port) = typed.remoteAdvertise { return "\(remote.scheme)://\(RemoteListen.text(advertised, port: port))" }
+        return "\(remote.scheme)://\(RemoteListen.text(address, port: remote.port))"
     }
 
     func stopRemote() {

@@ -1,6 +1,7 @@
 import Hardware
 import Camera
 import Console
+import Remote
 import Settings
 import Stabilization
 
@@ -24,7 +25,7 @@ extension Supervisor {
         settings.participate(.init(name: "camera", apply: { [weak self] change throws(ConsoleError) in
             try self?.applyCameraPart(change)
         }, inForce: { [weak self] settings in self?.formatInForce(&settings) }))
-        settings.participate(.init(name: "remote") { change throws(ConsoleError) in try Supervisor.checkRemoteTLS(change) })
+        settings.participate(.init(name: "remote") { change throws(ConsoleError) in try Supervisor.checkRemoteFiles(change) })
         settings.observe { [weak self] change in self?.settingsCommitted(change) }
     }
 
@@ -48,7 +49,10 @@ extension Supervisor {
         if change.touches(SettingsTable.dngCompression) { captureService?.dngCompression = change.new.dngCompression }
         if change.touches(SettingsTable.timelapseRampRate) { timelapse?.rampRateEVPerHour = change.new.timelapseRampRateEVPerHour }
         if (change.touches(SettingsTable.remoteListen) && change.old.remoteListen != change.new.remoteListen)
-            || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS) { applyRemoteListen() }
+            || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS)
+            || (change.touches(SettingsTable.remoteCollect) && change.old.remoteCollectKeyFile != change.new.remoteCollectKeyFile) { applyRemoteListen() }
+        // Collection signatures name the rig: they must name the new one from now on.
+        if change.touches(SettingsTable.fleetRig) { remote?.collection?.rigName = change.new.fleet.rig }
     }
 
     /// The recorder's part: no format change while recording; the `video.*` settings.

@@ -71,6 +71,9 @@ public final class Supervisor {
     var remote: RemoteServer?
     /// The remote's token, from the state directory (made at the first start).
     var remoteToken: String?
+    /// The nonces of collection signatures accepted so far, kept across restarts of the remote's
+    /// server so none is accepted twice while the process runs (RemoteWiring.swift).
+    let collectNonces = SeenNonces()
     /// Why the remote could not listen, for `get remote.listen`.
     var remoteFailure: String?
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
@@ -119,7 +122,7 @@ public final class Supervisor {
         loop.preconditionInEventLoop()
         state = .starting
         for note in devices.notes { log.warning(note) }
-        settings.setBase(settings.current)  // defaults, then the config file: where reset returns
+        settings.adoptCurrentAsBase()  // defaults, then the config file: where reset returns
         restoreSavedSettings()
         try startDevices()
         startRemote()

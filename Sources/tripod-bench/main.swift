@@ -18,6 +18,7 @@ let benchmarks: [any Benchmark.Type] = [
     RawFormatsBenchmark.self,
     TimelapseBenchmark.self,
     FleetBenchmark.self,
+    CollectBenchmark.self,
     MotionBenchmark.self,
 ]
 

@@ -3,6 +3,7 @@ import Foundation
 import Hardware
 import ManualLoop
 import Media
+import Settings
 import SimulatedHardware
 import Startup
 import TestSupport
@@ -32,7 +33,8 @@ final class LoopRig {
     let wallOffsetNanoseconds: Int64
 
     init(_ name: String, loop: ManualEventLoop, broker: Broker, group: String = "g", synchronised: Bool = true,
-         fullDisk: Bool = false, frameSync: (address: FrameSyncAddress, mode: FrameSyncMode)? = nil) throws {
+         fullDisk: Bool = false, frameSync: (address: FrameSyncAddress, mode: FrameSyncMode)? = nil,
+         brokerHost: String = "127.0.0.1", resolver: any HostResolving = SystemResolver(), state: StateStore? = nil) throws {
         self.name = name
         self.loop = loop
         let captures = NSTemporaryDirectory() + "tripod-shot-\(name)-\(UUID().uuidString)"
@@ -52,14 +54,14 @@ final class LoopRig {
         wallOffsetNanoseconds = offset
         let clock = ClockSyncState(synchronised: synchronised, estimatedErrorMicroseconds: synchronised ? 250 : 16_000_000,
                                    maximumErrorMicroseconds: 16_000_000)
-        let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: nil, log: .discard,
+        let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: .discard,
                                 wallClock: { Date(timeIntervalSince1970: Double(offset + loop.now().nanoseconds) / 1e9) },
-                                clockSync: FixedClockSync(state: clock))
+                                clockSync: FixedClockSync(state: clock), resolver: resolver)
         self.fleet = fleet
         FleetShotWiring.connect(fleet, to: supervisor)
         let output = self.output
         console = try loop.perform { () throws(ConsoleError) -> ConsoleSession in
-            var settings = [("fleet.broker", "mqtt://127.0.0.1:\(broker.port)"), ("fleet.group", group), ("fleet.rig", name)]
+            var settings = [("fleet.broker", "mqtt://\(brokerHost):\(broker.port)"), ("fleet.group", group), ("fleet.rig", name)]
             if let frameSync { settings += [("video.fps", "30"), ("fleet.sync", frameSync.mode.rawValue)] }
             for (key, value) in settings {
                 _ = try supervisor.change(key: key, value: value, origin: .configFile, requestedBy: nil)

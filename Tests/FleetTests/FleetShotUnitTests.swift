@@ -98,6 +98,7 @@ import Testing
         #expect(topics.everyRigReply == "tripod/studio/+/reply")
         #expect(topics.rigAndKind(of: "tripod/studio/cam07/state")! == ("cam07", "state"))
         #expect(topics.rigAndKind(of: "tripod/studio/cam07/reply")! == ("cam07", "reply"))
+        #expect(topics.rigAndKind(of: "tripod/studio/cam07/report")! == ("cam07", "report"))
         #expect(topics.rigAndKind(of: "tripod/other/cam07/state") == nil)
         #expect(topics.rigAndKind(of: "tripod/studio/cam07/events") == nil)
         #expect(topics.rigAndKind(of: "tripod/studio/cmd") == nil)

@@ -14,14 +14,20 @@ final class Observer: @unchecked Sendable {
     }
     private let received = LockedValue<[Received]>([])
     private let connectedCount = LockedValue(0)
+    /// The message ids of the SUBACKs heard.
+    private let subscribed = LockedValue<Set<Int32>>([])
     private let client: MosquittoClient
 
+    /// Returns once the broker acknowledged the subscription (SUBACK), so nothing published after
+    /// this returns can be missed, however busy the broker is.
     init(broker: Broker, user: String? = nil, password: String? = nil) throws {
         let received = self.received
         let connectedCount = self.connectedCount
+        let subscribed = self.subscribed
         client = try MosquittoClient(clientID: "observer-\(UUID().uuidString.prefix(8))", cleanSession: true) { event in
             switch event {
             case .connected(code: 0): connectedCount.withLock { $0 += 1 }
+            case .subscribed(let messageID): subscribed.withLock { _ = $0.insert(messageID) }
             case .message(let topic, let payload, let retained):
                 received.withLock { $0.append(Received(topic: topic, payload: String(decoding: payload, as: UTF8.self), retained: retained)) }
             default: break
@@ -32,7 +38,8 @@ final class Observer: @unchecked Sendable {
         try client.connect(host: "127.0.0.1", port: broker.port, keepaliveSeconds: 10)
         try client.startLoop()
         guard waitUntil(seconds: 30, { connectedCount.current > 0 }) else { throw FleetTestFailure("the observer did not connect") }
-        try client.subscribe(topic: "tripod/#", qos: 1)
+        let messageID = try client.subscribe(topic: "tripod/#", qos: 1)
+        guard waitUntil(seconds: 30, { subscribed.current.contains(messageID) }) else { throw FleetTestFailure("the broker never acknowledged the observer's subscription") }
     }
 
     deinit { client.disconnect() }
@@ -41,8 +48,8 @@ final class Observer: @unchecked Sendable {
 
     func messages(on topic: String) -> [Received] { messages.filter { $0.topic == topic } }
 
-    func publish(_ topic: String, _ payload: String) throws {
-        try client.publish(topic: topic, payload: payload, qos: 1, retain: false)
+    func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
+        try client.publish(topic: topic, payload: payload, qos: 1, retain: retain)
     }
 
     /// The replies carrying `id`, decoded.

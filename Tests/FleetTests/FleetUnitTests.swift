@@ -96,8 +96,8 @@ import LinuxHardware
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let state = StateStore(storage: try PosixStorage(root: directory))
         let seen = SeenCommandIDs(capacity: 3)
-        var remembered: [String] = []
-        for id in ["a", "b", "c", "d"] { remembered = seen.insert(id) }
+        for id in ["a", "b", "c", "d"] { seen.insert(id) }
+        let remembered = seen.remembered
         #expect(remembered == ["b", "c", "d"])
         #expect(!seen.contains("a") && seen.contains("b") && seen.contains("d"))
         try state.save(remembered, as: StateStore.File.fleetCommandIDs)
@@ -105,17 +105,91 @@ import LinuxHardware
         #expect(!again.contains("a") && again.contains("b") && again.contains("c") && again.contains("d"))
     }
 
+    /// Beyond its capacity a lane drops its oldest message: what comes after a flood is kept.
     @Test func theInboxAsksForOneHopPerBurstAndDropsMessagesBeyondItsCapacity() {
-        let inbox = FleetInbox(capacity: 3)
+        let inbox = FleetInbox(commandCapacity: 3, groupCapacity: 3, maximumGroupPayloadBytes: 16)
         let message = MosquittoEvent.message(topic: "t", payload: [1], retained: false)
-        #expect(inbox.push(.init(connection: 1, event: .connected(code: 0))))
-        for _ in 0..<4 { #expect(!inbox.push(.init(connection: 1, event: message))) }
+        #expect(inbox.push(.init(connection: 1, event: .connected(code: 0)), lane: .commands))
+        for _ in 0..<4 { #expect(!inbox.push(.init(connection: 1, event: message), lane: .commands)) }
         // Connection events are kept even when the inbox is full of messages.
-        #expect(!inbox.push(.init(connection: 1, event: .disconnected(code: 7))))
-        let (items, dropped) = inbox.drain()
-        #expect(items.map(\.event) == [.connected(code: 0), message, message, .disconnected(code: 7)])
-        #expect(dropped == 2)
-        #expect(inbox.push(.init(connection: 2, event: message)), "after a drain the next push asks for a hop again")
+        #expect(!inbox.push(.init(connection: 1, event: .disconnected(code: 7)), lane: .commands))
+        let taken = inbox.drain()
+        #expect(taken.commands.map(\.event) == [.connected(code: 0), message, message, message, .disconnected(code: 7)])
+        #expect(taken.droppedCommands == 1)
+        #expect(inbox.push(.init(connection: 2, event: message), lane: .commands), "after a drain the next push asks for a hop again")
+        _ = inbox.drain()
+        for n in 0..<10 { _ = inbox.push(.init(connection: 1, event: .message(topic: "t", payload: [UInt8(n)], retained: false)), lane: .commands) }
+        let latest = inbox.drain()
+        #expect(latest.commands.map(\.event) == (7..<10).map { MosquittoEvent.message(topic: "t", payload: [UInt8($0)], retained: false) })
+        #expect(latest.droppedCommands == 7)
+    }
+
+    /// Finding (issue 37): the group's status shared one inbox with the commands. A flood of status
+    /// fills only the group's lane; the commands behind it are all kept and handed over first, and a
+    /// payload over the limit is dropped and counted.
+    @Test func groupTrafficCannotCrowdOutCommands() {
+        let inbox = FleetInbox(commandCapacity: 4, groupCapacity: 8, maximumGroupPayloadBytes: 16)
+        let status = MosquittoEvent.message(topic: "tripod/g/x/status", payload: [1], retained: false)
+        for _ in 0..<100 { _ = inbox.push(.init(connection: 1, event: status), lane: .group) }
+        _ = inbox.push(.init(connection: 1, event: .message(topic: "tripod/g/x/status", payload: Array(repeating: 1, count: 17), retained: false)), lane: .group)
+        let command = MosquittoEvent.message(topic: "tripod/g/cmd", payload: [2], retained: false)
+        for _ in 0..<4 { _ = inbox.push(.init(connection: 1, event: command), lane: .commands) }
+        let taken = inbox.drain()
+        #expect(taken.commands.count == 4 && taken.droppedCommands == 0)
+        #expect(taken.group.count == 8 && taken.droppedGroup == 92 && taken.droppedOversize == 1)
+        let topics = FleetTopics(group: "g", rig: "r1")
+        #expect(topics.lane(of: "tripod/g/cmd") == .commands && topics.lane(of: "tripod/g/r1/cmd") == .commands)
+        #expect(topics.lane(of: "tripod/g/r2/cancel") == .commands)
+        #expect(topics.lane(of: "tripod/g/r2/status") == .group && topics.lane(of: "tripod/g/r2/reply") == .group)
+    }
+
+    /// A long flood of status through a small group lane: the newest are kept, in order, however many
+    /// times the lane dropped its oldest (and cut what it dropped); a connection event pushed on the
+    /// group lane waits with the commands, never dropped.
+    @Test func theGroupLaneKeepsTheNewestThroughALongFlood() {
+        let inbox = FleetInbox(commandCapacity: 4, groupCapacity: 8, maximumGroupPayloadBytes: 16)
+        func status(_ n: Int) -> MosquittoEvent { .message(topic: "tripod/g/x\(n)/status", payload: [1], retained: false) }
+        for n in 0..<1000 { _ = inbox.push(.init(connection: 1, event: status(n)), lane: .group) }
+        _ = inbox.push(.init(connection: 1, event: .disconnected(code: 7)), lane: .group)
+        #expect(inbox.waiting.group == 8 && inbox.waiting.commands == 1)
+        let taken = inbox.drain()
+        #expect(taken.group.map(\.event) == (992..<1000).map(status))
+        #expect(taken.droppedGroup == 992)
+        #expect(taken.commands.map(\.event) == [.disconnected(code: 7)])
+        for n in 0..<3 { _ = inbox.push(.init(connection: 1, event: status(n)), lane: .group) }
+        #expect(inbox.drain().group.map(\.event) == (0..<3).map(status), "after a drain the lane starts empty")
+    }
+
+    /// A rig's state goes the way of its status and replies: the group lane, whose size bound drops
+    /// and counts a payload over the limit (the broker tests send oversized status and replies).
+    @Test func anOversizedStateIsDroppedAndCounted() {
+        let topics = FleetTopics(group: "g", rig: "r1")
+        #expect(topics.lane(of: "tripod/g/r2/state") == .group)
+        let inbox = FleetInbox(commandCapacity: 4, groupCapacity: 8, maximumGroupPayloadBytes: 16)
+        _ = inbox.push(.init(connection: 1, event: .message(topic: "tripod/g/r2/state", payload: Array(repeating: 0x6F, count: 17), retained: true)), lane: .group)
+        _ = inbox.push(.init(connection: 1, event: .message(topic: "tripod/g/r2/state", payload: Array("online".utf8), retained: true)), lane: .group)
+        let taken = inbox.drain()
+        #expect(taken.droppedOversize == 1 && taken.group.count == 1)
+    }
+
+    /// A shot's id names its sender; no other rig's name fits it, even one that extends it.
+    @Test func aShotIdNamesItsSenderOnly() {
+        let id = ShotRequest.makeID(rig: "cam-1", instant: Date(timeIntervalSince1970: 1_764_950_400.123), serial: 0)
+        #expect(ShotRequest.isSent(by: "cam-1", id: id))
+        #expect(!ShotRequest.isSent(by: "cam", id: id))
+        #expect(!ShotRequest.isSent(by: "cam-1", id: "cam-1-x"))
+        let serial = ShotRequest.makeID(rig: "a", instant: Date(timeIntervalSince1970: 1_764_950_400), serial: 3)
+        #expect(ShotRequest.isSent(by: "a", id: serial))
+        #expect(!ShotRequest.isSent(by: "a", id: ShotRequest.makeID(rig: "a-1764950400000", instant: Date(timeIntervalSince1970: 1_764_950_400), serial: 0)))
+    }
+
+    /// The payloads' strings are JSON that any parser reads back as they were; nil is null.
+    @Test func jsonStringsReadBackAsTheyWere() throws {
+        for text in ["cam01-1777636805250", "a \"quoted\" \\ back/slash", "tab\there", "é ✓", ""] {
+            let literal = FleetClient.jsonString(text)
+            #expect(try JSONSerialization.jsonObject(with: Data(literal.utf8), options: [.fragmentsAllowed]) as? String == text, "\(literal)")
+        }
+        #expect(FleetClient.jsonString(nil) == "null")
     }
 
     @Test func topicsAreTheIssuesNames() {

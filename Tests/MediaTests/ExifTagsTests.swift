@@ -13,7 +13,11 @@ import Testing
 
     @Test(arguments: [ExifTag.Files.dng, .jpeg])
     func exiftoolFindsTheListedTagsAndNoOthersFromTheList(file kind: ExifTag.Files) throws {
-        let exif = testExif(size: PixelSize(width: 64, height: 48))
+        var exif = testExif(size: PixelSize(width: 64, height: 48))
+        // The tags that need a serial and the sensor's size (IMX708's 4608 x 2592 pixels of 1.4 µm).
+        exif.camera.serialNumber = "SIM0123456789ABCDEF-0"
+        exif.camera.sensorWidthMillimetres = 6.4512
+        exif.camera.sensorHeightMillimetres = 3.6288
         let bytes = kind == .dng
             ? try DNGWriter.encode(makeRawFrame(), description: DNGDescription(exif: exif, blackLevel: 256))
             : try JPEGWriter.encode(makeRGBFrame(), exif: exif)

@@ -26,6 +26,67 @@ import TestSupport
                 #expect(response.header(name) == value, "\(method) \(path) (\(response.status)) \(name): \(response.header(name) ?? "none")")
             }
         }
+        // The daemon's own refusals, made before the router sees the request, carry them too.
+        let refusals: [(headers: [(String, String)], body: [UInt8], status: Int)] = [
+            ([remote.bearer] + (0..<49).map { ("X-Many-\($0)", "1") }, [], 431),
+            ([remote.bearer, ("Transfer-Encoding", "chunked")], Array("0\r\n\r\n".utf8), 400),
+        ]
+        for refusal in refusals {
+            let response = http.request("POST", "/api/command", headers: refusal.headers, body: refusal.body)
+            #expect(response?.status == refusal.status)
+            for (name, value) in Self.expected {
+                #expect(response?.header(name) == value, "\(refusal.status) \(name): \(response?.header(name) ?? "none")")
+            }
+        }
+    }
+
+    /// Reads one response (its head and its Content-Length body) from `fd`, leaving the connection as it is.
+    static func readOne(_ fd: Int32) -> HTTPTestClient.Response? {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = HTTPTestClient.headEnd(data), let response = HTTPTestClient.parse(data),
+               data.count - (end + 4) >= Int(response.header("Content-Length") ?? "0") ?? 0 {
+                return response
+            }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { return nil }
+            data += buffer[0..<n]
+        }
+    }
+
+    /// True when the server has closed `fd` (end of stream or reset), false when the read timed out.
+    static func closedByServer(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let n = read(fd, &byte, 1)
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// Keep-alive only with the token: a peer without it (the open login page, a 401, a refusal
+    /// of the daemon's own) is answered and its connection closed; with the token one connection
+    /// carries two requests.
+    @Test func onlyARequestWithTheTokenKeepsItsConnection() throws {
+        let remote = try RemoteFixture()
+        let http = remote.client
+        let many = (0..<49).map { "X-Many-\($0): 1\r\n" }.joined()
+        let heads = ["GET /login HTTP/1.1\r\nHost: x\r\n\r\n", "GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n",
+                     "GET /api/status HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(remote.token)\r\n\(many)\r\n"]
+        for head in heads {
+            guard let fd = http.connect() else { Issue.record("no connection"); continue }
+            defer { close(fd) }
+            http.send(fd, Array(head.utf8))
+            let response = Self.readOne(fd)
+            let line = head.prefix { $0 != "\r" }
+            #expect(response?.header("Connection")?.lowercased() == "close", "\(line) (\(response?.status ?? 0))")
+            #expect(Self.closedByServer(fd), "\(line) (\(response?.status ?? 0)): the connection stays open")
+        }
+        guard let fd = http.connect() else { Issue.record("no connection"); return }
+        defer { close(fd) }
+        let status = "GET /api/status HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(remote.token)\r\n\r\n"
+        for _ in 0..<2 {
+            http.send(fd, Array(status.utf8))
+            #expect(Self.readOne(fd)?.status == 200)
+        }
     }
 
     @Test func theLoginAnswersWithAnHttpOnlyStrictCookieAndTheLogoutRemovesIt() throws {

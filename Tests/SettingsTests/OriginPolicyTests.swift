@@ -9,12 +9,13 @@ import Testing
     @Test func onlyTheOwnersConsolesReadTheTokenQuitOrSwitchToJSON() {
         for origin in CommandOrigin.allCases {
             let owner = origin == .serial || origin == .socket
-            for (command, arguments) in [("remote", ["token"]), ("remote", ["TOKEN"]), ("quit", []), ("json", ["off"])] {
+            for (command, arguments) in [("remote", ["token"]), ("remote", ["TOKEN"]), ("quit", []), ("json", ["off"]), ("sim", ["hang", "3"])] {
                 let refusal = policy.refusal(command: command, arguments: arguments, origin: origin)
                 #expect((refusal == nil) == owner, "\(origin) \(command) \(arguments)")
                 #expect(refusal.map { $0.code == .denied } ?? true)
             }
             #expect(policy.refusal(command: "remote", arguments: ["preview"], origin: origin) == nil)
+            #expect(policy.refusal(command: "sim", arguments: ["motion", "handheld"], origin: origin) == nil)
             #expect(policy.refusal(command: "set", arguments: ["zoom", "2"], origin: origin) == nil)
         }
     }
@@ -22,12 +23,12 @@ import Testing
     @Test func theNetworkNeverChangesTheWaysInOrAFile() {
         for setting in SettingsTable.all {
             let ownerOnly = setting.key.hasPrefix("remote.") || setting.key.hasPrefix("fleet.")
-                || setting.key == "fleet.credentials" || setting.key == "fleet.ca" || setting.key == "remote.tls"
+                || setting.key == "fleet.credentials" || setting.key == "fleet.ca" || setting.key == "remote.tls" || setting.key == "remote.collect"
             for origin in CommandOrigin.allCases {
                 #expect(OriginPolicy.mayChange(setting, from: origin) == (!origin.isNetwork || !ownerOnly), "\(origin) \(setting.key)")
             }
         }
-        #expect(SettingsTable.all.filter(\.kind.namesFile).map(\.key).sorted() == ["fleet.ca", "fleet.credentials", "remote.tls"])
+        #expect(SettingsTable.all.filter(\.kind.namesFile).map(\.key).sorted() == ["fleet.ca", "fleet.credentials", "remote.collect", "remote.tls"])
     }
 
     /// The store judges the origin before any participant: a refused change touches no service.

@@ -64,9 +64,9 @@ import Testing
 
     @Test func resetReturnsToTheBaseTouchingOnlyWhatDiffers() throws {
         let rig = Rig(participants: ["a"])
-        var base = TypedSettings.defaults
-        base.videoHDR = .off  // the config file's
-        rig.store.setBase(base)
+        try rig.store.set("video.hdr", "off", origin: .configFile)  // the config file's
+        rig.store.adoptCurrentAsBase()
+        let base = rig.store.current
         try rig.store.set("display.zebra", "on")
         try rig.store.set("video.fps", "24")
         #expect(rig.store.changedFromBase == ["display.zebra": "on", "video.fps": "24"])
@@ -79,9 +79,9 @@ import Testing
 
     @Test func restoredSettingsAreRevertedToWhatTheyReplaced() throws {
         let rig = Rig(participants: [])
-        var base = TypedSettings.defaults
-        base.exposureISO = 200
-        rig.store.setBase(base)
+        try rig.store.update(origin: .configFile) { $0.exposureISO = 200 }
+        rig.store.adoptCurrentAsBase()
+        let base = rig.store.current
         let skipped = rig.store.restore(saved: ["exposure.iso": "800", "zoom": "huge"])
         #expect(skipped.map(\.key) == ["zoom"])
         #expect(rig.store.current.exposureISO == 800 && rig.store.current.exposureMode == .custom)

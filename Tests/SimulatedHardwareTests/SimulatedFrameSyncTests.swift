@@ -1,3 +1,4 @@
+import Foundation
 import Boards
 import Glibc
 import Hardware
@@ -40,8 +41,13 @@ import Testing
     static let frameMicroseconds: Int64 = 33_333  // 30 fps, below the mode's 120
 
     /// A camera streaming at a fixed 30 fps with SyncMode `mode` on every request, re-queued as each completes.
+    /// One wall clock for the test's cameras: the client's start offset is the manual clock's 12.345 ms,
+    /// not that plus however long the server's set-up took in real time.
+    static let wallClockOffsetNanoseconds = Int64(Date().timeIntervalSince1970 * 1e9)
+
     static func streaming(_ loop: ManualEventLoop, hub: Hub, mode: FrameSyncMode) throws -> (SimulatedCamera, Log) {
-        let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.embedded(model: "imx708"))
+        let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.embedded(model: "imx708"),
+                                               wallClockOffsetNanoseconds: wallClockOffsetNanoseconds)
         provider.maximumRenderSize = PixelSize(width: 64, height: 36)
         let camera = try #require(try provider.open(id: provider.cameraID) as? SimulatedCamera)
         camera.frameSyncChannels = hub

@@ -117,12 +117,14 @@ import Video
             .compactMap { Double($0) }.map { Int64(($0 * 1000).rounded()) }  // µs
         try #require(pts.count >= 2, "\(stopped)")
         let steps = zip(pts, pts.dropFirst()).map { $1 - $0 }
-        let frame = try #require(steps.min())
-        let nominal: Double = 1e6 / 30
-        let error: Double = abs(Double(frame) - nominal)
-        #expect(error < nominal / 100, "frame step \(frame) µs")
-        #expect(steps.allSatisfy { $0 % frame == 0 }, "\(steps)")
-        let skippedInFile = steps.map { Int($0 / frame) - 1 }.reduce(0, +)
+        // Each step is a whole number of the mode's frame durations (1/30 s): a loaded machine may
+        // write no two neighbouring frames at all, so the unit is the mode's, not the smallest step.
+        let frame: Double = 1e6 / sidecar.format.captureFramesPerSecond
+        #expect(abs(frame - 1e6 / 30) < 1, "the recording's mode is \(sidecar.format.captureFramesPerSecond) fps")
+        let frameSteps = steps.map { Int((Double($0) / frame).rounded()) }
+        let offWhole = zip(steps, frameSteps).filter { step, count in count < 1 || abs(Double(step) - Double(count) * frame) >= frame / 100 }
+        #expect(offWhole.isEmpty, "steps that are not whole frame durations (µs, frames): \(offWhole)")
+        let skippedInFile = frameSteps.map { $0 - 1 }.reduce(0, +)
         // Frames the encoder's queue dropped after the last frame it wrote (it was full when the
         // recording stopped) are lost too, but no gap in the file shows them: they lie past its last
         // sequence. The span runs over every frame the recording saw, written or dropped.
