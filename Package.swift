@@ -45,6 +45,16 @@ let package = Package(
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
         // libcurl's variadic curl_easy_setopt/getinfo and curl_multi_setopt, with typed arguments.
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // gst-rtsp-server's GObject signals, variadic g_object_set and macros, behind fixed functions
+        // (the live stream, module Stream). Its header needs no GStreamer one, so the include paths are
+        // the shim's alone: Debian's, for amd64 and arm64 (pkg-config's -pthread is a flag SwiftPM
+        // refuses with a warning; libgstrtspserver-1.0-dev, libgstreamer-plugins-base1.0-dev).
+        .target(name: "CGstRTSPShim",
+                cSettings: [.unsafeFlags(["-I/usr/include/gstreamer-1.0", "-I/usr/include/glib-2.0",
+                                          "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include", "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+                                          "-pthread"])],
+                linkerSettings: ["gstrtspserver-1.0", "gstapp-1.0", "gstbase-1.0", "gstreamer-1.0", "gobject-2.0", "glib-2.0"]
+                    .map { .linkedLibrary($0) }),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -97,10 +107,12 @@ let package = Package(
         // tripod collect (docs/collect.md): a fleet's shot onto one machine: discovery over MQTT,
         // transfers through libcurl, every file checked against its rig's SHA-256, the layouts, the journal.
         .target(name: "Collect", dependencies: ["Fleet", "Settings", "Media", "Remote", "Console", "LinuxHardware", "CCurl", "CCurlShim"]),
+        // The live stream over RTSP (docs/stream.md): the encoder's packets into gst-rtsp-server.
+        .target(name: "Stream", dependencies: ["Hardware", "Console", "Settings", "Video", "CGstRTSPShim"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
-            "Controls", "Capture", "Recording", "Settings", "Transports", "Remote", "Triggers",
+            "Controls", "Capture", "Recording", "Settings", "Transports", "Remote", "Triggers", "Stream",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
@@ -141,7 +153,7 @@ let package = Package(
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
                                                      "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder", "Transports",
-                                                     "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video", "Triggers"],
+                                                     "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video", "Triggers", "Stream"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

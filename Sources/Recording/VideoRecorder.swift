@@ -83,6 +83,10 @@ public final class VideoRecorder {
     public private(set) var triggerPrerollWanted = false
     /// The frames a triggered recording begins with (nil: not wanted, or no `video.prerecord`).
     private var preroll: TriggerPreroll?
+    /// The live stream fed with the encoder's packets (nil: off), and the bit rate of the encoder
+    /// that runs for it while nothing records.
+    private var streamSink: (any EncodedVideoSink)?
+    private var streamBitrateBitsPerSecond = 0
 
     /// `boardEncoder`: the board's hardware H.264 encoder, if any; `speedProbe`: times libx264 at a
     /// start to choose its preset (`EncoderPresetChoice`); `emit`: where events go.
@@ -115,7 +119,7 @@ public final class VideoRecorder {
         let previous = settings
         settings = next
         do throws(ConsoleError) {
-            if next.prerecordSeconds > 0 { try arm(restabilize: true) } else {
+            if next.prerecordSeconds > 0 || streamSink != nil { try arm(restabilize: true) } else {
                 if service != nil { try configureService() }
                 disarm()
             }
@@ -194,6 +198,10 @@ public final class VideoRecorder {
         if triggerPrerollWanted, frames > Self.maximumPrerollFrames {
             throw ConsoleError(.badValue, "video.prerecord × video.fps is \(frames) frames; a triggered recording's pre-roll holds at most \(Self.maximumPrerollFrames)")
         }
+        if triggerPrerollWanted, frames > 0, streamSink != nil {
+            // The stream's frames and a trigger's pre-roll frames would meet in the encoder out of order.
+            throw ConsoleError(.notYet, "the live stream with a trigger's frame pre-roll (trigger.action record and video.prerecord) is not built yet; set stream.rtsp off or video.prerecord 0")
+        }
         guard effective != configuredSettings else { return }
         do throws(VideoError) { try service.configure(effective) } catch { throw ConsoleError(.badValue, error.message) }
         configuredSettings = effective
@@ -225,9 +233,30 @@ public final class VideoRecorder {
         }
     }
 
-    /// Gives the video stream back when nothing needs it (no recording, no pre-record).
+    /// Feeds the live stream (docs/stream.md) with the encoder's packets from now on: the recording's
+    /// while one runs, else those of an encoder at `bitrateBitsPerSecond` (the camera's video stream
+    /// is asked for now). Nil stops feeding it and gives the video stream back when nothing else
+    /// needs it. Needs the camera open.
+    public func setStream(_ sink: (any EncodedVideoSink)?, bitrateBitsPerSecond: Int) throws(ConsoleError) {
+        let previous = (streamSink, streamBitrateBitsPerSecond)
+        streamSink = sink
+        streamBitrateBitsPerSecond = bitrateBitsPerSecond
+        if sink != nil {
+            do throws(ConsoleError) { try arm(restabilize: false) } catch {
+                (streamSink, streamBitrateBitsPerSecond) = previous
+                throw error
+            }
+        }
+        service?.setStream(sink, bitrateBitsPerSecond: bitrateBitsPerSecond)
+        if sink == nil { disarm() }
+    }
+
+    /// True while the live stream takes the encoder's packets.
+    public var isStreaming: Bool { streamSink != nil }
+
+    /// Gives the video stream back when nothing needs it (no recording, no pre-record, no live stream).
     private func disarm() {
-        guard recordingID == nil, settings.prerecordSeconds == 0 else { return }
+        guard recordingID == nil, settings.prerecordSeconds == 0, streamSink == nil else { return }
         if stabilizer != nil { stabilizer = nil; onStabilizerChange() }
         guard let camera, camera.videoStreamRequest != nil else { return }
         do { try camera.requestVideoStream(nil) } catch {
@@ -403,10 +432,11 @@ public final class VideoRecorder {
         }
     }
 
-    /// A frame ready to encode: kept in the trigger pre-roll when there is one, and encoded while recording.
+    /// A frame ready to encode: kept in the trigger pre-roll when there is one, and encoded while
+    /// recording or streaming.
     private func deliver(_ frame: VideoFrame, to service: RecordingService) {
         if preroll != nil { preroll?.append(frame) }
-        if preroll == nil || isRecording { service.submit(frame) }
+        if preroll == nil || isRecording || streamSink != nil { service.submit(frame) }
     }
 
     /// A still kept during a recording (a `capture` or a bracket's frame): the video's sidecar

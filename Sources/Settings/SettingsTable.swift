@@ -130,6 +130,9 @@ public enum SettingsTable {
     public static let fleetRig = Setting("fleet.rig", \.fleet.rig, .name, "this rig's name in the group (default: the host name)")
     public static let fleetCredentials = Setting("fleet.credentials", \.fleet.credentialsFile, .file, "file with the broker's user (line 1) and password (line 2), mode 0600")
     public static let fleetSync = Setting("fleet.sync", \.fleet.sync, .choice(FrameSyncMode.allCases), "frame sync (Raspberry Pi's libcamera): off, server (one rig) or client (the others), at a fixed video.fps below the format's maximum")
+    public static let streamRTSP = Setting("stream.rtsp", \.stream.rtsp, .listenAddress, "live RTSP stream at rtsp://ADDRESS:PORT/live, or off; an address beyond the loopback needs stream.rtsp.credentials (docs/stream.md)")
+    public static let streamBitrate = Setting("stream.bitrate", \.stream.bitrateBitsPerSecond, .bitrate, "bit rate of the stream's own encoder while nothing records (a recording streams its own packets)")
+    public static let streamCredentials = Setting("stream.rtsp.credentials", \.stream.credentialsFile, .file, "file with the RTSP digest user (line 1) and password (line 2), mode 0600, or none")
     public static let triggerMotion = Setting("trigger.motion", \.trigger.motion, .onOff, "motion detection on a small luma copy of each frame (docs/triggers.md)")
     public static let triggerMotionZone = Setting("trigger.motion.zone", \.trigger.motionZones, .motionZones, "where motion counts: X,Y,W,H fractions of the frame, several separated by ';'")
     public static let triggerMotionThreshold = Setting("trigger.motion.threshold", \.trigger.motionThresholdLevels, .number(2...128, unit: "levels", example: "20"), "luma difference (of 255) from which a part of the picture changed")
@@ -156,6 +159,7 @@ public enum SettingsTable {
         AnySetting(fleetBroker), AnySetting(fleetCA), AnySetting(fleetGroup), AnySetting(fleetRig), AnySetting(fleetCredentials),
         AnySetting(fleetSync),
         AnySetting(remoteCollect), AnySetting(remoteAdvertise),
+        AnySetting(streamRTSP), AnySetting(streamBitrate), AnySetting(streamCredentials),
         AnySetting(triggerMotion), AnySetting(triggerMotionZone), AnySetting(triggerMotionThreshold), AnySetting(triggerMotionArea),
         AnySetting(triggerAction), AnySetting(triggerCooldown), AnySetting(triggerSchedule),
     ]
@@ -170,6 +174,9 @@ public enum SettingsTable {
     public static let remote = all.filter { $0.key.hasPrefix("remote.") }
     /// The fleet's settings (module Fleet); refused over MQTT.
     public static let fleet = all.filter { $0.key.hasPrefix("fleet.") }
+
+    /// The live stream's settings (module Stream, wired in StreamWiring.swift).
+    public static let stream = all.filter { $0.key.hasPrefix("stream.") }
     /// The recorder's settings: every `video.*` key but `video.hdr` (the camera's).
     public static let recording = all.filter { $0.key.hasPrefix("video.") && $0.key != videoHDR.key }
 

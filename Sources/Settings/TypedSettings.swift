@@ -58,6 +58,8 @@ public struct TypedSettings: Equatable, Sendable {
     public var timelapseRampRateEVPerHour: Double = 30
     /// The `trigger.*` settings: motion detection and what a trigger does (module Triggers).
     public var trigger = TriggerSettings()
+    /// The `stream.*` settings: the live RTSP stream (module Stream).
+    public var stream = StreamSettings()
 
     public init() {}
 

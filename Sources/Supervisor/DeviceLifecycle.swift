@@ -117,6 +117,10 @@ extension Supervisor {
         do throws(ConsoleError) { try settings.reapply(keys: Set(SettingsTable.recording.map(\.key))) } catch {
             log.warning("video settings: \(error.message)")
         }
+        // The live stream is fed once the camera streams; a refusal is logged, never fatal.
+        do throws(ConsoleError) { try settings.reapply(keys: Set(SettingsTable.stream.map(\.key))) } catch {
+            log.warning("stream: \(error.message)")
+        }
     }
 
     /// The settings applied when the camera opens: all but stabilization's (after, once the IMU's

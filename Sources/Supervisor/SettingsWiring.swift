@@ -19,6 +19,9 @@ extension Supervisor {
         settings.participate(.init(name: "triggers") { [weak self] change throws(ConsoleError) in
             try self?.applyTriggerPart(change)
         })
+        settings.participate(.init(name: "stream") { [weak self] change throws(ConsoleError) in
+            try self?.applyStreamPart(change)
+        })
         settings.participate(.init(name: "stabilization") { [weak self] change throws(ConsoleError) in
             try self?.applyStabilizationPart(change)
         })
