@@ -135,4 +135,42 @@ import TestSupport
         let bare = h.reply("set stream.rtsp.credentials none")
         #expect(bare.hasPrefix("err bad-value") && bare.contains("loopback only"), "\(bare)")
     }
+
+    /// While recording, the stream is the recording's own packets (no second encode): every frame
+    /// four clients decode is, pixel for pixel, a frame of the file; and the recording drops nothing.
+    @Test func fourClientsWatchARecordingThatDropsNothingAndTheyDecodeTheFilesOwnFrames() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set stream.bitrate 500k") == "ok stream.bitrate=500k")  // the recording's is 10M: other pixels
+        #expect(h.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0")
+        let url = try Self.url(h)
+        h.advance(.milliseconds(200))
+        let started = h.reply("record start")
+        let file = try #require(SimulatedBoardHarness.field("file", in: started), "\(started)")
+        let clients = try (0..<4).map { _ in
+            try Client("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url, "-frames:v", "30",
+                                           "-f", "framemd5", "-"], directory: h.directory)
+        }
+        for client in clients { Self.run(h, until: client) }
+        h.advance(.milliseconds(200))
+        _ = h.reply("record stop")
+        h.supervisor.waitForRecorder()
+        h.advance(.milliseconds(200))
+        let stopped = try #require(h.output.take().first { $0.hasPrefix("event record.stopped ") })
+        #expect(SimulatedBoardHarness.field("dropped", in: stopped) == "0", "\(stopped)")
+
+        /// The frames' MD5s (framemd5's last column), in order.
+        func hashes(_ text: String) -> [String] {
+            text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        }
+        let recorded = Set(hashes(String(decoding: try runTool("/usr/bin/ffmpeg", ["-v", "error", "-i", RecordingSupervisorTests.file(h, file),
+                                                                                  "-f", "framemd5", "-"]), as: UTF8.self)))
+        #expect(recorded.count > 30)
+        for (index, client) in clients.enumerated() {
+            #expect(client.process.terminationStatus == 0, "client \(index): \(client.errorText)")
+            let seen = hashes(client.output())
+            #expect(seen.count == 30, "client \(index): \(seen.count) frames")
+            let foreign = seen.filter { !recorded.contains($0) }
+            #expect(foreign.isEmpty, "client \(index): \(foreign.count) of \(seen.count) decoded frames are not the file's")
+        }
+    }
 }
