@@ -127,7 +127,7 @@ let package = Package(
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
             "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Syscalls", "Settings", "Capture", "Recording",
-            "Controls", "Transports", "Fleet", "Triggers",
+            "Controls", "Transports", "Fleet", "Triggers", "Stream",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/// Seconds a connection has to set up a session before it is closed.
+#define TRIPOD_RTSP_SESSION_DEADLINE_SECONDS 10
+
 struct tripod_rtsp {
     GMainContext *context;
     GMainLoop *loop;
@@ -96,13 +99,27 @@ static void client_plays(GstRTSPClient *client, GstRTSPContext *context, gpointe
     g_atomic_int_set(&self->keyframe_wanted, 1);
 }
 
-// Counts clients; one beyond the bound is closed at once.
+// A connection that has set up no session by its deadline is closed (a client that never
+// authenticates, or holds a slot without asking for anything).
+static gboolean close_if_idle(gpointer data) {
+    GstRTSPClient *client = data;
+    GList *sessions = gst_rtsp_client_session_filter(client, NULL, NULL);
+    if (!sessions) gst_rtsp_client_close(client);
+    g_list_free_full(sessions, g_object_unref);
+    return G_SOURCE_REMOVE;
+}
+
+// Counts clients; one beyond the bound is closed at once, and each gets a deadline for its session.
 static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
     (void)server;
     tripod_rtsp *self = data;
     g_signal_connect(client, "closed", G_CALLBACK(client_closed), self);
     g_signal_connect(client, "play-request", G_CALLBACK(client_plays), self);
-    if ((uint32_t)g_atomic_int_add(&self->clients, 1) >= self->max_clients) gst_rtsp_client_close(client);
+    if ((uint32_t)g_atomic_int_add(&self->clients, 1) >= self->max_clients) { gst_rtsp_client_close(client); return; }
+    GSource *deadline = g_timeout_source_new_seconds(TRIPOD_RTSP_SESSION_DEADLINE_SECONDS);
+    g_source_set_callback(deadline, close_if_idle, g_object_ref(client), g_object_unref);
+    g_source_attach(deadline, self->context);
+    g_source_unref(deadline);
 }
 
 static gpointer init_gstreamer(gpointer data) {

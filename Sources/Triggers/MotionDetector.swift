@@ -8,7 +8,11 @@
 /// - The rig's own shake moves the whole picture: the frame is compared with the background shifted
 ///   by the whole-cell offset (±`maximumShiftCells`) that matches it best (the least absolute
 ///   difference over a sparse grid), so a shaking camera does not see its scene as moving.
-/// - A cell has changed when it differs by more than `thresholdLevels`, and by more than
+/// - What is left of the shake is less than a cell: a cell is compared with the range (lowest to
+///   highest) of the shifted background over it and its 8 neighbours, so an edge that moved by part
+///   of a cell, or a background blurred by the shake it learned under, is not a change; a solid
+///   object, brighter or darker than everything around where it stands, is.
+/// - A cell has changed when it lies outside that range by more than `thresholdLevels`, and by more than
 ///   `noiseFactor` × its own noise (a running mean square of its quiet differences: at night, with
 ///   the gain high, the threshold rises with the noise), and so do its right, lower and lower-right
 ///   neighbours (a 2×2 erosion): thin edges left by a shake of less than a cell, and single noisy
@@ -130,11 +134,27 @@ public struct MotionDetector: Sendable {
                     changed.withUnsafeMutableBufferPointer { c in
                         for y in 0..<h {
                             let sy = min(max(y + shift.dy, 0), h - 1)
+                            let rows = (max(sy - 1, 0) * w, sy * w, min(sy + 1, h - 1) * w)
                             for x in 0..<w {
                                 let i = y * w + x
                                 let sx = min(max(x + shift.dx, 0), w - 1)
-                                let d = abs(Float(f[i]) - b[sy * w + sx] * gain)
-                                let hit: UInt8 = d > threshold && d * d > factor2 * v[i] ? 1 : 0
+                                let value = Float(f[i])
+                                var d = abs(value - b[rows.1 + sx] * gain)
+                                var hit: UInt8 = d > threshold && d * d > factor2 * v[i] ? 1 : 0
+                                if hit == 1 {
+                                    // The range of the shifted background over the cell and its 8
+                                    // neighbours (what a shift of up to a cell can show there); only
+                                    // for cells the plain difference already marks: it is never larger.
+                                    let left = max(sx - 1, 0), right = min(sx + 1, w - 1)
+                                    var low = b[rows.1 + sx], high = low
+                                    for row in 0..<3 {
+                                        let start = row == 0 ? rows.0 : row == 1 ? rows.1 : rows.2
+                                        let l = b[start + left], c = b[start + sx], r = b[start + right]
+                                        low = min(low, l, c, r); high = max(high, l, c, r)
+                                    }
+                                    d = max(0, max(low * gain - value, value - high * gain))
+                                    hit = d > threshold && d * d > factor2 * v[i] ? 1 : 0
+                                }
                                 c[i] = hit
                                 raw += Int(hit)
                             }

@@ -20,6 +20,7 @@ let benchmarks: [any Benchmark.Type] = [
     FleetBenchmark.self,
     CollectBenchmark.self,
     MotionBenchmark.self,
+    StreamBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

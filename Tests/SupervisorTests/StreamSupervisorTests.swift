@@ -173,4 +173,21 @@ import TestSupport
             #expect(foreign.isEmpty, "client \(index): \(foreign.count) of \(seen.count) decoded frames are not the file's")
         }
     }
+
+    /// A connection that asks for nothing (or never authenticates) is closed at its deadline: it
+    /// cannot hold one of the server's few client slots. socat holds a TCP connection open without a
+    /// word and exits when the server closes it.
+    @Test func aSilentConnectionIsClosedAtItsDeadline() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0")
+        let url = try Self.url(h)
+        let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.map(String.init))
+        let silent = try Client("/usr/bin/socat", ["-u", "TCP:127.0.0.1:\(port)", "STDOUT"], directory: h.directory)
+        var waited = 0
+        while silent.process.isRunning, waited < 600 { Thread.sleep(forTimeInterval: 0.1); waited += 1 }
+        #expect(!silent.process.isRunning, "still connected after 60 s: the deadline is 10 s")
+        if silent.process.isRunning { silent.process.terminate() }
+        silent.process.waitUntilExit()
+        #expect(silent.output().isEmpty, "the server said nothing to a client that asked nothing")
+    }
 }
