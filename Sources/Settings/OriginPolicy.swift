@@ -79,7 +79,7 @@ public struct OriginPolicy: CommandPolicy {
         if change.origin == .reset {
             throw ConsoleError(.denied, "reset refused whole \(over(origin)): it would change \(keys), which only the rig's owner may change (\(ownerOnlyWhere))")
         }
-        throw ConsoleError(.denied, "\(keys) cannot change \(over(origin)): the remote.* and fleet.* settings and settings that name a file are \(ownerOnlyWhere)")
+        throw ConsoleError(.denied, "\(keys) cannot change \(over(origin)): the remote.*, fleet.* and stream.* settings and settings that name a file are \(ownerOnlyWhere)")
     }
 
     /// "over MQTT", "over the browser remote", ...: the origin in a refusal.
