@@ -127,6 +127,8 @@ public struct CameraFormat: Hashable, Sendable, Codable {
     public var sensorModeSize: PixelSize
     /// The pixel-array area seen at this output's aspect ratio, before binning.
     public var sensorCrop: PixelRect
+    /// The pixel-array area the sensor mode reads, before binning: what a raw frame shows.
+    public var sensorModeCrop: PixelRect
     /// Frame rate range from FrameDurationLimits (min fps = 1 / longest frame).
     public var minimumFps: Double
     public var maximumFps: Double

@@ -50,7 +50,7 @@ public enum FormatTable {
                 rows.append(CameraFormat(
                     index: 0, size: output, pixelFormat: .bgr888,
                     rawPixelFormat: sensor.bayerOrder.map { PixelFormat("S\($0)\(mode.bitDepth)") },
-                    sensorModeSize: mode.size, sensorCrop: crop,
+                    sensorModeSize: mode.size, sensorCrop: crop, sensorModeCrop: mode.crop,
                     minimumFps: 1e6 / Double(max(longestFrame, shortest)), maximumFps: mode.maximumFps,
                     minimumFrameDurationMicroseconds: shortest,
                     maximumFrameDurationMicroseconds: max(longestFrame, shortest),

@@ -326,7 +326,8 @@ public final class CaptureService {
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
         var start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
                                                                       rgbSize: still ? camera.processedStreamSize ?? camera.activeFormat.format.size : nil,
-                                                                      rawBitDepth: raw ? camera.activeFormat.format.rawBitDepth : nil),
+                                                                      rawBitDepth: raw ? camera.activeFormat.format.rawBitDepth : nil,
+                                                                      rawImagedArea: raw ? camera.activeFormat.format.sensorModeCrop : nil),
                                  startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag,
                                  dngCompression: dngCompression, timelapse: { if case .timelapse(let shot) = trigger { return shot } else { return nil } }())
         start.shot = shot?.record

@@ -36,6 +36,15 @@ public enum CollectLayout: String, Sendable, CaseIterable {
         }
     }
 
+    /// False for a rig whose folder would be the manifest's path (`DIR/<shot>/manifest.json` in
+    /// the rigs layout).
+    public func canHold(rig: String) -> Bool {
+        switch self {
+        case .rigs: return rig != "manifest.json"
+        case .colmap: return true
+        }
+    }
+
     /// The folder `--then` is given: the shot's own for `rigs`, DIR for `colmap` (its images/ is the
     /// reconstruction's input).
     public func shotFolder(shot: String) -> String {

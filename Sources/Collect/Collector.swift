@@ -25,8 +25,6 @@ public struct CollectOptions: Sendable, Equatable {
     public var rateLimitKilobytesPerSecond: Int?
     /// How long one shot's collection may take before what is left is named missing.
     public var deadlineSeconds: Double = 120
-    /// How long to wait for the shot's report (`--last`, `--shot`) after subscribing.
-    public var reportWaitSeconds: Double = 5
 
     public init(broker: BrokerAddress, group: String, into: String, keyFile: String) {
         self.broker = broker; self.group = group; self.into = into; self.keyFile = keyFile
@@ -72,21 +70,18 @@ public final class Collector {
         do throws(RemoteError) { return try CollectionKey.load(path) } catch { throw CollectError.credential(error.message) }
     }
 
-    /// `--shot ID` or `--last`: collects one shot and returns its outcome.
+    /// `--shot ID` or `--last`: collects one shot and returns its outcome. The directory holds
+    /// every retained message of the group already (`FleetDirectory.subscribe`), so what is not
+    /// there is not on the broker: no waiting.
     public func collectOne() throws(CollectError) -> ShotOutcome {
-        let end = Date().addingTimeInterval(options.reportWaitSeconds)
         switch options.selection {
         case .shot(let id):
             guard SafeName.isValid(id) else { throw CollectError.noShot("\"\(id)\" is not a shot id (letters, digits, - _ .)") }
             // Its report, when the broker still has it; otherwise every rig known is asked for its part.
-            while directory.report(id) == nil && Date() < end { usleep(50_000) }
             return try collect(shot: id, report: directory.report(id))
         case .last, .follow:
-            while directory.reports.isEmpty && Date() < end { usleep(50_000) }
-            // Retained reports come together right after the subscription: give them a moment.
-            usleep(300_000)
             guard let last = directory.reports.last else {
-                throw CollectError.noShot("no shot report of group \(options.group) on the broker within \(Int(options.reportWaitSeconds)) s (take one with fleet shot)")
+                throw CollectError.noShot("the broker holds no shot report of group \(options.group) (take one with fleet shot)")
             }
             return try collect(shot: last.shot, report: last)
         }
@@ -96,10 +91,13 @@ public final class Collector {
     public func follow(shouldStop: () -> Bool, each: (ShotOutcome) -> Void) throws(CollectError) {
         var done = state.doneShots()
         while !shouldStop() {
+            directory.takeLinkNotes().forEach(progress.note)
             guard let next = directory.reports.first(where: { !done.contains($0.shot) }) else { usleep(200_000); continue }
             let outcome = try collect(shot: next.shot, report: next)
             each(outcome)
-            try state.markDone(next.shot)
+            // Only a shot whose every file is checked goes in the journal: a --follow started
+            // again tries an incomplete one once more (this one does not, to go on to the next).
+            if outcome.complete { try state.markDone(next.shot) }
             done.insert(next.shot)
         }
     }
@@ -110,7 +108,14 @@ public final class Collector {
         try makeFolder(options.into)
         // The report's rigs (each asked for its part, whether or not its reply reached the
         // sender); without one, every rig online with a remote.
-        let names = report?.asked ?? directory.rigs.filter { $0.value.remote != nil && $0.value.online }.map(\.key).sorted()
+        var names = report?.asked ?? directory.rigs.filter { $0.value.remote != nil && $0.value.online }.map(\.key).sorted()
+        // In the rigs layout a rig's folder is DIR/<shot>/<rig>: one named like the manifest would
+        // be the manifest's path. Such a rig is not collected, and named missing.
+        let unplaceable = names.filter { !options.layout.canHold(rig: $0) }
+        names.removeAll { unplaceable.contains($0) }
+        for rig in unplaceable {
+            progress.note("rig \(rig) cannot be collected in the \(options.layout.rawValue) layout: its folder would be the shot's manifest; rename the rig or use --layout colmap")
+        }
         let collection = try ShotCollection(shot: shot, report: report, rigNames: names, options: options, directory: directory,
                                             key: key, progress: progress)
         let began = Date()
@@ -126,7 +131,7 @@ public final class Collector {
         let outcome = ShotOutcome(
             shot: shot, checked: collection.files.filter { $0.state == .checked }.count, missing: missing,
             corrupt: collection.files.filter { $0.state == .corrupt }.map { ShotOutcome.Named(rig: $0.rig, file: $0.file.path) },
-            missingRigs: collection.silentRigs, fetchedFiles: collection.fetchedFiles, fetchedBytes: collection.fetchedBytes,
+            missingRigs: (collection.silentRigs + unplaceable).sorted(), fetchedFiles: collection.fetchedFiles, fetchedBytes: collection.fetchedBytes,
             seconds: Date().timeIntervalSince(began), manifest: manifestPath)
         progress.summary(outcome)
         if outcome.complete, let then = options.then { try runThen(then, folder: options.into + "/" + options.layout.shotFolder(shot: shot)) }

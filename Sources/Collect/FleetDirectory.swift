@@ -25,9 +25,21 @@ public final class FleetDirectory: Sendable {
             var reports: [String: ShotReport] = [:]
             /// Shot ids in the order their reports arrived.
             var arrival: [String] = []
+            /// Message ids of the SUBSCRIBE packets the broker acknowledged (SUBACK).
+            var acknowledged: Set<Int32> = []
+            /// What happened to the broker connection since the collector last asked, in words
+            /// (lost, back): a long `--follow` says so rather than going quiet.
+            var linkNotes: [String] = []
         }
         let state = Mutex(State())
         let topics: FleetTopics
+        /// The client to subscribe again with on every new connection, once the first
+        /// subscription was asked (a clean session: a broker that restarted, or a connection
+        /// that dropped, forgets it). Cleared by `stop`.
+        let resubscriber = Mutex<MosquittoClient?>(nil)
+
+        /// The group's topics, in ONE subscription (see `FleetDirectory.subscribe`).
+        var groupTopics: [String] { [topics.everyRigState, topics.everyRigStatus, topics.everyRigReport] }
 
         init(group: String) { topics = FleetTopics(group: group, rig: "+") }
 
@@ -39,10 +51,23 @@ public final class FleetDirectory: Sendable {
             switch event {
             case .connected(let code):
                 state.withLock { $0.connected = code == 0; $0.refusal = code == 0 ? nil : MosquittoClient.describeRefusal(code) }
-            case .disconnected:
-                state.withLock { $0.connected = false }
-            case .subscribed:
-                break  // the retained state, status and reports follow the SUBACK as messages
+                // On libmosquitto's thread, in its on_connect: the reconnected session has no
+                // subscription until this one (mosquitto_subscribe may be called from the callback).
+                guard code == 0, let client = resubscriber.withLock({ $0 }) else { return }
+                do throws(MosquittoError) {
+                    _ = try client.subscribe(topics: groupTopics, qos: 0)
+                    state.withLock { $0.linkNotes.append("the broker is back: following the group again (reports retained meanwhile come now)") }
+                } catch {
+                    state.withLock { $0.linkNotes.append("the broker is back but subscribing again failed: \(error); no new shot will be seen") }
+                }
+            case .disconnected(let code):
+                state.withLock { s in
+                    let wasConnected = s.connected
+                    s.connected = false
+                    if code != 0 && wasConnected { s.linkNotes.append("lost the broker; reconnecting (every 1 to 10 s)") }
+                }
+            case .subscribed(let messageID):
+                state.withLock { _ = $0.acknowledged.insert(messageID) }
             case .message(let topic, let payload, _):
                 guard let (rig, kind) = topics.rigAndKind(of: topic), SafeName.isValid(rig, maximumLength: 64),
                       payload.count <= ShotReport.maximumBytes else { return }
@@ -113,20 +138,47 @@ public final class FleetDirectory: Sendable {
         }
     }
 
-    /// Waits until the broker accepted the connection, then subscribes; false at the deadline or
-    /// when it refused (see `refusal`).
+    /// Waits until the broker accepted the connection, subscribes to the group's state, status and
+    /// reports, and waits until every retained message of those topics has arrived; false at the
+    /// deadline or when the broker refused the connection (see `refusal`).
+    ///
+    /// The confirmation: a second SUBSCRIBE, to a topic nobody publishes, and its SUBACK. mosquitto
+    /// (2.0.11, Debian bookworm's; src/handle_subscribe.c and src/database.c) handles one client's
+    /// packets in order, and while it handles a SUBSCRIBE it puts every retained message of its
+    /// topics on the client's outgoing queue (retain__queue, then the SUBACK, then
+    /// db__message_write_inflight_out_latest) before it reads the next packet; libmosquitto's
+    /// thread hands them to us in the order they arrive. Two conditions keep that order, and are
+    /// met here: the group's topics go in ONE SUBSCRIBE (with separate ones, a socket that blocks
+    /// while the first one's messages are written leaves the next one's unwritten until a later
+    /// packet, which may be the confirmation), and at QoS 0 (at QoS 1 only
+    /// `max_inflight_messages`, 20 by default, go out at once; the rest wait for our PUBACKs and
+    /// would come after the confirmation's SUBACK).
     public func subscribe(within seconds: Double) -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while !view.state.withLock({ $0.connected }) {
             if Date() > end || view.state.withLock({ $0.refusal }) != nil { return false }
-            usleep(20_000)
+            usleep(5_000)
         }
-        let topics = view.topics
-        for topic in [topics.everyRigState, topics.everyRigStatus, topics.everyRigReport] {
-            do throws(MosquittoError) { try client.subscribe(topic: topic, qos: 1) } catch { return false }
+        // From now on every new connection subscribes again (set first: a connection lost while
+        // this one subscribes is subscribed again, at worst twice).
+        view.resubscriber.withLock { $0 = client }
+        let confirmation: Int32
+        do throws(MosquittoError) {
+            _ = try client.subscribe(topics: view.groupTopics, qos: 0)
+            confirmation = try client.subscribe(topic: Self.confirmationTopic(group: view.topics.group), qos: 0)
+        } catch {
+            return false
+        }
+        while !view.state.withLock({ $0.acknowledged.contains(confirmation) }) {
+            if Date() > end { return false }
+            usleep(2_000)
         }
         return true
     }
+
+    /// The topic subscribed to only for its SUBACK: below the group, under a name no rig can have
+    /// (rig names never start with a dot), so nothing is published there and nothing there is read.
+    static func confirmationTopic(group: String) -> String { "tripod/\(group)/.collect/retained-done" }
 
     /// Why the broker refused the connection (its CONNACK), if it did.
     public var refusal: String? { view.state.withLock { $0.refusal } }
@@ -145,6 +197,14 @@ public final class FleetDirectory: Sendable {
         view.state.withLock { Array($0.reports.values) }.sorted { ($0.instantMilliseconds, $0.shot) < ($1.instantMilliseconds, $1.shot) }
     }
 
+    /// What happened to the broker connection since the last call (lost, back), in words.
+    public func takeLinkNotes() -> [String] {
+        view.state.withLock { s in defer { s.linkNotes = [] }; return s.linkNotes }
+    }
+
     /// Disconnects (mosquitto_disconnect, then waits for libmosquitto's thread).
-    public func stop() { client.disconnect() }
+    public func stop() {
+        view.resubscriber.withLock { $0 = nil }
+        client.disconnect()
+    }
 }

@@ -63,6 +63,13 @@ public final class ProgressReporter {
         }
     }
 
+    /// The broker's answer is in: connected, and every retained message of the group here
+    /// (`seconds` after the command began), with the rigs and reports it named.
+    public func ready(seconds: Double, rigs: Int, reports: Int) {
+        guard mode == .jsonLines else { return }
+        emit(["type": "ready", "seconds": (seconds * 1000).rounded() / 1000, "rigs": rigs, "reports": reports])
+    }
+
     /// The end of a shot: every missing or corrupt file with its rig, and the counts.
     func summary(_ outcome: ShotOutcome) {
         switch mode {

@@ -32,6 +32,10 @@ struct RigJob {
     /// The rig said it has no part (404): not in this shot, unless the report says it answered.
     var hasNoPart = false
     var partAsk: CurlDownload?
+    /// The sidecar's path, as the shot's report names it: its part is made from the sidecar
+    /// itself, fetched as one of its files (one request fewer than asking for the part, then the
+    /// sidecar); nil: ask `GET /api/shots/<id>` (no report, a lost reply, or that failed).
+    var sidecarPath: String?
     var notBefore = Date.distantPast
     var lastError: String?
 }
@@ -70,7 +74,9 @@ final class ShotCollection {
         self.multi = try CurlMulti(maximumConnections: options.parallel, perHost: Self.perRig)
         // A rig the report says refused or failed its part is asked too, but not waited for.
         let awaited = Set((report?.asked ?? []).filter { !["refused", "failed"].contains(report?.rigs[$0]?.status ?? "") })
-        for name in rigNames { rigs[name] = RigJob(name: name, inReport: awaited.contains(name)) }
+        for name in rigNames {
+            rigs[name] = RigJob(name: name, inReport: awaited.contains(name), sidecarPath: report?.rigs[name]?.sidecar)
+        }
     }
 
     /// Runs until every file is checked, missing or corrupt, or the deadline.
@@ -134,9 +140,10 @@ final class ShotCollection {
             guard let rig = rigs[name], rig.part == nil, !(rig.hasNoPart && !rig.inReport), rig.partAsk == nil, rig.notBefore <= now,
                   multi.count < options.parallel, let remote = directory.remote(of: name) else { continue }
             do throws(CollectError) {
-                let path = "/api/shots/\(shot)"
+                let path = rig.sidecarPath.map { "/captures/" + $0 } ?? "/api/shots/\(shot)"
+                let limit = rig.sidecarPath == nil ? 1 << 20 : CaptureFiles.maximumSidecarBytes
                 let ask = try CurlDownload(url: remote + path, authorization: try signature(path, for: name), resumeFrom: 0,
-                                           sink: DownloadSink(.memory(limit: 1 << 20), remaining: 1 << 20), caFile: options.remoteCA)
+                                           sink: DownloadSink(.memory(limit: limit), remaining: limit), caFile: options.remoteCA)
                 try multi.add(ask)
                 rigs[name]?.partAsk = ask
             } catch {
@@ -232,7 +239,20 @@ final class ShotCollection {
     private func partEnded(_ name: String, _ download: CurlDownload, _ result: CURLcode) {
         rigs[name]?.partAsk = nil
         let code = download.responseCode
-        if result == CURLE_OK, let part = RigPart.parse(download.sink.buffer) {
+        if let path = rigs[name]?.sidecarPath {
+            // The sidecar the report named: the part is made from it as the rig makes it, and it is
+            // the sidecar's file too. Anything else (not there, not this shot's): ask for the part.
+            if result == CURLE_OK, let json = CaptureFiles.shotPart(shot, sidecarPath: path, sidecarBytes: download.sink.buffer),
+               let part = RigPart.parse(Array(json.utf8)) {
+                rigs[name]?.part = part
+                plan(rig: name, part: part, sidecarBytes: download.sink.buffer)
+                return
+            }
+            if result == CURLE_OK || code == 404 {
+                rigs[name]?.sidecarPath = nil
+                return
+            }
+        } else if result == CURLE_OK, let part = RigPart.parse(download.sink.buffer) {
             rigs[name]?.part = part
             plan(rig: name, part: part)
             return
@@ -248,8 +268,9 @@ final class ShotCollection {
     }
 
     /// The rig's part came: its files join the queue (the sidecar too); a file already checked in
-    /// DIR (a collector that was stopped) is not fetched again.
-    private func plan(rig: String, part: RigPart) {
+    /// DIR (a collector that was stopped) is not fetched again. `sidecarBytes`: the sidecar, when
+    /// it was fetched already (as the part's source): written in place at once (`place`).
+    private func plan(rig: String, part: RigPart, sidecarBytes: [UInt8]? = nil) {
         var byExtension: [String: [RigPart.File]] = [:]
         for file in part.files { byExtension[SafeName.fileExtension(file.name), default: []].append(file) }
         let entries = [(part.sidecar, true)] + part.files.map { ($0, false) }
@@ -261,7 +282,28 @@ final class ShotCollection {
                               partial: state.partial(shot: shot, rig: rig, name: file.name))
             if Self.matches(options.into + "/" + destination, file) { job.state = .checked }
             files.append(job)
+            if isSidecar, job.state == .queued, let sidecarBytes { place(files.count - 1, bytes: sidecarBytes) }
         }
+    }
+
+    /// Writes `bytes`, the whole of file `index` fetched already (the sidecar the part was made
+    /// from), into its place in DIR at once, as the manifest is written (`writeAtomically`: a
+    /// temporary beside it, fsync, rename; never a partial file). It is not checked against the
+    /// part's SHA-256: `CaptureFiles.shotPart` took that from these very bytes, so the comparison
+    /// could not fail; what checks them is that they parsed as this shot's sidecar. On a write
+    /// error it stays queued (fetched again, and then checked as any file is).
+    private func place(_ index: Int, bytes: [UInt8]) {
+        let job = files[index]
+        do throws(CollectError) {
+            try writeAtomically(bytes, to: job.destination, under: options.into)
+        } catch {
+            progress.note("\(error)")
+            return
+        }
+        // A partial copy an earlier run began of it is of no use now.
+        unlink(job.partial)
+        fetchedBytes += bytes.count
+        checked(index)
     }
 
     /// Checks the complete partial copy against the rig's SHA-256; renames it into place, or
@@ -276,9 +318,7 @@ final class ShotCollection {
                 guard rename(job.partial, destination) == 0 else {
                     throw CollectError.storage("cannot rename into \(destination): \(String(cString: strerror(errno)))")
                 }
-                files[index].state = .checked
-                fetchedFiles += 1
-                progress.file(shot: shot, rig: job.rig, name: job.file.name, state: .checked)
+                checked(index)
             } catch {
                 progress.note("\(error)")
                 files[index].notBefore = Date().addingTimeInterval(Self.retryDelay)
@@ -291,6 +331,13 @@ final class ShotCollection {
             files[index].state = .corrupt
             progress.file(shot: shot, rig: job.rig, name: job.file.name, state: .corrupt)
         }
+    }
+
+    /// File `index` is in its place in DIR, checked.
+    private func checked(_ index: Int) {
+        files[index].state = .checked
+        fetchedFiles += 1
+        progress.file(shot: shot, rig: files[index].rig, name: files[index].file.name, state: .checked)
     }
 
     /// True when the file at `path` has `file`'s size and SHA-256 (read back in 1 MiB blocks).

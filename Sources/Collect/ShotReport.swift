@@ -12,6 +12,8 @@ public struct ShotReport: Sendable, Equatable {
         public var sync: String?
         /// The files its reply named (paths below its captures; no checksums: those are the rig's part's).
         public var files: [String] = []
+        /// Its sidecar's path below its captures, as its reply named it.
+        public var sidecar: String?
     }
 
     public let shot: String
@@ -39,7 +41,8 @@ public struct ShotReport: Sendable, Equatable {
             let entry = value as? [String: Any] ?? [:]
             rigs[name] = RigEntry(status: entry["status"] as? String, offsetMicroseconds: (entry["offsetMicroseconds"] as? NSNumber)?.doubleValue,
                                   clock: entry["clock"] as? String, sync: entry["sync"] as? String,
-                                  files: ((entry["files"] as? [Any]) ?? []).compactMap { $0 as? String }.filter(SafeName.isValidCapturePath))
+                                  files: ((entry["files"] as? [Any]) ?? []).compactMap { $0 as? String }.filter(SafeName.isValidCapturePath),
+                                  sidecar: (entry["sidecar"] as? String).flatMap { SafeName.isValidCapturePath($0) ? $0 : nil })
         }
         return ShotReport(shot: shot, sender: sender, asked: names("asked"), answered: names("answered"),
                           maximumSkewMicroseconds: (object["maximumSkewMicroseconds"] as? NSNumber)?.doubleValue,

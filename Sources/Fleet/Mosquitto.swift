@@ -147,6 +147,21 @@ public final class MosquittoClient: @unchecked Sendable {
         return messageID
     }
 
+    /// `mosquitto_subscribe_multiple`: every topic of `topics` in one SUBSCRIBE packet (so the
+    /// broker handles them, and queues their retained messages, as one); returns the packet's
+    /// message id, which its SUBACK (`.subscribed`) carries.
+    public func subscribe(topics: [String], qos: Int32) throws(MosquittoError) -> Int32 {
+        var messageID: Int32 = 0
+        let copies = topics.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        guard copies.allSatisfy({ $0 != nil }) else { throw MosquittoError(call: "mosquitto_subscribe_multiple", code: MOSQ_ERR_NOMEM.rawValue) }
+        let code = copies.withUnsafeBufferPointer { pointers in
+            mosquitto_subscribe_multiple(handle, &messageID, Int32(pointers.count), pointers.baseAddress, qos, 0, nil)
+        }
+        try check("mosquitto_subscribe_multiple", code)
+        return messageID
+    }
+
     /// `mosquitto_publish`.
     public func publish(topic: String, payload: String, qos: Int32, retain: Bool) throws(MosquittoError) {
         let bytes = Array(payload.utf8)

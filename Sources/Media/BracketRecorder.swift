@@ -14,13 +14,15 @@ public final class BracketRecorder {
     public let dngCompression: DNGCompression
     /// The raw sensor mode's bit depth (`BracketOutputs.rawBitDepth`), nil when unknown.
     public let rawBitDepth: Int?
+    /// The pixel-array area the raw sensor mode reads (`BracketOutputs.rawImagedArea`), nil when unknown.
+    public let rawImagedArea: PixelRect?
     /// The sidecar as it stands (frames so far, result).
     public private(set) var sidecar: BracketSidecar
 
     init(storage: any Storage, configuration: CaptureStore.Configuration, dngCompression: DNGCompression, rawBitDepth: Int?,
-         sidecar: BracketSidecar) {
+         rawImagedArea: PixelRect? = nil, sidecar: BracketSidecar) {
         self.storage = storage; self.configuration = configuration; self.dngCompression = dngCompression
-        self.rawBitDepth = rawBitDepth; self.sidecar = sidecar
+        self.rawBitDepth = rawBitDepth; self.rawImagedArea = rawImagedArea; self.sidecar = sidecar
     }
 
     /// The bracket id and file stem, "TRP_000123".
@@ -75,6 +77,7 @@ public final class BracketRecorder {
         record.hdr = videoHDRLabel(metadata: frame.metadata, sensorHDR: sensorHDR)
         record.focus = focus
         record.raw = raw
+        record.simulation = SimulationTruth(metadata: frame.metadata)
         sidecar.frames.append(record)
         sidecar.shot?.noteExposure(of: frame)
         if sidecar.shutterLagNanoseconds == nil, let start = sidecar.startMonotonicNanoseconds {
@@ -145,6 +148,7 @@ public final class BracketRecorder {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
                                    timeZone: naming.timeZone, size: raw.size)
             exif.stabilization = stabilization
+            exif.imagedArea = rawImagedArea
             let layout = try BayerLayout(raw.pixelFormat)
             let description = DNGDescription(exif: exif, blackLevel: blackLevel(frame.metadata, layout: layout),
                                              colour: colourCalibration(frame.metadata, settings: settings))
@@ -166,6 +170,8 @@ public final class BracketRecorder {
             var exif = CaptureExif(camera: configuration.camera, settings: settings, captureDate: captureDate,
                                    timeZone: naming.timeZone, size: still.size)
             exif.stabilization = stabilization
+            // The processed picture shows the frame's ScalerCrop (the mode's area, zoom, EIS).
+            if case .rectangle(let crop)? = frame.metadata[ControlName.scalerCrop] { exif.imagedArea = crop }
             let bytes = try JPEGWriter.encode(still, exif: exif, quality: configuration.jpegQuality)
             let name = naming.frameFileName(bracketID: id, frameIndex: frameIndex, kind: .jpeg)
             let record = FileRecord(name: name, kind: .jpeg, bytes: bytes.count, sha256: try SHA256.hexDigest(bytes))

@@ -20,6 +20,9 @@ public struct CameraIdentity: Hashable, Sendable, Codable {
     /// sensor database gives the pitch: EXIF FocalPlaneX/YResolution and FocalLengthIn35mmFormat.
     public var sensorWidthMillimetres: Double?
     public var sensorHeightMillimetres: Double?
+    /// The sensor's pixel pitch, micrometres, when the sensor database gives it: a picture's focal
+    /// plane from the area of the array it shows (`CaptureExif.imagedArea`).
+    public var pixelPitchMicrometres: Double?
 
     /// An identity from its parts; lens values nil when unknown.
     public init(make: String, model: String, uniqueCameraModel: String,
@@ -42,16 +45,8 @@ public struct CameraIdentity: Hashable, Sendable, Codable {
         if let pitch = sensor.pixelSizeMicrometres, pitch > 0 {
             sensorWidthMillimetres = Double(sensor.pixelArray.width) * pitch / 1000
             sensorHeightMillimetres = Double(sensor.pixelArray.height) * pitch / 1000
+            pixelPitchMicrometres = pitch
         }
-    }
-
-    /// The 35 mm film equivalent focal length (EXIF FocalLengthIn35mmFormat): the focal length
-    /// times 43.27 mm (the 36 × 24 mm frame's diagonal) over the sensor's diagonal; nil when
-    /// either is unknown.
-    public var focalLengthIn35mmFormat: Int? {
-        guard let focal = focalLengthMillimetres, let width = sensorWidthMillimetres, let height = sensorHeightMillimetres,
-              width > 0, height > 0 else { return nil }
-        return Int((focal * (36.0 * 36.0 + 24.0 * 24.0).squareRoot() / (width * width + height * height).squareRoot()).rounded())
     }
 }
 
@@ -167,11 +162,32 @@ public struct CaptureExif: Hashable, Sendable {
     public var size: PixelSize
     /// The frame's stabilization status, written into UserComment (DNG and JPEG) and the JPEG's ImageDescription.
     public var stabilization: StabilizationRecord?
+    /// The area of the pixel array the picture shows (pixel-array coordinates, before binning): a
+    /// processed picture's ScalerCrop, a raw one's sensor mode. nil: the whole array.
+    public var imagedArea: PixelRect?
 
     /// EXIF values from their parts.
     public init(camera: CameraIdentity, settings: FrameSettings?, captureDate: Date, timeZone: TimeZone, size: PixelSize) {
         self.camera = camera; self.settings = settings; self.captureDate = captureDate
         self.timeZone = timeZone; self.size = size
+    }
+
+    /// The focal plane the picture spans, millimetres: `imagedArea` times the pixel pitch, or the
+    /// whole array; nil when the sensor's size is unknown (EXIF FocalPlaneX/YResolution).
+    public var focalPlaneMillimetres: (width: Double, height: Double)? {
+        if let area = imagedArea, let pitch = camera.pixelPitchMicrometres, area.width > 0, area.height > 0 {
+            return (Double(area.width) * pitch / 1000, Double(area.height) * pitch / 1000)
+        }
+        guard let width = camera.sensorWidthMillimetres, let height = camera.sensorHeightMillimetres else { return nil }
+        return (width, height)
+    }
+
+    /// The 35 mm film equivalent focal length of this picture (EXIF FocalLengthIn35mmFormat): the
+    /// focal length times 43.27 mm (the 36 × 24 mm frame's diagonal) over the diagonal of the focal
+    /// plane it spans, so a cropped mode or a zoom reads longer; nil when either is unknown.
+    public var focalLengthIn35mmFormat: Int? {
+        guard let focal = camera.focalLengthMillimetres, let plane = focalPlaneMillimetres, plane.width > 0, plane.height > 0 else { return nil }
+        return Int((focal * (36.0 * 36.0 + 24.0 * 24.0).squareRoot() / (plane.width * plane.width + plane.height * plane.height).squareRoot()).rounded())
     }
 
     /// "YYYY:MM:DD HH:MM:SS", EXIF's date format.

@@ -107,7 +107,7 @@ public final class CaptureStore {
         sidecar.timelapse = start.timelapse
         sidecar.shot = start.shot
         return BracketRecorder(storage: storage, configuration: configuration, dngCompression: start.dngCompression,
-                               rawBitDepth: start.outputs.rawBitDepth, sidecar: sidecar)
+                               rawBitDepth: start.outputs.rawBitDepth, rawImagedArea: start.outputs.rawImagedArea, sidecar: sidecar)
     }
 }
 
@@ -122,9 +122,12 @@ public struct BracketOutputs: Hashable, Sendable {
     /// raw stream delivered with more (a Pi 5's 16-bit samples) is written at this depth where its
     /// samples allow (`RawUnpacking`). nil when unknown.
     public var rawBitDepth: Int?
-    /// Outputs from stream sizes and the raw sensor mode's bit depth.
-    public init(rawSize: PixelSize?, rgbSize: PixelSize?, rawBitDepth: Int? = nil) {
-        self.rawSize = rawSize; self.rgbSize = rgbSize; self.rawBitDepth = rawBitDepth
+    /// The pixel-array area the raw sensor mode reads (`CameraFormat.sensorModeCrop`): the DNG's
+    /// focal plane (EXIF FocalPlaneXResolution, FocalLengthIn35mmFormat). nil: the whole array.
+    public var rawImagedArea: PixelRect?
+    /// Outputs from stream sizes and the raw sensor mode's bit depth and area.
+    public init(rawSize: PixelSize?, rgbSize: PixelSize?, rawBitDepth: Int? = nil, rawImagedArea: PixelRect? = nil) {
+        self.rawSize = rawSize; self.rgbSize = rgbSize; self.rawBitDepth = rawBitDepth; self.rawImagedArea = rawImagedArea
     }
 
     /// From the configured streams: `.raw` → DNG, `.stillCapture` → JPEG.

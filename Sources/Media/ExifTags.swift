@@ -88,17 +88,18 @@ extension ExifTag {
         ExifTag(0xA001, "ColorSpace", .exif, .jpeg) { _ in .short(1) },  // sRGB
         ExifTag(0xA002, "PixelXDimension", .exif, .jpeg, units: "pixels") { .long(UInt32(clamping: $0.size.width)) },
         ExifTag(0xA003, "PixelYDimension", .exif, .jpeg, units: "pixels") { .long(UInt32(clamping: $0.size.height)) },
-        // The focal plane's resolution in this picture's pixels per centimetre (its width over the
-        // pixel array's, so a binned mode counts its own pixels), from the sensor's pixel pitch.
+        // The focal plane's resolution in this picture's pixels per centimetre: its width over the
+        // width of the array area it shows (`imagedArea`: a cropped mode or a zoom shows less, a
+        // binned mode counts its own pixels), from the sensor's pixel pitch.
         ExifTag(0xA20E, "FocalPlaneXResolution", .exif, .both, units: "pixels per centimetre") { exif in
-            exif.camera.sensorWidthMillimetres.map { rational(Double(exif.size.width) / ($0 / 10)) }.map { .rational($0.numerator, $0.denominator) }
+            exif.focalPlaneMillimetres.map { rational(Double(exif.size.width) / ($0.width / 10)) }.map { .rational($0.numerator, $0.denominator) }
         },
         ExifTag(0xA20F, "FocalPlaneYResolution", .exif, .both, units: "pixels per centimetre") { exif in
-            exif.camera.sensorHeightMillimetres.map { rational(Double(exif.size.height) / ($0 / 10)) }.map { .rational($0.numerator, $0.denominator) }
+            exif.focalPlaneMillimetres.map { rational(Double(exif.size.height) / ($0.height / 10)) }.map { .rational($0.numerator, $0.denominator) }
         },
-        ExifTag(0xA210, "FocalPlaneResolutionUnit", .exif, .both) { $0.camera.sensorWidthMillimetres == nil ? nil : .short(3) },  // centimetre
+        ExifTag(0xA210, "FocalPlaneResolutionUnit", .exif, .both) { $0.focalPlaneMillimetres == nil ? nil : .short(3) },  // centimetre
         ExifTag(0xA405, "FocalLengthIn35mmFilm", .exif, .both, units: "millimetres") {
-            $0.camera.focalLengthIn35mmFormat.map { .short(UInt16(clamping: $0)) }
+            $0.focalLengthIn35mmFormat.map { .short(UInt16(clamping: $0)) }
         },
         ExifTag(0xA431, "BodySerialNumber", .exif, .jpeg) { $0.camera.serialNumber.map { .ascii($0) } },
     ]

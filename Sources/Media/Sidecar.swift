@@ -158,6 +158,9 @@ public struct FrameRecord: Hashable, Sendable, Codable {
     /// How the raw stream's samples became the DNG's, when not as delivered (CSI-2 packed, a Pi 5's
     /// 16-bit or compressed raw); absent when the DNG holds the delivered samples.
     public var raw: RawRecord?
+    /// The simulated board's truth for this frame (`sim scene object`, `sim pose`): the rig's pose,
+    /// the scene, the object's turn at the exposure; absent from real cameras' frames.
+    public var simulation: SimulationTruth?
 
     /// A frame record from its parts (the store makes these).
     public init(index: Int, requested: FrameSettings, actual: FrameSettings?, clampedSettings: Bool, mismatches: [String],

@@ -7,7 +7,7 @@ import Media
 /// (docs/collect.md). The answer names the sidecar and every file it lists with size and SHA-256.
 extension CaptureFiles {
     /// Longest sidecar read, bytes.
-    static let maximumSidecarBytes = 4 << 20
+    public static let maximumSidecarBytes = 4 << 20
 
     /// The JSON answer for shot `id`, or nil when no sidecar below the root records it. Only
     /// sidecars written from 10 s before the shot's instant on are read (the list is newest first).
@@ -16,24 +16,32 @@ extension CaptureFiles {
         for entry in list() where entry.modified >= since {
             let name = (entry.path as NSString).lastPathComponent
             guard name.hasPrefix("TRP_"), name.hasSuffix(".json"), entry.bytes <= UInt64(Self.maximumSidecarBytes),
-                  let bytes = read(entry.path), let sidecar = try? BracketSidecar.decode(bytes), let shot = sidecar.shot, shot.id == id,
-                  let sidecarHash = try? SHA256.hexDigest(bytes) else { continue }
-            let folder = (entry.path as NSString).deletingLastPathComponent
-            let files = sidecar.frames.flatMap(\.files).map { file in
-                "{\"path\":\(ReplyFormatter.jsonString(folder.isEmpty ? file.name : folder + "/" + file.name)),\"bytes\":\(file.bytes),\"sha256\":\(ReplyFormatter.jsonString(file.sha256))}"
-            }
-            var fields = [
-                "\"shot\":\(ReplyFormatter.jsonString(id))",
-                "\"status\":\(ReplyFormatter.jsonString(sidecar.result.status.rawValue))",
-                "\"sidecar\":{\"path\":\(ReplyFormatter.jsonString(entry.path)),\"bytes\":\(bytes.count),\"sha256\":\(ReplyFormatter.jsonString(sidecarHash))}",
-                "\"files\":[" + files.joined(separator: ",") + "]",
-                "\"clock\":\(ReplyFormatter.jsonString(shot.clock))",
-            ]
-            if let offset = shot.offsetMicroseconds { fields.append("\"offsetMicroseconds\":\(offset)") }
-            if let sync = shot.sync { fields.append("\"sync\":\(ReplyFormatter.jsonString(sync))") }
-            return "{" + fields.joined(separator: ",") + "}"
+                  let bytes = read(entry.path), let json = Self.shotPart(id, sidecarPath: entry.path, sidecarBytes: bytes) else { continue }
+            return json
         }
         return nil
+    }
+
+    /// The part of shot `id` that the sidecar at `sidecarPath` (below the captures) with content
+    /// `sidecarBytes` describes, as JSON; nil when it is not a sidecar of that shot. The rig answers
+    /// with it, and the collector makes the same answer from a sidecar it fetched itself.
+    public static func shotPart(_ id: String, sidecarPath: String, sidecarBytes bytes: [UInt8]) -> String? {
+        guard bytes.count <= maximumSidecarBytes, let sidecar = try? BracketSidecar.decode(bytes), let shot = sidecar.shot, shot.id == id,
+              let sidecarHash = try? SHA256.hexDigest(bytes) else { return nil }
+        let folder = (sidecarPath as NSString).deletingLastPathComponent
+        let files = sidecar.frames.flatMap(\.files).map { file in
+            "{\"path\":\(ReplyFormatter.jsonString(folder.isEmpty ? file.name : folder + "/" + file.name)),\"bytes\":\(file.bytes),\"sha256\":\(ReplyFormatter.jsonString(file.sha256))}"
+        }
+        var fields = [
+            "\"shot\":\(ReplyFormatter.jsonString(id))",
+            "\"status\":\(ReplyFormatter.jsonString(sidecar.result.status.rawValue))",
+            "\"sidecar\":{\"path\":\(ReplyFormatter.jsonString(sidecarPath)),\"bytes\":\(bytes.count),\"sha256\":\(ReplyFormatter.jsonString(sidecarHash))}",
+            "\"files\":[" + files.joined(separator: ",") + "]",
+            "\"clock\":\(ReplyFormatter.jsonString(shot.clock))",
+        ]
+        if let offset = shot.offsetMicroseconds { fields.append("\"offsetMicroseconds\":\(offset)") }
+        if let sync = shot.sync { fields.append("\"sync\":\(ReplyFormatter.jsonString(sync))") }
+        return "{" + fields.joined(separator: ",") + "}"
     }
 
     /// The whole file at `relative` (opened as a download is: inside the root, no symlink), up to

@@ -391,6 +391,8 @@ public final class SimulatedCamera: CameraDevice {
             metadata[ControlName.afState] = .int32(p.afState)
         }
         metadata["ColourCorrectionMatrix"] = .floatArray(SimulatedColourResponse.colourCorrectionMatrix.map(Float.init))
+        // `sim scene object`: the turntable where it is at the middle of this frame's exposure.
+        let scene = objectScene(scene, frameStart: start, exposureMicroseconds: p.exposureMicroseconds, metadata: &metadata)
         var buffers: [StreamRole: FrameBuffer] = [:]
         let readout = (model.mode.readoutMilliseconds ?? 1e3 / max(model.mode.maximumFps, 1)) * 1000
         let turned = pointing.at.map { angularMotion(from: $0, microseconds: Double((start - $0).nanoseconds) / 1000) } ?? (x: 0, y: 0)
@@ -416,6 +418,24 @@ public final class SimulatedCamera: CameraDevice {
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),
                                 buffers: buffers)
+    }
+
+    /// The scene with the object turned as at the middle of the exposure (wall clock, which the
+    /// rigs of a fleet share), and the frame's `SimulationTruth` in `metadata`.
+    private func objectScene(_ scene: SimulatedScene, frameStart start: MonotonicTime, exposureMicroseconds: Int,
+                             metadata: inout ControlList) -> SimulatedScene {
+        guard var object = scene.object else { return scene }
+        let middle = start.nanoseconds + wallClockOffsetNanoseconds + Int64(exposureMicroseconds) * 500
+        object.rotationDegrees = object.rotationDegrees(atWallClockNanoseconds: middle)
+        var turned = scene
+        turned.object = object
+        let pose = scene.pose
+        metadata[SimulationTruth.metadataKey] = SimulationTruth(
+            scene: scene.name, positionMetres: [pose.positionMetres.x, pose.positionMetres.y, pose.positionMetres.z],
+            lookAtMetres: [pose.lookAtMetres.x, pose.lookAtMetres.y, pose.lookAtMetres.z],
+            objectRotationDegrees: object.rotationDegrees, objectSpinDegreesPerSecond: object.spinDegreesPerSecond,
+            exposureMiddleWallClockNanoseconds: middle, focalLengthSensorPixels: renderer.focalLengthSensorPixels).metadataValue
+        return turned
     }
 
     /// Takes a request's SyncMode and SyncFrames (the fork's controls; `SimulatedFrameSync`).

@@ -59,6 +59,8 @@ final class SimulatedFrameRenderer {
     private let pool = FramePool()
     /// Plane memory for motion (moved, blurred, skewed copies of the cached planes), reused.
     private let spare = SparePlanes()
+    /// `sim scene object`: the last drawings (drawn when a frame is read, on any thread).
+    let objectPlanes = ObjectPlaneCache()
 
     init(sensor: SensorDescription) {
         self.sensor = sensor
@@ -135,8 +137,11 @@ final class SimulatedFrameRenderer {
         let isRaw = r.format.isBayer
         let crop = isRaw ? r.crop : Self.fittedCrop(r.crop, to: r.size)
         let scale = Double(crop.width) / Double(r.size.width)  // sensor pixels per output pixel
-        let source = planeSource(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
-                                 defocusPixels: (r.stripDefocusPixels ?? [r.defocusPixels]).map { $0 / scale })
+        let source = r.scene.object != nil
+            ? objectPlaneSource(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, role: r.role, scene: r.scene,
+                                defocusPixels: r.defocusPixels / scale)
+            : planeSource(crop: crop, size: r.size, kind: isRaw ? .mosaic : .rgb, lighting: r.scene.lighting,
+                          defocusPixels: (r.stripDefocusPixels ?? [r.defocusPixels]).map { $0 / scale })
         let focalLength = focalLengthPixels(sensorPixelsPerOutputPixel: scale)
         let motion = { var m = r.motion; m.cropShift = source.shift; return m }()
         let spare = self.spare, noise = self.noise
@@ -258,8 +263,12 @@ final class SimulatedFrameRenderer {
         /// How far to move the planes (output pixels): a crop reusing a cached one elsewhere.
         var shift: (dx: Double, dy: Double) = (0, 0)
 
+        /// Draws the planes when the frame is drawn, in place of `ready` (`sim scene object`).
+        var draw: (@Sendable () -> ScenePlanes)? = nil
+
         /// The planes, with the strips blurred now if there are any.
         func planes() -> ScenePlanes {
+            if let draw { return draw() }
             guard !strips.isEmpty else { return ready }
             var planes = ready
             for strip in strips { planes.blur(columns: strip.columns, pixels: strip.pixels, from: ready) }

@@ -11,8 +11,14 @@ public struct SimulatedScene: Hashable, Sendable {
     public var greyLuminanceCandelasPerSquareMetre: Double
     /// Correlated colour temperature of the light, kelvin.
     public var illuminantKelvin: Double
-    /// Distance from the lens to the chart, metres (focus target).
-    public var subjectDistanceMetres: Double
+    /// Distance from the lens to what it focuses on, metres: the chart (`chartDistanceMetres`), or
+    /// in the object scene the point the rig looks at (`pose`). Setting it moves the chart.
+    public var subjectDistanceMetres: Double {
+        get { object == nil ? chartDistanceMetres : objectSubjectDistanceMetres }
+        set { chartDistanceMetres = newValue }
+    }
+    /// Distance from the lens to the chart, metres; kept while the object scene is shown.
+    public var chartDistanceMetres: Double
     /// How the chart is lit (`TestChart.Lighting`): evenly, or backlit (a high-contrast scene).
     public var lighting: TestChart.Lighting
     /// True for `sim scene depth`: the chart cut into upright strips, each at its own distance
@@ -23,6 +29,11 @@ public struct SimulatedScene: Hashable, Sendable {
     public var light = SimulatedLight.steady()
     /// `sim object cross`: an object walking across the picture (SimulatedCrossingObject.swift), or none.
     public var crossing: SimulatedCrossingObject?
+    /// `sim scene object`: the textured object on its turntable (`ObjectScene`) in place of the
+    /// chart, seen through a true pinhole from `pose`; nil for the chart.
+    public var object: ObjectScene?
+    /// `sim pose`: where the rig stands in the object scene and what it looks at.
+    public var pose = SimulatedPose.standard
 
     /// The strips' distances in `sim scene depth`, metres, left to right: 0.15 m to infinity.
     public static let depthStripDistancesMetres: [Double] = [0.15, 0.25, 0.4, 0.7, 1.5, .infinity]
@@ -31,17 +42,63 @@ public struct SimulatedScene: Hashable, Sendable {
                 subjectDistanceMetres: Double = 0.5, lighting: TestChart.Lighting = .even, hasDepth: Bool = false) {
         self.greyLuminanceCandelasPerSquareMetre = greyLuminanceCandelasPerSquareMetre
         self.illuminantKelvin = illuminantKelvin
-        self.subjectDistanceMetres = subjectDistanceMetres
+        self.chartDistanceMetres = subjectDistanceMetres
         self.lighting = lighting
         self.hasDepth = hasDepth
     }
 
-    /// The names `sim scene` takes: the lightings, and `depth` (the evenly lit chart in strips).
-    public static let names = TestChart.Lighting.allCases.map(\.rawValue) + ["depth"]
+    /// The names `sim scene` takes: the lightings, `depth` (the evenly lit chart in strips) and
+    /// `object` (`object spin DEG_PER_S` turns it).
+    public static let names = TestChart.Lighting.allCases.map(\.rawValue) + ["depth", "object"]
 
-    /// This scene as `sim scene NAME` makes it (`names`); nil for a name it does not know.
-    public func named(_ name: String) -> SimulatedScene? {
+    /// This scene as `sim scene WORDS` makes it: a name of `names`, or `object spin DEG_PER_S`.
+    public func parsed(_ words: [String]) throws(HardwareError) -> SimulatedScene {
+        if words.first == "object" {
+            var spin = 0.0
+            if words.count != 1 {
+                guard words.count == 3, words[1] == "spin" else {
+                    throw HardwareError(.invalidArgument, "scene \(words.joined(separator: " ")): write object, or object spin DEG_PER_S")
+                }
+                guard let value = Double(words[2]), value.isFinite, abs(value) <= ObjectScene.spinLimitDegreesPerSecond else {
+                    throw HardwareError(.invalidArgument, "scene object spin \"\(words[2])\": degrees per second from -\(Int(ObjectScene.spinLimitDegreesPerSecond)) to \(Int(ObjectScene.spinLimitDegreesPerSecond))")
+                }
+                spin = value
+            }
+            var scene = self
+            scene.object = ObjectScene(spinDegreesPerSecond: spin)
+            scene.hasDepth = false  // the chart's strips: not drawn, and no defocus per strip to work out per frame
+            return scene
+        }
+        guard words.count == 1, let scene = named(words[0]) else {
+            throw HardwareError(.invalidArgument, "scene \(words.joined(separator: " ")): use \(Self.names.joined(separator: ", ")) or object spin DEG_PER_S")
+        }
+        return scene
+    }
+
+    /// This scene seen from `pose` (`sim pose`); in the object scene the focus target follows it.
+    public func posed(_ pose: SimulatedPose) -> SimulatedScene {
         var scene = self
+        scene.pose = pose
+        return scene
+    }
+
+    /// The focus target in the object scene: the distance from the rig to the point it looks at.
+    private var objectSubjectDistanceMetres: Double {
+        let v = pose.lookAtMetres - pose.positionMetres
+        return max((v * v).sum().squareRoot(), 0.05)
+    }
+
+    /// The scene's name as `sim scene` gives it.
+    public var name: String {
+        if let object { return object.spinDegreesPerSecond == 0 ? "object" : "object spin \(SimulatedPose.number(object.spinDegreesPerSecond))" }
+        return hasDepth ? "depth" : lighting.rawValue
+    }
+
+    /// This scene as `sim scene NAME` makes it for a chart name of `names` (the chart again, in
+    /// place of the object scene); nil for a name it does not know.
+    private func named(_ name: String) -> SimulatedScene? {
+        var scene = self
+        scene.object = nil
         if name == "depth" {
             scene.lighting = .even
             scene.hasDepth = true

@@ -57,13 +57,18 @@ public enum BoardFactory {
 
         let cameraProvider = try makeCameraProvider(board: board, sensors: sensors, loop: loop, motion: motion)
         if let sim = cameraProvider as? SimulatedCameraProvider {
-            simulation.setLighting = { name in
-                guard let scene = sim.scene.named(name) else {
-                    throw HardwareError(.invalidArgument, "scene \(name): use \(SimulatedScene.names.joined(separator: " or "))")
-                }
+            simulation.setScene = { text in
+                let words = text.split(separator: " ").map(String.init)
+                let scene = try sim.scene.parsed(words)
                 sim.scene = scene
-                if let camera = sim.openedCamera, let opened = camera.scene.named(name) { camera.scene = opened }
-                return name
+                if let camera = sim.openedCamera { camera.scene = try camera.scene.parsed(words) }
+                return scene.name
+            }
+            simulation.setPose = { text in
+                let pose = try SimulatedPose(parsing: text)
+                sim.scene = sim.scene.posed(pose)
+                if let camera = sim.openedCamera { camera.scene = camera.scene.posed(pose) }
+                return pose.text
             }
             simulation.changeLight = { name, duration in try sim.changeLight(name, duration: duration).toEV }
             simulation.crossObject = { speed, size in

@@ -2,6 +2,7 @@ import Collect
 import Console
 import Fleet
 import Foundation
+import Hardware
 
 extension TripodMain {
     /// Exit statuses of `tripod collect`: 0 every file of every rig that answered is checked;
@@ -25,6 +26,7 @@ extension TripodMain {
         sigaddset(&stopping, SIGINT)
         sigaddset(&stopping, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
+        let began = ContinuousClock.now
         let progress = ProgressReporter.forStandardStreams()
         let directory: FleetDirectory
         let key: String
@@ -42,9 +44,10 @@ extension TripodMain {
         }
         defer { directory.stop() }
         guard directory.subscribe(within: 10) else {
-            printError("collect: the broker \(options.broker) " + (directory.refusal.map { "refused the connection: \($0)" } ?? "did not answer within 10 s"))
+            printError("collect: the broker \(options.broker) " + (directory.refusal.map { "refused the connection: \($0)" } ?? "did not answer within 10 s" + (options.broker.scheme == .mqtts ? " (over TLS: does --ca hold the CA of its certificate?)" : "")))
             return CollectStatus.failed
         }
+        progress.ready(seconds: (ContinuousClock.now - began).secondsValue, rigs: directory.rigs.count, reports: directory.reports.count)
         let collector = Collector(options: options, directory: directory, key: key, progress: progress)
         do throws(CollectError) {
             if options.selection == .follow {

@@ -136,6 +136,7 @@ public enum TripodMain {
         }
         var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: arguments.captures, log: log)
+        try SimulationConfig.apply(config, to: devices.simulation)
         devices.measuresEncoderSpeed = true  // the real loop: a recording's start may time libx264
         devices.serialNumber = BodySerial.read(simulated: board.camera.backend == "sim", stateDirectory: arguments.state, cameraIndex: 0)
         var state: StateStore? = nil
@@ -154,7 +155,7 @@ public enum TripodMain {
         // The fleet's MQTT front end joins the settings first, so the config file's fleet.* are checked.
         let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: log)
         FleetShotWiring.connect(fleet, to: supervisor)
-        for entry in config?.entries ?? [] {
+        for entry in config?.entries ?? [] where !SimulationConfig.owns(entry.key) {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile, requestedBy: nil) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
         }
@@ -168,6 +169,7 @@ public enum TripodMain {
 
     /// The settings schema as the config file sees it: the same validation as console `set`.
     static let settingsSchema = ClosureConfigSchema { key, value in
+        if SimulationConfig.owns(key) { return try SimulationConfig.validate(key: key, value: value) }
         do throws(ConsoleError) { return try SettingsTable.validate(key: key, value: value) }
         catch where error.code == .unknownKey { throw ConfigSchemaError.unknownKey(key) }
         catch { throw ConfigSchemaError.invalidValue(key: key, reason: error.message) }

@@ -47,8 +47,9 @@ public struct SimulationHooks {
     public var setMotion: ((String, Double?) throws -> String)?
     /// `button press`, `button hold <ms>`, `button half`.
     public var button: ((String, Duration?) throws -> Void)?
-    /// `sim scene even|backlit`: how the simulated chart is lit.
-    public var setLighting: ((String) throws -> String)?
+    /// `sim scene even|backlit|depth|object [spin DEG_PER_S]`: what the simulated camera sees (the
+    /// words after `sim scene`, space-separated); returns the scene's name.
+    public var setScene: ((String) throws -> String)?
     /// `sim light sunset|sunrise DURATION | steady`: how the simulated light changes with time;
     /// returns the level, EV from day, the light goes to.
     public var changeLight: ((String, Duration?) throws -> Double)?
@@ -56,11 +57,16 @@ public struct SimulationHooks {
     public var crossObject: ((Double, Double) throws -> UInt64)?
     /// `sim pir`: the simulated PIR line goes active, then inactive.
     public var pir: (() throws -> Void)?
+    /// `sim pose X,Y,Z lookat X,Y,Z`: where the rig stands in `sim scene object`; returns the pose's
+    /// canonical text.
+    public var setPose: ((String) throws -> String)?
     public init(setMotion: ((String, Double?) throws -> String)? = nil, button: ((String, Duration?) throws -> Void)? = nil,
-                setLighting: ((String) throws -> String)? = nil, changeLight: ((String, Duration?) throws -> Double)? = nil) {
-        self.setMotion = setMotion; self.button = button; self.setLighting = setLighting; self.changeLight = changeLight
+                setScene: ((String) throws -> String)? = nil, changeLight: ((String, Duration?) throws -> Double)? = nil,
+                setPose: ((String) throws -> String)? = nil) {
+        self.setMotion = setMotion; self.button = button; self.setScene = setScene; self.changeLight = changeLight
+        self.setPose = setPose
     }
 
     /// True when there is nothing to simulate.
-    public var isEmpty: Bool { setMotion == nil && button == nil && setLighting == nil && changeLight == nil && crossObject == nil && pir == nil }
+    public var isEmpty: Bool { setMotion == nil && button == nil && setScene == nil && changeLight == nil && setPose == nil && crossObject == nil && pir == nil }
 }

@@ -52,6 +52,19 @@ extension Supervisor {
         }
     }
 
+    /// `sim pose X,Y,Z lookat X,Y,Z`.
+    func simulatePose(_ args: [String]) -> Reply {
+        guard let setPose = devices.simulation?.setPose else { return .err(.unsupported, "not a simulated camera") }
+        guard args.count == 3 else { return .err(.usage, "usage: sim pose X,Y,Z lookat X,Y,Z (metres)") }
+        do {
+            let pose = try setPose(args.joined(separator: " "))
+            broadcast(ConsoleEvent("sim.pose", [("pose", pose)]))
+            return .ok([("pose", pose)])
+        } catch {
+            return .err(.badValue, "\(error)")
+        }
+    }
+
     /// `sim pir`: the simulated PIR sensor sees something (its line's rising edge).
     func simulatePIR() -> Reply {
         guard let pir = devices.simulation?.pir else { return .err(.unsupported, "this board has no simulated PIR line (gpio.pir)") }
@@ -61,12 +74,14 @@ extension Supervisor {
 
     func registerSimulationCommands() {
         guard let hooks = devices.simulation else { return }
-        if hooks.setMotion != nil || hooks.setLighting != nil || hooks.changeLight != nil {
-            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth | light sunset|sunrise <span> | light steady | object cross [speed] [size] | pir | hang <s>",
-                                 summary: "simulated board: change the rig's motion or the scene's lighting, or hang the loop (watchdog test)",
+        if hooks.setMotion != nil || hooks.setScene != nil || hooks.changeLight != nil || hooks.setPose != nil || hooks.crossObject != nil || hooks.pir != nil {
+            commands.add(Command("sim", synopsis: "motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth|object [spin °/s] | pose X,Y,Z lookat X,Y,Z | light sunset|sunrise <span> | light steady | object cross [speed] [size] | pir | hang <s>",
+                                 summary: "simulated board: change the rig's motion, pose or scene, send an object across or raise the PIR line, or hang the loop (watchdog test)",
                                  detail: ["example: sim motion handheld 3", "The IMU and the simulated frames' blur follow the same motion.",
                                           "sim scene backlit: a bright window and a deep shadow (a high-contrast scene for video HDR); sim scene even: back to the lit chart.",
                                           "sim scene depth: the lit chart in six upright strips at 0.15, 0.25, 0.4, 0.7 and 1.5 m and infinity (left to right), each blurred by its defocus: for focus brackets.",
+                                          "sim scene object: a textured box and cylinder on a turntable at the origin, on a textured ground inside a textured backdrop 3.5 m away (docs/photogrammetry.md); sim scene object spin 60 turns it at 60 °/s.",
+                                          "sim pose 1.6,0,0.9 lookat 0,0,0.35: where the rig stands in the object scene and what it looks at (metres, z up; also sim.pose in the config file).",
                                           "sim light sunset 1h: the light falls smoothly by 14 EV (day to night) over an hour of the camera's clock; sunrise 1h goes back to day; steady holds the level reached.",
                                           "sim object cross 0.5 0.25: an animal-sized textured blob steps out whole at the left edge in the next frame and walks right at 0.5 frame widths per second, 0.25 of the frame high; the reply names that frame (enters.sequence).",
                                           "sim pir: the simulated PIR line (board gpio.pir) goes active: a trigger, as a real sensor's rising edge.",
@@ -74,19 +89,20 @@ extension Supervisor {
                                  arguments: 1...4) { context, args in
                 if args == ["pir"] { return context.supervisor.simulatePIR() }
                 if args[0] == "hang", args.count == 2 { return Self.hang(args[1]) }
+                if args[0] == "pose" { return context.supervisor.simulatePose(Array(args.dropFirst())) }
                 if args[0] == "object" { return context.supervisor.simulateObject(Array(args.dropFirst())) }
                 if args[0] == "light" { return context.supervisor.simulateLight(Array(args.dropFirst())) }
-                if args[0] == "scene", args.count == 2 {
-                    guard let setLighting = context.supervisor.devices.simulation?.setLighting else { return .err(.unsupported, "not a simulated camera") }
+                if args[0] == "scene" {
+                    guard let setScene = context.supervisor.devices.simulation?.setScene else { return .err(.unsupported, "not a simulated camera") }
                     do {
-                        let name = try setLighting(args[1])
+                        let name = try setScene(args.dropFirst().joined(separator: " "))
                         context.supervisor.broadcast(ConsoleEvent("sim.scene", [("lighting", name)]))
                         return .ok([("scene", name)])
                     } catch {
                         return .err(.badValue, "\(error)")
                     }
                 }
-                guard args[0] == "motion", (2...3).contains(args.count) else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude] | scene even|backlit|depth | light sunset|sunrise <span> | light steady | object cross [speed] [size] | pir | hang <s>") }
+                guard args[0] == "motion", (2...3).contains(args.count) else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude] | scene even|backlit|depth|object [spin °/s] | pose X,Y,Z lookat X,Y,Z | light sunset|sunrise <span> | light steady | object cross [speed] [size] | pir | hang <s>") }
                 var amplitude: Double? = nil
                 if args.count == 3 {
                     guard let a = Double(args[2]), a >= 0, a.isFinite else {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Hardware
 import Media
+import TestSupport
 
 /// Tripod's JPEG q92 encode of one RGB frame against libjpeg-turbo's own tools on the same pixels.
 struct JPEGReferenceMeasurement {
@@ -85,21 +86,14 @@ private func tjbenchMegapixelsPerSecond(_ output: String) throws -> Double {
 
 /// Runs `path` with `arguments`, returns its standard output; a non-zero exit is an error.
 private func run(_ path: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch {
+    let result: (status: Int32, output: Data)
+    do { result = try runProcess(path, arguments) } catch {
         throw HardwareError(.notFound, "\(path): cannot run (\(error)); tools/setup installs libjpeg-turbo-progs")
     }
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw HardwareError(.other, "\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+    guard result.status == 0 else {
+        throw HardwareError(.other, "\(path) \(arguments.joined(separator: " ")) exited with \(result.status)")
     }
-    return String(decoding: data, as: UTF8.self)
+    return String(decoding: result.output, as: UTF8.self)
 }
 
 /// CPU seconds of the calling thread (CLOCK_THREAD_CPUTIME_ID).

@@ -20,6 +20,8 @@ struct SimulatedCameraBenchmark: Benchmark {
         var targetFps: Double
         var frames: Int
         var motion: String = "still"
+        /// `sim scene` words: the chart by default; `object spin 60` is drawn afresh every frame.
+        var scene: [String] = ["even"]
     }
 
     func run() throws -> BenchmarkReport {
@@ -40,6 +42,19 @@ struct SimulatedCameraBenchmark: Benchmark {
             Case(label: "4608x2592 SRGGB10 raw", streams: [StreamConfiguration(role: .raw, pixelFormat: PixelFormat("SRGGB10"),
                                                                                size: PixelSize(width: 4608, height: 2592))],
                  targetFps: 14.35, frames: 30),
+            // sim scene object (docs/photogrammetry.md): spinning, so every frame is ray cast again
+            // (a still object on a still rig is drawn once per stream, then costs what the chart does).
+            Case(label: "object scene spin 60, 1152x648 BGR888 (the ring test's still)",
+                 streams: [StreamConfiguration(role: .stillCapture, pixelFormat: .bgr888, size: PixelSize(width: 1152, height: 648))],
+                 targetFps: 30, frames: 20, scene: ["object", "spin", "60"]),
+            Case(label: "object scene spin 60, 384x216 BGR888 viewfinder (sim-small's size)",
+                 streams: [StreamConfiguration(role: .viewfinder, pixelFormat: .bgr888, size: PixelSize(width: 384, height: 216))],
+                 targetFps: 30, frames: 60, scene: ["object", "spin", "60"]),
+            Case(label: "object scene spin 60, 1152x648 BGR888 viewfinder (streaming: a 384-wide ray grid)",
+                 streams: [StreamConfiguration(role: .viewfinder, pixelFormat: .bgr888, size: PixelSize(width: 1152, height: 648))],
+                 targetFps: 30, frames: 60, scene: ["object", "spin", "60"]),
+            Case(label: "object scene still, 1920x1080 BGR888 (drawn once, cached)", streams: [StreamConfiguration(role: .viewfinder, pixelFormat: .bgr888, size: hd)],
+                 targetFps: 60, frames: 60, scene: ["object"]),
         ]
         var rows: [[String]] = [["real camera (reference)", "-", "-", "-", "-", "1.00"]]
         var metrics: [String: Double] = [:]
@@ -56,7 +71,9 @@ struct SimulatedCameraBenchmark: Benchmark {
                      "x real time = frames per CPU second of the whole process (every thread: frames are drawn in row bands on "
                          + "every core; not counting time other processes take on a shared machine) / real fps; wall fps beside it",
                      "every frame gets exposure, shot+read noise, clipping and the ISP or raw quantisation; "
-                         + "handheld adds motion blur and rolling-shutter skew"]
+                         + "handheld adds motion blur and rolling-shutter skew",
+                     "object scene: a pinhole ray cast of sim scene object, one ray a pixel (streaming roles: a grid at most 384 wide); setup includes drawing the "
+                         + "scene's textures once per process"]
         let (recordingRows, recordingNotes) = try recordings(metrics: &metrics)
         rows += recordingRows
         notes += recordingNotes
@@ -113,7 +130,8 @@ struct SimulatedCameraBenchmark: Benchmark {
         let loop = ManualEventLoop()
         let motion: any MotionTruth = c.motion == "still" ? StillMotion()
             : MotionProfile.handheld.make(seed: 5, origin: loop.now())
-        let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.embedded(model: "imx708"), motion: motion)
+        let provider = SimulatedCameraProvider(loop: loop, sensor: try SensorDescription.embedded(model: "imx708"), motion: motion,
+                                               scene: try SimulatedScene().parsed(c.scene))
         guard let camera = try provider.open(id: provider.cameraID) as? SimulatedCamera else {
             throw HardwareError(.other, "simcam: the provider did not return a SimulatedCamera")
         }

@@ -17,10 +17,20 @@ final class CollectFleet {
     /// Config lines every rig gets besides the fleet's and the remote's.
     let extraConfig: [String]
 
-    init(names: [String], extraConfig: [String] = [], before: (String) throws -> Void = { _ in }) throws {
+    /// Config lines of one rig only, by name.
+    let rigConfig: [String: [String]]
+    /// The board the rigs run (`tripod run --board`).
+    let board: String
+
+    /// `broker`: one the test configured (a password file, a TLS listener); `observer`: the
+    /// test's own broker user, when it needs one.
+    init(names: [String], broker given: Broker? = nil, observer user: (name: String, password: String)? = nil, extraConfig: [String] = [],
+         rigConfig: [String: [String]] = [:], board: String = "sim-small", before: (String) throws -> Void = { _ in }) throws {
         self.extraConfig = extraConfig
-        broker = try Broker()
-        observer = try Observer(broker: broker)
+        self.rigConfig = rigConfig
+        self.board = board
+        broker = try given ?? Broker()
+        observer = try Observer(broker: broker, user: user?.name, password: user?.password)
         work = NSTemporaryDirectory() + "tripod-collect-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         key = work + "/collect-key"
@@ -39,7 +49,8 @@ final class CollectFleet {
     func start(_ name: String, work existing: String? = nil) throws {
         let port = ports[name] ?? 0
         rigs[name] = try Rig(broker: broker.port, rig: name, work: existing,
-                             extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"] + extraConfig)
+                             extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"] + extraConfig + (rigConfig[name] ?? []),
+                             board: board)
     }
 
     /// The `remote` its last retained status gave.
@@ -169,6 +180,29 @@ func partialFiles(_ root: String) -> [(String, Int)] {
     }
 }
 
+/// A listening TCP socket on 127.0.0.1 at a free port (socket, bind, listen, getsockname): the
+/// descriptor and the port.
+func loopbackListener(backlog: Int32) throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw FleetTestFailure("socket: errno \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+            guard bind(fd, pointer, length) == 0, listen(fd, backlog) == 0 else { return -1 }
+            return getsockname(fd, pointer, &length)
+        }
+    }
+    guard bound == 0 else {
+        let failure = errno
+        close(fd)
+        throw FleetTestFailure("bind/listen 127.0.0.1:0: errno \(failure)")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
 /// A TCP listener on 127.0.0.1 that stands in for a host a broker user advertises: it keeps the
 /// head of each request (up to 16 KiB) and answers 404, then closes the connection.
 final class RequestHeadCatcher: @unchecked Sendable {
@@ -179,21 +213,10 @@ final class RequestHeadCatcher: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init() throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw FleetTestFailure("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let made = try loopbackListener(backlog: 16)
+        listener = made.fd
+        port = made.port
         let fd = listener
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(fd, pointer, length) == 0, listen(fd, 16) == 0 else { return -1 }
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        guard bound == 0 else { close(listener); throw FleetTestFailure("bind/listen 127.0.0.1:0: errno \(errno)") }
-        port = Int(UInt16(bigEndian: address.sin_port))
         let caught = self.caught, stopping = self.stopping, done = self.done
         Thread.detachNewThread {
             defer { done.signal() }

@@ -53,6 +53,9 @@ struct CollectUnitTests {
         #expect(CollectLayout.colmap.path(shot: "s", rig: "r1", name: "TRP_1_01.dng", index: 0, count: 1, isSidecar: false) == "raw/r1/s.dng")
         #expect(CollectLayout.colmap.path(shot: "s", rig: "r1", name: "TRP_1_02.jpg", index: 1, count: 3, isSidecar: false) == "images/r1/s_02.jpg")
         #expect(CollectLayout.colmap.path(shot: "s", rig: "r1", name: "TRP_1.json", index: 0, count: 1, isSidecar: true) == "sidecars/r1/s.json")
+        // A rig named like the manifest would have the manifest's path as its folder in the rigs layout.
+        #expect(!CollectLayout.rigs.canHold(rig: "manifest.json") && CollectLayout.rigs.canHold(rig: "r1"))
+        #expect(CollectLayout.colmap.canHold(rig: "manifest.json"))
     }
 
     @Test func theCollectionKeyMayOnlyListAndDownload() {

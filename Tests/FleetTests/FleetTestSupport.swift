@@ -90,7 +90,9 @@ final class Rig {
     var logFile: String { work + "/tripod.log" }
 
     /// `work`: an existing directory (state kept from a previous run).
-    init(broker port: Int, group: String = "g", rig: String = "r1", work existing: String? = nil, extraConfig: [String] = []) throws {
+    /// `board`: a board name or a board file (`tripod run --board`).
+    init(broker port: Int, group: String = "g", rig: String = "r1", work existing: String? = nil, extraConfig: [String] = [],
+         board: String = "sim-small") throws {
         work = existing ?? NSTemporaryDirectory() + "tripod-fleet-\(UUID().uuidString)"
         topics = FleetTopics(group: group, rig: rig)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -98,7 +100,7 @@ final class Rig {
         try (config.joined(separator: "\n") + "\n").write(toFile: work + "/tripod.conf", atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: try Self.executable())
-        process.arguments = ["run", "--board", "sim-small", "--captures", captures, "--state", state, "--socket", socket,
+        process.arguments = ["run", "--board", board, "--captures", captures, "--state", state, "--socket", socket,
                              "--config", work + "/tripod.conf"]
         process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice

@@ -11,6 +11,34 @@ import Testing
         #expect(Set(keys).count == keys.count, "\(keys)")
     }
 
+    /// The focal plane is the area of the array the picture shows: the whole IMX708 array (4608 x
+    /// 2592 pixels of 1.4 µm behind 4.74 mm) is 28 mm in 35 mm terms; its 3072 x 1728 crop (the
+    /// 120 fps mode, or a 1.5× zoom) is 42 mm, and 384 pixels across it are 384 / 0.43008 cm.
+    @Test func aCroppedPictureHasTheFocalPlaneItShows() throws {
+        var exif = testExif(size: PixelSize(width: 384, height: 216))
+        exif.camera = CameraIdentity(make: "Raspberry Pi", model: "Camera Module 3 (imx708)", uniqueCameraModel: "Raspberry Pi imx708",
+                                     focalLengthMillimetres: 4.74, fNumber: 1.8)
+        exif.camera.sensorWidthMillimetres = 6.4512
+        exif.camera.sensorHeightMillimetres = 3.6288
+        exif.camera.pixelPitchMicrometres = 1.4
+        func value(_ name: String) -> Double? {
+            switch ExifTag.all.first(where: { $0.name == name })?.value(exif) {
+            case .short(let v)?: return Double(v)
+            case .rational(let n, let d)?: return Double(n) / Double(d)
+            default: return nil
+            }
+        }
+        #expect(value("FocalLengthIn35mmFilm") == 28)
+        #expect(abs((value("FocalPlaneXResolution") ?? 0) - 384 / 0.64512) < 0.01)
+        exif.imagedArea = PixelRect(x: 768, y: 432, width: 3072, height: 1728)
+        #expect(value("FocalLengthIn35mmFilm") == 42)
+        #expect(abs((value("FocalPlaneXResolution") ?? 0) - 384 / 0.43008) < 0.01)
+        #expect(abs((value("FocalPlaneYResolution") ?? 0) - 216 / 0.24192) < 0.01)
+        // Without the pitch the area cannot be measured: the whole array, as before.
+        exif.camera.pixelPitchMicrometres = nil
+        #expect(value("FocalLengthIn35mmFilm") == 28)
+    }
+
     @Test(arguments: [ExifTag.Files.dng, .jpeg])
     func exiftoolFindsTheListedTagsAndNoOthersFromTheList(file kind: ExifTag.Files) throws {
         var exif = testExif(size: PixelSize(width: 64, height: 48))

@@ -145,8 +145,9 @@ final class RemoteFixture {
     var client: HTTPTestClient { HTTPTestClient(port: port) }
     var bearer: (String, String) { ("Authorization", "Bearer \(token)") }
 
-    init() throws {
-        tripod = try RunningTripod()
+    /// `config`: lines of a config file the process gets (none: no `--config`).
+    init(config: [String] = []) throws {
+        tripod = try RunningTripod(config: config)
         let set = tripod.ask("set remote.listen 127.0.0.1:0")
         guard set?.hasPrefix("ok") == true else { throw ToolError(description: "set remote.listen: \(set ?? "no reply")") }
         // `get` shows the port the system picked as the active value.

@@ -1,4 +1,5 @@
 import Foundation
+import Remote
 import Testing
 import TestSupport
 
@@ -87,6 +88,27 @@ import TestSupport
             http.send(fd, Array(status.utf8))
             #expect(Self.readOne(fd)?.status == 200)
         }
+    }
+
+    /// A collection signature names the rig (`fleet.rig`): after `set fleet.rig r2` the running
+    /// server refuses a signature for r1 and accepts one for r2, with no restart of the remote.
+    @Test func collectionSignaturesFollowTheRigsNewName() throws {
+        let folder = NSTemporaryDirectory() + "tripod-collect-rename-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let key = String(repeating: "0123456789abcdef", count: 4)
+        try (key + "\n").write(toFile: folder + "/key", atomically: true, encoding: .utf8)
+        chmod(folder + "/key", 0o600)
+        let remote = try RemoteFixture(config: ["remote.collect = \(folder)/key", "fleet.rig = r1"])
+        func status(signedFor rig: String) throws -> Int? {
+            let header = try CollectSignature.sign(key: key, method: "GET", path: "/api/captures", rig: rig).header
+            return remote.client.request("GET", "/api/captures", headers: [("Authorization", header)])?.status
+        }
+        #expect(try status(signedFor: "r1") == 200)
+        #expect(try status(signedFor: "r2") == 401)
+        #expect(remote.tripod.ask("set fleet.rig r2") == "ok fleet.rig=r2")
+        #expect(try status(signedFor: "r1") == 401)
+        #expect(try status(signedFor: "r2") == 200)
     }
 
     @Test func theLoginAnswersWithAnHttpOnlyStrictCookieAndTheLogoutRemovesIt() throws {

@@ -67,6 +67,15 @@ import TestSupport
         /// Each closed connection's life, from its connect to the close seen.
         var lifetimes: [Duration] { state.withLock { $0.compactMap { c in c.closed.map { $0 - c.opened } } } }
 
+        /// Waits until every connection was seen closed, or `within`, then stops: each closed
+        /// one's life in seconds, shortest first.
+        func stopOnceAllCut(within: Duration) -> [Double] {
+            let deadline = ContinuousClock.now + within
+            while openCount > 0, ContinuousClock.now < deadline { usleep(50_000) }
+            stop()
+            return lifetimes.map(\.secondsValue).sorted()
+        }
+
         func stop() {
             stopping.store(true, ordering: .relaxed)
             finished.wait()
@@ -200,10 +209,7 @@ import TestSupport
             streamLasted = (ContinuousClock.now - started).secondsValue
             close(fd)
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while crowd.openCount > 0, ContinuousClock.now < deadline { usleep(50_000) }
-        crowd.stop()
-        let lives = crowd.lifetimes.map(\.secondsValue).sorted()
+        let lives = crowd.stopOnceAllCut(within: .seconds(10))
         #expect(lives.count == 3, "every trickler cut")
         #expect((lives.first ?? 0) >= 1 && (lives.last ?? 99) < 5, "lifetimes \(lives)")
         #expect(secondHeadCut.map { $0 >= 1 && $0 < 5 } == true, "the kept-alive connection's second head cut after \(secondHeadCut ?? -1) s")
@@ -225,10 +231,7 @@ import TestSupport
         let crowd = Tricklers(interval: .milliseconds(200))
         crowd.open(2, from: "127.0.0.2", port: daemon.port, start: "POST /api/command HTTP/1.1\r\nHost: x\r\nContent-Length: 4096\r\n\r\n")
         crowd.start()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while crowd.openCount > 0, ContinuousClock.now < deadline { usleep(50_000) }
-        crowd.stop()
-        let lives = crowd.lifetimes.map(\.secondsValue).sorted()
+        let lives = crowd.stopOnceAllCut(within: .seconds(10))
         #expect(lives.count == 2, "every body trickler cut")
         #expect((lives.first ?? 0) >= 1 && (lives.last ?? 99) < 5, "lifetimes \(lives)")
         #expect(daemon.deadlines.cutCount == 2)

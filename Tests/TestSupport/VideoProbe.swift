@@ -16,12 +16,9 @@ public struct Probe {
     public var framePTS: [Int64]
 }
 
-/// Runs a tool installed by tools/setup and returns its standard output; a missing tool or a
-/// failure is an error (never a skip).
-public func runTool(_ executable: String, _ arguments: [String]) throws -> Data {
-    guard FileManager.default.isExecutableFile(atPath: executable) else {
-        throw ToolError(description: "\(executable) is not installed: run tools/setup")
-    }
+/// Runs `executable` with `arguments` (standard error discarded) and waits for it: its exit status
+/// and standard output. Throws only when it cannot be started.
+public func runProcess(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -31,10 +28,20 @@ public func runTool(_ executable: String, _ arguments: [String]) throws -> Data 
     try process.run()
     let data = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw ToolError(description: "\((executable as NSString).lastPathComponent) \(arguments.joined(separator: " ")): status \(process.terminationStatus)")
+    return (process.terminationStatus, data)
+}
+
+/// Runs a tool installed by tools/setup and returns its standard output; a missing tool or a
+/// failure is an error (never a skip).
+public func runTool(_ executable: String, _ arguments: [String]) throws -> Data {
+    guard FileManager.default.isExecutableFile(atPath: executable) else {
+        throw ToolError(description: "\(executable) is not installed: run tools/setup")
     }
-    return data
+    let (status, output) = try runProcess(executable, arguments)
+    guard status == 0 else {
+        throw ToolError(description: "\((executable as NSString).lastPathComponent) \(arguments.joined(separator: " ")): status \(status)")
+    }
+    return output
 }
 
 /// Runs ffprobe (package ffmpeg) on a video, decoding every frame.
