@@ -16,6 +16,8 @@ final class TriggerState {
     var policy = TriggerPolicy()
     /// True while the last frame showed motion (events go out on the rising edge only).
     var motionShowing = false
+    /// Frames the detector has looked at since start (the no-false-trigger test checks it saw them all).
+    var framesExamined = 0
     /// The thumbnail's size: 160×120 cells.
     static let thumbnailWidth = 160, thumbnailHeight = 120
 }
@@ -48,6 +50,7 @@ extension Supervisor {
         }
         guard typed.trigger.motion, let camera, let thumbnail = Self.thumbnail(of: completed, camera: camera) else { return }
         let seen = state.detector.observe(thumbnail)
+        state.framesExamined += 1
         let rising = seen.triggered && !state.motionShowing
         state.motionShowing = seen.triggered
         guard seen.triggered else { return }
