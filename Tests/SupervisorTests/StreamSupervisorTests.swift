@@ -136,6 +136,29 @@ import TestSupport
         #expect(bare.hasPrefix("err bad-value") && bare.contains("loopback only"), "\(bare)")
     }
 
+    /// The stream together with a trigger's frame pre-roll is not built (docs/stream.md, "Not built
+    /// yet"): whichever comes second is refused `not-yet` in words naming the way out, and the
+    /// setting it would have changed stays as it was; the stream and the pre-roll each work alone.
+    @Test func aStreamWithATriggersFramePrerollIsRefusedNotYetInEitherOrder() throws {
+        let streamFirst = try SimulatedBoardHarness()
+        #expect(streamFirst.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0")
+        #expect(streamFirst.reply("set trigger.action record 2") == "ok trigger.action=\"record 2\"", "no pre-roll yet: allowed")
+        let refused = streamFirst.reply("set video.prerecord 1")
+        #expect(refused.hasPrefix("err not-yet") && refused.contains("pre-roll") && refused.contains("set stream.rtsp off or video.prerecord 0"), "\(refused)")
+        #expect(streamFirst.reply("get video.prerecord").hasPrefix("ok video.prerecord=0"))
+        #expect(SimulatedBoardHarness.field("stream", in: streamFirst.reply("status")) != nil, "the stream goes on")
+
+        let prerollFirst = try SimulatedBoardHarness()
+        #expect(prerollFirst.reply("set video.prerecord 1") == "ok video.prerecord=1")
+        #expect(prerollFirst.reply("set trigger.action record 2") == "ok trigger.action=\"record 2\"")
+        #expect(prerollFirst.supervisor.recorder?.triggerPrerollFrames == 30)
+        let streamRefused = prerollFirst.reply("set stream.rtsp 127.0.0.1:0")
+        #expect(streamRefused.hasPrefix("err not-yet") && streamRefused.contains("set stream.rtsp off or video.prerecord 0"), "\(streamRefused)")
+        #expect(prerollFirst.reply("get stream.rtsp").hasPrefix("ok stream.rtsp=off"))
+        #expect(SimulatedBoardHarness.field("stream", in: prerollFirst.reply("status")) == nil, "nothing listens")
+        #expect(prerollFirst.supervisor.recorder?.triggerPrerollFrames == 30, "the pre-roll is kept")
+    }
+
     /// While recording, the stream is the recording's own packets (no second encode): every frame
     /// four clients decode is, pixel for pixel, a frame of the file; and the recording drops nothing.
     @Test func fourClientsWatchARecordingThatDropsNothingAndTheyDecodeTheFilesOwnFrames() throws {
