@@ -102,7 +102,7 @@ extension Supervisor {
                         return .err(.badValue, "\(error)")
                     }
                 }
-                guard args[0] == "motion", (2...3).contains(args.count) else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude] | scene even|backlit|depth|object [spin °/s] | pose X,Y,Z lookat X,Y,Z | light sunset|sunrise <span> | light steady | object cross [speed] [size] | pir | hang <s>") }
+                guard args[0] == "motion", (2...3).contains(args.count) else { return .err(.usage, "usage: sim motion still|handheld|walking|pan [amplitude °/s] | scene even|backlit|depth|object [spin °/s] | pose X,Y,Z lookat X,Y,Z | light sunset|sunrise <span> | light steady | object cross [speed] [size] | pir | hang <s>") }
                 var amplitude: Double? = nil
                 if args.count == 3 {
                     guard let a = Double(args[2]), a >= 0, a.isFinite else {
