@@ -36,6 +36,8 @@ public enum SettingKind: Sendable, Equatable {
     case listenAddress
     /// `off`, or a PEM certificate file and its private key file (absolute paths).
     case certificateAndKey
+    /// Structured text whose accepted forms are given (a motion zone list, a trigger's action or schedule).
+    case text(forms: String)
 
     /// Accepted forms, for help and errors.
     public var forms: String {
@@ -61,6 +63,7 @@ public enum SettingKind: Sendable, Equatable {
         case .broker: return "off, mqtt://HOST:PORT or mqtts://HOST:PORT"
         case .file: return "none or an absolute path"
         case .name: return "1…64 letters, digits, - _ ."
+        case .text(let forms): return forms
         }
     }
 }

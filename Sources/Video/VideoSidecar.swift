@@ -101,6 +101,8 @@ public struct VideoSidecar: Sendable, Equatable, Codable {
     public var error: String?
     /// The shot at a shared instant that started this recording (`fleet shot ... record start`), if any.
     public var shot: VideoShot? = nil
+    /// The trigger that started this recording (motion, PIR, button), if any.
+    public var trigger: VideoTrigger? = nil
 }
 
 /// Running min/max/mean of one value.
