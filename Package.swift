@@ -45,6 +45,16 @@ let package = Package(
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
         // libcurl's variadic curl_easy_setopt/getinfo and curl_multi_setopt, with typed arguments.
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // gst-rtsp-server's GObject signals, variadic g_object_set and macros, behind fixed functions
+        // (the live stream, module Stream). Its header needs no GStreamer one, so the include paths are
+        // the shim's alone: Debian's, for amd64 and arm64 (pkg-config's -pthread is a flag SwiftPM
+        // refuses with a warning; libgstrtspserver-1.0-dev, libgstreamer-plugins-base1.0-dev).
+        .target(name: "CGstRTSPShim",
+                cSettings: [.unsafeFlags(["-I/usr/include/gstreamer-1.0", "-I/usr/include/glib-2.0",
+                                          "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include", "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+                                          "-pthread"])],
+                linkerSettings: ["gstrtspserver-1.0", "gstapp-1.0", "gstbase-1.0", "gstreamer-1.0", "gobject-2.0", "glib-2.0"]
+                    .map { .linkedLibrary($0) }),
         .target(
             name: "CCameraShim",
             dependencies: ["CLibcamera"]
@@ -68,8 +78,14 @@ let package = Package(
         ]),
         .target(name: "Camera", dependencies: ["Hardware"]),
         // The shutter button and the status LED: debouncing, gestures, the busy gate, LED patterns.
-        .target(name: "Controls", dependencies: ["Hardware", "Console"]),
+        .target(name: "Controls", dependencies: ["Hardware"]),
         .target(name: "Motion", dependencies: ["Hardware"]),
+        // Triggers beyond the button: motion in the picture (a luma thumbnail against a background
+        // model), the actions' policy (cooldown, schedule, a triggered recording's end). Pure.
+        // Optimised in debug builds too: motion detection looks at every streaming frame on the
+        // loop (120 fps on the simulated board under tools/run, ten minutes of frames in a test).
+        .target(name: "Triggers", dependencies: ["Hardware"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim", "CCrypto"]),
         .target(name: "Console", dependencies: []),
         .target(name: "Viewfinder", dependencies: ["Hardware", "Syscalls", "Camera", "Motion"]),
@@ -80,7 +96,7 @@ let package = Package(
         // Recording: the video stream, the recording service and its stabilizer.
         .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Stabilization", "Video"]),
         // The settings: one table of typed keys, the one commit path, the config file, persisted state.
-        .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media"]),
+        .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media", "Triggers"]),
         // The console transports: stdio, the serial port, the control socket, each client's writer and reader.
         .target(name: "Transports", dependencies: ["Hardware", "Syscalls", "Console"]),
         // The fleet: MQTT through libmosquitto (state, status, events, the group's commands); a console
@@ -94,10 +110,12 @@ let package = Package(
         // tripod collect (docs/collect.md): a fleet's shot onto one machine: discovery over MQTT,
         // transfers through libcurl, every file checked against its rig's SHA-256, the layouts, the journal.
         .target(name: "Collect", dependencies: ["Fleet", "Settings", "Media", "Remote", "Console", "LinuxHardware", "CCurl", "CCurlShim"]),
+        // The live stream over RTSP (docs/stream.md): the encoder's packets into gst-rtsp-server.
+        .target(name: "Stream", dependencies: ["Hardware", "Console", "Settings", "Video", "CGstRTSPShim"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
-            "Controls", "Capture", "Recording", "Settings", "Transports", "Remote",
+            "Controls", "Capture", "Recording", "Settings", "Transports", "Remote", "Triggers", "Stream",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
@@ -112,7 +130,7 @@ let package = Package(
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
             "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Syscalls", "Settings", "Capture", "Recording",
-            "Controls", "Transports", "Fleet", "Stabilization",
+            "Controls", "Transports", "Fleet", "Stabilization", "Triggers", "Stream",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -134,10 +152,12 @@ let package = Package(
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Settings", "Console", "Hardware", "Transports", "TestSupport"],
                     exclude: ["Browser"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport", "Boards"]),
+        .testTarget(name: "TriggersTests", dependencies: ["Triggers", "Hardware"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
+        .testTarget(name: "ControlsTests", dependencies: ["Controls", "Hardware", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
                                                      "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder", "Transports",
-                                                     "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video"],
+                                                     "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video", "Triggers", "Stream"],
                     exclude: ["Transcripts", "ConsolePTY"]),
     ],
     swiftLanguageModes: [.v6],

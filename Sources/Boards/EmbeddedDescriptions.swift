@@ -15,7 +15,8 @@ public enum EmbeddedDescriptions {
     "backend": "sim",
     "shutter": { "name": "SHUTTER", "bias": "pull-up", "activeLow": true },
     "halfPress": { "name": "HALF_PRESS", "bias": "pull-up", "activeLow": true },
-    "led": { "name": "LED" }
+    "led": { "name": "LED" },
+    "pir": { "name": "PIR" }
   },
   "display": { "backend": "none" }
 }
@@ -30,7 +31,8 @@ public enum EmbeddedDescriptions {
     "backend": "sim",
     "shutter": { "name": "SHUTTER", "bias": "pull-up", "activeLow": true },
     "halfPress": { "name": "HALF_PRESS", "bias": "pull-up", "activeLow": true },
-    "led": { "name": "LED" }
+    "led": { "name": "LED" },
+    "pir": { "name": "PIR" }
   },
   "display": { "backend": "none" }
 }

@@ -131,9 +131,13 @@ extension CameraController {
     /// How far the metered exposure sits from the target (0.18 grey × 2^bias), EV: log2 of the
     /// latest processed frame's mean green level over the target. Positive = brighter than target.
     /// nil until a frame with a processed buffer has arrived. Saturates when the frame clips.
+    /// A frame whose pixels are not drawn yet (the simulated camera draws each one when it is first
+    /// read) is metered from its smaller drawing, as an ISP's statistics come from a smaller copy:
+    /// `status`, which a fleet rig asks every second, then never draws the whole frame.
     public var exposureTargetOffsetEV: Double? {
-        guard let buffer = latestRequest?.buffers[processedRole],
-              let mean = FrameAnalysis.channelMeans(buffer)?.green, mean > 0 else { return nil }
+        guard let frame = latestRequest?.buffers[processedRole] else { return nil }
+        let buffer = frame.isRendered ? frame : frame.smaller ?? frame
+        guard let mean = FrameAnalysis.channelMeans(buffer)?.green, mean > 0 else { return nil }
         return log2(mean / (0.18 * pow(2, exposureBiasEV)))
     }
 

@@ -54,10 +54,10 @@ extension CameraController {
     /// in words, when the rate is not below the format's fastest or a custom exposure is longer
     /// than the fixed frame (`checkFrameSync`).
     public func setFrameSync(_ request: FrameSyncRequest) throws {
-        let before = frameSync
-        frameSync = request
-        do { try checkFrameSync() } catch { frameSync = before; throw error }
-        if request.mode != .client { frameSyncChannel = nil; frameSyncServer = nil; frameSyncAlignmentMicroseconds = nil }
+        let before = sync.request
+        sync.request = request
+        do { try checkFrameSync() } catch { sync.request = before; throw error }
+        if request.mode != .client { sync.stopListening() }
     }
 
     /// Frame sync's conditions for the settings in force: the fixed rate below the format's
@@ -84,51 +84,18 @@ extension CameraController {
         fps == fps.rounded() ? String(Int(fps)) : String(format: "%.2f", fps)
     }
 
-    /// SyncMode (and SyncFrames on a server) for the next requests, where the camera lists them.
-    /// A session starts only once frames come at the fixed rate (FrameDuration metadata): a server's
-    /// frame-duration estimate is a running mean of its frame intervals, which frames at the old
-    /// rate would skew for a hundred frames, so until then SyncMode stays off. A new rate or part
-    /// starts a new session, and off ends one. Each change rides on `frameSyncRepeats` requests
-    /// and then stops: the IPA keeps the mode, and logs every SyncMode it is handed.
+    /// SyncMode (and SyncFrames on a server) for the next requests, where the camera lists them
+    /// (`FrameSyncState.takeControls`).
     func takeFrameSyncControls() -> ControlList {
         guard hasFrameSync else { return [:] }
-        if frameSyncSession != frameSync, frameSync.mode != .off,
-           let duration = latest?.frameDurationMicroseconds, abs(duration - frameSync.frameMicroseconds) <= 1 {
-            frameSyncSession = frameSync
-        }
-        let mode = frameSyncSession == frameSync ? frameSync.mode : .off
-        if mode != frameSyncSent {
-            guard mode != .off || frameSyncSent != nil else { return [:] }
-            frameSyncSent = mode
-            frameSyncRepeatsLeft = Self.frameSyncRepeats
-        }
-        guard frameSyncRepeatsLeft > 0 else { return [:] }
-        frameSyncRepeatsLeft -= 1
-        var c: ControlList = [ControlName.syncMode: .int32(mode.controlValue)]
-        if mode == .server { c[ControlName.syncFrames] = .int32(Self.frameSyncReadyFrames) }
-        return c
+        return sync.takeControls(frameDurationMicroseconds: latest?.frameDurationMicroseconds)
     }
-
-    /// Requests that carry a change of SyncMode (more than the requests in flight, so one reaches
-    /// the camera even when some are cancelled).
-    static let frameSyncRepeats = 8
 
     /// A client's alignment from the server's newest datagram (the listener, if any, opened on the
     /// first frame): its frame start against the server's nearest, folded into ± half a frame.
     func measureFrameSync(_ state: FrameState) {
         guard frameSync.mode == .client, hasFrameSync, let listener = frameSyncListener else { return }
-        if frameSyncChannel == nil, frameSyncListenerFailure == nil {
-            do { frameSyncChannel = try listener.channel(receiving: true) } catch { frameSyncListenerFailure = "\(error)" }
-        }
-        do {
-            if let payload = try frameSyncChannel?.newest() { frameSyncServer = payload }
-        } catch {
-            frameSyncListenerFailure = "\(error)"
-        }
-        guard let server = frameSyncServer, let wall = state.wallClockNanoseconds else { return }
-        frameSyncAlignmentMicroseconds = frameSyncPhaseMicroseconds(
-            frameMicroseconds: wall / 1000, serverFrameMicroseconds: Int64(clamping: server.wallClockFrameMicroseconds),
-            frameDurationMicroseconds: Int64(server.frameDurationMicroseconds))
+        sync.hear(from: listener, frameWallClockNanoseconds: state.wallClockNanoseconds)
     }
 
     /// What frame sync is doing now.
@@ -136,10 +103,10 @@ extension CameraController {
         let active = frameSync.mode != .off && hasFrameSync
         let note: String? = frameSync.mode != .off && !hasFrameSync
             ? "this camera has no frame sync (libcamera lists no SyncMode): shots rely on the scheduled instant alone" : nil
-        return FrameSyncStatus(mode: frameSync.mode, active: active, note: note ?? (active ? frameSyncListenerFailure : nil),
+        return FrameSyncStatus(mode: frameSync.mode, active: active, note: note ?? (active ? sync.listenerFailure : nil),
                                ready: active && (latest?.syncReady ?? false),
                                timerMicroseconds: active ? latest?.syncTimerMicroseconds : nil,
-                               alignmentMicroseconds: active && frameSync.mode == .client ? frameSyncAlignmentMicroseconds : nil,
+                               alignmentMicroseconds: active && frameSync.mode == .client ? sync.alignmentMicroseconds : nil,
                                frameMicroseconds: frameSyncFrameMicroseconds)
     }
 }

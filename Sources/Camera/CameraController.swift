@@ -133,21 +133,13 @@ public final class CameraController {
     public internal(set) var zoomFactor = 1.0
     var pendingAfTrigger = false
 
-    /// `fleet.sync` as asked (`setFrameSync`, CameraController+FrameSync.swift).
-    public internal(set) var frameSync = FrameSyncRequest()
-    /// The SyncMode last sent (nil: never), and how many more requests carry it.
-    var frameSyncSent: FrameSyncMode?
-    var frameSyncRepeatsLeft = 0
-    /// The request whose sync session the camera runs: SyncMode goes on once frames come at its rate.
-    var frameSyncSession: FrameSyncRequest?
+    /// Frame sync's state machine: what `fleet.sync` asks, the session, what a client hears
+    /// (`setFrameSync`, CameraController+FrameSync.swift).
+    var sync = FrameSyncState()
+    /// `fleet.sync` as asked.
+    public var frameSync: FrameSyncRequest { sync.request }
     /// Where a client listens to the server's sync datagrams to measure its own alignment; nil: not measured.
     let frameSyncListener: (any FrameSyncChannelFactory)?
-    /// The listener's channel while this camera is a sync client.
-    var frameSyncChannel: (any FrameSyncChannel)?
-    /// The newest server datagram heard, and the alignment it gave (see `frameSyncStatus`).
-    var frameSyncServer: FrameSyncPayload?
-    var frameSyncAlignmentMicroseconds: Int64?
-    var frameSyncListenerFailure: String?
 
     private var nextCookie: UInt64 = 1
     /// Cookie of the most recent request handed to the device (0 before any): settings changed now
@@ -250,7 +242,7 @@ public final class CameraController {
     public func startStreaming(_ configuration: StreamingConfiguration? = nil) throws {
         guard !isStreaming else { return }
         if let configuration { streaming = configuration }
-        frameSyncSession = nil  // a new run: SyncMode again once its frames come at the fixed rate
+        sync.newRun()
         let format = activeFormat.format
         let (status, streams, configured) = try configureStreams(for: format)
         if status == .invalid {

@@ -101,7 +101,7 @@ extension CameraController {
         pendingAfTrigger = snapshot.pendingAfTrigger
         whiteBalanceMode = snapshot.whiteBalanceMode
         lockedGains = snapshot.lockedGains
-        frameSync = snapshot.frameSync
+        sync.request = snapshot.frameSync
         if activeFormat != snapshot.activeFormat { try apply(snapshot.activeFormat) }
     }
 }

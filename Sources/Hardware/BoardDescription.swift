@@ -74,6 +74,8 @@ public struct BoardDescription: Hashable, Sendable, Codable {
         public var shutter: GPIOLineAddress?
         public var halfPress: GPIOLineAddress?
         public var led: GPIOLineAddress?
+        /// A PIR motion sensor's output, a trigger source (docs/triggers.md).
+        public var pir: GPIOLineAddress?
     }
 
     public struct DisplaySection: Hashable, Sendable, Codable {

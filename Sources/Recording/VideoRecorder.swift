@@ -78,6 +78,15 @@ public final class VideoRecorder {
 
     /// Measures libx264's presets at a recording's start (nil: the settings' preset, unmeasured).
     private let speedProbe: (any EncoderSpeedProbe)?
+    /// True while triggers may start recordings (`trigger.action record`): `video.prerecord` is then
+    /// kept as frames (`TriggerPreroll`), exact to the frame, instead of encoded packets.
+    public private(set) var triggerPrerollWanted = false
+    /// The frames a triggered recording begins with (nil: not wanted, or no `video.prerecord`).
+    private var preroll: TriggerPreroll?
+    /// The live stream fed with the encoder's packets (nil: off), and the bit rate of the encoder
+    /// that runs for it while nothing records.
+    private var streamSink: (any EncodedVideoSink)?
+    private var streamBitrateBitsPerSecond = 0
 
     /// `boardEncoder`: the board's hardware H.264 encoder, if any; `speedProbe`: times libx264 at a
     /// start to choose its preset (`EncoderPresetChoice`); `emit`: where events go.
@@ -110,7 +119,7 @@ public final class VideoRecorder {
         let previous = settings
         settings = next
         do throws(ConsoleError) {
-            if next.prerecordSeconds > 0 { try arm(restabilize: true) } else {
+            if next.prerecordSeconds > 0 || streamSink != nil { try arm(restabilize: true) } else {
                 if service != nil { try configureService() }
                 disarm()
             }
@@ -150,6 +159,10 @@ public final class VideoRecorder {
     private func effectiveSettings() -> VideoSettings {
         var s = settings
         if let camera { s.captureFramesPerSecond = min(s.captureFramesPerSecond, camera.activeFormat.format.maximumFps) }
+        // A trigger pre-roll keeps frames, not packets: no encoder runs before a start, and the
+        // queue takes the pre-roll at once when a trigger starts a recording.
+        let frames = Self.prerollFrames(prerecordSeconds: s.prerecordSeconds, framesPerSecond: s.captureFramesPerSecond)
+        if triggerPrerollWanted, frames > 0 { s.prerecordSeconds = 0; s.queueCapacityFrames += frames + 1 }
         // Cinematic holds frames back; the queue makes room for the look-ahead released at a stop.
         s.queueCapacityFrames += 2 * (stabilizer?.lookaheadFrames ?? 0)
         return s
@@ -181,14 +194,69 @@ public final class VideoRecorder {
     private func configureService() throws(ConsoleError) {
         guard let service else { return }
         let effective = effectiveSettings()
+        let frames = triggerPrerollWanted ? Self.prerollFrames(prerecordSeconds: settings.prerecordSeconds, framesPerSecond: effective.captureFramesPerSecond) : 0
+        if triggerPrerollWanted, frames > Self.maximumPrerollFrames {
+            throw ConsoleError(.badValue, "video.prerecord × video.fps is \(frames) frames; a triggered recording's pre-roll holds at most \(Self.maximumPrerollFrames)")
+        }
+        if triggerPrerollWanted, frames > 0, streamSink != nil {
+            // The stream's frames and a trigger's pre-roll frames would meet in the encoder out of order.
+            throw ConsoleError(.notYet, "the live stream with a trigger's frame pre-roll (trigger.action record and video.prerecord) is not built yet; set stream.rtsp off or video.prerecord 0")
+        }
         guard effective != configuredSettings else { return }
         do throws(VideoError) { try service.configure(effective) } catch { throw ConsoleError(.badValue, error.message) }
         configuredSettings = effective
+        // The pre-roll's frames and the trigger frame itself.
+        preroll = triggerPrerollWanted && frames > 0 ? TriggerPreroll(capacityFrames: frames + 1) : nil
     }
 
-    /// Gives the video stream back when nothing needs it (no recording, no pre-record).
+    /// The most frames a trigger pre-roll holds (the encoder queue's bound, less its own 8).
+    public static let maximumPrerollFrames = 240
+
+    /// `video.prerecord` × `video.fps`, rounded: the frames a triggered recording begins with before its trigger frame.
+    public static func prerollFrames(prerecordSeconds: Double, framesPerSecond: Double) -> Int {
+        Int((prerecordSeconds * framesPerSecond).rounded())
+    }
+
+    /// The pre-roll in frames that a triggered recording would get now (0: none).
+    public var triggerPrerollFrames: Int { preroll.map { $0.capacityFrames - 1 } ?? 0 }
+
+    /// Triggers may (or may no longer) start recordings: with `video.prerecord` the frames before
+    /// each are kept from now on (TriggerPreroll.swift). Refused while recording.
+    public func setTriggerPreroll(_ wanted: Bool) throws(ConsoleError) {
+        guard wanted != triggerPrerollWanted else { return }
+        if let recordingID { throw ConsoleError(.busy, "recording \(recordingID): the trigger pre-roll changes after record stop") }
+        triggerPrerollWanted = wanted
+        do throws(ConsoleError) { try apply(settings) } catch {
+            triggerPrerollWanted = !wanted
+            try? apply(settings)
+            throw error
+        }
+    }
+
+    /// Feeds the live stream (docs/stream.md) with the encoder's packets from now on: the recording's
+    /// while one runs, else those of an encoder at `bitrateBitsPerSecond` (the camera's video stream
+    /// is asked for now). Nil stops feeding it and gives the video stream back when nothing else
+    /// needs it. Needs the camera open.
+    public func setStream(_ sink: (any EncodedVideoSink)?, bitrateBitsPerSecond: Int) throws(ConsoleError) {
+        let previous = (streamSink, streamBitrateBitsPerSecond)
+        streamSink = sink
+        streamBitrateBitsPerSecond = bitrateBitsPerSecond
+        if sink != nil {
+            do throws(ConsoleError) { try arm(restabilize: false) } catch {
+                (streamSink, streamBitrateBitsPerSecond) = previous
+                throw error
+            }
+        }
+        service?.setStream(sink, bitrateBitsPerSecond: bitrateBitsPerSecond)
+        if sink == nil { disarm() }
+    }
+
+    /// True while the live stream takes the encoder's packets.
+    public var isStreaming: Bool { streamSink != nil }
+
+    /// Gives the video stream back when nothing needs it (no recording, no pre-record, no live stream).
     private func disarm() {
-        guard recordingID == nil, settings.prerecordSeconds == 0 else { return }
+        guard recordingID == nil, settings.prerecordSeconds == 0, streamSink == nil else { return }
         if stabilizer != nil { stabilizer = nil; onStabilizerChange() }
         guard let camera, camera.videoStreamRequest != nil else { return }
         do { try camera.requestVideoStream(nil) } catch {
@@ -248,7 +316,7 @@ public final class VideoRecorder {
     /// `record start`: arms the camera, names the file and starts writing. Returns the reply fields.
     /// `shot`: the shot at a shared instant that starts it (recorded in its sidecar).
     public func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?,
-                      shot: VideoShot? = nil) throws(ConsoleError) -> [(String, String)] {
+                      shot: VideoShot? = nil, trigger: VideoTrigger? = nil) throws(ConsoleError) -> [(String, String)] {
         if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
         guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
         try arm(restabilize: false)
@@ -260,12 +328,23 @@ public final class VideoRecorder {
                                        firmwareVersion: "tripod \(TripodVersion.firmware)",
                                        frameSize: camera.videoStream?.size ?? camera.processedStreamSize)
         request.shot = shot
+        request.trigger = trigger
+        // A triggered start with a pre-roll hands its frames over at once: no speed measurement
+        // (it would close the queue), the settings' preset.
+        if trigger != nil, preroll != nil { request.frameSize = nil }
         do throws(VideoError) { try service.start(request) } catch {
             disarm()
             throw ConsoleError(error.kind == .state ? .busy : .device, error.message)
         }
         recordingID = id
         submitFailureReported = false
+        // The pre-roll: the frames from trigger − prerollFrames on (the trigger frame is already here:
+        // the recorder gets each frame before the streaming frame's handlers).
+        if let trigger, var held = preroll {
+            let first = trigger.sequence >= UInt64(trigger.prerollFrames) ? trigger.sequence - UInt64(trigger.prerollFrames) : 0
+            for frame in held.take(from: first) { service.submit(frame) }
+            preroll = held
+        }
         logsMotion = axisMapping != nil
         // Without pre-record nothing was forwarded yet: the log starts with the last second.
         if settings.prerecordSeconds == 0 { service.submitMotion(recentMotion) }
@@ -338,7 +417,9 @@ public final class VideoRecorder {
         do throws(VideoError) {
             if let stabilizer {
                 guard let frame = try RecordingService.frame(of: completed, role: role) else { return }
-                for ready in stabilizer.push(frame) { service.submit(ready) }
+                for ready in stabilizer.push(frame) { deliver(ready, to: service) }
+            } else if preroll != nil {
+                if let frame = try RecordingService.frame(of: completed, role: role) { deliver(frame, to: service) }
             } else {
                 try service.submit(completed, role: role)
             }
@@ -347,6 +428,13 @@ public final class VideoRecorder {
             submitFailureReported = true
             emit(ConsoleEvent("record.error", [("id", recordingID ?? "none"), ("reason", error.message)]))
         }
+    }
+
+    /// A frame ready to encode: kept in the trigger pre-roll when there is one, and encoded while
+    /// recording or streaming.
+    private func deliver(_ frame: VideoFrame, to service: RecordingService) {
+        if preroll != nil { preroll?.append(frame) }
+        if preroll == nil || isRecording || streamSink != nil { service.submit(frame) }
     }
 
     /// A still kept during a recording (a `capture` or a bracket's frame): the video's sidecar

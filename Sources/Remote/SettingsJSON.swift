@@ -40,7 +40,7 @@ enum SettingsJSON {
         case .zoom: return number("x", 1, nil)
         case .duration: return text("s")
         case .bitrate: return text("bit/s")
-        case .gains, .format, .buttonAction, .listenAddress, .certificateAndKey, .broker, .file, .name: return text("")
+        case .gains, .format, .buttonAction, .listenAddress, .certificateAndKey, .broker, .file, .name, .text: return text("")
         }
     }
 

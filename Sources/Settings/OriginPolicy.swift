@@ -59,10 +59,11 @@ public struct OriginPolicy: CommandPolicy {
     // MARK: Settings
 
     /// True when `origin` may change `setting`: the network origins never change the ways in
-    /// (`remote.*`, `fleet.*`) nor a setting that names a file.
+    /// (`remote.*`, `fleet.*`, `stream.*`) nor a setting that names a file.
     public static func mayChange(_ setting: AnySetting, from origin: CommandOrigin) -> Bool {
         guard origin.isNetwork else { return true }
-        return !(setting.key.hasPrefix("remote.") || setting.key.hasPrefix("fleet.") || setting.kind.namesFile)
+        return !(setting.key.hasPrefix("remote.") || setting.key.hasPrefix("fleet.") || setting.key.hasPrefix("stream.")
+                 || setting.kind.namesFile)
     }
 
     /// Where a setting the network may not change is changed instead (the page shows it).
@@ -78,7 +79,7 @@ public struct OriginPolicy: CommandPolicy {
         if change.origin == .reset {
             throw ConsoleError(.denied, "reset refused whole \(over(origin)): it would change \(keys), which only the rig's owner may change (\(ownerOnlyWhere))")
         }
-        throw ConsoleError(.denied, "\(keys) cannot change \(over(origin)): the remote.* and fleet.* settings and settings that name a file are \(ownerOnlyWhere)")
+        throw ConsoleError(.denied, "\(keys) cannot change \(over(origin)): the remote.*, fleet.* and stream.* settings and settings that name a file are \(ownerOnlyWhere)")
     }
 
     /// "over MQTT", "over the browser remote", ...: the origin in a refusal.

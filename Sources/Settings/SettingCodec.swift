@@ -36,6 +36,8 @@ public enum SettingKind: Sendable, Equatable {
     case listenAddress
     /// `off`, or a PEM certificate file and its private key file (absolute paths).
     case certificateAndKey
+    /// Structured text whose accepted forms are given (a motion zone list, a trigger's action or schedule).
+    case text(forms: String)
 
     /// Accepted forms, for help and errors.
     public var forms: String {
@@ -61,6 +63,7 @@ public enum SettingKind: Sendable, Equatable {
         case .broker: return "off, mqtt://HOST:PORT or mqtts://HOST:PORT"
         case .file: return "none or an absolute path"
         case .name: return "1…64 letters, digits, - _ ."
+        case .text(let forms): return forms
         }
     }
 }
@@ -210,7 +213,9 @@ extension SettingCodec where Value == ButtonAction? {
     /// A button gesture's action; nil is "none".
     static var buttonAction: SettingCodec {
         SettingCodec(kind: .buttonAction, parse: { text, key throws(ConsoleError) in
-            let canonical = try ButtonSettings.normaliseAction(text, key: key)
+            let canonical: String
+            do throws(ButtonSettingsError) { canonical = try ButtonSettings.normaliseAction(text, key: key) }
+            catch { throw ConsoleError(.badValue, error.message) }
             return canonical == "none" ? nil : ButtonAction(parsing: canonical)
         }, format: { $0?.description ?? "none" })
     }

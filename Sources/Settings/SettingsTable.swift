@@ -4,6 +4,7 @@ import Capture
 import Console
 import Controls
 import Media
+import Triggers
 import Video
 
 /// One setting: its key (console `set`/`get`, the config file, saved JSON, the network's JSON),
@@ -129,6 +130,16 @@ public enum SettingsTable {
     public static let fleetRig = Setting("fleet.rig", \.fleet.rig, .name, "this rig's name in the group (default: the host name)")
     public static let fleetCredentials = Setting("fleet.credentials", \.fleet.credentialsFile, .file, "file with the broker's user (line 1) and password (line 2), mode 0600")
     public static let fleetSync = Setting("fleet.sync", \.fleet.sync, .choice(FrameSyncMode.allCases), "frame sync (Raspberry Pi's libcamera): off, server (one rig) or client (the others), at a fixed video.fps below the format's maximum")
+    public static let streamRTSP = Setting("stream.rtsp", \.stream.rtsp, .listenAddress, "live RTSP stream at rtsp://ADDRESS:PORT/live, or off; an address beyond the loopback needs stream.rtsp.credentials (docs/stream.md)")
+    public static let streamBitrate = Setting("stream.bitrate", \.stream.bitrateBitsPerSecond, .bitrate, "bit rate of the stream's own encoder while nothing records (a recording streams its own packets)")
+    public static let streamCredentials = Setting("stream.rtsp.credentials", \.stream.credentialsFile, .file, "file with the RTSP digest user (line 1) and password (line 2), mode 0600, or none")
+    public static let triggerMotion = Setting("trigger.motion", \.trigger.motion, .onOff, "motion detection on a small luma copy of each frame (docs/triggers.md)")
+    public static let triggerMotionZone = Setting("trigger.motion.zone", \.trigger.motionZones, .motionZones, "where motion counts: X,Y,W,H fractions of the frame, several separated by ';'")
+    public static let triggerMotionThreshold = Setting("trigger.motion.threshold", \.trigger.motionThresholdLevels, .number(2...128, unit: "levels", example: "20"), "luma difference (of 255) from which a part of the picture changed")
+    public static let triggerMotionArea = Setting("trigger.motion.area", \.trigger.motionAreaPercent, .number(0.1...100, unit: "%", example: "1"), "share of a zone that must change to trigger")
+    public static let triggerAction = Setting("trigger.action", \.trigger.action, .triggerAction, "what motion (and a PIR line) does: off, capture, bracket PRESET, or record SECONDS after the last trigger")
+    public static let triggerCooldown = Setting("trigger.cooldown", \.trigger.cooldownSeconds, .number(0...86400, unit: "s", example: "10"), "seconds after an action during which new triggers do nothing")
+    public static let triggerSchedule = Setting("trigger.schedule", \.trigger.schedule, .triggerSchedule, "when triggers act: always, or HH:MM-HH:MM local time")
 
     /// Every setting, in the order `get` and `help` list them.
     public static let all: [AnySetting] = [
@@ -148,6 +159,9 @@ public enum SettingsTable {
         AnySetting(fleetBroker), AnySetting(fleetCA), AnySetting(fleetGroup), AnySetting(fleetRig), AnySetting(fleetCredentials),
         AnySetting(fleetSync),
         AnySetting(remoteCollect), AnySetting(remoteAdvertise),
+        AnySetting(streamRTSP), AnySetting(streamBitrate), AnySetting(streamCredentials),
+        AnySetting(triggerMotion), AnySetting(triggerMotionZone), AnySetting(triggerMotionThreshold), AnySetting(triggerMotionArea),
+        AnySetting(triggerAction), AnySetting(triggerCooldown), AnySetting(triggerSchedule),
     ]
 
     /// The viewfinder's settings.
@@ -160,8 +174,14 @@ public enum SettingsTable {
     public static let remote = all.filter { $0.key.hasPrefix("remote.") }
     /// The fleet's settings (module Fleet); refused over MQTT.
     public static let fleet = all.filter { $0.key.hasPrefix("fleet.") }
+
+    /// The live stream's settings (module Stream, wired in StreamWiring.swift).
+    public static let stream = all.filter { $0.key.hasPrefix("stream.") }
     /// The recorder's settings: every `video.*` key but `video.hdr` (the camera's).
     public static let recording = all.filter { $0.key.hasPrefix("video.") && $0.key != videoHDR.key }
+
+    /// The trigger settings (module Triggers, wired in TriggerWiring.swift).
+    public static let trigger = all.filter { $0.key.hasPrefix("trigger.") }
 
     private static let byKey: [String: AnySetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
 

@@ -2,6 +2,7 @@ import Camera
 import Capture
 import Controls
 import Media
+import Triggers
 import Video
 
 /// The settings in force, as typed values with their units: the one stored form. Text exists only
@@ -55,6 +56,10 @@ public struct TypedSettings: Equatable, Sendable {
     public var remoteAdvertise = RemoteListen.off
     /// `timelapse.ramp.rate`: how fast a time-lapse's exposure ramp may move, EV per hour.
     public var timelapseRampRateEVPerHour: Double = 30
+    /// The `trigger.*` settings: motion detection and what a trigger does (module Triggers).
+    public var trigger = TriggerSettings()
+    /// The `stream.*` settings: the live RTSP stream (module Stream).
+    public var stream = StreamSettings()
 
     public init() {}
 

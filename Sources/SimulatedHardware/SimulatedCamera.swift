@@ -73,6 +73,8 @@ public final class SimulatedCamera: CameraDevice {
     public var requestObserver: ((CaptureRequest) -> Void)?
     /// Requests queued and not yet taken for a frame.
     public var requestsWaiting: Int { waiting.count }
+    /// The next frame's sequence and start (nil start: not streaming), for `sim object cross`.
+    public var upcomingFrame: (sequence: UInt64, start: MonotonicTime?) { (framesProduced, streaming ? nextFrameStart : nil) }
 
     private var streams: [StreamConfiguration] = []
     private var model: SimulatedSensorModel?
@@ -414,7 +416,7 @@ public final class SimulatedCamera: CameraDevice {
                 role: role, format: isRaw ? SimulatedControlInfo.rawFormat(sensor: sensor, mode: model.mode) : stream.pixelFormat,
                 rawOutput: isRaw ? rawOutput : .unpacked, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
                 scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth,
-                hdr: rendersHDR, stripDefocusPixels: stripDefocus), rng: rng)
+                hdr: rendersHDR, stripDefocusPixels: stripDefocus, crossing: scene.crossing.flatMap { c in c.leftEdge(at: start).map { (c, $0) } }), rng: rng)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),

@@ -129,6 +129,8 @@ final class SimulatedFrameRenderer {
         /// `sim scene depth`: each strip's blur circle diameter from defocus, sensor pixels, left to
         /// right (in place of `defocusPixels`); nil for the flat chart.
         var stripDefocusPixels: [Double]? = nil
+        /// `sim object cross`: the object and its left edge in this frame (SimulatedCrossingObject.swift).
+        var crossing: (object: SimulatedCrossingObject, leftEdge: Double)? = nil
     }
 
     /// The frame's buffer, drawn when its bytes are first read (on the reader's thread): a stream
@@ -151,6 +153,7 @@ final class SimulatedFrameRenderer {
         @Sendable func withMovedPlanes(_ body: (ScenePlanes) -> Void) {
             var planes = source.planes()
             let moved = Self.applyMotion(&planes, motion, crop: crop, focalLengthPixels: focalLength, cubic: cubic, spare: spare)
+            if let crossing = r.crossing { crossing.object.draw(into: &planes, leftEdge: crossing.leftEdge) }
             body(planes)
             if moved { spare.recycle(&planes.values) }
         }

@@ -27,6 +27,8 @@ public struct SimulatedScene: Hashable, Sendable {
     /// How the light changes with time (`sim light`): steady at day by default. Frames see the
     /// scene `lit(at:)` their start.
     public var light = SimulatedLight.steady()
+    /// `sim object cross`: an object walking across the picture (SimulatedCrossingObject.swift), or none.
+    public var crossing: SimulatedCrossingObject?
     /// `sim scene object`: the textured object on its turntable (`ObjectScene`) in place of the
     /// chart, seen through a true pinhole from `pose`; nil for the chart.
     public var object: ObjectScene?

@@ -71,6 +71,10 @@ public enum BoardFactory {
                 return pose.text
             }
             simulation.changeLight = { name, duration in try sim.changeLight(name, duration: duration).toEV }
+            simulation.crossObject = { speed, size in
+                guard let camera = sim.openedCamera else { throw HardwareError(.busy, "the simulated camera is not open") }
+                return try camera.crossObject(widthsPerSecond: speed, heightFraction: size)
+            }
         }
 
         var shutter: (any GPIOInputLine)?
@@ -106,6 +110,8 @@ public enum BoardFactory {
             throw StartupError("board \(board.name): unknown GPIO backend \"\(board.gpio.backend)\" (use sim, gpiod or none)")
         }
 
+        let pir = makePIRLine(board.gpio, loop: loop, simulation: &simulation, notes: &notes)
+
         let (display, reason) = DisplayFactory.make(board.display)
         if let reason, board.display.backend != "none" { notes.append("display: \(reason)") }
 
@@ -115,6 +121,7 @@ public enum BoardFactory {
         // Where a frame-sync client hears its server, to measure its alignment (board `camera.sync`).
         let syncDefault: FrameSyncAddress = board.camera.backend == "sim" ? .simulatedDefault : .raspberryPi
         devices.frameSyncListener = MulticastFrameSyncChannels(address: board.camera.sync ?? syncDefault)
+        devices.pir = pir
         return devices
     }
 

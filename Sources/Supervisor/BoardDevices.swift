@@ -28,6 +28,8 @@ public struct BoardDevices {
     /// The camera's serial number in the EXIF (BodySerialNumber, DNG CameraSerialNumber): the
     /// board's serial and the camera's index; nil: none written.
     public var serialNumber: String?
+    /// The PIR sensor's line (board `gpio.pir`), a trigger source; nil without one.
+    public var pir: (any GPIOInputLine)?
 
     public init(board: BoardDescription, cameraProvider: any CameraProvider, sensors: [String: SensorDescription],
                 imu: (any IMUDevice)?, shutter: (any GPIOInputLine)?, halfPress: (any GPIOInputLine)?,
@@ -51,6 +53,10 @@ public struct SimulationHooks {
     /// `sim light sunset|sunrise DURATION | steady`: how the simulated light changes with time;
     /// returns the level, EV from day, the light goes to.
     public var changeLight: ((String, Duration?) throws -> Double)?
+    /// `sim object cross SPEED SIZE`: an object walks across the picture; returns the frame it enters.
+    public var crossObject: ((Double, Double) throws -> UInt64)?
+    /// `sim pir`: the simulated PIR line goes active, then inactive.
+    public var pir: (() throws -> Void)?
     /// `sim pose X,Y,Z lookat X,Y,Z`: where the rig stands in `sim scene object`; returns the pose's
     /// canonical text.
     public var setPose: ((String) throws -> String)?
@@ -62,5 +68,5 @@ public struct SimulationHooks {
     }
 
     /// True when there is nothing to simulate.
-    public var isEmpty: Bool { setMotion == nil && button == nil && setScene == nil && changeLight == nil && setPose == nil }
+    public var isEmpty: Bool { setMotion == nil && button == nil && setScene == nil && changeLight == nil && setPose == nil && crossObject == nil && pir == nil }
 }

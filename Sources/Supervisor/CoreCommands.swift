@@ -71,6 +71,7 @@ extension Supervisor {
         fields += captureStatusFields()
         fields += timelapseStatusFields()
         fields += recordingStatusFields()
+        fields += streamStatusFields()
         fields.append(("imu.samples", String(runtime.imuSamples)))
         if let motion {
             fields.append(("imu.still", motion.isStill ? "yes" : "no"))

@@ -46,6 +46,7 @@ extension Supervisor {
         devices.imu?.stop()
         devices.shutter?.close()
         devices.halfPress?.close()
+        devices.pir?.close()
         setLED(false)
         devices.led?.close()
     }
@@ -116,6 +117,10 @@ extension Supervisor {
         do throws(ConsoleError) { try settings.reapply(keys: Set(SettingsTable.recording.map(\.key))) } catch {
             log.warning("video settings: \(error.message)")
         }
+        // The live stream is fed once the camera streams; a refusal is logged, never fatal.
+        do throws(ConsoleError) { try settings.reapply(keys: Set(SettingsTable.stream.map(\.key))) } catch {
+            log.warning("stream: \(error.message)")
+        }
     }
 
     /// The settings applied when the camera opens: all but stabilization's (after, once the IMU's
@@ -139,6 +144,7 @@ extension Supervisor {
         let shown = previewFrame(completed, frame)
         showOnViewfinder(completed, frame, shown: shown)
         if let remote, let buffer = shown { remote.preview.offer(buffer, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds) }
+        triggerFrameArrived(completed)
     }
 
     func cameraDisconnected() {
@@ -228,6 +234,7 @@ extension Supervisor {
 
     private func startButton() {
         startCaptureButton()
+        startPIR()
     }
 
     func setLED(_ on: Bool) {

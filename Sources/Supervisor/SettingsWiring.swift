@@ -16,6 +16,12 @@ extension Supervisor {
         settings.participate(.init(name: "recording") { [weak self] change throws(ConsoleError) in
             try self?.applyRecordingPart(change)
         })
+        settings.participate(.init(name: "triggers") { [weak self] change throws(ConsoleError) in
+            try self?.applyTriggerPart(change)
+        })
+        settings.participate(.init(name: "stream") { [weak self] change throws(ConsoleError) in
+            try self?.applyStreamPart(change)
+        })
         settings.participate(.init(name: "stabilization") { [weak self] change throws(ConsoleError) in
             try self?.applyStabilizationPart(change)
         })

@@ -8,6 +8,7 @@ import Capture
 import Recording
 import Remote
 import Settings
+import Stream
 import Syscalls
 import Transports
 import Viewfinder
@@ -65,8 +66,12 @@ public final class Supervisor {
     var timelapse: Timelapse?
     /// Video recording, made once in Composition.swift.
     var recorder: VideoRecorder?
+    /// Motion detection and the trigger policy (TriggerWiring.swift).
+    let triggers = TriggerState()
     /// The browser remote's server while `remote.listen` names an address (RemoteWiring.swift).
     var remote: RemoteServer?
+    /// The live stream's RTSP server while `stream.rtsp` names an address (StreamWiring.swift).
+    var streamServer: RTSPServer?
     /// The remote's token, from the state directory (made at the first start).
     var remoteToken: String?
     /// The nonces of collection signatures accepted so far, kept across restarts of the remote's
@@ -173,6 +178,7 @@ public final class Supervisor {
     private func finishStopIfIdle() {
         guard state == .stopping, work.isEmpty else { return }
         stopRemote()
+        stopStream()
         stopDevices()
         watchdogTicks?.cancel()
         state = .stopped

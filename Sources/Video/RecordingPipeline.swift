@@ -25,6 +25,11 @@ final class RecordingPipeline {
     private let speedProbe: (any EncoderSpeedProbe)?
     /// The preset chosen at the last start, for the encoder that opens next.
     private var presetChoice: EncoderPresetChoice?
+    /// The live stream, fed every packet while set (EncodedVideoSink.swift).
+    private var stream: StreamTap?
+    /// True when the open encoder runs for the stream alone (at its bit rate): a recording's start
+    /// replaces it with one at `video.bitrate`.
+    private var encoderServesStreamOnly = false
 
     private struct Active {
         var request: RecordingRequest
@@ -68,11 +73,22 @@ final class RecordingPipeline {
 
     var isRecording: Bool { recording != nil }
 
+    /// Feeds the live stream from the next packet on (nil: stops). An encoder that ran for the
+    /// stream alone closes, so the next frame opens one at the new bit rate (or none).
+    func setStream(_ tap: StreamTap?) {
+        let bitrateChanged = tap?.bitrateBitsPerSecond != stream?.bitrateBitsPerSecond
+        stream = tap
+        if encoderServesStreamOnly, bitrateChanged || tap == nil { encoder = nil; encoderServesStreamOnly = false }
+    }
+
     /// Whether a start of `request` under `settings` measures libx264's speed first: H.264 through
     /// libx264 (no hardware encoder preferred), no pre-record (its encoder already runs), and the
     /// frame size known. The service keeps the inbox closed until the measurement is done.
-    static func measuresAtStart(_ settings: VideoSettings, _ request: RecordingRequest, probe: (any EncoderSpeedProbe)?) -> Bool {
-        probe != nil && request.frameSize != nil && settings.codec == .h264 && settings.prerecordSeconds == 0
+    /// With the live stream on neither: its encoder runs before the start, and a measurement would
+    /// stop the stream.
+    static func measuresAtStart(_ settings: VideoSettings, _ request: RecordingRequest, probe: (any EncoderSpeedProbe)?,
+                                streaming: Bool) -> Bool {
+        probe != nil && request.frameSize != nil && settings.codec == .h264 && settings.prerecordSeconds == 0 && !streaming
             && (settings.encoderName ?? settings.softwareEncoderName) == settings.softwareEncoderName
     }
 
@@ -82,8 +98,10 @@ final class RecordingPipeline {
     func choosePreset(for request: RecordingRequest) {
         guard encoder == nil, settings.codec == .h264 else { return }
         let preset = settings.x264Preset ?? "medium"
-        guard Self.measuresAtStart(settings, request, probe: speedProbe), let probe = speedProbe, let size = request.frameSize else {
+        guard Self.measuresAtStart(settings, request, probe: speedProbe, streaming: stream != nil), let probe = speedProbe,
+              let size = request.frameSize else {
             let why = settings.prerecordSeconds > 0 ? "the pre-record encoder runs before any start"
+                : stream != nil ? "the live stream's encoder runs before any start"
                 : settings.encoderName.map { "libx264 is only the fallback for \($0)" } ?? "the frame size was not known at the start"
             presetChoice = EncoderPresetChoice(preset: preset, reason: "the settings' preset, not measured: \(why)")
             return
@@ -97,6 +115,7 @@ final class RecordingPipeline {
 
     func start(_ request: RecordingRequest, reserveBytes: Int64) {
         recording = Active(request: request, reserveBytes: reserveBytes)
+        if encoderServesStreamOnly { encoder = nil; encoderServesStreamOnly = false }  // the recording's bit rate
         // Without a ring no frame came since the last recording: the gap before this one is not its loss.
         guard var ring else { lastSequence = nil; publish(); return }
         let held = ring.takeAll()
@@ -155,7 +174,7 @@ final class RecordingPipeline {
         }
         droppedBeforeEncoder = droppedBeforeEncoder.filter { $0 > frame.sequence }
         lastSequence = frame.sequence
-        guard recording != nil || ring != nil else { return }
+        guard recording != nil || ring != nil || stream != nil else { return }
         do { frame = try converter.convert(frame) } catch {
             recordDropped([DroppedFrame(sequence: frame.sequence, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds, cause: .refused)])
             status.withLock { $0.lastError = error.message }
@@ -163,14 +182,17 @@ final class RecordingPipeline {
         }
         let encoder: VideoEncoder
         if let open = self.encoder { encoder = open } else {
-            let chosen = presetChoice.map { settings.withX264Preset($0.preset) } ?? settings
-            let reason = presetChoice?.reason ?? "the settings' preset, not measured: the encoder opened before a start (pre-record)"
+            var chosen = presetChoice.map { settings.withX264Preset($0.preset) } ?? settings
+            let streamOnly = recording == nil && ring == nil
+            if streamOnly, let stream { chosen.bitrateBitsPerSecond = stream.bitrateBitsPerSecond }
+            let reason = presetChoice?.reason ?? "the settings' preset, not measured: the encoder opened before a start (pre-record or stream)"
             do { encoder = try VideoEncoder(settings: chosen, size: frame.size, presetReason: reason) } catch { fail(error); return }
             self.encoder = encoder
+            encoderServesStreamOnly = streamOnly
             if let note = encoder.fallbackNote { emit(.encoderFallback(note)) }
             status.withLock { $0.encoder = encoder.encoderName; $0.encoderPreset = encoder.preset }
         }
-        var force = false
+        var force = stream?.sink.takeKeyframeRequest() ?? false
         if var active = recording {
             if active.keyframeWanted { force = true; active.keyframeWanted = false }
             if settings.splitMinutes > 0, active.splitAt == nil, let start = active.file?.first?.sensorTimestamp,
@@ -195,6 +217,7 @@ final class RecordingPipeline {
 
     private func route(_ packet: EncodedPacket) {
         if recording != nil { write(packet) } else { ring?.append(packet) }
+        if let stream, let encoder { stream.send(packet, from: encoder) }
     }
 
     private func write(_ packet: EncodedPacket) {
@@ -249,6 +272,7 @@ final class RecordingPipeline {
     /// An encoder failure: ends a recording with it, or drops the pre-record encoder.
     private func fail(_ error: VideoError) {
         encoder = nil
+        encoderServesStreamOnly = false
         if recording != nil { end(error: error) } else {
             status.withLock { $0.lastError = error.message }
         }

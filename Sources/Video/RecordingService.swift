@@ -63,6 +63,10 @@ public final class RecordingService: @unchecked Sendable {
         var recordingID: String?
         /// `stop` was called for `recordingID`: a preset measurement ending now must not open the inbox.
         var stopping = false
+        /// The live stream takes the encoder's packets (`setStream`).
+        var streaming = false
+        /// Whether frames are wanted while not recording: a pre-record ring or the live stream.
+        var wantsFramesWhileIdle: Bool { settings.prerecordSeconds > 0 || streaming }
     }
 
     /// Free bytes needed to start: ten seconds at the bit rate, at least 64 MiB.
@@ -86,7 +90,7 @@ public final class RecordingService: @unchecked Sendable {
             control.withLock { c in
                 guard c.recordingID == id else { return }
                 c.recordingID = nil
-                c.inbox.accepting = c.settings.prerecordSeconds > 0
+                c.inbox.accepting = c.wantsFramesWhileIdle
             }
         }
     }
@@ -101,11 +105,11 @@ public final class RecordingService: @unchecked Sendable {
     public func configure(_ settings: VideoSettings) throws(VideoError) {
         try settings.validate()
         let inbox = FrameInbox(capacity: settings.queueCapacityFrames)
-        inbox.accepting = settings.prerecordSeconds > 0
         let busy = control.withLock { c -> VideoError? in
             if let id = c.recordingID { return VideoError(.state, "video settings cannot change while recording \(id)") }
             c.inbox.accepting = false
             c.settings = settings
+            inbox.accepting = c.wantsFramesWhileIdle
             c.inbox = inbox
             return nil
         }
@@ -127,7 +131,8 @@ public final class RecordingService: @unchecked Sendable {
         guard free >= needed else {
             throw VideoError(.noRoom, "\(storage.rootDescription): \(free) bytes free, a recording needs \(needed)")
         }
-        let measures = RecordingPipeline.measuresAtStart(settings, request, probe: speedProbe)
+        let measures = RecordingPipeline.measuresAtStart(settings, request, probe: speedProbe,
+                                                         streaming: control.withLock { $0.streaming })
         let busy = control.withLock { c -> VideoError? in
             if let id = c.recordingID { return VideoError(.state, "already recording \(id)") }
             c.recordingID = request.id
@@ -143,6 +148,18 @@ public final class RecordingService: @unchecked Sendable {
             if measures { self.control.withLock { c in if c.recordingID == request.id, !c.stopping { c.inbox.accepting = true } } }
             self.pipeline.start(request, reserveBytes: needed / 2)
         }
+    }
+
+    /// Feeds the live stream with every packet from the next frame on (nil: stops feeding it). While
+    /// nothing records, an encoder runs for the stream alone at `bitrateBitsPerSecond`; a recording's
+    /// start replaces it with the recording's, whose packets the stream then gets.
+    public func setStream(_ sink: (any EncodedVideoSink)?, bitrateBitsPerSecond: Int) {
+        control.withLock { c in
+            c.streaming = sink != nil
+            if c.recordingID == nil { c.inbox.accepting = c.wantsFramesWhileIdle }
+        }
+        let tap = sink.map { StreamTap(sink: $0, bitrateBitsPerSecond: bitrateBitsPerSecond) }
+        queue.async { self.pipeline.setStream(tap) }
     }
 
     /// Hands one frame to the encoder; never blocks. Returns false when it was dropped or not wanted.
@@ -227,7 +244,7 @@ public final class RecordingService: @unchecked Sendable {
         let inbox = control.withLock { c -> FrameInbox? in
             guard c.recordingID != nil else { return nil }
             c.stopping = true
-            c.inbox.accepting = c.settings.prerecordSeconds > 0
+            c.inbox.accepting = c.wantsFramesWhileIdle
             return c.inbox
         }
         guard let inbox else { throw VideoError(.state, "not recording") }

@@ -117,6 +117,18 @@ final class VideoEncoder {
         return c
     }
 
+    /// True for an H.264 encoder.
+    var isH264: Bool { context.pointee.codec_id == AV_CODEC_ID_H264 }
+
+    /// The SPS and PPS from the encoder's extradata when they are in Annex B form (start codes, as
+    /// libx264 writes them); empty otherwise (an avcC record is not sent to a byte stream).
+    private(set) lazy var annexBParameterSets: [UInt8] = {
+        guard let data = context.pointee.extradata, context.pointee.extradata_size >= 4 else { return [] }
+        let bytes = [UInt8](UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
+        let startsWithStartCode = bytes.starts(with: [0, 0, 1]) || bytes.starts(with: [0, 0, 0, 1])
+        return startsWithStartCode ? bytes : []
+    }()
+
     /// Encodes `input`; `forceKeyframe` makes it an IDR. Returns the packets that came out (with a
     /// lookahead, those of earlier frames). A timestamp not after the previous one is refused.
     func encode(_ input: VideoFrame, forceKeyframe: Bool) throws(VideoError) -> [EncodedPacket] {

@@ -19,6 +19,8 @@ public struct RecordingRequest: Sendable {
     public var frameSize: PixelSize?
     /// The shot at a shared instant that starts this recording, recorded in its sidecar.
     public var shot: VideoShot?
+    /// The trigger that started this recording (VideoTrigger.swift), recorded in its sidecar.
+    public var trigger: VideoTrigger?
 
     public init(id: String, folder: String, capture: VideoCaptureState = VideoCaptureState(),
                 axisMapping: AxisMapping? = nil, frameReadoutMilliseconds: Double? = nil, firmwareVersion: String? = nil,
@@ -154,6 +156,7 @@ final class VideoFileWriter {
             timecodesFile: "\(stem).timecodes.txt", gyroLogFile: gyroLog, stills: stills,
             status: error == nil ? "complete" : "stopped", error: error?.message,
             shot: part == 1 ? request.shot?.noting(firstFrame: first) : nil,
-            stabilizedFrames: stabilizedFrames.isEmpty ? nil : stabilizedFrames)
+            stabilizedFrames: stabilizedFrames.isEmpty ? nil : stabilizedFrames,
+            trigger: part == 1 ? request.trigger : nil)
     }
 }

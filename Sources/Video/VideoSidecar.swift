@@ -104,6 +104,8 @@ public struct VideoSidecar: Sendable, Equatable, Codable {
     /// Video stabilization's warp of each frame (its correction and whether the margin limited
     /// it), in file order; nil when no frame was warped.
     public var stabilizedFrames: [StabilizedFrame]? = nil
+    /// The trigger that started this recording (motion, PIR, button), if any.
+    public var trigger: VideoTrigger? = nil
 }
 
 /// Running min/max/mean of one value.

@@ -20,6 +20,8 @@ let benchmarks: [any Benchmark.Type] = [
     TimelapseBenchmark.self,
     FleetBenchmark.self,
     CollectBenchmark.self,
+    MotionBenchmark.self,
+    StreamBenchmark.self,
 ]
 
 @MainActor func usage() -> String {

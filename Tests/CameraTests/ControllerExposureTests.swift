@@ -118,3 +118,25 @@ import Testing
     rig.loop.advance(by: .seconds(1))
     #expect(log.states.count == count)
 }
+
+/// `ev.offset` of a frame whose pixels are not drawn yet comes from its smaller drawing, and the
+/// whole frame stays undrawn (a fleet rig asks `status` every second: drawing the whole of each
+/// simulated frame for it held the rig's loop, and its shots landed late). Once the whole frame is
+/// drawn (a capture, a preview), it meters itself; both agree within 0.05 EV.
+@Test func theOffsetOfAnUndrawnFrameIsMeteredFromItsSmallerDrawing() throws {
+    let rig = try Rig(maximumRenderSize: PixelSize(width: 1280, height: 720))
+    try rig.controller.selectFormat("1920x1080@30")
+    try rig.controller.startStreaming()
+    rig.loop.advance(by: .milliseconds(300))
+    let frame = try #require(rig.controller.latestRequest?.buffers[rig.controller.processedRole])
+    let smaller = try #require(frame.smaller, "a frame wider than \(FrameBuffer.smallerWidth) has a smaller drawing")
+    #expect(!frame.isRendered && !smaller.isRendered)
+
+    let fromSmaller = try #require(rig.controller.exposureTargetOffsetEV)
+    #expect(!frame.isRendered, "metering drew the whole frame")
+    #expect(smaller.isRendered)
+
+    _ = frame.bytes
+    let fromWhole = try #require(rig.controller.exposureTargetOffsetEV)
+    #expect(abs(fromWhole - fromSmaller) < 0.05, "whole \(fromWhole) EV, smaller \(fromSmaller) EV")
+}

@@ -31,7 +31,7 @@ import Testing
         try rig.controller.setFrameSync(FrameSyncRequest(mode: .server, framesPerSecond: 25))
         rig.loop.advance(by: .milliseconds(1500))
         let modes = sent.controls.compactMap { $0[ControlName.syncMode] }
-        let repeats = CameraController.frameSyncRepeats
+        let repeats = FrameSyncState.repeats
         let offs = modes.prefix { $0 == .int32(0) }.count
         #expect((1...repeats).contains(offs), "off until frames come at 25 fps (at most \(repeats) requests): \(modes)")
         #expect(Array(modes.dropFirst(offs)) == Array(repeating: .int32(1), count: repeats), "\(modes)")

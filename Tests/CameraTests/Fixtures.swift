@@ -30,14 +30,14 @@ struct Rig {
     init(model: String = "imx708", scene: SimulatedScene = SimulatedScene(), seed: UInt64 = 7,
          motion: any MotionTruth = StillMotion(), exposureControl: Bool = true,
          libcamera: SimulatedLibcamera = .raspberryPi0_5, hiding: Set<String> = [],
-         hidingAfterConfigure: Set<String> = [],
+         hidingAfterConfigure: Set<String> = [], maximumRenderSize: PixelSize = smallRenderSize,
          edit: (inout SensorDescription) -> Void = { _ in }) throws {
         var description = try sensor(model)
         edit(&description)
         loop = ManualEventLoop()
         provider = SimulatedCameraProvider(loop: loop, sensor: description, motion: motion, scene: scene, seed: seed)
         provider.exposureControl = exposureControl
-        provider.maximumRenderSize = smallRenderSize
+        provider.maximumRenderSize = maximumRenderSize
         provider.libcamera = libcamera
         let device = try provider.open(id: provider.cameras()[0].id)
         guard let sim = device as? SimulatedCamera else { throw CameraError(.notReady, "not a simulated camera") }

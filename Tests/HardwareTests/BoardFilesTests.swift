@@ -59,7 +59,7 @@ import Testing
         let imuAddress = try #require(guest["IMU_ADDR"]).dropFirst(2)
         #expect(board.imu.address == Int(imuAddress, radix: 16))
         let lineNames = try #require(guest["GPIO_NAMES"]).split(separator: " ").map(String.init)
-        for line in [board.gpio.shutter, board.gpio.halfPress, board.gpio.led] {
+        for line in [board.gpio.shutter, board.gpio.halfPress, board.gpio.led, board.gpio.pir] {
             let name = try #require(line?.name)
             #expect(lineNames.contains(name), "line \(name) is not set up by the guest (GPIO_NAMES)")
         }

@@ -252,7 +252,7 @@ import TestSupport
         #expect(!settings.isEmpty)
         for setting in settings {
             let key = setting["key"] as? String ?? ""
-            let ownerOnly = key.hasPrefix("remote.") || key.hasPrefix("fleet.")
+            let ownerOnly = key.hasPrefix("remote.") || key.hasPrefix("fleet.") || key.hasPrefix("stream.")
             #expect((setting["readOnly"] != nil) == ownerOnly, "\(key)")
         }
         // The console changes them.

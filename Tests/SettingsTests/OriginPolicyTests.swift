@@ -22,13 +22,13 @@ import Testing
 
     @Test func theNetworkNeverChangesTheWaysInOrAFile() {
         for setting in SettingsTable.all {
-            let ownerOnly = setting.key.hasPrefix("remote.") || setting.key.hasPrefix("fleet.")
+            let ownerOnly = setting.key.hasPrefix("remote.") || setting.key.hasPrefix("fleet.") || setting.key.hasPrefix("stream.")
                 || setting.key == "fleet.credentials" || setting.key == "fleet.ca" || setting.key == "remote.tls" || setting.key == "remote.collect"
             for origin in CommandOrigin.allCases {
                 #expect(OriginPolicy.mayChange(setting, from: origin) == (!origin.isNetwork || !ownerOnly), "\(origin) \(setting.key)")
             }
         }
-        #expect(SettingsTable.all.filter(\.kind.namesFile).map(\.key).sorted() == ["fleet.ca", "fleet.credentials", "remote.collect", "remote.tls"])
+        #expect(SettingsTable.all.filter(\.kind.namesFile).map(\.key).sorted() == ["fleet.ca", "fleet.credentials", "remote.collect", "remote.tls", "stream.rtsp.credentials"])
     }
 
     /// The store judges the origin before any participant: a refused change touches no service.
@@ -38,7 +38,7 @@ import Testing
         store.participate(.init(name: "witness") { change throws(ConsoleError) in applied.append(change.keys) })
         for origin in [CommandOrigin.remote, .mqtt] {
             for (key, value) in [("fleet.broker", "mqtt://127.0.0.9:1883"), ("fleet.rig", "someone-else"),
-                                 ("remote.listen", "off"), ("fleet.ca", "/etc/hostname")] {
+                                 ("remote.listen", "off"), ("fleet.ca", "/etc/hostname"), ("stream.rtsp", "127.0.0.1:8554")] {
                 #expect(throws: ConsoleError.self) { try store.set(key, value, requestedBy: origin) }
                 do { try store.set(key, value, requestedBy: origin) } catch { #expect(error.code == .denied && error.message.contains(key), "\(error)") }
             }

@@ -40,7 +40,7 @@ import TestSupport
         let work = first.work
         defer { try? FileManager.default.removeItem(atPath: work) }
         #expect(first.ask("set capture.format both")?.hasPrefix("ok") == true)
-        usleep(300_000)  // the camera's first frames
+        #expect(first.waitForFrames(), "the camera never streamed")
         var video: String?
         if phase == "recording" {
             let started = first.ask("record start") ?? "none"

@@ -29,7 +29,7 @@ import TestSupport
         let work = first.work
         defer { try? FileManager.default.removeItem(atPath: work) }
         #expect(first.ask("set capture.format jpeg")?.hasPrefix("ok") == true)
-        usleep(300_000)
+        #expect(first.waitForFrames(), "the camera never streamed")
         let started = first.ask("timelapse start every 1s") ?? "none"
         #expect(started.hasPrefix("ok timelapse=started"), "\(started)")
         var deadline = Date().addingTimeInterval(120)

@@ -64,6 +64,19 @@ public final class RunningTripod: @unchecked Sendable {
         return fd
     }
 
+    /// Waits until `status` names a frame at least `count` (the camera is streaming), not for a
+    /// time; false at the deadline.
+    @discardableResult
+    public func waitForFrames(_ count: Int = 1, seconds: Double = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let status = ask("status"), let range = status.range(of: #"\bframe=(\d+)"#, options: .regularExpression),
+               let frame = Int(status[range].dropFirst("frame=".count)), frame >= count { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
     /// Sends `line` on a new connection and returns the first reply line starting with ok/err.
     public func ask(_ line: String) -> String? {
         guard let fd = Self.connect(socket) else { return nil }

@@ -33,7 +33,7 @@ extension Supervisor {
             guard args.count >= 3 else { return .err(.usage, usage) }
             let name = args[1], bracket = Array(args.dropFirst(2))
             do throws(ConsoleError) {
-                try BracketPresetName.check(name)
+                if let problem = BracketPresetName.problem(name) { throw ConsoleError(.badValue, problem) }
                 if bracket[0].lowercased() == "preset" { throw ConsoleError(.badValue, "a preset holds bracket arguments, not another preset") }
                 let plan = try BracketCommandParser.parse(bracket)
                 var updated = service.presets
@@ -91,7 +91,7 @@ extension Supervisor {
         catch { log.warning("bracket presets ignored: \(error)"); return }
         for (name, arguments) in (saved ?? [:]).sorted(by: { $0.key < $1.key }) {
             do throws(ConsoleError) {
-                try BracketPresetName.check(name)
+                if let problem = BracketPresetName.problem(name) { throw ConsoleError(.badValue, problem) }
                 guard arguments.first?.lowercased() != "preset" else { throw ConsoleError(.badValue, "a preset cannot name a preset") }
                 _ = try BracketCommandParser.parse(arguments)
                 service.presets[name] = arguments

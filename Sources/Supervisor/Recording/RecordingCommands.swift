@@ -35,7 +35,7 @@ extension Supervisor {
     }
 
     /// Starts a recording (console and button), labelled with the stabilization state in force.
-    func startRecording(shot: VideoShot? = nil) throws(ConsoleError) -> [(String, String)] {
+    func startRecording(shot: VideoShot? = nil, trigger: VideoTrigger? = nil) throws(ConsoleError) -> [(String, String)] {
         guard state == .ready else { throw ConsoleError(.busy, "tripod is \(state.rawValue)") }
         let recorder = try recorderOrThrow()
         if let running = captureService?.running {
@@ -46,7 +46,7 @@ extension Supervisor {
                                         hdr: videoHDR.inForce?.description ?? "off")
         let mapping = try? AxisMapping(devices.board.imu.orientation ?? "XYZ")
         return try recorder.start(capture: capture, axisMapping: devices.imu == nil ? nil : mapping,
-                                  readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera), shot: shot)
+                                  readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera), shot: shot, trigger: trigger)
     }
 
     /// Pushes the `video.*` settings to the recorder (start, and every change of them).

@@ -107,6 +107,16 @@ press_button() {
   sleep "${2:-0.2}"
   echo pull-up > "$dir/pull"
 }
+# raise_line NAME [SECONDS]: an active-high output (a PIR module's) goes high for SECONDS (default
+# 0.5), then low: the gpio-sim line's pull flips up then down, so libgpiod consumers see a rising then
+# a falling edge. With no consumer bias the line follows the pull (gpio-sim starts it pulled down).
+raise_line() {
+  local dir
+  dir="$(gpio_sim_line "$1")" || { echo "no gpio-sim line named $1"; return 1; }
+  echo pull-up > "$dir/pull"
+  sleep "${2:-0.5}"
+  echo pull-down > "$dir/pull"
+}
 # host_exchange NAME SEND EXPECT [THEN]: asks the host to send the line SEND on ttyS1 and expect a
 # line starting with EXPECT (then send THEN), and waits for its verdict on ttyS2. The host records
 # NAME=ok|fail in the final result; this returns 0 only for ok.

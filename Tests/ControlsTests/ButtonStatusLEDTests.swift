@@ -2,7 +2,6 @@ import Hardware
 import ManualLoop
 import SimulatedHardware
 import Testing
-@testable import Supervisor
 @testable import Controls
 
 @Suite struct ButtonStatusLEDTests {

@@ -1,6 +1,5 @@
 import Hardware
 import Testing
-@testable import Supervisor
 @testable import Controls
 
 /// Drives a Debouncer as its owner does: edges in order, `settle` at each deadline, edges first on

@@ -1,7 +1,6 @@
 import Hardware
 import ManualLoop
 import SimulatedHardware
-@testable import Supervisor
 @testable import Controls
 
 /// An EventLoop wrapper around ManualEventLoop that counts hops and live timers.

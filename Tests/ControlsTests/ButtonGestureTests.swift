@@ -1,7 +1,6 @@
 import Hardware
 import SimulatedHardware
 import Testing
-@testable import Supervisor
 @testable import Controls
 
 private let W = Duration.milliseconds(10), L = Duration.milliseconds(800), D = Duration.milliseconds(300)

@@ -3,7 +3,6 @@ import Hardware
 import ManualLoop
 import SimulatedHardware
 import Testing
-@testable import Supervisor
 @testable import Controls
 
 @Suite struct ButtonControllerTests {

@@ -1,6 +1,5 @@
 import Hardware
 import Testing
-@testable import Supervisor
 @testable import Controls
 
 @Suite struct ButtonShutterLagTests {

@@ -1,0 +1,63 @@
+import Console
+import Recording
+import Settings
+import Stream
+
+/// The live RTSP stream (docs/stream.md): `stream.rtsp` starts gst-rtsp-server at its address
+/// (`/live`), `stream.rtsp.credentials` puts digest authentication in front of it, and the
+/// recorder feeds it the encoder's packets (the recording's, or a stream encoder's at
+/// `stream.bitrate`). Without credentials only a loopback address is allowed.
+extension Supervisor {
+    /// The `stream.*` part of a change: checks the address against the credentials, (re)starts the
+    /// server when its address or credentials changed, and has the recorder feed it (once the
+    /// camera streams: the keys are applied again then).
+    func applyStreamPart(_ change: SettingsChange) throws(ConsoleError) {
+        guard change.touches(any: SettingsTable.stream) else { return }
+        let wanted = change.new.stream
+        let credentials = try Self.streamCredentials(wanted)
+        let old = change.old.stream
+        if streamServer == nil || wanted.rtsp != old.rtsp || wanted.credentialsFile != old.credentialsFile {
+            stopStream()
+            guard case .address(let address, let port) = wanted.rtsp else { return }
+            streamServer = try RTSPServer(address: address, port: port, credentials: credentials)
+        }
+        guard let server = streamServer, camera != nil else { return }
+        do throws(ConsoleError) { try recorder?.setStream(server, bitrateBitsPerSecond: wanted.bitrateBitsPerSecond) } catch {
+            stopStream()
+            throw error
+        }
+        log.notice("stream: \(server.url)\(credentials == nil ? "" : " (digest authentication)")")
+    }
+
+    /// The credentials `settings` names (nil: none), after refusing an address beyond the loopback
+    /// without them.
+    static func streamCredentials(_ settings: StreamSettings) throws(ConsoleError) -> StreamCredentials? {
+        let credentials = try settings.credentialsFile.map { path throws(ConsoleError) in try StreamCredentials.load(path: path) }
+        if credentials == nil, case .address(let address, let port) = settings.rtsp, !isLoopback(address) {
+            throw ConsoleError(.badValue, "stream.rtsp \(RemoteListen.text(address, port: port)): without stream.rtsp.credentials the stream listens on the loopback only (127.0.0.1 or [::1]); set stream.rtsp.credentials FILE (user on line 1, password on line 2, mode 0600) first")
+        }
+        return credentials
+    }
+
+    /// 127.0.0.0/8 or ::1.
+    static func isLoopback(_ address: String) -> Bool {
+        address == "::1" || address.split(separator: ".", omittingEmptySubsequences: false).first == "127"
+    }
+
+    /// Stops feeding the stream and closes its server (every client).
+    func stopStream() {
+        guard let server = streamServer else { return }
+        try? recorder?.setStream(nil, bitrateBitsPerSecond: 0)
+        recorder?.drainEncoder()  // no push is under way once the queue has done what it had
+        server.stop()
+        streamServer = nil
+    }
+
+    /// `status` fields: the stream's URL, clients and the access units dropped for slow clients.
+    func streamStatusFields() -> [(String, String)] {
+        guard let server = streamServer else { return [] }
+        let counts = server.counts
+        return [("stream", server.url), ("stream.clients", String(counts.clients)),
+                ("stream.sent", String(counts.pushed)), ("stream.dropped", String(counts.dropped))]
+    }
+}
