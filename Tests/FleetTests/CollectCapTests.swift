@@ -149,13 +149,16 @@ final class CountingRigServer: @unchecked Sendable {
             let body: [UInt8]?
             if path.hasPrefix("/api/shots/") { body = part } else if path.hasPrefix("/captures/") { body = files[String(path.dropFirst(10))] } else { body = nil }
             let answer = Array("HTTP/1.1 \(body == nil ? "404 Not Found" : "200 OK")\r\nContent-Length: \(body?.count ?? 0)\r\n\r\n".utf8) + (body ?? [])
+            // Out of the count before the answer goes: once it is written the collector may start
+            // its next request, and that one's `begin` (on another connection's thread) could
+            // come before an `end` made after the write, counting one more than were in at once.
+            gauge.end(rig)
             var written = 0
             while written < answer.count {
                 let n = answer[written...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
                 guard n > 0 else { break }
                 written += n
             }
-            gauge.end(rig)
             guard written == answer.count else { return }
         }
     }
