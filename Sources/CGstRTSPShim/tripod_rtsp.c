@@ -127,6 +127,15 @@ static gpointer init_gstreamer(gpointer data) {
     return GINT_TO_POINTER(gst_init_check(NULL, NULL, error));
 }
 
+// Frees a server whose loop thread never started: its server, loop, context, lock and itself.
+static void free_unstarted(tripod_rtsp *self) {
+    g_object_unref(self->server);
+    g_main_loop_unref(self->loop);
+    g_main_context_unref(self->context);
+    g_mutex_clear(&self->lock);
+    g_free(self);
+}
+
 tripod_rtsp *tripod_rtsp_start(const char *address, int port, const char *path, const char *user, const char *password,
                                uint32_t max_queue_bytes, uint32_t max_sessions, char *error, size_t error_size) {
     static GOnce once = G_ONCE_INIT;
@@ -188,11 +197,7 @@ tripod_rtsp *tripod_rtsp_start(const char *address, int port, const char *path, 
     if (!source) {
         set_error(error, error_size, "gst_rtsp_server_create_source (bind)", cause);
         g_clear_error(&cause);
-        g_object_unref(self->server);
-        g_main_loop_unref(self->loop);
-        g_main_context_unref(self->context);
-        g_mutex_clear(&self->lock);
-        g_free(self);
+        free_unstarted(self);
         return NULL;
     }
     self->source_id = g_source_attach(source, self->context);
@@ -203,11 +208,7 @@ tripod_rtsp *tripod_rtsp_start(const char *address, int port, const char *path, 
         g_clear_error(&cause);
         GSource *attached = g_main_context_find_source_by_id(self->context, self->source_id);
         if (attached) g_source_destroy(attached);
-        g_object_unref(self->server);
-        g_main_loop_unref(self->loop);
-        g_main_context_unref(self->context);
-        g_mutex_clear(&self->lock);
-        g_free(self);
+        free_unstarted(self);
         return NULL;
     }
     return self;

@@ -139,6 +139,23 @@ import TestSupport
     /// The stream together with a trigger's frame pre-roll is not built (docs/stream.md, "Not built
     /// yet"): whichever comes second is refused `not-yet` in words naming the way out, and the
     /// setting it would have changed stays as it was; the stream and the pre-roll each work alone.
+    /// A port another stream already holds: the setting is refused in words naming the bind, and
+    /// the rig goes on without a stream (the shim frees what it made before its loop started).
+    @Test func aPortAlreadyInUseIsRefusedInWordsAndLeavesNoStream() throws {
+        let first = try SimulatedBoardHarness()
+        #expect(first.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0")
+        let url = try Self.url(first)
+        let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.map(String.init), "\(url)")
+        let second = try SimulatedBoardHarness()
+        let refused = second.reply("set stream.rtsp 127.0.0.1:\(port)")
+        #expect(refused.hasPrefix("err ") && refused.contains("bind"), "\(refused)")
+        #expect(second.reply("get stream.rtsp") == "ok stream.rtsp=off", "the refused change is rolled back")
+        #expect(SimulatedBoardHarness.field("stream", in: second.reply("status")) == nil, "\(second.reply("status"))")
+        #expect(second.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0", "a free port still works after the refusal")
+        #expect(first.reply("set stream.rtsp off") == "ok stream.rtsp=off")
+        #expect(second.reply("set stream.rtsp off") == "ok stream.rtsp=off")
+    }
+
     @Test func aStreamWithATriggersFramePrerollIsRefusedNotYetInEitherOrder() throws {
         let streamFirst = try SimulatedBoardHarness()
         #expect(streamFirst.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0")
