@@ -87,9 +87,20 @@ public final class BracketEngine {
     public let notBefore: ExposureInstant?
     /// True while a shot waits, on the regular frames, for the point at which it queues.
     public private(set) var waitingForInstant = false
-    /// Frames of margin a shot's first request is queued ahead of the instant, and lead-in
-    /// requests planned beyond the frames up to the instant.
+    /// Margin a shot's first request is queued ahead of the instant, beyond what the requests in
+    /// flight and the pipeline delay need, and lead-in requests planned beyond the frames up to
+    /// the instant: at least `instantMarginFrames`, and at least `instantMargin` of frames, so that
+    /// a loop held that long near the queueing point (a status poll, a write) still lands the
+    /// first step on the instant. With 2 frames alone, 3 of 12 synced rigs of the spin table
+    /// exposed 7 frames late on a quiet machine; with 300 ms, all 12 on the instant.
     public static let instantMarginFrames = 2
+    public static let instantMargin: Duration = .milliseconds(300)
+
+    /// The margin in frames of `periodNanoseconds`.
+    static func instantMarginFrames(periodNanoseconds: Int64) -> Int {
+        let period = max(periodNanoseconds, 1)
+        return max(instantMarginFrames, Int((instantMargin.nanoseconds + period - 1) / period))
+    }
 
     private let roles: [StreamRole]?
     /// The trigger, from which regular frames may serve the one step (nil: only the bracket's own).
@@ -207,7 +218,8 @@ public final class BracketEngine {
         if let notBefore {
             // The time until the instant, and the lead-in frames.
             let wait = max(.zero, notBefore.monotonic - controller.loop.now())
-            allowed += wait + .microseconds(frameMicroseconds * Int64(controller.regularRequestLimit + pipelineDelayFrames + 2 * Self.instantMarginFrames + 2))
+            let margin = Self.instantMarginFrames(periodNanoseconds: frameMicroseconds * 1000)
+            allowed += wait + .microseconds(frameMicroseconds * Int64(controller.regularRequestLimit + pipelineDelayFrames + 2 * margin + 2))
         }
         armTimeout(at: controller.loop.now() + allowed)
         if notBefore != nil {
@@ -243,13 +255,14 @@ public final class BracketEngine {
         let periodNanoseconds = 1_000 * max(1, controller.observedFrameIntervalMicroseconds
             ?? request.metadata[ControlName.frameDuration]?.int64Value ?? controller.frameDurationRangeMicroseconds.minimum)
         let exposed = notBefore.exposureStart(of: request).wallClockNanoseconds
-        let framesAhead = Int64(controller.regularRequestLimit + 1 + pipelineDelayFrames + Self.instantMarginFrames)
+        let margin = Self.instantMarginFrames(periodNanoseconds: periodNanoseconds)
+        let framesAhead = Int64(controller.regularRequestLimit + 1 + pipelineDelayFrames + margin)
         guard exposed + framesAhead * periodNanoseconds >= notBefore.wallClockNanoseconds else { return }
         waitingForInstant = false
         controller.onRegularFrameForBracket = nil
         holdRegularRequests()
         let framesToInstant = Int(max(0, (notBefore.wallClockNanoseconds - exposed + periodNanoseconds - 1) / periodNanoseconds))
-        let leadIn = framesToInstant + Self.instantMarginFrames
+        let leadIn = framesToInstant + margin
         plan(steps.indices.filter { !matched[$0] })
         if case .step(let first) = planned.first {
             planned.insert(contentsOf: Array(repeating: Planned.pad(steps[first]), count: leadIn), at: 1)
