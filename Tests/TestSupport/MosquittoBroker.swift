@@ -65,7 +65,11 @@ public final class Broker {
         port = try chosen ?? freeLoopbackPort()
         directory = NSTemporaryDirectory() + "tripod-broker-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let config = ["listener \(port) 127.0.0.1", "persistence false"] + (extraConfig.isEmpty ? ["allow_anonymous true"] : extraConfig)
+        // A client's queue of QoS 1 messages far above mosquitto's default of 1,000 (beyond which
+        // it drops the newest): a test that floods a rig counts the rig's own drops, not the
+        // broker's when the rig's network thread falls behind on a busy machine.
+        let config = ["listener \(port) 127.0.0.1", "persistence false", "max_queued_messages 100000"]
+            + (extraConfig.isEmpty ? ["allow_anonymous true"] : extraConfig)
         try (config.joined(separator: "\n") + "\n").write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         if start { try self.start() }
     }
