@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 import Testing
 import TestSupport
+import Stream
 @testable import Supervisor
 
 /// The live RTSP stream on the simulated board (docs/stream.md), read by real clients on the
@@ -139,6 +140,38 @@ import TestSupport
     /// The stream together with a trigger's frame pre-roll is not built (docs/stream.md, "Not built
     /// yet"): whichever comes second is refused `not-yet` in words naming the way out, and the
     /// setting it would have changed stays as it was; the stream and the pre-roll each work alone.
+    /// A burst of connections beyond the client bound, all hung up: every slot comes back and a
+    /// real client still reads the stream. (The refused ones were counted and never uncounted, so
+    /// after one burst the stream refused everyone for good; found by hand with 62 connections.)
+    @Test func aBurstBeyondTheClientBoundLeavesNoSlotTaken() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0")
+        let url = try Self.url(h)
+        let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.flatMap { Int($0) }, "\(url)")
+        let burst = Int(RTSPServer.maximumClients) * 3
+        var descriptors: [Int32] = []
+        for _ in 0..<burst {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(connected == 0)
+            descriptors.append(fd)
+        }
+        #expect(waitUntil(seconds: 10) { SimulatedBoardHarness.field("stream.clients", in: h.reply("status")) == String(RTSPServer.maximumClients) },
+                "\(h.reply("status"))")
+        descriptors.forEach { close($0) }
+        #expect(waitUntil(seconds: 10) { SimulatedBoardHarness.field("stream.clients", in: h.reply("status")) == "0" }, "\(h.reply("status"))")
+        let probe = try Self.ffprobe(url, directory: h.directory)
+        Self.run(h, until: probe)
+        #expect(probe.process.terminationStatus == 0, "\(probe.errorText)")
+        #expect(h.reply("set stream.rtsp off") == "ok stream.rtsp=off")
+    }
+
     /// A port another stream already holds: the setting is refused in words naming the bind, and
     /// the rig goes on without a stream (the shim frees what it made before its loop started).
     @Test func aPortAlreadyInUseIsRefusedInWordsAndLeavesNoStream() throws {
