@@ -23,6 +23,13 @@ public struct WarpGeometry: Sendable, Equatable {
 
     public var bandCount: Int { (size.height + bandRows - 1) / bandRows }
 
+    /// The middle of the exposure of frame row `row` (pixels from the top) for a frame whose
+    /// first row's exposure started at `start`, the rows `lineNanoseconds` apart.
+    public static func rowTime(_ row: Double, start: MonotonicTime, exposureMicroseconds: Double,
+                               lineNanoseconds: Double) -> MonotonicTime {
+        start + .nanoseconds(Int64((exposureMicroseconds * 500 + row * lineNanoseconds).rounded()))
+    }
+
     /// The centred y (pixels from the frame's centre, down) of band b's middle output row.
     public func bandCentreY(_ b: Int) -> Double {
         let first = b * bandRows, last = min(size.height, first + bandRows) - 1
