@@ -50,11 +50,7 @@ struct OrientationCheckRun {
         try imu.start { event in if case .samples(let s) = event { bound.value.ingest(s) } }
         // The truth in the tracker's world (+z up; the profile's world has y down).
         let upright = Quaternion(axis: Vector3(1, 0, 0), angle: -.pi / 2)
-        func truth(_ t: MonotonicTime) -> Quaternion {
-            let a = profile.angles(at: t)
-            return (upright * Quaternion(axis: Vector3(0, 1, 0), angle: a.yaw) * Quaternion(axis: Vector3(1, 0, 0), angle: a.pitch)
-                * Quaternion(axis: Vector3(0, 0, 1), angle: a.roll)).normalized
-        }
+        func truth(_ t: MonotonicTime) -> Quaternion { (upright * profile.orientation(at: t)).normalized }
         let planner = try mode.map { try RotationPathPlanner(mode: $0) }
         let source: (MonotonicTime) -> Quaternion? = fromTruth ? { truth($0) } : { tracker.orientation(at: $0) }
         let period = Duration.nanoseconds(33_333_333)
