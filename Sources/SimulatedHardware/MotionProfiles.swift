@@ -1,4 +1,5 @@
 import Hardware
+import Motion
 
 
 /// A x(t) = amplitude · sin(2π·f·t + phase) term.
@@ -38,6 +39,13 @@ public final class ProfileMotion: MotionTruth {
         let t = (time - origin).secondsValue
         return (yaw.reduce(panRadiansPerSecond * t) { $0 + $1.value(t) },
                 pitch.reduce(0) { $0 + $1.value(t) }, roll.reduce(0) { $0 + $1.value(t) })
+    }
+
+    /// The body-to-world orientation at `time`: R = Ry(yaw)·Rx(pitch)·Rz(roll) (world y down).
+    public func orientation(at time: MonotonicTime) -> Quaternion {
+        let a = angles(at: time)
+        return Quaternion(axis: Vector3(0, 1, 0), angle: a.yaw) * Quaternion(axis: Vector3(1, 0, 0), angle: a.pitch)
+            * Quaternion(axis: Vector3(0, 0, 1), angle: a.roll)
     }
 
     /// Rotates a world vector into the body (camera) frame at `time`: Rz(−r)·Rx(−p)·Ry(−y)·v.

@@ -384,19 +384,8 @@ final class SimulatedFrameRenderer {
                 q = Quaternion(w: a.w + (b.w - a.w) * t, x: a.x + (b.x - a.x) * t,
                                y: a.y + (b.y - a.y) * t, z: a.z + (b.z - a.z) * t).normalized
             }
-            return RowHomography(rotation: q.rotationRows, focalLengthPixels: f)
+            return RowHomography(rotation: q.normalized.matrixRows, focalLengthPixels: f)
         }
-    }
-}
-
-extension Quaternion {
-    /// The rotation as a matrix, its three rows (v′ = M·v rotates as `rotate` does).
-    var rotationRows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
-        let q = normalized
-        let (w, x, y, z) = (q.w, q.x, q.y, q.z)
-        return (SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
-                SIMD3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
-                SIMD3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
     }
 }
 

@@ -25,9 +25,7 @@ public struct PackedRotationWarp: Sendable {
                      bytesPerPixel: Int) {
         let w = size.width, h = size.height
         guard w >= 2, h >= 2, !bands.isEmpty else { return }
-        let scale = Double(w) / Double(max(geometry.size.width, 1))
-        let bandRows = max(1, Int((Double(geometry.bandRows) * Double(h) / Double(max(geometry.size.height, 1))).rounded()))
-        let maps = bands.map { YUVRotationWarp.FloatMap($0, scale: scale) }
+        let (maps, bandRows) = YUVRotationWarp.maps(bands, geometry: geometry, size: size)
         let halfW = Float(w) / 2, halfH = Float(h) / 2
         for y in 0..<h {
             let map = maps[min(y / bandRows, maps.count - 1)]

@@ -30,7 +30,7 @@ public final class PreviewStabilizer {
               var geometry = geometryFor(source.size) else { return buffer }
         geometry.margin = margin
         func rowTime(_ row: Double) -> MonotonicTime {
-            sensorTimestamp + .nanoseconds(Int64((exposureMicroseconds * 500 + row * geometry.lineNanoseconds).rounded()))
+            WarpGeometry.rowTime(row, start: sensorTimestamp, exposureMicroseconds: exposureMicroseconds, lineNanoseconds: geometry.lineNanoseconds)
         }
         let middle = rowTime(Double(source.size.height) / 2)
         guard let target = planner.push(time: middle, orientationAt: orientationAt).last else { return buffer }

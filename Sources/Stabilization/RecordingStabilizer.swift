@@ -53,9 +53,8 @@ public final class RecordingStabilizer {
 
     /// When `row` (from the top, pixels) was exposed: the middle of its exposure.
     private func rowTime(of frame: VideoFrame, row: Double) -> MonotonicTime {
-        let exposureNanoseconds = (frame.exposure?.exposureTimeMicroseconds ?? 0) * 1000
-        let line = geometry?.lineNanoseconds ?? 0
-        return frame.sensorTimestamp + .nanoseconds(Int64((exposureNanoseconds / 2 + row * line).rounded()))
+        WarpGeometry.rowTime(row, start: frame.sensorTimestamp, exposureMicroseconds: frame.exposure?.exposureTimeMicroseconds ?? 0,
+                             lineNanoseconds: geometry?.lineNanoseconds ?? 0)
     }
 
     private func release(_ targets: [RotationPathPlanner.Target]) -> [VideoFrame] {

@@ -1,4 +1,3 @@
-import Foundation  // atan2
 import Hardware
 import Motion
 
@@ -23,6 +22,14 @@ public struct WarpGeometry: Sendable, Equatable {
     }
 
     public var bandCount: Int { (size.height + bandRows - 1) / bandRows }
+
+    /// The middle of the exposure of frame row `row` (pixels from the top) for a frame whose
+    /// first row's exposure started at `start`, the rows `lineNanoseconds` apart.
+    public static func rowTime(_ row: Double, start: MonotonicTime, exposureMicroseconds: Double,
+                               lineNanoseconds: Double) -> MonotonicTime {
+        start + .nanoseconds(Int64((exposureMicroseconds * 500 + row * lineNanoseconds).rounded()))
+    }
+
     /// The centred y (pixels from the frame's centre, down) of band b's middle output row.
     public func bandCentreY(_ b: Int) -> Double {
         let first = b * bandRows, last = min(size.height, first + bandRows) - 1
@@ -74,35 +81,5 @@ public struct Homography: Sendable, Equatable {
         let p = SIMD3(x, y, 1), d = (row2 * p).sum()
         guard d > 1e-9 else { return nil }
         return SIMD2((row0 * p).sum() / d, (row1 * p).sum() / d)
-    }
-}
-
-extension Quaternion {
-    /// The rotation as a matrix, its three rows (M·v rotates v as `rotate` does).
-    var matrixRows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
-        let (w, x, y, z) = (self.w, self.x, self.y, self.z)
-        return (SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
-                SIMD3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
-                SIMD3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
-    }
-
-    /// The rotation vector (axis × angle, radians), the shorter way round.
-    var rotationVector: Vector3 {
-        let q = w < 0 ? Quaternion(w: -w, x: -x, y: -y, z: -z) : self
-        let s = (q.x * q.x + q.y * q.y + q.z * q.z).squareRoot()
-        guard s > 1e-12 else { return Vector3(2 * q.x, 2 * q.y, 2 * q.z) }
-        let angle = 2 * atan2(s, q.w)
-        return Vector3(q.x, q.y, q.z) * (angle / s)
-    }
-
-    /// The rotation by rotation vector `v` (radians).
-    init(rotationVector v: Vector3) {
-        let angle = (v * v).sum().squareRoot()
-        self = angle > 1e-15 ? Quaternion(axis: v / angle, angle: angle) : Quaternion(w: 1, x: v.x / 2, y: v.y / 2, z: v.z / 2).normalized
-    }
-
-    /// Spherical interpolation from `self` (t = 0) to `other` (t = 1), the shorter way.
-    func slerp(to other: Quaternion, _ t: Double) -> Quaternion {
-        (self * Quaternion(rotationVector: (conjugate * other).normalized.rotationVector * t)).normalized
     }
 }

@@ -23,10 +23,7 @@ public struct YUVRotationWarp: VideoFrameWarp {
                      size: PixelSize) {
         let w = size.width, h = size.height
         guard w >= 2, h >= 2, !bands.isEmpty else { return }
-        // The geometry is for its own size; a frame of another size is mapped through the scale.
-        let scale = Double(w) / Double(max(geometry.size.width, 1))
-        let bandRows = max(1, Int((Double(geometry.bandRows) * Double(h) / Double(max(geometry.size.height, 1))).rounded()))
-        let maps = bands.map { FloatMap($0, scale: scale) }
+        let (maps, bandRows) = Self.maps(bands, geometry: geometry, size: size)
         let src = source.assumingMemoryBound(to: UInt8.self), dst = target.assumingMemoryBound(to: UInt8.self)
         let srcU = src + sourceStride * h, srcV = srcU + (sourceStride / 2) * ((h + 1) / 2)
         let dstU = dst + targetStride * h, dstV = dstU + (targetStride / 2) * ((h + 1) / 2)
@@ -43,6 +40,14 @@ public struct YUVRotationWarp: VideoFrameWarp {
             }
         }
         if chunks == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) }
+    }
+
+    /// The bands' maps for a frame of `size`, and the frame rows each covers: the geometry is for
+    /// its own size; a frame of another size is mapped through the scale.
+    static func maps(_ bands: [Homography], geometry: WarpGeometry, size: PixelSize) -> (maps: [FloatMap], bandRows: Int) {
+        let scale = Double(size.width) / Double(max(geometry.size.width, 1))
+        let bandRows = max(1, Int((Double(geometry.bandRows) * Double(size.height) / Double(max(geometry.size.height, 1))).rounded()))
+        return (bands.map { FloatMap($0, scale: scale) }, bandRows)
     }
 
     /// Pointers and strides of the source and target planes (the target's rows are written by one

@@ -141,9 +141,10 @@ extension Supervisor {
         captureService?.frameArrived()
         videoStabilizer.frameArrived(frameTime: frame.sensorTimestamp)
         videoHDR.frameArrived(completed)
-        let shown = previewFrame(completed, frame)
-        showOnViewfinder(completed, frame, shown: shown)
-        if let remote, let buffer = shown { remote.preview.offer(buffer, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds) }
+        if let shown = previewFrame(completed, frame) {
+            showOnViewfinder(shown, frame)
+            remote?.preview.offer(shown, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds)
+        }
         triggerFrameArrived(completed)
     }
 

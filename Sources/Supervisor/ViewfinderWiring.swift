@@ -19,10 +19,9 @@ extension Supervisor {
         applyViewfinderOptions()
     }
 
-    /// Hands a streaming frame to the display thread (never blocks): `shown`, the previews' frame
-    /// (`previewFrame`), or else the processed stream's buffer.
-    public func showOnViewfinder(_ completed: CompletedRequest, _ frame: FrameState, shown: FrameBuffer? = nil) {
-        guard let viewfinder, let camera, let buffer = shown ?? completed.buffers[camera.processedRole] else { return }
+    /// Hands a streaming frame's preview (`previewFrame`) to the display thread (never blocks).
+    public func showOnViewfinder(_ buffer: FrameBuffer, _ frame: FrameState) {
+        guard let viewfinder else { return }
         viewfinder.post(frame: buffer, status: viewfinderStatus(frame))
     }
 

@@ -30,9 +30,6 @@ public struct VideoFrame: Sendable {
     public var wallClockNanoseconds: Int64?
     /// Exposure, gain and colour temperature from the frame's metadata (the sidecar's summary).
     public var exposure: FrameExposure?
-    /// The part of the frame to record (video stabilization's crop, frame pixels), scaled back to
-    /// the frame's size on the encoder queue; nil records the whole frame.
-    public var crop: PixelRect?
     /// Video stabilization's warp, done on the encoder queue (after any conversion to I420); nil
     /// records the frame as it is.
     public var warp: (any VideoFrameWarp)?

@@ -50,11 +50,7 @@ struct OrientationCheckRun {
         try imu.start { event in if case .samples(let s) = event { bound.value.ingest(s) } }
         // The truth in the tracker's world (+z up; the profile's world has y down).
         let upright = Quaternion(axis: Vector3(1, 0, 0), angle: -.pi / 2)
-        func truth(_ t: MonotonicTime) -> Quaternion {
-            let a = profile.angles(at: t)
-            return (upright * Quaternion(axis: Vector3(0, 1, 0), angle: a.yaw) * Quaternion(axis: Vector3(1, 0, 0), angle: a.pitch)
-                * Quaternion(axis: Vector3(0, 0, 1), angle: a.roll)).normalized
-        }
+        func truth(_ t: MonotonicTime) -> Quaternion { (upright * profile.orientation(at: t)).normalized }
         let planner = try mode.map { try RotationPathPlanner(mode: $0) }
         let source: (MonotonicTime) -> Quaternion? = fromTruth ? { truth($0) } : { tracker.orientation(at: $0) }
         let period = Duration.nanoseconds(33_333_333)
@@ -69,7 +65,7 @@ struct OrientationCheckRun {
                 let shown = (truth(target.time) * target.camera.conjugate * target.view).normalized
                 defer { previous = shown }
                 guard let previous, (target.time - origin).secondsValue > Self.skipSeconds else { continue }
-                let change = (previous.conjugate * shown).normalized.rotationVectorDegrees
+                let change = (previous.conjugate * shown).normalized.rotationVector * (180 / .pi)
                 sum.roll += change.z * change.z; sum.across += change.x * change.x + change.y * change.y
                 count += 1
             }
@@ -78,15 +74,5 @@ struct OrientationCheckRun {
         }
         imu.stop()
         return Jitter(roll: (sum.roll / Double(max(count, 1))).squareRoot(), across: (sum.across / Double(max(count, 1))).squareRoot())
-    }
-}
-
-extension Quaternion {
-    /// The rotation vector in degrees (axis × angle), the shorter way round.
-    var rotationVectorDegrees: Vector3 {
-        let q = w < 0 ? Quaternion(w: -w, x: -x, y: -y, z: -z) : self
-        let s = (q.x * q.x + q.y * q.y + q.z * q.z).squareRoot()
-        guard s > 1e-12 else { return Vector3(q.x, q.y, q.z) * (360 / .pi) }
-        return Vector3(q.x, q.y, q.z) * (2 * atan2(s, q.w) / s * 180 / .pi)
     }
 }

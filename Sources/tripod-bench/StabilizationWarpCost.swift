@@ -86,11 +86,7 @@ struct WarpCostRun {
         let geometry = WarpGeometry(size: size, focalLengthPixels: lens * 1000 / pitch * Double(size.width) / cropWidth, margin: 0,
                                     lineNanoseconds: (mode.readoutMilliseconds ?? 10) * 1e6 / Double(size.height))
         let stabilizer = RecordingStabilizer(planner: try RotationPathPlanner(mode: .cinematic), geometry: { _ in geometry },
-                                             orientationAt: { time in
-                                                 let a = truth.angles(at: time)
-                                                 return Quaternion(axis: Vector3(0, 1, 0), angle: a.yaw) * Quaternion(axis: Vector3(1, 0, 0), angle: a.pitch)
-                                                     * Quaternion(axis: Vector3(0, 0, 1), angle: a.roll)
-                                             })
+                                             orientationAt: { truth.orientation(at: $0) })
         var warped: [VideoFrame] = []
         for completed in log.completed where completed.isComplete {
             guard let buffer = completed.buffers[.videoRecording] else { continue }
