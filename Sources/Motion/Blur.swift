@@ -24,6 +24,9 @@ public struct SampleHistory: Sendable {
         if head > 8192 { samples.removeFirst(head); head = 0 }
     }
 
+    /// The kept samples, oldest first: a view of the history, not a copy.
+    public var kept: ArraySlice<IMUSample> { samples[head...] }
+
     public var newest: IMUSample? { samples.last }
     public var oldest: IMUSample? { head < samples.count ? samples[head] : nil }
 

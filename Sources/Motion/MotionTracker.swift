@@ -19,6 +19,11 @@ public final class MotionTracker {
     private var lastCalibrationAt: MonotonicTime?
     private var lastTimestamp: MonotonicTime?
     private var aligned = false
+    /// For `orientation(at:)`: the rotation from each kept sample's start to the newest sample,
+    /// newest first (`products[k]` starts at the k-th sample back from the newest), worked out
+    /// back only as far as asked, and again once a newer sample came. A recording's stabilizer
+    /// asks ~170 times a frame, each of which integrated up to 0.5 s of samples afresh.
+    private var rotationsToNewest: (newest: MonotonicTime, products: [Quaternion]) = (MonotonicTime(nanoseconds: .min), [])
 
     /// - Parameters:
     ///   - calibration: a stored bias for this device, if the supervisor has one.
@@ -87,15 +92,37 @@ public final class MotionTracker {
     /// samples of their exposure, so video stabilization asks for the exposure's middle.
     public func orientation(at time: MonotonicTime) -> Quaternion {
         guard let newest = history.newest, time < newest.timestamp else { return orientation }
-        var since = Quaternion.identity
-        var previous = time
-        for sample in history.samples(from: time, to: newest.timestamp) where sample.timestamp > previous {
-            let dt = (sample.timestamp - previous).secondsValue
-            previous = sample.timestamp
-            let rate = length(sample.gyro)
-            if rate > 0 { since = since * Quaternion(axis: sample.gyro / rate, angle: rate * dt) }
+        let kept = history.kept
+        // The first sample after `time`: its rate turns the camera from `time` to it.
+        var lo = kept.startIndex, hi = kept.endIndex - 1
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if kept[mid].timestamp <= time { lo = mid + 1 } else { hi = mid }
         }
+        let first = kept[lo]
+        let since = Self.rotation(first.gyro, seconds: (first.timestamp - time).secondsValue) * rotationToNewest(after: lo, in: kept)
         return (orientation * since.conjugate).normalized
+    }
+
+    /// The rotation over the samples after kept index `index` to the newest (each sample's rate
+    /// over the time since the one before it); identity after the newest.
+    private func rotationToNewest(after index: Int, in kept: ArraySlice<IMUSample>) -> Quaternion {
+        let newest = kept.endIndex - 1
+        if rotationsToNewest.newest != kept[newest].timestamp { rotationsToNewest = (kept[newest].timestamp, []) }
+        let back = newest - index  // samples after `index`
+        guard back > 0 else { return .identity }
+        while rotationsToNewest.products.count < back {
+            let j = newest - rotationsToNewest.products.count
+            let step = Self.rotation(kept[j].gyro, seconds: (kept[j].timestamp - kept[j - 1].timestamp).secondsValue)
+            rotationsToNewest.products.append(step * (rotationsToNewest.products.last ?? .identity))
+        }
+        return rotationsToNewest.products[back - 1]
+    }
+
+    /// The rotation at a constant rate `gyro` (rad/s, camera frame) for `seconds`.
+    private static func rotation(_ gyro: Vector3, seconds: Double) -> Quaternion {
+        let rate = length(gyro)
+        return rate > 0 ? Quaternion(axis: gyro / rate, angle: rate * seconds) : .identity
     }
 
     /// Predicted blur in pixels for an exposure from `start` lasting `exposure`, or nil when the
