@@ -136,9 +136,6 @@ import TestSupport
         #expect(bare.hasPrefix("err bad-value") && bare.contains("loopback only"), "\(bare)")
     }
 
-    /// The stream together with a trigger's frame pre-roll is not built (docs/stream.md, "Not built
-    /// yet"): whichever comes second is refused `not-yet` in words naming the way out, and the
-    /// setting it would have changed stays as it was; the stream and the pre-roll each work alone.
     /// A port another stream already holds: the setting is refused in words naming the bind, and
     /// the rig goes on without a stream (the shim frees what it made before its loop started).
     @Test func aPortAlreadyInUseIsRefusedInWordsAndLeavesNoStream() throws {
@@ -156,6 +153,9 @@ import TestSupport
         #expect(second.reply("set stream.rtsp off") == "ok stream.rtsp=off")
     }
 
+    /// The stream together with a trigger's frame pre-roll is not built (docs/stream.md, "Not built
+    /// yet"): whichever comes second is refused `not-yet` in words naming the way out, and the
+    /// setting it would have changed stays as it was; the stream and the pre-roll each work alone.
     @Test func aStreamWithATriggersFramePrerollIsRefusedNotYetInEitherOrder() throws {
         let streamFirst = try SimulatedBoardHarness()
         #expect(streamFirst.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0")
