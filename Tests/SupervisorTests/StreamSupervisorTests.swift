@@ -214,6 +214,30 @@ import TestSupport
         }
     }
 
+    /// More connections than the server's 8 client slots: those beyond are closed before they are
+    /// heard, and every slot comes back when the clients hang up, burst after burst (a closed
+    /// connection that kept its count would lock every viewer out after two bursts). socat holds a
+    /// TCP connection open without a word and exits when the server closes it.
+    @Test func connectionsBeyondTheBoundAreClosedAndGiveTheirSlotsBack() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("set stream.rtsp 127.0.0.1:0") == "ok stream.rtsp=127.0.0.1:0")
+        let url = try Self.url(h)
+        let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.map(String.init))
+        func clients() -> Int? { SimulatedBoardHarness.field("stream.clients", in: h.reply("status")).flatMap { Int($0) } }
+        for burst in 1...2 {
+            let held = try (0..<12).map { _ in try Client("/usr/bin/socat", ["-u", "TCP:127.0.0.1:\(port)", "STDOUT"], directory: h.directory) }
+            let fourClosed = waitUntil(seconds: 8) { held.filter { !$0.process.isRunning }.count >= 4 }
+            #expect(fourClosed && held.filter { !$0.process.isRunning }.count == 4, "burst \(burst): the 4 beyond the 8 slots are closed at once")
+            #expect(clients() == 8, "burst \(burst): \(clients() ?? -1) clients")
+            for client in held where client.process.isRunning { client.process.terminate() }
+            for client in held { client.process.waitUntilExit() }
+            #expect(waitUntil(seconds: 30) { clients() == 0 }, "burst \(burst): \(clients() ?? -1) clients left after every one hung up")
+        }
+        let probe = try Self.ffprobe(url, directory: h.directory)
+        Self.run(h, until: probe)
+        #expect(probe.process.terminationStatus == 0, "a viewer after the bursts: \(probe.errorText)")
+    }
+
     /// A connection that asks for nothing (or never authenticates) is closed at its deadline: it
     /// cannot hold one of the server's few client slots. socat holds a TCP connection open without a
     /// word and exits when the server closes it.
