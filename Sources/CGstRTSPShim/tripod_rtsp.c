@@ -109,16 +109,30 @@ static gboolean close_if_idle(gpointer data) {
     return G_SOURCE_REMOVE;
 }
 
-// Counts clients; one beyond the bound is closed at once and never counted (a client closed here,
-// before the server attaches it, gets no "closed" signal to uncount it), and each counted one gets
-// a deadline for its session. Signals come on the server's one loop thread, in order.
+// Closes a client beyond the bound (gst_rtsp_client_close) once the server has attached it.
+static gboolean close_client(gpointer data) {
+    gst_rtsp_client_close(data);
+    return G_SOURCE_REMOVE;
+}
+
+// Counts clients; one beyond the bound is closed before it is heard, and each gets a deadline for
+// its session. "client-connected" comes before the server attaches the client's watch: a client
+// closed here would get none, so it would never say "closed" and its count (and the server's
+// reference) would stay for good. It is closed from the loop's next turn instead, at a priority
+// above its watch's, so no request of it is served first.
 static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
     (void)server;
     tripod_rtsp *self = data;
-    if ((uint32_t)g_atomic_int_get(&self->clients) >= self->max_clients) { gst_rtsp_client_close(client); return; }
-    g_atomic_int_inc(&self->clients);
     g_signal_connect(client, "closed", G_CALLBACK(client_closed), self);
     g_signal_connect(client, "play-request", G_CALLBACK(client_plays), self);
+    if ((uint32_t)g_atomic_int_add(&self->clients, 1) >= self->max_clients) {
+        GSource *now = g_idle_source_new();
+        g_source_set_priority(now, G_PRIORITY_HIGH);
+        g_source_set_callback(now, close_client, g_object_ref(client), g_object_unref);
+        g_source_attach(now, self->context);
+        g_source_unref(now);
+        return;
+    }
     GSource *deadline = g_timeout_source_new_seconds(TRIPOD_RTSP_SESSION_DEADLINE_SECONDS);
     g_source_set_callback(deadline, close_if_idle, g_object_ref(client), g_object_unref);
     g_source_attach(deadline, self->context);

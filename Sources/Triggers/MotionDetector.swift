@@ -75,11 +75,10 @@ public struct MotionDetector: Sendable {
         let m = configuration.maximumShiftCells, w = width, h = height
         guard m > 0, w > 4 * m, h > 4 * m else { return (0, 0) }
         var best = (dx: 0, dy: 0, sad: Float.infinity)
-        var candidates: [(Int, Int)] = [(0, 0)]
-        for dy in -m...m { for dx in -m...m where dx != 0 || dy != 0 { candidates.append((dx, dy)) } }
         frame.values.withUnsafeBufferPointer { f in
             background.withUnsafeBufferPointer { b in
-                for (dx, dy) in candidates {
+                /// Keeps (dx, dy) when its sum is clearly (2 %) below the best so far.
+                func consider(_ dx: Int, _ dy: Int) {
                     var sad: Float = 0
                     var y = m
                     while y < h - m {
@@ -93,6 +92,9 @@ public struct MotionDetector: Sendable {
                     }
                     if sad < best.sad * 0.98 { best = (dx, dy, sad) }
                 }
+                // No shake first, then the others row by row (no candidate list built per frame).
+                consider(0, 0)
+                for dy in -m...m { for dx in -m...m where dx != 0 || dy != 0 { consider(dx, dy) } }
             }
         }
         return (best.dx, best.dy)

@@ -56,7 +56,7 @@ struct MotionBenchmark: Benchmark {
             columns: ["frame → thumbnail", "thumb p50 ms", "model p50 ms", "total p50 ms", "total p99 ms"]
                 + Self.boards.map { "\($0.name) est. ms" },
             rows: rows,
-            notes: ["this machine: \(Self.hostModel()) at \(fmt(clockGHz)) GHz, load \(Self.loadAverage()) (shared: other builds may run)",
+            notes: ["this machine: \(Self.hostModel()) at \(fmt(clockGHz)) GHz, load \(loadAverage()) (shared: other builds may run)",
                     "A53/A76: p50 × this clock ÷ (board clock × assumed IPC relative to this core: A53 0.35, A76 0.8) — an estimate, not a measurement on the boards",
                     "1,400 frames per row after 100 warm-up frames; 8 synthetic frames cycled (a moving dark block, noise)"],
             metrics: metrics)
@@ -91,10 +91,6 @@ struct MotionBenchmark: Benchmark {
         let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let mhz = info.split(separator: "\n").first { $0.hasPrefix("cpu MHz") }.flatMap { Double($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
         return (mhz ?? 2500) / 1000
-    }
-
-    static func loadAverage() -> String {
-        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(separator: " ")
     }
 }
 

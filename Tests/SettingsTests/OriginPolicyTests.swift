@@ -38,13 +38,19 @@ import Testing
         store.participate(.init(name: "witness") { change throws(ConsoleError) in applied.append(change.keys) })
         for origin in [CommandOrigin.remote, .mqtt] {
             for (key, value) in [("fleet.broker", "mqtt://127.0.0.9:1883"), ("fleet.rig", "someone-else"),
-                                 ("remote.listen", "off"), ("fleet.ca", "/etc/hostname"), ("stream.rtsp", "127.0.0.1:8554")] {
+                                 ("remote.listen", "off"), ("fleet.ca", "/etc/hostname"), ("stream.rtsp", "127.0.0.1:8554"),
+                                 ("stream.bitrate", "1M"), ("stream.rtsp.credentials", "/etc/hostname")] {
                 #expect(throws: ConsoleError.self) { try store.set(key, value, requestedBy: origin) }
                 do { try store.set(key, value, requestedBy: origin) } catch { #expect(error.code == .denied && error.message.contains(key), "\(error)") }
             }
         }
         #expect(applied.isEmpty)
         #expect(store.current == .defaults)
+        // Triggers operate the camera, as the button's actions do: the network may set them.
+        try store.set("trigger.action", "capture", requestedBy: .mqtt)
+        try store.set("trigger.motion", "on", requestedBy: .remote)
+        #expect(applied == [["trigger.action"], ["trigger.motion"]])
+        applied = []
         try store.set("fleet.rig", "mine", requestedBy: .socket)
         try store.set("fleet.group", "studio", requestedBy: nil)  // the config file
         #expect(applied == [["fleet.rig"], ["fleet.group"]])

@@ -43,6 +43,24 @@ import Testing
         #expect(rig.notified.isEmpty, "nothing notified")
     }
 
+    /// The `trigger.*` texts go through module Triggers' parsers (TriggerCodecs.swift): canonical
+    /// text back, and a bad text refused `bad-value` with the key and the parser's words.
+    @Test func triggerTextsAreReadByTheTriggersParsersAndRefusedInTheirWords() throws {
+        let rig = Rig(participants: [])
+        let change = try rig.store.set("trigger.motion.zone", "0, 0.5, 0.5, 0.5 ; 0.5,0,0.5,0.25")
+        #expect(change.fields.first { $0.0 == "trigger.motion.zone" }?.1 == "0,0.5,0.5,0.5;0.5,0,0.5,0.25")
+        _ = try rig.store.set("trigger.action", "record 30s")
+        _ = try rig.store.set("trigger.schedule", "18:00-07:00")
+        #expect(rig.store.current.trigger.action == .record(seconds: 30) && rig.store.current.trigger.schedule.description == "18:00-07:00")
+        for (key, text, words) in [("trigger.motion.zone", "0.6,0,0.5,1", "X+W and Y+H at most 1"),
+                                   ("trigger.action", "explode", "record SECONDS"), ("trigger.schedule", "25:00-07:00", "HH:MM-HH:MM")] {
+            do { _ = try rig.store.set(key, text); Issue.record("\(key) \(text) was taken") } catch {
+                #expect(error.code == .badValue && error.message.hasPrefix("\(key): ") && error.message.contains(words), "\(error)")
+            }
+        }
+        #expect(rig.store.current.trigger.action == .record(seconds: 30), "a refused text changes nothing")
+    }
+
     @Test func badTextIsRefusedBeforeAnyParticipantIsAsked() {
         let rig = Rig()
         #expect(throws: ConsoleError.self) { try rig.store.set("zoom", "lots") }

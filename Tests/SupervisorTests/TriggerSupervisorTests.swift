@@ -96,6 +96,37 @@ import TestSupport
         #expect((sidecar["firstSequence"] as? NSNumber)?.uint64Value == sequence - 15)
     }
 
+    /// `trigger.action bracket PRESET`: a PIR edge runs the saved preset as the console's `bracket
+    /// preset` does (every frame of it kept); `trigger.fired` names the bracket; once the preset is
+    /// gone, a trigger is a `trigger.error` naming it, not a capture.
+    @Test func aPIREdgeRunsABracketPresetAndAMissingPresetIsATriggerError() throws {
+        let h = try SimulatedBoardHarness()
+        #expect(h.reply("preset save trig3 ev 3 1").hasPrefix("ok preset=trig3"))
+        #expect(h.reply("set trigger.action bracket trig3") == "ok trigger.action=\"bracket trig3\"")
+        #expect(h.reply("set trigger.cooldown 0") == "ok trigger.cooldown=0")
+        h.advance(.seconds(1))
+        var lines = h.send("sim pir")
+        for _ in 0..<50 where Self.events("bracket.done", in: lines).isEmpty {
+            h.advance(.milliseconds(100))
+            lines += h.output.take()
+        }
+        let fired = try #require(Self.events("trigger.fired", in: lines).first, "\(lines)")
+        #expect(SimulatedBoardHarness.field("source", in: fired) == "pir" && SimulatedBoardHarness.field("action", in: fired) == "bracket trig3",
+                "\(fired)")
+        #expect(SimulatedBoardHarness.field("bracket", in: fired) != nil, "\(fired)")
+        let started = try #require(Self.events("bracket.started", in: lines).first, "\(lines)")
+        #expect(SimulatedBoardHarness.field("frames", in: started) == "3", "\(started)")
+        #expect(!Self.events("bracket.done", in: lines).isEmpty, "\(lines)")
+
+        #expect(h.reply("preset delete trig3") == "ok deleted=trig3")
+        lines = h.send("sim pir")
+        h.advance(.milliseconds(200))
+        lines += h.output.take()
+        let error = try #require(Self.events("trigger.error", in: lines).first, "\(lines)")
+        #expect(error.contains("trig3") && SimulatedBoardHarness.field("source", in: error) == "pir", "\(error)")
+        #expect(Self.events("bracket.started", in: lines).isEmpty, "\(lines)")
+    }
+
     /// The frame pre-roll is bounded: more than 240 frames is refused in words, and nothing changes.
     @Test func aPrerollBeyondTheBoundIsRefusedInWords() throws {
         let h = try SimulatedBoardHarness()

@@ -85,6 +85,20 @@ tripod_status() {
   echo "status failed: $(tail -n1 /tmp/tripod-status)"
   exit 1
 }
+# wait_for_frames: waits up to 10 s for the camera to stream (`status` shows frame=N, left in
+# /tmp/tripod-status); otherwise stops tripod and fails the check.
+wait_for_frames() {
+  local i=0
+  while [ $i -lt 20 ]; do
+    tripod_ctl status > /tmp/tripod-status 2>&1
+    grep -q ' frame=' /tmp/tripod-status && return 0
+    sleep 0.5; i=$((i + 1))
+  done
+  cat /tmp/tripod-status
+  stop_tripod
+  echo "no streaming frame from vimc within 10 s of start"
+  exit 1
+}
 # uptime_ns: CLOCK_BOOTTIME from /proc/uptime in nanoseconds (10 ms steps; equals CLOCK_MONOTONIC in
 # a guest that never suspends).
 uptime_ns() {
@@ -101,21 +115,22 @@ gpio_sim_line() {
 # press_button NAME [SECONDS]: a press on an active-low button with a pull-up: the line goes low for
 # SECONDS (default 0.2), then back high. libgpiod consumers see a falling then a rising edge.
 press_button() {
-  local dir
-  dir="$(gpio_sim_line "$1")" || { echo "no gpio-sim line named $1"; return 1; }
-  echo pull-down > "$dir/pull"
-  sleep "${2:-0.2}"
-  echo pull-up > "$dir/pull"
+  pulse_line "$1" pull-down "${2:-0.2}" pull-up
 }
 # raise_line NAME [SECONDS]: an active-high output (a PIR module's) goes high for SECONDS (default
 # 0.5), then low: the gpio-sim line's pull flips up then down, so libgpiod consumers see a rising then
 # a falling edge. With no consumer bias the line follows the pull (gpio-sim starts it pulled down).
 raise_line() {
+  pulse_line "$1" pull-up "${2:-0.5}" pull-down
+}
+# pulse_line NAME PULL SECONDS THEN: the gpio-sim line's pull goes to PULL for SECONDS, then to THEN
+# (press_button and raise_line).
+pulse_line() {
   local dir
   dir="$(gpio_sim_line "$1")" || { echo "no gpio-sim line named $1"; return 1; }
-  echo pull-up > "$dir/pull"
-  sleep "${2:-0.5}"
-  echo pull-down > "$dir/pull"
+  echo "$2" > "$dir/pull"
+  sleep "$3"
+  echo "$4" > "$dir/pull"
 }
 # host_exchange NAME SEND EXPECT [THEN]: asks the host to send the line SEND on ttyS1 and expect a
 # line starting with EXPECT (then send THEN), and waits for its verdict on ttyS2. The host records

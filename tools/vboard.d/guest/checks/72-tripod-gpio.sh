@@ -8,12 +8,7 @@ start_tripod vboard
 tripod_status
 grep -q 'shutter=.*SHUTTER' /tmp/tripod-status || { stop_tripod; echo "tripod opened no SHUTTER line (status says shutter=none)"; exit 1; }
 # The camera streams: regular frames arrive before any capture (status shows frame=N).
-for _ in $(seq 20); do
-  tripod_ctl status > /tmp/tripod-status 2>&1
-  grep -q ' frame=' /tmp/tripod-status && break
-  sleep 0.5
-done
-grep -q ' frame=' /tmp/tripod-status || { cat /tmp/tripod-status; stop_tripod; echo "no streaming frame from vimc within 10 s of start"; exit 1; }
+wait_for_frames
 before="$(uptime_ns)"
 press_button SHUTTER 0.3
 after="$(uptime_ns)"

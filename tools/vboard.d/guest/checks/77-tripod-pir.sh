@@ -9,12 +9,7 @@ need_tripod
 gpio_sim_line PIR > /dev/null || { echo "the guest has no gpio-sim line named PIR (board.conf GPIO_NAMES)"; exit 1; }
 start_tripod vboard
 tripod_status
-for _ in $(seq 20); do
-  tripod_ctl status > /tmp/tripod-status 2>&1
-  grep -q ' frame=' /tmp/tripod-status && break
-  sleep 0.5
-done
-grep -q ' frame=' /tmp/tripod-status || { cat /tmp/tripod-status; stop_tripod; echo "no streaming frame from vimc within 10 s of start"; exit 1; }
+wait_for_frames
 for line in "set trigger.cooldown 0" "set trigger.action capture"; do
   tripod_ctl $line > /tmp/tripod-reply 2>&1
   cat /tmp/tripod-reply
