@@ -94,6 +94,18 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
         #expect(try failing.read("settings.json") == old)
     }
 
+    /// Sends SIGSTOP and waits (2 s at most) until /proc says the process is stopped ("T").
+    private func stopped(_ pid: Int32) -> Bool {
+        Glibc.kill(pid, SIGSTOP)
+        for _ in 0..<20_000 {
+            if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+               let close = stat.lastIndex(of: ")"),
+               stat[stat.index(after: close)...].split(separator: " ").first == "T" { return true }
+            usleep(100)
+        }
+        return false
+    }
+
     /// The child side: saves snapshots in a loop until killed. Runs only in the child process that
     /// `killNineDuringSavesNeverLeavesATornFile` starts (skipped in a normal test run).
     @Test(.enabled(if: ProcessInfo.processInfo.environment[writerDirectoryVariable] != nil))
@@ -113,8 +125,10 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
     }
 
     /// A real `kill -9` of a process in the middle of saving 64 KiB snapshots: the parent waits
-    /// until the child's temp file exists (a save is under way), kills it, and finds a whole
-    /// snapshot. (Checked: with writes in place instead of temp + rename, this test fails.)
+    /// until the child's temp file exists (a save is under way), stops the child (SIGSTOP) and,
+    /// if the temp file is still there, kills it, so every round kills inside a save whatever the
+    /// machine's load; it finds a whole snapshot. (Checked: with writes in place instead of
+    /// temp + rename, this test fails.)
     @Test func killNineDuringSavesNeverLeavesATornFile() throws {
         var surviving: [Int] = []
         var killedMidSave = 0  // rounds where the kill left a temp file: it landed inside a save
@@ -124,18 +138,22 @@ private func loadSnapshot(_ storage: PosixStorage) throws -> Snapshot? {
 
             let child = try startTestChild(filter: "storageWriterChild", setting: writerDirectoryVariable, to: directory)
 
-            // Wait (short polls, 20 s at most) until a few generations are written and the next
-            // save's temp file is there, then kill inside that save.
+            // Wait (short polls, 60 s at most: a loaded machine starts the child slowly) until a
+            // few generations are written and the next save's temp file is there; then stop the
+            // child and kill it if it stopped inside that save, or let it go on and look again.
             let storage = try PosixStorage(root: directory)
             func saving() -> Bool {
                 ((try? allNames(directory)) ?? []).contains { $0.hasPrefix(".state.json.tmp-") }
             }
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
-                if let current = try? loadSnapshot(storage), current.generation >= 2 + round, saving() { break }
+                if let current = try? loadSnapshot(storage), current.generation >= 2 + round, saving() {
+                    usleep(useconds_t(200 * round))  // stop at a different point of the save each round
+                    if stopped(child.processIdentifier), saving() { break }
+                    Glibc.kill(child.processIdentifier, SIGCONT)
+                }
                 usleep(100)
             }
-            usleep(useconds_t(200 * round))  // land at a different point of the save each round
             Glibc.kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
