@@ -87,14 +87,17 @@ let package = Package(
         .target(name: "Triggers", dependencies: ["Hardware"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim", "CCrypto"]),
-        .target(name: "Console", dependencies: []),
+        // How values read as words (shutter durations, spans, numbers): shared by the console and the
+        // domain's messages and summaries. Pure.
+        .target(name: "Units"),
+        .target(name: "Console", dependencies: ["Units"]),
         .target(name: "Viewfinder", dependencies: ["Hardware", "Syscalls", "Camera", "Motion"]),
         .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion", "Video"]),
         .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
         // Captures: the bracket in progress, the frame writer's queue, gyro logs, bracket presets.
-        .target(name: "Capture", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Controls"]),
+        .target(name: "Capture", dependencies: ["Hardware", "Syscalls", "Camera", "Units", "Media", "Motion", "Controls"]),
         // Recording: the video stream, the recording service and its stabilizer.
-        .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Stabilization", "Video"]),
+        .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Units", "Media", "Motion", "Stabilization", "Video"]),
         // The settings: one table of typed keys, the one commit path, the config file, persisted state.
         .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media", "Triggers"]),
         // The console transports: stdio, the serial port, the control socket, each client's writer and reader.
@@ -111,7 +114,7 @@ let package = Package(
         // transfers through libcurl, every file checked against its rig's SHA-256, the layouts, the journal.
         .target(name: "Collect", dependencies: ["Fleet", "Settings", "Media", "Remote", "Console", "LinuxHardware", "CCurl", "CCurlShim"]),
         // The live stream over RTSP (docs/stream.md): the encoder's packets into gst-rtsp-server.
-        .target(name: "Stream", dependencies: ["Hardware", "Console", "Settings", "Video", "CGstRTSPShim"]),
+        .target(name: "Stream", dependencies: ["Hardware", "Video", "CGstRTSPShim"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",

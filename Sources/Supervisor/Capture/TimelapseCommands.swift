@@ -27,7 +27,7 @@ extension Supervisor {
         case "start":
             do throws(ConsoleError) {
                 let plan = try TimelapsePlan.parse(Array(args.dropFirst()), now: services.wallClock())
-                return .ok(try timelapse.start(plan))
+                return .ok(try worded { () throws(CaptureError) in try timelapse.start(plan) })
             } catch { return .error(error) }
         case "stop":
             guard args.count == 1 else { return .err(.usage, "usage: timelapse stop") }
