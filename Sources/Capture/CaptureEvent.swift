@@ -48,6 +48,16 @@ public enum CaptureStart: Equatable {
     case started(BracketStarted)
 }
 
+/// What `CaptureService.prepare` set up: the still stream's size, the raw stream's (nil: none),
+/// the largest bracket, the extra buffers per stream, and how long it took.
+public struct PreparedStills: Equatable {
+    public var still: PixelSize
+    public var raw: PixelSize?
+    public var maximumFrames: Int
+    public var buffersPerStream: Int
+    public var setup: Duration
+}
+
 /// One frame of a bracket, saved.
 public struct BracketFrameSaved {
     /// The bracket's id; nil before the store named it.

@@ -193,7 +193,7 @@ public final class CaptureService {
     /// Configures the camera's processed stream as a still stream (plus raw, as always), opens the
     /// store, and reports the maximum bracket. Restarting the stream is the only set-up cost; after
     /// this, a press only queues requests.
-    public func prepare() throws(CaptureError) -> [(String, String)] {
+    public func prepare() throws(CaptureError) -> PreparedStills {
         guard let camera else { throw CaptureError(.unsupported, "no camera") }
         let clock = ContinuousClock()
         let began = clock.now
@@ -216,10 +216,8 @@ public final class CaptureService {
         let elapsed = clock.now - began
         let format = camera.activeFormat.format
         let still = camera.processedStreamSize ?? camera.preferredProcessedSize(for: format)
-        return [("prepared", "yes"), ("still", "\(still.width)x\(still.height)"),
-                ("raw", format.rawPixelFormat == nil ? "none" : "\(format.sensorModeSize.width)x\(format.sensorModeSize.height)"),
-                ("bracket.max", String(capacity(camera).maximumFrames)), ("buffers", "+\(bracketBuffersPerStream)/stream"),
-                ("setup.ms", String(format: "%.1f", Double(elapsed.nanoseconds) / 1e6))]
+        return PreparedStills(still: still, raw: format.rawPixelFormat == nil ? nil : format.sensorModeSize,
+                              maximumFrames: capacity(camera).maximumFrames, buffersPerStream: bracketBuffersPerStream, setup: elapsed)
     }
 
     /// The largest bracket for the camera's active format and the memory budget.
@@ -320,6 +318,8 @@ public final class CaptureService {
             running = nil
             throw CaptureError(.device, "bracket: \(error)")
         }
+        // nil while the first request waits for a buffer: the sidecar then counts to the first frame.
+        let lagAtStart = current.lag
         work.begin("bracket")
         showPattern(.busy)
         if case .console = trigger { button?.captureDidStart() }
@@ -334,8 +334,7 @@ public final class CaptureService {
         start.shot = shot?.record
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
-        // lag nil while the first request waits for a buffer: the sidecar then counts to the first frame.
-        let started = BracketStarted(planSummary: plan.summary, frames: plan.steps.count, lag: current.lag, shot: shot?.record, trigger: trigger)
+        let started = BracketStarted(planSummary: plan.summary, frames: plan.steps.count, lag: lagAtStart, shot: shot?.record, trigger: trigger)
         emit(.bracketStarted(started))
         return .started(started)
     }

@@ -96,28 +96,28 @@ extension Supervisor {
                              clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
         let bound = WeakSupervisor(self)
         try worded { () throws(RecorderError) in
-        try recorder.armShot(instant: instant, starts: starts, begin: { () throws(RecorderError) -> RecordingStarted in
-            guard let supervisor = bound.value else { throw RecorderError(.busy, "the rig is stopping") }
-            do throws(ConsoleError) { return try supervisor.beginRecording(shot: shot) } catch { throw RecorderError(error) }
-        }, ended: { result in
-            var fields: [(String, String)] = [("shot", id), ("at", target)]
-            switch result {
-            case .failure(let error):
-                fields += [("status", "failed"), ("reason", error.message)]
-            case .success(let outcome):
-                fields += [("status", "complete"), ("first.exposure", ShotRecord.format(nanoseconds: outcome.exposureStartNanoseconds)),
-                           ("offset.us", String(format: "%.1f", Double(outcome.exposureStartNanoseconds - instant.wallClockNanoseconds) / 1000)),
-                           ("source", outcome.fromFrameWallClock ? "FrameWallClock" : "SensorTimestamp")]
-                if let file = outcome.started?.file {
-                    let stem = file.split(separator: ".").dropLast().joined(separator: ".")
-                    fields += [("sidecar", stem + ".json"), ("files", file)]
+            try recorder.armShot(instant: instant, starts: starts, begin: { () throws(RecorderError) -> RecordingStarted in
+                guard let supervisor = bound.value else { throw RecorderError(.busy, "the rig is stopping") }
+                do throws(ConsoleError) { return try supervisor.beginRecording(shot: shot) } catch { throw RecorderError(error) }
+            }, ended: { result in
+                var fields: [(String, String)] = [("shot", id), ("at", target)]
+                switch result {
+                case .failure(let error):
+                    fields += [("status", "failed"), ("reason", error.message)]
+                case .success(let outcome):
+                    fields += [("status", "complete"), ("first.exposure", ShotRecord.format(nanoseconds: outcome.exposureStartNanoseconds)),
+                               ("offset.us", String(format: "%.1f", Double(outcome.exposureStartNanoseconds - instant.wallClockNanoseconds) / 1000)),
+                               ("source", outcome.fromFrameWallClock ? "FrameWallClock" : "SensorTimestamp")]
+                    if let file = outcome.started?.file {
+                        let stem = file.split(separator: ".").dropLast().joined(separator: ".")
+                        fields += [("sidecar", stem + ".json"), ("files", file)]
+                    }
+                    fields.append(("recording", outcome.recordingID))
                 }
-                fields.append(("recording", outcome.recordingID))
-            }
-            fields.append(("clock", clock))
-            if let clockErrorMicroseconds { fields.append(("clock.error.us", String(clockErrorMicroseconds))) }
-            ended(.ok(fields + syncFields))
-        })
+                fields.append(("clock", clock))
+                if let clockErrorMicroseconds { fields.append(("clock.error.us", String(clockErrorMicroseconds))) }
+                ended(.ok(fields + syncFields))
+            })
         }
         return [("shot", id), ("at", target), ("armed", "yes"), ("action", starts ? "record start" : "record stop")]
     }

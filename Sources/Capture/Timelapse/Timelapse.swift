@@ -73,15 +73,15 @@ public final class Timelapse {
 
     // MARK: Start, resume, stop
 
-    /// Checks the plan against the camera and starts it: shot 1 now. Returns the reply fields.
-    public func start(_ plan: TimelapsePlan) throws(CaptureError) -> [(String, String)] {
+    /// Checks the plan against the camera and starts it: shot 1 now. Returns the state it started with.
+    public func start(_ plan: TimelapsePlan) throws(CaptureError) -> TimelapseState {
         if let state { throw CaptureError(.busy, "a time-lapse is running (\(state.plan.summary)); timelapse stop first") }
         let action = try check(plan)
         let started = TimelapseState(plan: plan, startTime: wallClock(), rampRateEVPerHour: rampRateEVPerHour)
         state = started
         emit(.started(plan, framesPerShot: action.steps.count))
         fire()
-        return [("timelapse", "started"), ("plan", plan.summary)] + (plan.lastShot(startingAt: started.startTime).map { [("shots", String($0))] } ?? [])
+        return started
     }
 
     /// Goes on with a time-lapse kept from before a restart: the shots due meanwhile are missed,
@@ -108,17 +108,17 @@ public final class Timelapse {
         state = nil
     }
 
-    /// Ends the time-lapse (a shot in progress still completes). Returns the reply fields.
+    /// Ends the time-lapse (a shot in progress still completes). Returns the state it ended with;
+    /// nil when none ran.
     @discardableResult
-    public func stop(reason: String) -> [(String, String)] {
-        guard let finished = state else { return [("timelapse", "off")] }
+    public func stop(reason: String) -> TimelapseState? {
+        guard let finished = state else { return nil }
         timer?.cancel()
         timer = nil
         state = nil
         persist(nil)
         emit(.stopped(finished, reason: reason))
-        return [("timelapse", "stopped"), ("taken", String(finished.taken)), ("missed", String(finished.missed)),
-                ("failed", String(finished.failed)), ("reason", reason)]
+        return finished
     }
 
     /// The action as a plan, checked against the camera: ramp needs a raw stream and an exposure

@@ -2,6 +2,7 @@ import Camera
 import Capture
 import Console
 import Foundation
+import Hardware
 import Media
 
 // The capture service's and the time-lapse's typed errors and events, in the console's words:
@@ -53,6 +54,16 @@ extension CaptureStart {
         case .waitingForFirstFrame: [("bracket", "waiting"), ("for", "first frame")]
         case .started(let started): [("bracket", "started")] + started.fields
         }
+    }
+}
+
+extension PreparedStills {
+    /// The reply of `prepare`.
+    public var replyFields: [(String, String)] {
+        [("prepared", "yes"), ("still", "\(still.width)x\(still.height)"),
+         ("raw", raw.map { "\($0.width)x\($0.height)" } ?? "none"),
+         ("bracket.max", String(maximumFrames)), ("buffers", "+\(buffersPerStream)/stream"),
+         ("setup.ms", String(format: "%.1f", Double(setup.nanoseconds) / 1e6))]
     }
 }
 
@@ -128,8 +139,7 @@ extension ConsoleEvent {
         case .notResumed(let reason, let taken):
             self.init("timelapse.stopped", [("reason", "not resumed: \(reason)"), ("taken", String(taken))])
         case .stopped(let finished, let reason):
-            self.init("timelapse.stopped", [("taken", String(finished.taken)), ("missed", String(finished.missed)),
-                                            ("failed", String(finished.failed)), ("reason", reason)])
+            self.init("timelapse.stopped", TimelapseEvent.stoppedFields(finished, reason: reason))
         case .missed(let shots, let reason):
             let text = shots.lowerBound == shots.upperBound ? String(shots.upperBound) : "\(shots.lowerBound)-\(shots.upperBound)"
             self.init("timelapse.missed", [("shots", text), ("reason", reason)])
@@ -138,6 +148,13 @@ extension ConsoleEvent {
         case .error(let reason):
             self.init("timelapse.error", [("reason", reason)])
         }
+    }
+}
+
+extension TimelapseEvent {
+    /// taken, missed, failed and why: `timelapse.stopped`'s fields and `timelapse stop`'s reply.
+    static func stoppedFields(_ finished: TimelapseState, reason: String) -> [(String, String)] {
+        [("taken", String(finished.taken)), ("missed", String(finished.missed)), ("failed", String(finished.failed)), ("reason", reason)]
     }
 }
 
