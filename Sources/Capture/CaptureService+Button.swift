@@ -72,7 +72,8 @@ extension CaptureService {
     /// A button capture that could not start: said as bracket.failed, the button may take the next
     /// press, and the LED shows the error.
     private func buttonCaptureFailed(_ reason: String, _ command: ButtonCommand) {
-        emit(.bracketFailed(BracketFailure(bracketID: nil, reason: reason, framesKept: 0, trigger: .button(edge: command.edgeTimestamp, queued: command.wasQueued))))
+        let trigger = CaptureTrigger.button(edge: command.edgeTimestamp, queued: command.wasQueued)
+        emit(.bracketFailed(BracketFailure(bracketID: nil, reason: reason, framesKept: 0, trigger: trigger)))
         button?.captureDidFinish()
         showPattern(.error)
     }

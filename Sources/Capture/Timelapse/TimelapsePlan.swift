@@ -3,7 +3,7 @@ import Units
 
 /// What `timelapse start` asks for, as typed and kept across restarts (timelapse.json):
 /// `every INTERVAL [count N | for SPAN | until HH:MM] [ramp auto|off] [capture | bracket ...]`
-/// (the console's words are read at the edge: `TimelapsePlanParser` in module Supervisor).
+/// (the console's words are read at the edge: `TimelapsePlan.parse`, Supervisor/Capture/TimelapsePlanParser.swift).
 public struct TimelapsePlan: Hashable, Sendable, Codable {
     /// When the sequence ends: after a number of shots, a span, at a time of day, or at `timelapse stop`.
     public enum Limit: Hashable, Sendable, Codable {
