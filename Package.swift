@@ -87,21 +87,28 @@ let package = Package(
         .target(name: "Triggers", dependencies: ["Hardware"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Media", dependencies: ["Hardware", "CJPEG", "CTIFF", "CTIFFShim", "CJPEGShim", "CCrypto"]),
-        .target(name: "Console", dependencies: []),
+        // How values read as words (shutter durations, spans, numbers): shared by the console and the
+        // domain's messages and summaries. Pure.
+        .target(name: "Units"),
+        .target(name: "Console", dependencies: ["Units"]),
         .target(name: "Viewfinder", dependencies: ["Hardware", "Syscalls", "Camera", "Motion"]),
         .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion", "Video"]),
         .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
         // Captures: the bracket in progress, the frame writer's queue, gyro logs, bracket presets.
-        .target(name: "Capture", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Controls"]),
+        .target(name: "Capture", dependencies: ["Hardware", "Syscalls", "Camera", "Units", "Media", "Motion", "Controls"]),
         // Recording: the video stream, the recording service and its stabilizer.
-        .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Console", "Media", "Motion", "Stabilization", "Video"]),
+        .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Units", "Media", "Motion", "Stabilization", "Video"]),
         // The settings: one table of typed keys, the one commit path, the config file, persisted state.
         .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media", "Triggers"]),
         // The console transports: stdio, the serial port, the control socket, each client's writer and reader.
         .target(name: "Transports", dependencies: ["Hardware", "Syscalls", "Console"]),
-        // The fleet: MQTT through libmosquitto (state, status, events, the group's commands); a console
-        // client of the supervisor through ConsoleHost, never importing it.
-        .target(name: "Fleet", dependencies: ["Hardware", "Syscalls", "Console", "Settings", "Transports", "CMosquitto", "CClock"]),
+        // The fleet's link: MQTT through libmosquitto, the broker's lookup, the group's topics, the
+        // inbox to the loop, the clock's sync state. Speaks no console words.
+        .target(name: "Fleet", dependencies: ["Hardware", "CMosquitto", "CClock"]),
+        // The fleet's console (docs/fleet.md), at the edge: the group's commands run as console lines,
+        // state, status, events and replies published, shots across rigs; a console client of the
+        // supervisor through ConsoleHost, never importing it.
+        .target(name: "FleetConsole", dependencies: ["Fleet", "Hardware", "Syscalls", "Console", "Settings", "Transports"]),
         // The browser remote: the HTTP server (libmicrohttpd), its token, the API over the console's
         // operations, the MJPEG preview, the page. Serves a `RemoteHost` (the supervisor).
         .target(name: "Remote", dependencies: [
@@ -111,7 +118,7 @@ let package = Package(
         // transfers through libcurl, every file checked against its rig's SHA-256, the layouts, the journal.
         .target(name: "Collect", dependencies: ["Fleet", "Settings", "Media", "Remote", "Console", "LinuxHardware", "CCurl", "CCurlShim"]),
         // The live stream over RTSP (docs/stream.md): the encoder's packets into gst-rtsp-server.
-        .target(name: "Stream", dependencies: ["Hardware", "Console", "Settings", "Video", "CGstRTSPShim"]),
+        .target(name: "Stream", dependencies: ["Hardware", "Video", "CGstRTSPShim"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
             "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
@@ -120,7 +127,7 @@ let package = Package(
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
         .target(name: "Startup", dependencies: [
-            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "Collect", "Remote", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "FleetConsole", "Collect", "Remote", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
@@ -130,7 +137,7 @@ let package = Package(
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
             "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Syscalls", "Settings", "Capture", "Recording",
-            "Controls", "Transports", "Fleet", "Stabilization", "Triggers", "Stream",
+            "Controls", "Transports", "Fleet", "FleetConsole", "Stabilization", "Triggers", "Stream",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
@@ -141,7 +148,7 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware", "ManualLoop"], exclude: ["Chart"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Console"]),
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Settings", "Console", "Hardware", "LinuxHardware", "Transports",
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FleetConsole", "Settings", "Console", "Hardware", "LinuxHardware", "Transports",
                                                      "Supervisor", "Startup", "TestSupport", "ManualLoop", "SimulatedHardware", "Media", "Camera", "Collect", "Remote"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),

@@ -1,5 +1,4 @@
 import Camera
-import Console
 import Controls
 import Hardware
 import Syscalls
@@ -30,31 +29,31 @@ extension CaptureService {
             case .capture:
                 plan = .single
             case .bracket(let preset):
-                do throws(ConsoleError) { plan = try presetPlan(named: preset) } catch {
-                    buttonCaptureFailed(error.message)
+                do throws(CaptureError) { plan = try presetPlan(named: preset) } catch {
+                    buttonCaptureFailed(error.message, command)
                     return
                 }
             case .triggerAutofocus:
                 do { try camera?.triggerAutofocus() } catch {
-                    emit(ConsoleEvent("button.error", [("action", "af"), ("reason", "\(error)")]))
+                    emit(.autofocusFailed(reason: "\(error)"))
                 }
                 return
             case .toggleRecording:
                 onButtonEvent(.toggleRecording)
                 return
             }
-            do throws(ConsoleError) {
+            do throws(CaptureError) {
                 // A press made before a stop began, or one of a simulated gesture the stop waits
                 // for (`button press` just before the end of piped input), still captures.
                 let beforeStop = (stopRequestedAt.map { command.edgeTimestamp < $0 } ?? false) || work.contains("button")
                 try start(plan, trigger: .button(edge: command.edgeTimestamp, queued: command.wasQueued), admitted: beforeStop)
             } catch {
-                buttonCaptureFailed(error.message)
+                buttonCaptureFailed(error.message, command)
             }
         case .queued(let command):
-            emit(ConsoleEvent("button.queued", [("action", command.action.description)]))
+            emit(.buttonQueued(command.action))
         case .rejected(let command, let reason):
-            emit(ConsoleEvent("button.rejected", [("action", command.action.description), ("reason", reason)]))
+            emit(.buttonRejected(command.action, reason: reason))
         case .lineFailed(let line, let reason):
             onButtonEvent(.lineFailed(line: line, reason: reason))
         case .lockFocusAndExposure:
@@ -65,19 +64,16 @@ extension CaptureService {
     }
 
     /// The plan of the preset `name`; throws when there is none (or it no longer parses).
-    public func presetPlan(named name: String) throws(ConsoleError) -> BracketPlan {
-        guard let arguments = presets[name] else { throw Self.missingPreset(name) }
-        return try BracketCommandParser.parse(arguments)
-    }
-
-    public static func missingPreset(_ name: String) -> ConsoleError {
-        ConsoleError(.badValue, "no bracket preset \"\(name)\"; `preset list` shows the saved ones")
+    public func presetPlan(named name: String) throws(CaptureError) -> BracketPlan {
+        guard let arguments = presets[name] else { throw CaptureError.missingPreset(name) }
+        return try readBracket(arguments)
     }
 
     /// A button capture that could not start: said as bracket.failed, the button may take the next
     /// press, and the LED shows the error.
-    private func buttonCaptureFailed(_ reason: String) {
-        emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"), ("trigger", "button")]))
+    private func buttonCaptureFailed(_ reason: String, _ command: ButtonCommand) {
+        let trigger = CaptureTrigger.button(edge: command.edgeTimestamp, queued: command.wasQueued)
+        emit(.bracketFailed(BracketFailure(bracketID: nil, reason: reason, framesKept: 0, trigger: trigger)))
         button?.captureDidFinish()
         showPattern(.error)
     }

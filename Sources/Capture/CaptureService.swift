@@ -1,5 +1,4 @@
 import Camera
-import Console
 import Foundation
 import Controls
 import Hardware
@@ -62,8 +61,10 @@ public final class CaptureService {
     public var stopRequestedAt: MonotonicTime?
     /// Work in progress: a running bracket is marked here, and a stop waits for it.
     public let work: WorkTracker
-    /// Where events go (the consoles and the journal).
-    public let emit: (ConsoleEvent) -> Void
+    /// Where events go (the console layer words them for the consoles and the journal).
+    public let emit: (CaptureEvent) -> Void
+    /// Reads a preset's bracket arguments as a plan (the console's bracket parser).
+    let readBracket: BracketArgumentsReader
     /// Each frame a capture keeps (bracket id, 1-based frame, the request), as it is matched,
     /// before it is written: a recording lists the stills taken during it (`attachFrameKept`).
     public private(set) var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
@@ -155,16 +156,18 @@ public final class CaptureService {
         }
     }
 
-    /// `emit` and `onButtonEvent` are where what happens flows out; `wantsStillsFromStart`: a board
-    /// with a shutter button streams stills from the start.
+    /// `emit` and `onButtonEvent` are where what happens flows out; `readBracket` reads a preset's
+    /// words; `wantsStillsFromStart`: a board with a shutter button streams stills from the start.
     /// `serialNumber`: the camera's serial in every file's EXIF (BodySerialNumber, CameraSerialNumber).
     public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false, serialNumber: String? = nil,
-                emit: @escaping (ConsoleEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
+                readBracket: @escaping BracketArgumentsReader,
+                emit: @escaping (CaptureEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
         self.loop = loop
         self.storage = storage
         self.work = work
         self.wantsStillsFromStart = wantsStillsFromStart
         self.serialNumber = serialNumber
+        self.readBracket = readBracket
         self.emit = emit
         self.onButtonEvent = onButtonEvent
     }
@@ -190,8 +193,8 @@ public final class CaptureService {
     /// Configures the camera's processed stream as a still stream (plus raw, as always), opens the
     /// store, and reports the maximum bracket. Restarting the stream is the only set-up cost; after
     /// this, a press only queues requests.
-    public func prepare() throws(ConsoleError) -> [(String, String)] {
-        guard let camera else { throw ConsoleError(.unsupported, "no camera") }
+    public func prepare() throws(CaptureError) -> PreparedStills {
+        guard let camera else { throw CaptureError(.unsupported, "no camera") }
         let clock = ContinuousClock()
         let began = clock.now
         // A camera that is not streaming (stopped, disconnected) gets the still stream when it
@@ -200,23 +203,21 @@ public final class CaptureService {
         if camera.isStreaming, camera.streaming != stills {
             camera.stopStreaming()
             do { try camera.startStreaming(stills) } catch {
-                throw ConsoleError(.device, "prepare: cannot restart the camera with a still stream: \(error)")
+                throw CaptureError(.device, "prepare: cannot restart the camera with a still stream: \(error)")
             }
         }
         if !isPrepared {
             let bound = LoopBound(self, loop: loop)
             writer(for: camera).open { error in
-                if let error { bound.value.emit(ConsoleEvent("capture.error", [("reason", "\(error)")])) }
+                if let error { bound.value.emit(.storeFailed(reason: "\(error)")) }
             }
         }
         isPrepared = true
         let elapsed = clock.now - began
         let format = camera.activeFormat.format
         let still = camera.processedStreamSize ?? camera.preferredProcessedSize(for: format)
-        return [("prepared", "yes"), ("still", "\(still.width)x\(still.height)"),
-                ("raw", format.rawPixelFormat == nil ? "none" : "\(format.sensorModeSize.width)x\(format.sensorModeSize.height)"),
-                ("bracket.max", String(capacity(camera).maximumFrames)), ("buffers", "+\(bracketBuffersPerStream)/stream"),
-                ("setup.ms", String(format: "%.1f", Double(elapsed.nanoseconds) / 1e6))]
+        return PreparedStills(still: still, raw: format.rawPixelFormat == nil ? nil : format.sensorModeSize,
+                              maximumFrames: capacity(camera).maximumFrames, buffersPerStream: bracketBuffersPerStream, setup: elapsed)
     }
 
     /// The largest bracket for the camera's active format and the memory budget.
@@ -241,29 +242,29 @@ public final class CaptureService {
     /// starts when the running one ends. Before the camera's first frame it waits for that frame
     /// (at most `firstFrameWait`). `admitted`: triggered before a stop began (still runs while
     /// stopping); `triggeredAt`: when a console command asked for it, if earlier than now. Returns
-    /// the reply fields. `observer` hears of each frame kept and of the end (`CaptureProgress`),
+    /// what it did. `observer` hears of each frame kept and of the end (`CaptureProgress`),
     /// when the capture started (not when this throws). `shot`: a shot at a shared instant (its
     /// frames start at or after the instant; refused before the camera's first frame).
     @discardableResult
     public func start(_ plan: BracketPlan, trigger: CaptureTrigger, admitted: Bool = false,
                triggeredAt: MonotonicTime? = nil, observer: ((CaptureProgress) -> Void)? = nil,
-               shot: ShotArming? = nil) throws(ConsoleError) -> [(String, String)] {
+               shot: ShotArming? = nil) throws(CaptureError) -> CaptureStart {
         var plan = plan
         if running != nil {
             if case .button(_, true) = trigger, waitingButton == nil {
                 waitingButton = (plan, trigger)
-                return [("bracket", "queued")]
+                return .queued
             }
-            throw ConsoleError(.busy, "a bracket is running (\(running?.id ?? running?.plan.summary ?? "")); wait for bracket.done")
+            throw CaptureError(.busy, "a bracket is running (\(running?.id ?? running?.plan.summary ?? "")); wait for bracket.done")
         }
-        guard let camera else { throw ConsoleError(.unsupported, "no camera") }
-        guard acceptsCaptures || admitted else { throw ConsoleError(.busy, "stopping: no new brackets") }
-        guard camera.isStreaming else { throw ConsoleError(.device, "the camera is not streaming (disconnected?)") }
+        guard let camera else { throw CaptureError(.unsupported, "no camera") }
+        guard acceptsCaptures || admitted else { throw CaptureError(.busy, "stopping: no new brackets") }
+        guard camera.isStreaming else { throw CaptureError(.device, "the camera is not streaming (disconnected?)") }
         if waitingForFirstFrame != nil {
-            throw ConsoleError(.busy, "a capture is waiting for the camera's first frame; wait for bracket.started")
+            throw CaptureError(.busy, "a capture is waiting for the camera's first frame; wait for bracket.started")
         }
         if shot != nil && camera.latest == nil {
-            throw ConsoleError(.busy, "the camera has not delivered a frame yet; a shot needs a streaming camera to arm")
+            throw CaptureError(.busy, "the camera has not delivered a frame yet; a shot needs a streaming camera to arm")
         }
         if camera.latest == nil {
             // Just started: nothing metered yet. The capture starts with the first frame.
@@ -272,13 +273,13 @@ public final class CaptureService {
             let timeout = loop.schedule(after: limit) { bound.value.firstFrameNeverCame(after: limit) }
             waitingForFirstFrame = (plan, trigger, loop.now(), timeout, observer)
             work.begin("bracket")
-            return [("bracket", "waiting"), ("for", "first frame")]
+            return .waitingForFirstFrame
         }
         let triggerTime: MonotonicTime
         if case .button(let edge, _) = trigger { triggerTime = edge } else { triggerTime = triggeredAt ?? loop.now() }
         let (raw, still) = outputs(camera)
         if captureFormat == .dng && !raw {
-            throw ConsoleError(.unsupported, "capture.format dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
+            throw CaptureError(.unsupported, "capture.format dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
         }
         if !isPrepared { _ = try prepare() }  // first capture without `prepare`: pays the set-up here
         var roles: [StreamRole] = []
@@ -286,8 +287,8 @@ public final class CaptureService {
         if raw { roles.append(.raw) }
         let maximum = capacity(camera).maximumFrames
         do { plan = try plan.resolvingFocus(for: camera, maximumFrames: maximum) } catch let error as CameraError {
-            throw ConsoleError(error.kind == .unsupported ? .unsupported : .outOfRange, error.message)
-        } catch { throw ConsoleError(.device, "bracket: \(error)") }
+            throw CaptureError(error.kind == .unsupported ? .unsupported : .outOfRange, error.message)
+        } catch { throw CaptureError(.device, "bracket: \(error)") }
         let current = Running(plan: plan, trigger: trigger, observer: observer)
         current.shot = shot
         current.roles = Set(roles.filter { $0 == .raw ? raw : still })
@@ -312,13 +313,13 @@ public final class CaptureService {
             try engine.start()
         } catch let error as CameraError {
             running = nil
-            throw ConsoleError(error.kind == .outOfRange ? .outOfRange : error.kind == .unsupported ? .unsupported : .device, error.message)
+            throw CaptureError(error.kind == .outOfRange ? .outOfRange : error.kind == .unsupported ? .unsupported : .device, error.message)
         } catch {
             running = nil
-            throw ConsoleError(.device, "bracket: \(error)")
+            throw CaptureError(.device, "bracket: \(error)")
         }
         // nil while the first request waits for a buffer: the sidecar then counts to the first frame.
-        let lagText = current.lag.map { String(format: "%.3f", Double($0.nanoseconds) / 1e6) } ?? "pending"
+        let lagAtStart = current.lag
         work.begin("bracket")
         showPattern(.busy)
         if case .console = trigger { button?.captureDidStart() }
@@ -333,11 +334,9 @@ public final class CaptureService {
         start.shot = shot?.record
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
-        var fields: [(String, String)] = [("bracket", "started"), ("plan", plan.summary), ("frames", String(plan.steps.count)),
-                                          ("lag.ms", lagText)]
-        if let shot { fields += [("shot", shot.record.id), ("at", shot.record.target)] }
-        emit(ConsoleEvent("bracket.started", fields.dropFirst().map { $0 } + [("trigger", triggerName(trigger))]))
-        return fields
+        let started = BracketStarted(planSummary: plan.summary, frames: plan.steps.count, lag: lagAtStart, shot: shot?.record, trigger: trigger)
+        emit(.bracketStarted(started))
+        return .started(started)
     }
 
     /// Called for every streaming frame: starts a capture that was waiting for the first one.
@@ -348,8 +347,7 @@ public final class CaptureService {
         defer { work.end("bracket") }
         do { try start(plan, trigger: trigger, admitted: true, triggeredAt: askedAt, observer: observer) } catch {
             observer?(.finished(sidecar: nil, failure: error.message))
-            emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0"),
-                                                            ("trigger", triggerName(trigger))]))
+            emit(.bracketFailed(BracketFailure(bracketID: nil, reason: error.message, framesKept: 0, trigger: trigger)))
             showPattern(.error)
         }
     }
@@ -379,18 +377,9 @@ public final class CaptureService {
         waitingForFirstFrame = nil
         observer?(.finished(sidecar: nil, failure: reason))
         bracketsFailed += 1
-        emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", reason), ("kept", "0"),
-                                             ("trigger", triggerName(trigger))]))
+        emit(.bracketFailed(BracketFailure(bracketID: nil, reason: reason, framesKept: 0, trigger: trigger)))
         showPattern(.error)
         work.end("bracket")
-    }
-
-    private func triggerName(_ trigger: CaptureTrigger) -> String {
-        switch trigger {
-        case .button: return "button"
-        case .console: return "console"
-        case .timelapse: return "timelapse"
-        }
     }
 
     // MARK: Progress
@@ -435,12 +424,7 @@ public final class CaptureService {
         switch result {
         case .success(let record?):
             current.framesSaved += 1
-            emit(ConsoleEvent("bracket.frame", [
-                ("id", current.id ?? "?"), ("frame", "\(index + 1)/\(max(total, index + 1))"),
-                ("exposure", record.actual.map { ValueParser.formatShutter(.microseconds($0.exposureTimeMicroseconds)) } ?? "unreported"),
-                ("iso", record.actual.map { String($0.iso) } ?? "unreported"), ("clamped", record.clampedSettings ? "yes" : "no"),
-                ("files", record.files.map(\.name).joined(separator: ",")),
-            ] + (record.focus.map { [("lens", String(format: "%.3fD", $0.lensPositionDioptres))] } ?? [])))
+            emit(.frameSaved(BracketFrameSaved(bracketID: current.id, frame: index + 1, total: total, record: record)))
         case .success(nil):
             break
         case .failure(let error):
@@ -472,30 +456,21 @@ public final class CaptureService {
         }
         let stats = current.statistics ?? BracketEngine.Statistics()
         current.shot?.ended(sidecar, failure)
-        var fields: [(String, String)] = [("id", sidecar?.id ?? current.id ?? "none")]
+        let id = sidecar?.id ?? current.id
         if let failure {
             bracketsFailed += 1
-            fields += [("reason", failure), ("kept", String(current.framesSaved))]
-            emit(ConsoleEvent("bracket.failed", fields))
+            emit(.bracketFailed(BracketFailure(bracketID: id, reason: failure, framesKept: current.framesSaved, trigger: nil)))
             showPattern(.error)
         } else {
             bracketsSaved += 1
-            fields += [("frames", String(current.framesSaved)), ("sensor.frames", String(stats.sensorFramesUsed)),
-                       ("skipped", String(stats.framesSkipped)), ("retakes", String(stats.retakes)),
-                       ("lag.ms", String(format: "%.3f", Double((current.lag ?? .zero).nanoseconds) / 1e6))]
-            if let shot = sidecar?.shot {
-                fields += [("shot", shot.id), ("offset.us", shot.offsetMicroseconds.map { String(format: "%.1f", $0) } ?? "none")]
-            }
-            if let s = sidecar {
-                fields.append(("sidecar", s.folder + "/" + s.id + ".json"))
-                if let (path, render) = gyroLogs?.make(for: s, camera: camera), let writer = openedWriter {
-                    let me = LoopBound(self, loop: loop)
-                    writer.writeFile(rendering: render, to: path) { error in
-                        if let error { me.value.emit(ConsoleEvent("gyrolog.failed", [("path", path), ("reason", "\(error)")])) }
-                    }
+            if let s = sidecar, let (path, render) = gyroLogs?.make(for: s, camera: camera), let writer = openedWriter {
+                let me = LoopBound(self, loop: loop)
+                writer.writeFile(rendering: render, to: path) { error in
+                    if let error { me.value.emit(.gyroLogFailed(path: path, reason: "\(error)")) }
                 }
             }
-            emit(ConsoleEvent("bracket.done", fields))
+            emit(.bracketDone(BracketDone(bracketID: id ?? "none", framesSaved: current.framesSaved, statistics: stats, lag: current.lag ?? .zero,
+                                          shot: sidecar?.shot, sidecarPath: sidecar.map { $0.folder + "/" + $0.id + ".json" })))
             showPattern(restingPattern)
         }
         current.engine = nil  // breaks the engine ↔ callbacks cycle
@@ -505,7 +480,7 @@ public final class CaptureService {
         if let (plan, trigger) = waitingButton {
             waitingButton = nil
             do { try start(plan, trigger: trigger) } catch {
-                emit(ConsoleEvent("bracket.failed", [("id", "none"), ("reason", error.message), ("kept", "0")]))
+                emit(.bracketFailed(BracketFailure(bracketID: nil, reason: error.message, framesKept: 0, trigger: nil)))
             }
             if running != nil { return }
         }

@@ -1,3 +1,5 @@
+import Units
+
 /// Parsers for the natural value forms the console and the config file accept.
 ///
 /// Every parser throws `bad-value` with the forms it accepts; range checks belong to the caller,
@@ -62,13 +64,7 @@ public enum ValueParser {
     }
 
     /// A span as `span` reads it back: "1h30m", "2m", "10s", "0.5s".
-    public static func formatSpan(_ span: Duration) -> String {
-        let total = (span.secondsValueForConsole * 1000).rounded() / 1000
-        if total < 60 || total != total.rounded() { return formatNumber(total) + "s" }
-        let whole = Int(total)
-        let (h, m, sec) = (whole / 3600, whole % 3600 / 60, whole % 60)
-        return (h > 0 ? "\(h)h" : "") + (m > 0 ? "\(m)m" : "") + (sec > 0 ? "\(sec)s" : "")
-    }
+    public static func formatSpan(_ span: Duration) -> String { ValueText.span(span) }
 
     private static func seconds(_ value: Double, original: String) throws(ConsoleError) -> Duration {
         guard value <= 86_400 else { throw ConsoleError(.badValue, "\"\(original)\" is longer than a day") }
@@ -148,33 +144,10 @@ public enum ValueParser {
     }
 
     /// Formats a duration the way people write shutter speeds: "1/60" below a second, else "2s".
-    public static func formatShutter(_ d: Duration) -> String {
-        let seconds = d.secondsValueForConsole
-        if seconds <= 0 { return "0" }
-        if seconds < 1 {
-            let reciprocal = 1 / seconds
-            if abs(reciprocal - reciprocal.rounded()) < 1e-4 * reciprocal { return "1/\(Int(reciprocal.rounded()))" }
-            return "\(formatNumber(seconds * 1000))ms"
-        }
-        return "\(formatNumber(seconds))s"
-    }
+    public static func formatShutter(_ d: Duration) -> String { ValueText.shutter(d) }
 
     /// A number with at most 3 decimals and no trailing zeros.
-    public static func formatNumber(_ v: Double) -> String {
-        let rounded = (v * 1000).rounded() / 1000
-        if rounded == rounded.rounded() && abs(rounded) < 1e15 { return String(Int64(rounded)) }
-        var s = String(rounded)
-        if s.contains("e") { return s }
-        while s.hasSuffix("0") { s.removeLast() }
-        return s
-    }
-}
-
-extension Duration {
-    var secondsValueForConsole: Double {
-        let (s, atto) = components
-        return Double(s) + Double(atto) / 1e18
-    }
+    public static func formatNumber(_ v: Double) -> String { ValueText.number(v) }
 }
 
 extension StringProtocol {

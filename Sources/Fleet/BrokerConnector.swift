@@ -51,8 +51,8 @@ public struct SystemResolver: HostResolving {
 /// libmosquitto's network thread. `done` runs on `loop` with the outcome. A host that never
 /// resolves only keeps this thread waiting; the client being closed meanwhile (`disconnect`) makes
 /// the late attempt end without starting anything.
-enum BrokerConnector {
-    static func attempt(_ client: MosquittoClient, host: String, port: Int, tls: Bool, keepaliveSeconds: Int32,
+public enum BrokerConnector {
+    public static func attempt(_ client: MosquittoClient, host: String, port: Int, tls: Bool, keepaliveSeconds: Int32,
                         resolver: any HostResolving, loop: any EventLoop,
                         done: @escaping @Sendable (Result<String, BrokerConnectFailure>) -> Void) {
         let thread = Thread {

@@ -1,5 +1,4 @@
 import Camera
-import Console
 import Hardware
 import Syscalls
 
@@ -110,28 +109,28 @@ public final class VideoHDRService {
     }
 
     /// Checks `video.hdr` against the active format and the recording without changing anything.
-    public func check(_ preference: VideoHDRPolicy.Preference) throws(ConsoleError) {
+    public func check(_ preference: VideoHDRPolicy.Preference) throws(RecorderError) {
         guard let camera else { return }
         let support = camera.activeFormat.format.videoHDR
         if preference == .on && !support.isSupported {
-            throw ConsoleError(.unsupported, "video.hdr on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
+            throw RecorderError(.unsupported, "video.hdr on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
         }
         let preferred = support.preferredKind(excluding: notAppliedModes, sensorUsable: !sensorHDRUnusable)
         let wantsSensor = preference == .on ? preferred == .sensor
             : preference == .off ? false : policy.isActive && preferred == .sensor
         if wantsSensor != camera.sensorHDROn, let id = recorder?.recordingID {
-            throw ConsoleError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set video.hdr after record stop")
+            throw RecorderError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set video.hdr after record stop")
         }
     }
 
     /// Sets the preference (checked with `check` first). While a camera starts the setting is
     /// only kept: like a format change, a start on a format without HDR keeps HDR off, not the
     /// camera from starting.
-    public func setPreference(_ preference: VideoHDRPolicy.Preference) throws(ConsoleError) {
+    public func setPreference(_ preference: VideoHDRPolicy.Preference) throws(RecorderError) {
         guard !suspended else { requested = preference; return }
         try check(preference)
         do throws(CameraError) { try policy.setPreference(preference) } catch {
-            throw ConsoleError(.unsupported, error.message)
+            throw RecorderError(.unsupported, error.message)
         }
         requested = preference
         reconcile()

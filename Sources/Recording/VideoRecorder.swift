@@ -1,11 +1,11 @@
 import Camera
-import Console
 import Foundation
 import Hardware
 import Syscalls
 import Media
 import Motion
 import Stabilization
+import Units
 import Video
 
 /// Recording as a service beside `CaptureService`: it owns the `RecordingService` (encoder queue,
@@ -25,8 +25,8 @@ public final class VideoRecorder {
     public var camera: CameraController?
     /// The board's hardware H.264 encoder ("h264_v4l2m2m"), tried first for `video.codec h264`.
     public let boardEncoder: String?
-    /// Where events go (the consoles and the journal).
-    public let emit: (ConsoleEvent) -> Void
+    /// Where events go (the console layer words them for the consoles and the journal).
+    public let emit: (RecorderEvent) -> Void
     /// Called with true when a recording starts and false when it has ended.
     public var onRecordingChange: (Bool) -> Void = { _ in }
     /// The `video.*` settings in force (pushed on every change).
@@ -72,8 +72,8 @@ public final class VideoRecorder {
         /// True for `record start` (that frame is the first recorded), false for `record stop` (the
         /// last recorded is the frame before it).
         var starts: Bool
-        var begin: () throws(ConsoleError) -> [(String, String)]
-        var ended: (Result<(fields: [(String, String)], exposureStartNanoseconds: Int64, fromFrameWallClock: Bool), ConsoleError>) -> Void
+        var begin: () throws(RecorderError) -> RecordingStarted
+        var ended: (Result<ArmedShotOutcome, RecorderError>) -> Void
     }
 
     /// Measures libx264's presets at a recording's start (nil: the settings' preset, unmeasured).
@@ -91,7 +91,7 @@ public final class VideoRecorder {
     /// `boardEncoder`: the board's hardware H.264 encoder, if any; `speedProbe`: times libx264 at a
     /// start to choose its preset (`EncoderPresetChoice`); `emit`: where events go.
     public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
-                speedProbe: (any EncoderSpeedProbe)? = nil, emit: @escaping (ConsoleEvent) -> Void = { _ in }) {
+                speedProbe: (any EncoderSpeedProbe)? = nil, emit: @escaping (RecorderEvent) -> Void = { _ in }) {
         self.loop = loop
         self.speedProbe = speedProbe
         self.storage = storage as? any StreamingStorage
@@ -112,13 +112,13 @@ public final class VideoRecorder {
     /// pre-record time the video stream and encoder start now, so a later `record start` has
     /// the seconds before it.
     /// A refused change leaves the previous settings in force.
-    public func apply(_ typed: VideoSettings) throws(ConsoleError) {
-        if let recordingID { throw ConsoleError(.busy, "recording \(recordingID): video settings change after record stop") }
+    public func apply(_ typed: VideoSettings) throws(RecorderError) {
+        if let recordingID { throw RecorderError(.busy, "recording \(recordingID): video settings change after record stop") }
         var next = typed
         next.encoderName = typed.codec == .h264 ? boardEncoder : nil
         let previous = settings
         settings = next
-        do throws(ConsoleError) {
+        do throws(RecorderError) {
             if next.prerecordSeconds > 0 || streamSink != nil { try arm(restabilize: true) } else {
                 if service != nil { try configureService() }
                 disarm()
@@ -135,8 +135,8 @@ public final class VideoRecorder {
     public func videoStabilizationChanged() {
         guard !isRecording, settings.prerecordSeconds > 0, service != nil else { return }
         replaceStabilizer()
-        do throws(ConsoleError) { try configureService() } catch {
-            emit(ConsoleEvent("record.error", [("reason", "pre-record: \(error.message)")]))
+        do throws(RecorderError) { try configureService() } catch {
+            emit(.streamFailure(reason: "pre-record: \(error.message)"))
         }
     }
 
@@ -170,11 +170,11 @@ public final class VideoRecorder {
 
     /// Configures the encoder and asks the camera for the video stream at the recording's rate;
     /// `restabilize` starts a new stabilizer (else one is made only when there is none).
-    private func arm(restabilize: Bool) throws(ConsoleError) {
+    private func arm(restabilize: Bool) throws(RecorderError) {
         guard let storage else {
-            throw ConsoleError(.unsupported, "captures storage cannot stream video files")
+            throw RecorderError(.unsupported, "captures storage cannot stream video files")
         }
-        guard let camera else { throw ConsoleError(.busy, "the camera is not open") }
+        guard let camera else { throw RecorderError(.busy, "the camera is not open") }
         if service == nil {
             let me = WeakRecorder(self)
             service = RecordingService(storage: storage, loop: loop, speedProbe: speedProbe) { event in me.value?.handle(event) }
@@ -185,25 +185,25 @@ public final class VideoRecorder {
         do {
             try camera.requestVideoStream(VideoStreamRequest(framesPerSecond: effective.captureFramesPerSecond))
         } catch {
-            throw ConsoleError(.device, "camera: cannot stream for video: \(error)")
+            throw RecorderError(.device, "camera: cannot stream for video: \(error)")
         }
     }
 
     /// Gives the service the effective settings when they changed (configuring restarts its
     /// encoder and empties the pre-record ring, so an unchanged configuration is left alone).
-    private func configureService() throws(ConsoleError) {
+    private func configureService() throws(RecorderError) {
         guard let service else { return }
         let effective = effectiveSettings()
         let frames = triggerPrerollWanted ? Self.prerollFrames(prerecordSeconds: settings.prerecordSeconds, framesPerSecond: effective.captureFramesPerSecond) : 0
         if triggerPrerollWanted, frames > Self.maximumPrerollFrames {
-            throw ConsoleError(.badValue, "video.prerecord × video.fps is \(frames) frames; a triggered recording's pre-roll holds at most \(Self.maximumPrerollFrames)")
+            throw RecorderError(.badValue, "video.prerecord × video.fps is \(frames) frames; a triggered recording's pre-roll holds at most \(Self.maximumPrerollFrames)")
         }
         if triggerPrerollWanted, frames > 0, streamSink != nil {
             // The stream's frames and a trigger's pre-roll frames would meet in the encoder out of order.
-            throw ConsoleError(.notYet, "the live stream with a trigger's frame pre-roll (trigger.action record and video.prerecord) is not built yet; set stream.rtsp off or video.prerecord 0")
+            throw RecorderError(.notYet, "the live stream with a trigger's frame pre-roll (trigger.action record and video.prerecord) is not built yet; set stream.rtsp off or video.prerecord 0")
         }
         guard effective != configuredSettings else { return }
-        do throws(VideoError) { try service.configure(effective) } catch { throw ConsoleError(.badValue, error.message) }
+        do throws(VideoError) { try service.configure(effective) } catch { throw RecorderError(.badValue, error.message) }
         configuredSettings = effective
         // The pre-roll's frames and the trigger frame itself.
         preroll = triggerPrerollWanted && frames > 0 ? TriggerPreroll(capacityFrames: frames + 1) : nil
@@ -222,11 +222,11 @@ public final class VideoRecorder {
 
     /// Triggers may (or may no longer) start recordings: with `video.prerecord` the frames before
     /// each are kept from now on (TriggerPreroll.swift). Refused while recording.
-    public func setTriggerPreroll(_ wanted: Bool) throws(ConsoleError) {
+    public func setTriggerPreroll(_ wanted: Bool) throws(RecorderError) {
         guard wanted != triggerPrerollWanted else { return }
-        if let recordingID { throw ConsoleError(.busy, "recording \(recordingID): the trigger pre-roll changes after record stop") }
+        if let recordingID { throw RecorderError(.busy, "recording \(recordingID): the trigger pre-roll changes after record stop") }
         triggerPrerollWanted = wanted
-        do throws(ConsoleError) { try apply(settings) } catch {
+        do throws(RecorderError) { try apply(settings) } catch {
             triggerPrerollWanted = !wanted
             try? apply(settings)
             throw error
@@ -237,12 +237,12 @@ public final class VideoRecorder {
     /// while one runs, else those of an encoder at `bitrateBitsPerSecond` (the camera's video stream
     /// is asked for now). Nil stops feeding it and gives the video stream back when nothing else
     /// needs it. Needs the camera open.
-    public func setStream(_ sink: (any EncodedVideoSink)?, bitrateBitsPerSecond: Int) throws(ConsoleError) {
+    public func setStream(_ sink: (any EncodedVideoSink)?, bitrateBitsPerSecond: Int) throws(RecorderError) {
         let previous = (streamSink, streamBitrateBitsPerSecond)
         streamSink = sink
         streamBitrateBitsPerSecond = bitrateBitsPerSecond
         if sink != nil {
-            do throws(ConsoleError) { try arm(restabilize: false) } catch {
+            do throws(RecorderError) { try arm(restabilize: false) } catch {
                 (streamSink, streamBitrateBitsPerSecond) = previous
                 throw error
             }
@@ -260,7 +260,7 @@ public final class VideoRecorder {
         if stabilizer != nil { stabilizer = nil; onStabilizerChange() }
         guard let camera, camera.videoStreamRequest != nil else { return }
         do { try camera.requestVideoStream(nil) } catch {
-            emit(ConsoleEvent("record.error", [("reason", "camera: cannot restart streaming without the video stream: \(error)")]))
+            emit(.streamFailure(reason: "camera: cannot restart streaming without the video stream: \(error)"))
         }
     }
 
@@ -268,18 +268,18 @@ public final class VideoRecorder {
     /// video stream now, and `begin` (the supervisor's `record start`) runs on the first frame whose
     /// exposure starts at or after the instant, which is then the recording's first; a stop stops on
     /// that frame, which is not recorded. `ended` gets the outcome, with that frame's exposure start.
-    public func armShot(instant: ExposureInstant, starts: Bool, begin: @escaping () throws(ConsoleError) -> [(String, String)],
-                        ended: @escaping (Result<(fields: [(String, String)], exposureStartNanoseconds: Int64, fromFrameWallClock: Bool), ConsoleError>) -> Void) throws(ConsoleError) {
-        if armedShot != nil { throw ConsoleError(.busy, "a shot's record start or stop is already armed") }
+    public func armShot(instant: ExposureInstant, starts: Bool, begin: @escaping () throws(RecorderError) -> RecordingStarted,
+                        ended: @escaping (Result<ArmedShotOutcome, RecorderError>) -> Void) throws(RecorderError) {
+        if armedShot != nil { throw RecorderError(.busy, "a shot's record start or stop is already armed") }
         if starts {
-            if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
+            if let recordingID { throw RecorderError(.busy, "already recording \(recordingID); record stop first") }
             if settings.prerecordSeconds > 0 {
-                throw ConsoleError(.notYet, "a shot's record start with video.prerecord set is not built yet (the file would begin before the instant); set video.prerecord 0")
+                throw RecorderError(.notYet, "a shot's record start with video.prerecord set is not built yet (the file would begin before the instant); set video.prerecord 0")
             }
-            guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
+            guard let camera, camera.isStreaming else { throw RecorderError(.busy, "the camera is not streaming") }
             try arm(restabilize: false)
         } else if recordingID == nil {
-            throw ConsoleError(.usage, "not recording; a shot's record stop needs a recording")
+            throw RecorderError(.usage, "not recording; a shot's record stop needs a recording")
         }
         armedShot = ArmedShot(instant: instant, starts: starts, begin: begin, ended: ended)
     }
@@ -290,7 +290,7 @@ public final class VideoRecorder {
         guard let shot = armedShot else { return }
         armedShot = nil
         if shot.starts { disarm() }
-        shot.ended(.failure(ConsoleError(.busy, reason)))
+        shot.ended(.failure(RecorderError(.busy, reason)))
     }
 
     /// True while a shot's record start or stop waits for its instant.
@@ -302,9 +302,11 @@ public final class VideoRecorder {
         guard let shot = armedShot, completed.isComplete, shot.instant.admits(completed) else { return true }
         armedShot = nil
         let start = shot.instant.exposureStart(of: completed)
-        do throws(ConsoleError) {
-            let fields = shot.starts ? try shot.begin() : try stop()
-            shot.ended(.success((fields, start.wallClockNanoseconds, start.fromFrameWallClock)))
+        do throws(RecorderError) {
+            let started: RecordingStarted?, recording: String
+            if shot.starts { let begun = try shot.begin(); started = begun; recording = begun.id } else { started = nil; recording = try stop() }
+            shot.ended(.success(ArmedShotOutcome(started: started, recordingID: recording, exposureStartNanoseconds: start.wallClockNanoseconds,
+                                                 fromFrameWallClock: start.fromFrameWallClock)))
         } catch {
             if shot.starts { disarm() }
             shot.ended(.failure(error))
@@ -313,14 +315,14 @@ public final class VideoRecorder {
         return shot.starts
     }
 
-    /// `record start`: arms the camera, names the file and starts writing. Returns the reply fields.
+    /// `record start`: arms the camera, names the file and starts writing. Returns what started.
     /// `shot`: the shot at a shared instant that starts it (recorded in its sidecar).
     public func start(capture: VideoCaptureState, axisMapping: AxisMapping?, readoutMilliseconds: Double?,
-                      shot: VideoShot? = nil, trigger: VideoTrigger? = nil) throws(ConsoleError) -> [(String, String)] {
-        if let recordingID { throw ConsoleError(.busy, "already recording \(recordingID); record stop first") }
-        guard let camera, camera.isStreaming else { throw ConsoleError(.busy, "the camera is not streaming") }
+                      shot: VideoShot? = nil, trigger: VideoTrigger? = nil) throws(RecorderError) -> RecordingStarted {
+        if let recordingID { throw RecorderError(.busy, "already recording \(recordingID); record stop first") }
+        guard let camera, camera.isStreaming else { throw RecorderError(.busy, "the camera is not streaming") }
         try arm(restabilize: false)
-        guard let service, let storage else { throw ConsoleError(.unsupported, "captures storage cannot stream video files") }
+        guard let service, let storage else { throw RecorderError(.unsupported, "captures storage cannot stream video files") }
         let folder = naming.folder(for: Date())
         let id = nextID(in: folder, storage: storage)
         var request = RecordingRequest(id: id, folder: folder, capture: capture, axisMapping: axisMapping,
@@ -334,7 +336,7 @@ public final class VideoRecorder {
         if trigger != nil, preroll != nil { request.frameSize = nil }
         do throws(VideoError) { try service.start(request) } catch {
             disarm()
-            throw ConsoleError(error.kind == .state ? .busy : .device, error.message)
+            throw RecorderError(error.kind == .state ? .busy : .device, error.message)
         }
         recordingID = id
         submitFailureReported = false
@@ -350,28 +352,27 @@ public final class VideoRecorder {
         if settings.prerecordSeconds == 0 { service.submitMotion(recentMotion) }
         work.begin(Self.workReason)
         onRecordingChange(true)
-        var fields: [(String, String)] = [("recording", id), ("file", "\(folder)/\(id).\(settings.container.fileExtension)"),
-                                          ("size", (camera.videoStream?.size ?? camera.processedStreamSize ?? camera.activeFormat.format.size).description),
-                                          ("fps", ValueParser.formatNumber(effectiveSettings().captureFramesPerSecond))]
-        if let note = camera.videoStreamNote { fields.append(("note", note)) }
-        emit(ConsoleEvent("record.started", fields))
-        return fields
+        let started = RecordingStarted(id: id, file: "\(folder)/\(id).\(settings.container.fileExtension)",
+                                       size: camera.videoStream?.size ?? camera.processedStreamSize ?? camera.activeFormat.format.size,
+                                       framesPerSecond: effectiveSettings().captureFramesPerSecond, note: camera.videoStreamNote)
+        emit(.started(started))
+        return started
     }
 
     /// `record stop` (and a supervisor stop): the queued frames are encoded and the file finalised;
-    /// `record.stopped` follows when it is.
-    public func stop() throws(ConsoleError) -> [(String, String)] {
-        guard let recordingID, let service else { throw ConsoleError(.usage, "not recording; record start first") }
-        guard pendingStop == nil else { return [("stopping", recordingID)] }
+    /// `record.stopped` follows when it is. Returns the id of the recording stopping.
+    public func stop() throws(RecorderError) -> String {
+        guard let recordingID, let service else { throw RecorderError(.usage, "not recording; record start first") }
+        guard pendingStop == nil else { return recordingID }
         // The held look-ahead belongs to this recording; a pre-record ring goes on with a new one.
         handOverHeldFrames(restart: settings.prerecordSeconds > 0)
         if logsMotion, let until = newestFrameEnd, recentMotion.last.map({ $0.timestamp < until }) ?? true {
             let bound = LoopBound(self, loop: loop)
             pendingStop = (until, loop.schedule(after: Self.motionCoverWait) { bound.value.finishStop() })
         } else {
-            do throws(VideoError) { try service.stop() } catch { throw ConsoleError(.device, error.message) }
+            do throws(VideoError) { try service.stop() } catch { throw RecorderError(.device, error.message) }
         }
-        return [("stopping", recordingID)]
+        return recordingID
     }
 
     /// Ends a stop that waited for the IMU (its samples reached the last frame, or the wait is over).
@@ -380,7 +381,7 @@ public final class VideoRecorder {
         pending.deadline.cancel()
         pendingStop = nil
         do throws(VideoError) { try service?.stop() } catch {
-            emit(ConsoleEvent("record.error", [("id", recordingID ?? "none"), ("reason", error.message)]))
+            emit(.recordingFailure(recordingID: recordingID, reason: error.message))
         }
     }
 
@@ -390,7 +391,7 @@ public final class VideoRecorder {
         if let shot = armedShot {
             armedShot = nil
             if shot.starts { disarm() }
-            shot.ended(.failure(ConsoleError(.device, "camera disconnected before the shot's instant")))
+            shot.ended(.failure(RecorderError(.device, "camera disconnected before the shot's instant")))
         }
         guard let recordingID, let service else { return }
         if let pending = pendingStop {
@@ -402,7 +403,7 @@ public final class VideoRecorder {
         do throws(VideoError) {
             try service.stop(reason: VideoError(.sourceLost, "camera disconnected during recording \(recordingID)"))
         } catch {
-            emit(ConsoleEvent("record.error", [("id", recordingID), ("reason", error.message)]))
+            emit(.recordingFailure(recordingID: recordingID, reason: error.message))
         }
     }
 
@@ -426,7 +427,7 @@ public final class VideoRecorder {
         } catch {
             guard isRecording, !submitFailureReported else { return }
             submitFailureReported = true
-            emit(ConsoleEvent("record.error", [("id", recordingID ?? "none"), ("reason", error.message)]))
+            emit(.recordingFailure(recordingID: recordingID, reason: error.message))
         }
     }
 
@@ -462,26 +463,18 @@ public final class VideoRecorder {
     private func handle(_ event: RecordingEvent) {
         switch event {
         case .fileClosed(let sidecar):
-            var fields: [(String, String)] = [("id", sidecar.id), ("file", sidecar.file), ("frames", String(sidecar.framesWritten)),
-                                              ("dropped", String(sidecar.droppedFrames.count))]
-            if let error = sidecar.error { fields.append(("error", error)) }
-            emit(ConsoleEvent("record.file", fields))
+            emit(.fileClosed(sidecar))
         case .stopped(let id, let error):
             guard id == recordingID else { return }
             recordingID = nil
             pendingStop?.deadline.cancel()  // ended by itself (a fault) while a stop waited
             pendingStop = nil
-            let status = service?.status
-            var fields: [(String, String)] = [("id", id), ("frames", String(status?.framesWritten ?? 0)),
-                                              ("dropped", String(status?.droppedFrames ?? 0)),
-                                              ("bytes", String(status?.bytesWritten ?? 0))]
-            if let error { fields.append(("reason", error.message)) }
-            emit(ConsoleEvent(error == nil ? "record.stopped" : "record.failed", fields))
+            emit(.stopped(id: id, status: service?.status, error: error))
             disarm()
             onRecordingChange(false)
             work.end(Self.workReason)
         case .encoderFallback(let note):
-            emit(ConsoleEvent("record.encoder", [("note", note)]))
+            emit(.encoderFallback(note: note))
         }
     }
 
@@ -498,7 +491,7 @@ public final class VideoRecorder {
         var fields: [(String, String)] = []
         if let id = recordingID {
             fields.append(("recording", id))
-            fields.append(("recording.duration", ValueParser.formatNumber((status.durationSeconds * 10).rounded() / 10) + "s"))
+            fields.append(("recording.duration", ValueText.number((status.durationSeconds * 10).rounded() / 10) + "s"))
             fields.append(("recording.frames", String(status.framesWritten)))
             fields.append(("recording.dropped", String(status.droppedFrames)))
             fields.append(("recording.bytes", String(status.bytesWritten)))

@@ -1,6 +1,7 @@
 import Collect
 import Console
 import Fleet
+import FleetConsole
 import Foundation
 import Hardware
 

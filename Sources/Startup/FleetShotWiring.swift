@@ -1,6 +1,7 @@
 import Camera
 import Console
 import Fleet
+import FleetConsole
 import Supervisor
 
 /// Joins the fleet client (module Fleet) and the supervisor, which do not know each other: the

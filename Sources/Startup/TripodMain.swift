@@ -2,6 +2,7 @@ import Console
 import Foundation
 import Boards
 import Fleet
+import FleetConsole
 import Hardware
 import LinuxHardware
 import Supervisor

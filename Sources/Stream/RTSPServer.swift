@@ -1,5 +1,4 @@
 import CGstRTSPShim
-import Console
 import Hardware
 import Video
 
@@ -25,7 +24,7 @@ public final class RTSPServer: EncodedVideoSink, @unchecked Sendable {
 
     /// Listens on `address`:`port` (gst_rtsp_server_create_source); `credentials` nil serves anyone
     /// who reaches the address (the caller keeps that to the loopback).
-    public init(address: String, port: Int, credentials: StreamCredentials?) throws(ConsoleError) {
+    public init(address: String, port: Int, credentials: StreamCredentials?) throws(StreamError) {
         var error = [CChar](repeating: 0, count: 512)
         let made = error.withUnsafeMutableBufferPointer { buffer in
             tripod_rtsp_start(address, Int32(port), Self.path, credentials?.user, credentials?.password,
@@ -33,7 +32,7 @@ public final class RTSPServer: EncodedVideoSink, @unchecked Sendable {
         }
         guard let made else {
             let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw ConsoleError(.device, "stream.rtsp \(address):\(port): cannot listen: \(message)")
+            throw StreamError("stream.rtsp \(address):\(port): cannot listen: \(message)")
         }
         server = made
         self.address = address

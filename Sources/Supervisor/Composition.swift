@@ -18,13 +18,14 @@ extension Supervisor {
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
         let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
                                      serialNumber: devices.serialNumber,
-                                     emit: { event in bound.value?.broadcast(event) },  // events flow out to the consoles
+                                     readBracket: BracketCommandParser.read,
+                                     emit: { event in bound.value?.broadcast(ConsoleEvent(event)) },  // events flow out to the consoles, worded
                                      onButtonEvent: { event in bound.value?.handle(buttonEvent: event) })
         capture.captureFormat = typed.captureFormat
         capture.dngCompression = typed.dngCompression
         let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
                                      speedProbe: devices.measuresEncoderSpeed ? X264SpeedProbe() : nil,
-                                     emit: { event in bound.value?.broadcast(event) })
+                                     emit: { event in bound.value?.broadcast(ConsoleEvent(event)) })
         // The LED rests on the recording pattern while one runs, and a still kept during a
         // recording is listed in the video's sidecar.
         recorder.onRecordingChange = { [weak capture] recording in
@@ -45,12 +46,12 @@ extension Supervisor {
         captureService = capture
         self.recorder = recorder
         timelapse = Timelapse(loop: loop, capture: capture, wallClock: services.wallClock,
-                              resolveAction: { words throws(ConsoleError) in
-                                  guard let supervisor = bound.value else { throw ConsoleError(.unsupported, "stopped") }
-                                  return try supervisor.timelapseAction(words)
+                              resolveAction: { words throws(CaptureError) in
+                                  guard let supervisor = bound.value else { throw CaptureError(.unsupported, "stopped") }
+                                  do throws(ConsoleError) { return try supervisor.timelapseAction(words) } catch { throw CaptureError(error) }
                               },
                               persist: { state in bound.value?.persistTimelapse(state) },
-                              emit: { event in bound.value?.broadcast(event) })
+                              emit: { event in bound.value?.broadcast(ConsoleEvent(event)) })
         timelapse?.rampRateEVPerHour = typed.timelapseRampRateEVPerHour
         videoHDR.recorder = recorder  // the sensor's HDR does not switch during a recording
         videoHDR.onEvent = { event in bound.value?.videoHDREvent(event) }

@@ -73,7 +73,7 @@ extension Supervisor {
             ended(Self.shotReply(id: id, target: record.target, sidecar: sidecar, failure: failure, clock: clock,
                                  clockErrorMicroseconds: clockErrorMicroseconds, sync: syncFields))
         }
-        let fields = try service.start(plan, trigger: .console, shot: arming)
+        let fields = try worded { () throws(CaptureError) in try service.start(plan, trigger: .console, shot: arming) }.replyFields
         return [("shot", id), ("at", record.target), ("armed", "yes")] + fields.filter { $0.0 == "plan" || $0.0 == "frames" }
     }
 
@@ -95,30 +95,30 @@ extension Supervisor {
                              realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
                              clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
         let bound = WeakSupervisor(self)
-        try recorder.armShot(instant: instant, starts: starts, begin: { () throws(ConsoleError) -> [(String, String)] in
-            guard let supervisor = bound.value else { throw ConsoleError(.busy, "the rig is stopping") }
-            return try supervisor.startRecording(shot: shot)
-        }, ended: { result in
-            var fields: [(String, String)] = [("shot", id), ("at", target)]
-            switch result {
-            case .failure(let error):
-                fields += [("status", "failed"), ("reason", error.message)]
-            case .success(let outcome):
-                fields += [("status", "complete"), ("first.exposure", ShotRecord.format(nanoseconds: outcome.exposureStartNanoseconds)),
-                           ("offset.us", String(format: "%.1f", Double(outcome.exposureStartNanoseconds - instant.wallClockNanoseconds) / 1000)),
-                           ("source", outcome.fromFrameWallClock ? "FrameWallClock" : "SensorTimestamp")]
-                if let file = outcome.fields.first(where: { $0.0 == "file" })?.1 {
-                    let stem = file.split(separator: ".").dropLast().joined(separator: ".")
-                    fields += [("sidecar", stem + ".json"), ("files", file)]
+        try worded { () throws(RecorderError) in
+            try recorder.armShot(instant: instant, starts: starts, begin: { () throws(RecorderError) -> RecordingStarted in
+                guard let supervisor = bound.value else { throw RecorderError(.busy, "the rig is stopping") }
+                do throws(ConsoleError) { return try supervisor.beginRecording(shot: shot) } catch { throw RecorderError(error) }
+            }, ended: { result in
+                var fields: [(String, String)] = [("shot", id), ("at", target)]
+                switch result {
+                case .failure(let error):
+                    fields += [("status", "failed"), ("reason", error.message)]
+                case .success(let outcome):
+                    fields += [("status", "complete"), ("first.exposure", ShotRecord.format(nanoseconds: outcome.exposureStartNanoseconds)),
+                               ("offset.us", String(format: "%.1f", Double(outcome.exposureStartNanoseconds - instant.wallClockNanoseconds) / 1000)),
+                               ("source", outcome.fromFrameWallClock ? "FrameWallClock" : "SensorTimestamp")]
+                    if let file = outcome.started?.file {
+                        let stem = file.split(separator: ".").dropLast().joined(separator: ".")
+                        fields += [("sidecar", stem + ".json"), ("files", file)]
+                    }
+                    fields.append(("recording", outcome.recordingID))
                 }
-                if let recording = outcome.fields.first(where: { $0.0 == "recording" || $0.0 == "stopping" })?.1 {
-                    fields.append(("recording", recording))
-                }
-            }
-            fields.append(("clock", clock))
-            if let clockErrorMicroseconds { fields.append(("clock.error.us", String(clockErrorMicroseconds))) }
-            ended(.ok(fields + syncFields))
-        })
+                fields.append(("clock", clock))
+                if let clockErrorMicroseconds { fields.append(("clock.error.us", String(clockErrorMicroseconds))) }
+                ended(.ok(fields + syncFields))
+            })
+        }
         return [("shot", id), ("at", target), ("armed", "yes"), ("action", starts ? "record start" : "record stop")]
     }
 

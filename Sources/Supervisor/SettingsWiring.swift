@@ -1,6 +1,7 @@
 import Hardware
 import Camera
 import Console
+import Recording
 import Remote
 import Settings
 import Stabilization
@@ -95,7 +96,7 @@ extension Supervisor {
                     formatSeen = camera.activeFormat
                     formatFollowers(camera)
                 }
-                if change.touches(SettingsTable.videoHDR) { try videoHDR.setPreference(change.new.videoHDR) }
+                if change.touches(SettingsTable.videoHDR) { try worded { () throws(RecorderError) in try videoHDR.setPreference(change.new.videoHDR) } }
             }
         } catch {
             if let seen = formatSeen, seen != camera.activeFormat { formatFollowers(camera) }

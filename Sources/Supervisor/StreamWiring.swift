@@ -19,10 +19,12 @@ extension Supervisor {
         if streamServer == nil || wanted.rtsp != old.rtsp || wanted.credentialsFile != old.credentialsFile {
             stopStream()
             guard case .address(let address, let port) = wanted.rtsp else { return }
-            streamServer = try RTSPServer(address: address, port: port, credentials: credentials)
+            do throws(StreamError) { streamServer = try RTSPServer(address: address, port: port, credentials: credentials) } catch {
+                throw ConsoleError(.device, error.message)
+            }
         }
         guard let server = streamServer, camera != nil else { return }
-        do throws(ConsoleError) { try recorder?.setStream(server, bitrateBitsPerSecond: wanted.bitrateBitsPerSecond) } catch {
+        do throws(ConsoleError) { try worded { () throws(RecorderError) in try recorder?.setStream(server, bitrateBitsPerSecond: wanted.bitrateBitsPerSecond) } } catch {
             stopStream()
             throw error
         }
@@ -59,5 +61,28 @@ extension Supervisor {
         let counts = server.counts
         return [("stream", server.url), ("stream.clients", String(counts.clients)),
                 ("stream.sent", String(counts.pushed)), ("stream.dropped", String(counts.dropped))]
+    }
+}
+
+/// The credentials file `stream.rtsp.credentials` names, read and checked: the user on line 1, the
+/// password on line 2; refused unless the file is mode 0600.
+extension StreamCredentials {
+    /// Largest credentials file read, bytes.
+    static let maximumBytes = 4096
+
+    /// Reads and checks `path`; the error says what is wrong and how to fix it.
+    static func load(path: String) throws(ConsoleError) -> StreamCredentials {
+        let bytes = try SettingFile.read(path, what: "stream.rtsp.credentials", maximumBytes: maximumBytes, refusingMode: { mode in
+            mode == 0o600 ? nil : "it holds a password, so it must be 600"
+        })
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+        guard lines.count >= 2, !lines[0].isEmpty, !lines[1].isEmpty else {
+            throw ConsoleError(.badValue, "stream.rtsp.credentials \(path): the user must be on line 1 and the password on line 2")
+        }
+        guard !lines[0].contains(":") else {
+            throw ConsoleError(.badValue, "stream.rtsp.credentials \(path): the user must not contain ':' (RTSP digest)")
+        }
+        return StreamCredentials(user: lines[0], password: lines[1])
     }
 }

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 @testable import Collect
 @testable import Fleet
+@testable import FleetConsole
 import Settings
 
 /// What the collector learns from the broker: every retained message of the group is in once

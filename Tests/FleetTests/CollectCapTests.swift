@@ -3,6 +3,7 @@ import Hardware
 import Testing
 import TestSupport
 @testable import Fleet
+@testable import FleetConsole
 import Media
 
 /// The transfer caps (docs/collect.md): at most `--parallel` requests at once across the fleet and

@@ -3,6 +3,7 @@ import Hardware
 import Testing
 import TestSupport
 @testable import Fleet
+@testable import FleetConsole
 
 /// A group of `tripod run --board sim-small` rig processes with their remotes on 127.0.0.1 (a
 /// fixed port each, so a rig started again is found where it was) and the collection key, and a

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Fleet
+@testable import FleetConsole
 import Remote
 
 /// `tripod collect` against real processes: a mosquitto on 127.0.0.1, `tripod run --board

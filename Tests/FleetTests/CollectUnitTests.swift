@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Collect
 @testable import Fleet
+@testable import FleetConsole
 @testable import Remote
 @testable import Settings
 @testable import Startup

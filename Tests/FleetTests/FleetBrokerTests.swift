@@ -3,6 +3,7 @@ import TestSupport
 import Hardware
 import Testing
 @testable import Fleet
+@testable import FleetConsole
 
 /// The fleet against a real mosquitto on 127.0.0.1 and `tripod run --board sim` as its own process.
 @Suite(.serialized) struct FleetBrokerTests {

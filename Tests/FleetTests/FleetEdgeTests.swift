@@ -7,6 +7,7 @@ import Syscalls
 import TestSupport
 import Testing
 @testable import Fleet
+@testable import FleetConsole
 @testable import Supervisor
 
 /// Fleet input is bounded (issue 37, §2): each test tries to get past one point a hostile peer of the

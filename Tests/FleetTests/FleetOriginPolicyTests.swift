@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Fleet
+@testable import FleetConsole
 
 /// The network edge, tried as a hostile peer would (docs/security.md), on real processes: a
 /// mosquitto on the loopback, a `tripod run` with its fleet and its browser remote on, a user of

@@ -11,6 +11,7 @@ import Video
 import Testing
 import Transports
 @testable import Fleet
+@testable import FleetConsole
 @testable import Supervisor
 
 /// A clock state the test chooses (the kernel's is whatever this machine has).

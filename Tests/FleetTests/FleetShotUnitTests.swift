@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import Fleet
+@testable import FleetConsole
 
 /// The shot's words, the sender's collection and report, and the group's topics (no broker).
 @Suite struct FleetShotUnitTests {

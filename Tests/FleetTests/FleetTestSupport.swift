@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 import TestSupport
 @testable import Fleet
+@testable import FleetConsole
 
 /// An MQTT client of the test (through the same libmosquitto wrapper): subscribes to everything
 /// under `tripod/#` and keeps what arrives, in order.

@@ -5,6 +5,7 @@ import Console
 import Settings
 import LinuxHardware
 @testable import Fleet
+@testable import FleetConsole
 
 /// The fleet's settings, command messages and credentials, without a broker.
 @Suite struct FleetUnitTests {

@@ -25,13 +25,14 @@ import Testing
     var idle = 0
     work.onIdle = { idle += 1 }
     var events: [ConsoleEvent] = []
-    let service = CaptureService(loop: loop, storage: storage, work: work, emit: { events.append($0) })
+    let service = CaptureService(loop: loop, storage: storage, work: work, readBracket: BracketCommandParser.read,
+                                 emit: { events.append(ConsoleEvent($0)) })
     service.camera = camera
     service.acceptsCaptures = true
     service.captureFormat = .jpeg
     try camera.startStreaming()
     loop.advance(by: .milliseconds(200))
-    let reply = try loop.perform { () throws(ConsoleError) in try service.start(.single, trigger: .console) }
+    let reply = try loop.perform { () throws(CaptureError) in try service.start(.single, trigger: .console) }.replyFields
     #expect(reply.first?.1 == "started", "\(reply)")
     #expect(work.contains("bracket"))
     for _ in 0..<50 where events.last?.name != "bracket.done" {
@@ -44,7 +45,7 @@ import Testing
     #expect(storage.files.keys.contains { $0.hasSuffix(".jpg") }, "capture.format jpeg: \(storage.files.keys.sorted())")
     #expect(!storage.files.keys.contains { $0.hasSuffix(".dng") })
     service.acceptsCaptures = false
-    #expect(throws: ConsoleError.self) { try loop.perform { () throws(ConsoleError) in try service.start(.single, trigger: .console) } }
+    #expect(throws: CaptureError.self) { try loop.perform { () throws(CaptureError) in try service.start(.single, trigger: .console) } }
 }
 
 /// The button's outputs at the capture service (issue 20): captures are its own; recording, the
@@ -53,8 +54,8 @@ import Testing
     let loop = ManualEventLoop()
     var events: [ConsoleEvent] = []
     var asked: [CaptureService.ButtonEvent] = []
-    let service = CaptureService(loop: loop, storage: SimulatedStorage(), work: WorkTracker(),
-                                 emit: { events.append($0) }, onButtonEvent: { asked.append($0) })
+    let service = CaptureService(loop: loop, storage: SimulatedStorage(), work: WorkTracker(), readBracket: BracketCommandParser.read,
+                                 emit: { events.append(ConsoleEvent($0)) }, onButtonEvent: { asked.append($0) })
     func command(_ action: ButtonAction) -> ButtonCommand {
         ButtonCommand(action: action, gesture: .press, edgeTimestamp: loop.now(), wasQueued: false)
     }

@@ -106,7 +106,7 @@ import Video
         var next = recorder.settings
         next.prerecordSeconds = 2
         next.bitrateBitsPerSecond = 3_000_000
-        #expect(throws: ConsoleError.self) { try recorder.apply(next) }  // no camera to arm
+        #expect(throws: RecorderError.self) { try recorder.apply(next) }  // no camera to arm
         #expect(recorder.settings == VideoSettings(), "the refused change is not kept")
     }
 }

@@ -1,8 +1,8 @@
 import Camera
-import Console
 import Foundation
 import Hardware
 import Media
+import Units
 
 /// A running time-lapse as it is kept across restarts (timelapse.json in the state directory):
 /// the plan, its start, the next shot number and the ramp, so that a supervisor started again goes
@@ -48,9 +48,9 @@ public final class Timelapse {
     let capture: CaptureService
     let wallClock: () -> Date
     let persist: (TimelapseState?) -> Void
-    let emit: (ConsoleEvent) -> Void
+    let emit: (TimelapseEvent) -> Void
     /// The action's words as a plan (the supervisor's bracket parser, which knows the presets).
-    let resolveAction: ([String]) throws(ConsoleError) -> BracketPlan
+    let resolveAction: ([String]) throws(CaptureError) -> BracketPlan
     /// `timelapse.ramp.rate`, EV per hour, pushed on every settings change.
     public var rampRateEVPerHour = 30.0 {
         didSet { state?.ramp?.rateEVPerHour = rampRateEVPerHour }
@@ -63,8 +63,8 @@ public final class Timelapse {
     static func lateness(interval: Duration) -> Duration { min(interval / 2, .seconds(1)) }
 
     public init(loop: any EventLoop, capture: CaptureService, wallClock: @escaping () -> Date,
-                resolveAction: @escaping ([String]) throws(ConsoleError) -> BracketPlan,
-                persist: @escaping (TimelapseState?) -> Void, emit: @escaping (ConsoleEvent) -> Void) {
+                resolveAction: @escaping ([String]) throws(CaptureError) -> BracketPlan,
+                persist: @escaping (TimelapseState?) -> Void, emit: @escaping (TimelapseEvent) -> Void) {
         self.loop = loop; self.capture = capture; self.wallClock = wallClock; self.resolveAction = resolveAction
         self.persist = persist; self.emit = emit
     }
@@ -73,15 +73,15 @@ public final class Timelapse {
 
     // MARK: Start, resume, stop
 
-    /// Checks the plan against the camera and starts it: shot 1 now. Returns the reply fields.
-    public func start(_ plan: TimelapsePlan) throws(ConsoleError) -> [(String, String)] {
-        if let state { throw ConsoleError(.busy, "a time-lapse is running (\(state.plan.summary)); timelapse stop first") }
+    /// Checks the plan against the camera and starts it: shot 1 now. Returns the state it started with.
+    public func start(_ plan: TimelapsePlan) throws(CaptureError) -> TimelapseState {
+        if let state { throw CaptureError(.busy, "a time-lapse is running (\(state.plan.summary)); timelapse stop first") }
         let action = try check(plan)
         let started = TimelapseState(plan: plan, startTime: wallClock(), rampRateEVPerHour: rampRateEVPerHour)
         state = started
-        emit(ConsoleEvent("timelapse.started", [("plan", plan.summary), ("frames.per.shot", String(action.steps.count))]))
+        emit(.started(plan, framesPerShot: action.steps.count))
         fire()
-        return [("timelapse", "started"), ("plan", plan.summary)] + (plan.lastShot(startingAt: started.startTime).map { [("shots", String($0))] } ?? [])
+        return started
     }
 
     /// Goes on with a time-lapse kept from before a restart: the shots due meanwhile are missed,
@@ -89,15 +89,14 @@ public final class Timelapse {
     public func resume(_ saved: TimelapseState) {
         guard state == nil else { return }
         do { _ = try check(saved.plan) } catch {
-            emit(ConsoleEvent("timelapse.stopped", [("reason", "not resumed: \(error.message)"), ("taken", String(saved.taken))]))
+            emit(.notResumed(reason: error.message, taken: saved.taken))
             persist(nil)
             return
         }
         var resumed = saved
         resumed.ramp?.rateEVPerHour = rampRateEVPerHour
         state = resumed
-        emit(ConsoleEvent("timelapse.resumed", [("plan", saved.plan.summary), ("next", String(saved.nextShot)),
-                                                ("taken", String(saved.taken)), ("missed", String(saved.missed))]))
+        emit(.resumed(saved))
         fire()
     }
 
@@ -109,44 +108,43 @@ public final class Timelapse {
         state = nil
     }
 
-    /// Ends the time-lapse (a shot in progress still completes). Returns the reply fields.
+    /// Ends the time-lapse (a shot in progress still completes). Returns the state it ended with;
+    /// nil when none ran.
     @discardableResult
-    public func stop(reason: String) -> [(String, String)] {
-        guard let finished = state else { return [("timelapse", "off")] }
+    public func stop(reason: String) -> TimelapseState? {
+        guard let finished = state else { return nil }
         timer?.cancel()
         timer = nil
         state = nil
         persist(nil)
-        let fields: [(String, String)] = [("taken", String(finished.taken)), ("missed", String(finished.missed)),
-                                          ("failed", String(finished.failed)), ("reason", reason)]
-        emit(ConsoleEvent("timelapse.stopped", fields))
-        return [("timelapse", "stopped")] + fields
+        emit(.stopped(finished, reason: reason))
+        return finished
     }
 
     /// The action as a plan, checked against the camera: ramp needs a raw stream and an exposure
     /// it can set; the interval must leave room for the action's frames.
-    private func check(_ plan: TimelapsePlan) throws(ConsoleError) -> BracketPlan {
+    private func check(_ plan: TimelapsePlan) throws(CaptureError) -> BracketPlan {
         let action = try resolveAction(plan.action)
-        guard let camera = capture.camera else { throw ConsoleError(.unsupported, "no camera") }
+        guard let camera = capture.camera else { throw CaptureError(.unsupported, "no camera") }
         if plan.ramp {
             guard action.steps.allSatisfy({ if case .evBias = $0 { return true } else { return false } }), action.focus == nil,
                   action.autoRange == nil else {
-                throw ConsoleError(.unsupported, "ramp auto sets each shot's exposure: it takes capture or an ev bracket, not \(action.summary)")
+                throw CaptureError(.unsupported, "ramp auto sets each shot's exposure: it takes capture or an ev bracket, not \(action.summary)")
             }
             guard camera.activeFormat.format.rawPixelFormat != nil, capture.captureFormat != .jpeg else {
-                throw ConsoleError(.unsupported, "ramp auto meters each shot's raw frame: "
+                throw CaptureError(.unsupported, "ramp auto meters each shot's raw frame: "
                                    + (capture.captureFormat == .jpeg ? "capture.format jpeg keeps none (use dng or both)" : "format \(camera.activeFormat.format.label) has no raw stream"))
             }
         }
         var frames = action.steps.count
         if action.focus != nil {
             do { frames = try action.resolvingFocus(for: camera, maximumFrames: capture.capacity(camera).maximumFrames).steps.count }
-            catch { throw ConsoleError(.outOfRange, "\(error)") }
+            catch { throw CaptureError(.outOfRange, "\(error)") }
         }
         let shortest = Self.shortestInterval(frames: frames, camera: camera, action: action)
         if plan.interval < shortest {
-            throw ConsoleError(.outOfRange, "every \(ValueParser.formatSpan(plan.interval)) is shorter than \(action.summary) takes "
-                               + "(\(frames) frame(s) and the sensor's delay); the shortest interval that works is \(ValueParser.formatSpan(shortest))")
+            throw CaptureError(.outOfRange, "every \(ValueText.span(plan.interval)) is shorter than \(action.summary) takes "
+                               + "(\(frames) frame(s) and the sensor's delay); the shortest interval that works is \(ValueText.span(shortest))")
         }
         return action
     }
@@ -195,8 +193,7 @@ public final class Timelapse {
             if missedUpTo >= current.nextShot {
                 let count = missedUpTo - current.nextShot + 1
                 current.missed += count
-                emit(ConsoleEvent("timelapse.missed", [("shots", current.nextShot == missedUpTo ? String(missedUpTo) : "\(current.nextShot)-\(missedUpTo)"),
-                                                       ("reason", "late: due \(String(format: "%.3f", lateBy))s ago")]))
+                emit(.missed(shots: current.nextShot...missedUpTo, reason: "late: due \(String(format: "%.3f", lateBy))s ago"))
             }
             current.nextShot = latest + 1
             state = current
@@ -238,12 +235,12 @@ public final class Timelapse {
 
     private func miss(_ shot: Int, reason: String) {
         state?.missed += 1
-        emit(ConsoleEvent("timelapse.missed", [("shots", String(shot)), ("reason", reason)]))
+        emit(.missed(shots: shot...shot, reason: reason))
     }
 
     /// The shot's plan: the action as it is, or with `ramp auto` and a metered shot before, its
     /// EV steps made manual around the ramp's exposure.
-    private func shotPlan(_ current: TimelapseState) throws(ConsoleError) -> BracketPlan {
+    private func shotPlan(_ current: TimelapseState) throws(CaptureError) -> BracketPlan {
         let action = try resolveAction(current.plan.action)
         guard let ramp = current.ramp, let base = ramp.nextEV(after: current.plan.interval), let camera = capture.camera else { return action }
         let limits = Self.rampLimits(camera: camera, interval: current.plan.interval, frames: action.steps.count)
@@ -256,7 +253,7 @@ public final class Timelapse {
         }
         let (microseconds, gain) = limits.split(base)
         state?.ramp?.commanded(ExposureRamp.exposureEV(microseconds: microseconds, gain: gain))
-        return BracketPlan(kind: action.kind, summary: action.summary + " (ramp \(ValueParser.formatShutter(.microseconds(microseconds))) ISO \(Int((gain * iso).rounded())))",
+        return BracketPlan(kind: action.kind, summary: action.summary + " (ramp \(ValueText.shutter(.microseconds(microseconds))) ISO \(Int((gain * iso).rounded())))",
                            steps: steps)
     }
 
@@ -276,7 +273,8 @@ public final class Timelapse {
                 current.lastMetering = metering ?? current.lastMetering
                 state = current
                 if let metering { writeCorrections(metering, for: sidecar) }
-                emit(ConsoleEvent("timelapse.shot", shotFields(shot, sidecar: sidecar, metering: metering)))
+                emit(.shot(TimelapseShot(shot: shot, lastShot: current.plan.lastShot(startingAt: current.startTime), sidecar: sidecar,
+                                         metering: metering, missed: current.missed)))
             } else {
                 current.failed += 1
                 state = current
@@ -296,7 +294,7 @@ public final class Timelapse {
         guard let camera = capture.camera, let raw = request.buffers[.raw],
               let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
               let gain = request.metadata[ControlName.analogueGain]?.doubleValue else {
-            emit(ConsoleEvent("timelapse.error", [("reason", "the shot's raw frame or its exposure metadata is missing: not metered")]))
+            emit(.error(reason: "the shot's raw frame or its exposure metadata is missing: not metered"))
             return nil
         }
         do {
@@ -304,7 +302,7 @@ public final class Timelapse {
             let shotEV = ExposureRamp.exposureEV(microseconds: Int(exposure), gain: gain)
             return state?.ramp?.meter(shotEV: shotEV, measurement: measurement)
         } catch {
-            emit(ConsoleEvent("timelapse.error", [("reason", "metering: \(error.message)")]))
+            emit(.error(reason: "metering: \(error.message)"))
             return nil
         }
     }
@@ -318,23 +316,9 @@ public final class Timelapse {
         for file in sidecar.frames.flatMap(\.files) {
             let path = sidecar.folder + "/" + DevelopSidecar.name(for: file.name)
             writer.writeFile(rendering: { DevelopSidecar.exposureCorrection(correction, creator: "tripod \(TripodVersion.firmware)") }, to: path) { error in
-                if let error { me.value.emit(ConsoleEvent("timelapse.error", [("reason", "\(path): \(error)")])) }
+                if let error { me.value.emit(.error(reason: "\(path): \(error)")) }
             }
         }
-    }
-
-    private func shotFields(_ shot: Int, sidecar: BracketSidecar, metering: ExposureRamp.Metering?) -> [(String, String)] {
-        var fields: [(String, String)] = [("shot", String(shot)), ("id", sidecar.id)]
-        if let last = state?.plan.lastShot(startingAt: state?.startTime ?? Date()) { fields[0].1 += "/\(last)" }
-        if let first = sidecar.frames.first?.actual {
-            fields += [("exposure", ValueParser.formatShutter(.microseconds(first.exposureTimeMicroseconds))), ("iso", String(first.iso))]
-        }
-        if let m = metering {
-            fields += [("target.ev", String(format: "%.3f", m.targetEV)), ("shot.ev", String(format: "%.3f", m.shotEV)),
-                       ("correction.ev", String(format: "%+.3f", m.correctionEV)), ("median", String(format: "%.4f", m.median)),
-                       ("midtone", String(format: "%.4f", m.midtone)), ("highlight", String(format: "%.4f", m.highlight))]
-        }
-        return fields + [("missed", String(state?.missed ?? 0))]
     }
 
     // MARK: Status

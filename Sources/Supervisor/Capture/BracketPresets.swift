@@ -44,7 +44,7 @@ extension Supervisor {
             } catch { return .error(error) }
         case "delete":
             guard args.count == 2 else { return .err(.usage, usage) }
-            guard service.presets[args[1]] != nil else { return .error(CaptureService.missingPreset(args[1])) }
+            guard service.presets[args[1]] != nil else { return .error(ConsoleError(CaptureError.missingPreset(args[1]))) }
             var updated = service.presets
             updated[args[1]] = nil
             return storePresets(updated, context: &context, reply: .ok([("deleted", args[1])]))
@@ -57,8 +57,8 @@ extension Supervisor {
     public func bracketPlan(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
         guard arguments.first?.lowercased() == "preset" else { return try BracketCommandParser.parse(arguments) }
         guard arguments.count == 2 else { throw ConsoleError(.usage, "usage: bracket preset <name>") }
-        guard let service = captureService else { throw CaptureService.missingPreset(arguments[1]) }
-        return try service.presetPlan(named: arguments[1])
+        guard let service = captureService else { throw ConsoleError(CaptureError.missingPreset(arguments[1])) }
+        return try worded { () throws(CaptureError) in try service.presetPlan(named: arguments[1]) }
     }
 
     /// Writes `presets` to the state directory (when there is one) off the loop, then keeps them

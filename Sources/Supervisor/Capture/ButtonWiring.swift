@@ -1,6 +1,7 @@
 import Foundation  // replacingOccurrences
 import Camera
 import Console
+import Recording
 import Hardware
 import Capture
 import Controls
@@ -25,7 +26,7 @@ extension Supervisor {
         service.attachControls(button: button, led: led)
         guard let button else { service.led?.show(.ready); return }
         button.start()
-        do throws(ConsoleError) { _ = try service.prepare() } catch {
+        do throws(CaptureError) { _ = try service.prepare() } catch {
             log.warning("capture: prepare at start failed: \(error.message); the first press will set up the still stream")
         }
         service.led?.show(.ready)
@@ -62,7 +63,7 @@ extension Supervisor {
         switch buttonEvent {
         case .toggleRecording:
             do throws(ConsoleError) {
-                if recorder?.isRecording == true { _ = try recorder?.stop() } else { _ = try startRecording() }
+                if let recorder, recorder.isRecording { _ = try worded { () throws(RecorderError) in try recorder.stop() } } else { _ = try startRecording() }
             } catch {
                 broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", error.message)]))
             }

@@ -1,5 +1,6 @@
 import Camera
 import Console
+import Capture
 import Hardware
 
 extension Supervisor {
@@ -31,7 +32,7 @@ extension Supervisor {
         commands.add(Command("prepare", summary: "configure the still stream and open the store ahead of the first press",
                              detail: ["Reports the still and raw sizes and bracket.max (frames that fit the memory budget)."]) { context, _ in
             guard let service = context.supervisor.captureService else { return .err(.unsupported, "no capture service") }
-            do throws(ConsoleError) { return .ok(try service.prepare()) } catch { return .error(error) }
+            do throws(ConsoleError) { return .ok(try worded { () throws(CaptureError) in try service.prepare() }.replyFields) } catch { return .error(error) }
         })
     }
 
@@ -39,7 +40,7 @@ extension Supervisor {
     func startCapture(_ plan: BracketPlan) -> Reply {
         guard let service = captureService else { return .err(.unsupported, "no capture service") }
         do throws(ConsoleError) {
-            return .ok(try service.start(plan, trigger: .console))
+            return .ok(try worded { () throws(CaptureError) in try service.start(plan, trigger: .console) }.replyFields)
         } catch { return .error(error) }
     }
 

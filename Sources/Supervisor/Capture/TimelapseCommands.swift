@@ -27,11 +27,15 @@ extension Supervisor {
         case "start":
             do throws(ConsoleError) {
                 let plan = try TimelapsePlan.parse(Array(args.dropFirst()), now: services.wallClock())
-                return .ok(try timelapse.start(plan))
+                let started = try worded { () throws(CaptureError) in try timelapse.start(plan) }
+                return .ok([("timelapse", "started"), ("plan", plan.summary)]
+                           + (plan.lastShot(startingAt: started.startTime).map { [("shots", String($0))] } ?? []))
             } catch { return .error(error) }
         case "stop":
             guard args.count == 1 else { return .err(.usage, "usage: timelapse stop") }
-            return .ok(timelapse.stop(reason: "timelapse stop"))
+            let reason = "timelapse stop"
+            guard let finished = timelapse.stop(reason: reason) else { return .ok([("timelapse", "off")]) }
+            return .ok([("timelapse", "stopped")] + TimelapseEvent.stoppedFields(finished, reason: reason))
         case "status":
             guard args.count == 1 else { return .err(.usage, "usage: timelapse status") }
             return .ok(timelapse.statusFields())

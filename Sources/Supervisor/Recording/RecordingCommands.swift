@@ -22,7 +22,9 @@ extension Supervisor {
             do throws(ConsoleError) {
                 switch args[0].lowercased() {
                 case "start": return .ok(try s.startRecording())
-                case "stop": return .ok(try s.recorderOrThrow().stop())
+                case "stop":
+                    let recorder = try s.recorderOrThrow()
+                    return .ok([("stopping", try worded { () throws(RecorderError) in try recorder.stop() })])
                 default: throw ConsoleError(.usage, "record start|stop")
                 }
             } catch { return .error(error) }
@@ -34,8 +36,14 @@ extension Supervisor {
         return recorder
     }
 
-    /// Starts a recording (console and button), labelled with the stabilization state in force.
+    /// Starts a recording (console and button), labelled with the stabilization state in force;
+    /// returns the reply fields.
     func startRecording(shot: VideoShot? = nil, trigger: VideoTrigger? = nil) throws(ConsoleError) -> [(String, String)] {
+        try beginRecording(shot: shot, trigger: trigger).fields
+    }
+
+    /// Starts a recording, labelled with the stabilization state in force; returns what started.
+    func beginRecording(shot: VideoShot? = nil, trigger: VideoTrigger? = nil) throws(ConsoleError) -> RecordingStarted {
         guard state == .ready else { throw ConsoleError(.busy, "tripod is \(state.rawValue)") }
         let recorder = try recorderOrThrow()
         if let running = captureService?.running {
@@ -45,13 +53,15 @@ extension Supervisor {
                                         stabilizationActive: stabilization?.video.active.rawValue ?? "off",
                                         hdr: videoHDR.inForce?.description ?? "off")
         let mapping = try? AxisMapping(devices.board.imu.orientation ?? "XYZ")
-        return try recorder.start(capture: capture, axisMapping: devices.imu == nil ? nil : mapping,
-                                  readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera), shot: shot, trigger: trigger)
+        return try worded { () throws(RecorderError) in 
+            try recorder.start(capture: capture, axisMapping: devices.imu == nil ? nil : mapping,
+                               readoutMilliseconds: GyroLogMaker.readoutMilliseconds(camera), shot: shot, trigger: trigger)
+        }
     }
 
     /// Pushes the `video.*` settings to the recorder (start, and every change of them).
     func applyVideoSettings(_ video: VideoSettings) throws(ConsoleError) {
-        try recorder?.apply(video)
+        try worded { () throws(RecorderError) in try recorder?.apply(video) }
     }
 
     /// Blocks until the recorder's encoder queue has done what it was given (benchmarks and tests

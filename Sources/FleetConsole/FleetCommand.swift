@@ -1,5 +1,6 @@
 import Foundation  // JSONSerialization, ISO8601DateFormatter
 import Console
+import Fleet
 import Hardware
 import Settings
 

@@ -1,4 +1,5 @@
 import Foundation  // Date, Calendar, JSONSerialization
+import Fleet
 import Console
 import Hardware
 

@@ -1,4 +1,5 @@
 import Foundation  // Date, JSONSerialization
+import Fleet
 import Console
 import Hardware
 import Settings

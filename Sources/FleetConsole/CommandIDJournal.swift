@@ -1,3 +1,4 @@
+import Fleet
 import Hardware
 import Settings
 import Syscalls
