@@ -8,7 +8,11 @@ import Syscalls
 /// which this asks for as an event (`.restartCamera`), and never during a recording. What is in
 /// force is read from the camera itself (`sensorHDROn`, `hdrMode`), never kept twice. Loop-confined.
 public final class VideoHDRService {
-    public init() {}
+    /// `recordingID`: the recorder's recording in progress, if any; `onEvent`: where events go.
+    public init(recordingID: @escaping () -> String? = { nil }, onEvent: @escaping (Event) -> Void = { _ in }) {
+        self.recordingID = recordingID
+        self.onEvent = onEvent
+    }
 
     public enum Event {
         /// Video HDR in force changed: its kind, or nil for off.
@@ -23,15 +27,15 @@ public final class VideoHDRService {
     }
 
     /// Where events go (the supervisor's wiring turns them into console events and the restart).
-    public var onEvent: ((Event) -> Void)?
+    private let onEvent: (Event) -> Void
     public private(set) var policy = VideoHDRPolicy()
     /// `video.hdr` as set: a format without HDR turns the policy's `on` back to auto, and a later
     /// format with HDR takes the setting again.
     private var requested = VideoHDRPolicy.Preference.auto
     /// The camera it switches; set on every start of the camera.
     private weak var camera: CameraController?
-    /// The recorder, asked whether a recording runs (the sensor's HDR cannot switch during one).
-    public weak var recorder: VideoRecorder?
+    /// The recording in progress (its id), or nil: the sensor's HDR cannot switch during one.
+    private let recordingID: () -> String?
     /// The format the policy's scene history belongs to: a restart for the sensor's HDR keeps it.
     private var formatLabel: String?
     /// A restart asked for and not yet done (asked once).
@@ -118,7 +122,7 @@ public final class VideoHDRService {
         let preferred = support.preferredKind(excluding: notAppliedModes, sensorUsable: !sensorHDRUnusable)
         let wantsSensor = preference == .on ? preferred == .sensor
             : preference == .off ? false : policy.isActive && preferred == .sensor
-        if wantsSensor != camera.sensorHDROn, let id = recorder?.recordingID {
+        if wantsSensor != camera.sensorHDROn, let id = recordingID() {
             throw RecorderError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set video.hdr after record stop")
         }
     }
@@ -174,7 +178,7 @@ public final class VideoHDRService {
         confirming = nil
         guard let other = watch.reported else { return }
         notAppliedModes.insert(watch.mode)
-        onEvent?(.notApplied(watch.mode, reported: other))
+        onEvent(.notApplied(watch.mode, reported: other))
         reconcile()
     }
 
@@ -198,21 +202,21 @@ public final class VideoHDRService {
         let want = desired
         guard want != inForce else { deferralReported = false; return }
         if (want == .sensor) != camera.sensorHDROn {
-            if let id = recorder?.recordingID {
+            if let id = recordingID() {
                 if !deferralReported {
                     deferralReported = true
-                    onEvent?(.deferred("recording \(id): the sensor's HDR mode switches after record stop"))
+                    onEvent(.deferred("recording \(id): the sensor's HDR mode switches after record stop"))
                 }
                 return
             }
             restartPending = true
-            onEvent?(.restartCamera(sensorHDR: want == .sensor))
+            onEvent(.restartCamera(sensorHDR: want == .sensor))
             return
         }
         let mode: HdrModeValue? = if case .hdrMode(let m)? = want { m } else { nil }
         do throws(CameraError) { try camera.setHdrMode(mode) } catch { return }
         confirming = mode.map { ($0, Self.confirmationFrames, nil) }
-        onEvent?(.changed(want))
+        onEvent(.changed(want))
     }
 
     /// `get video.hdr`'s `active=` and `status`: "on (MultiExposure)", "on (sensor)" or "off".

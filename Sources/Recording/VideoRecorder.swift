@@ -28,7 +28,7 @@ public final class VideoRecorder {
     /// Where events go (the console layer words them for the consoles and the journal).
     public let emit: (RecorderEvent) -> Void
     /// Called with true when a recording starts and false when it has ended.
-    public var onRecordingChange: (Bool) -> Void = { _ in }
+    private let onRecordingChange: (Bool) -> Void
     /// The `video.*` settings in force (pushed on every change).
     public private(set) var settings = VideoSettings()
     private var service: RecordingService?
@@ -44,9 +44,9 @@ public final class VideoRecorder {
     private var stabilizer: RecordingStabilizer?
     public var orientationAt: (MonotonicTime) -> Quaternion? = { _ in nil }
     /// A stabilizer for the video stabilization mode and format in force, or nil (off, no IMU).
-    public var makeStabilizer: () -> RecordingStabilizer? = { nil }
-    /// Called when `stabilizesInSoftware` may have changed (the viewfinder's ScalerCrop follows it).
-    public var onStabilizerChange: () -> Void = {}
+    private let makeStabilizer: () -> RecordingStabilizer?
+    /// Told `stabilizesInSoftware` whenever it may have changed (the viewfinder's ScalerCrop follows it).
+    private let stabilizerChanged: (_ stabilizesInSoftware: Bool) -> Void
     /// True while the encoded frames are stabilized here (the viewfinder's ScalerCrop stays off then,
     /// or the video would be cropped twice).
     public var stabilizesInSoftware: Bool { stabilizer != nil }
@@ -89,10 +89,19 @@ public final class VideoRecorder {
     private var streamBitrateBitsPerSecond = 0
 
     /// `boardEncoder`: the board's hardware H.264 encoder, if any; `speedProbe`: times libx264 at a
-    /// start to choose its preset (`EncoderPresetChoice`); `emit`: where events go.
+    /// start to choose its preset (`EncoderPresetChoice`); `emit`: where events go;
+    /// `onRecordingChange`: true when a recording starts, false when it has ended; `makeStabilizer`:
+    /// a stabilizer for the mode in force, or nil; `stabilizerChanged`: told whether the encoded
+    /// frames are stabilized here, whenever that may have changed.
     public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
-                speedProbe: (any EncoderSpeedProbe)? = nil, emit: @escaping (RecorderEvent) -> Void = { _ in }) {
+                speedProbe: (any EncoderSpeedProbe)? = nil, emit: @escaping (RecorderEvent) -> Void = { _ in },
+                onRecordingChange: @escaping (Bool) -> Void = { _ in },
+                makeStabilizer: @escaping () -> RecordingStabilizer? = { nil },
+                stabilizerChanged: @escaping (_ stabilizesInSoftware: Bool) -> Void = { _ in }) {
         self.loop = loop
+        self.onRecordingChange = onRecordingChange
+        self.makeStabilizer = makeStabilizer
+        self.stabilizerChanged = stabilizerChanged
         self.speedProbe = speedProbe
         self.storage = storage as? any StreamingStorage
         self.work = work
@@ -144,7 +153,7 @@ public final class VideoRecorder {
     /// stabilizer for the mode in force.
     private func replaceStabilizer() {
         handOverHeldFrames(restart: true)
-        onStabilizerChange()
+        stabilizerChanged(stabilizesInSoftware)
     }
 
     /// Gives the frames the stabilizer holds (cinematic's look-ahead, crops smoothed over what is
@@ -257,7 +266,7 @@ public final class VideoRecorder {
     /// Gives the video stream back when nothing needs it (no recording, no pre-record, no live stream).
     private func disarm() {
         guard recordingID == nil, settings.prerecordSeconds == 0, streamSink == nil else { return }
-        if stabilizer != nil { stabilizer = nil; onStabilizerChange() }
+        if stabilizer != nil { stabilizer = nil; stabilizerChanged(stabilizesInSoftware) }
         guard let camera, camera.videoStreamRequest != nil else { return }
         do { try camera.requestVideoStream(nil) } catch {
             emit(.streamFailure(reason: "camera: cannot restart streaming without the video stream: \(error)"))

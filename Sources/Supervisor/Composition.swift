@@ -7,54 +7,84 @@ import Capture
 import Recording
 import Video
 
-/// The composition: the services made once, from `init`, and wired service to service; and the
-/// camera, attached to every holder in one place. Data flows one way: services report events out
-/// and never call back into the supervisor.
-extension Supervisor {
-    /// Makes the capture service and the recorder and wires them to each other and to video
-    /// stabilization. Called once, from `init`, before the commands are registered.
-    func composeServices() {
-        let bound = self.bound
+/// The supervisor as the services' callbacks see it: weak (the services it owns keep these
+/// callbacks, so a strong reference would keep a stopped supervisor alive) and attached once its
+/// `init` has made every service; read on the loop only.
+final class SupervisorLink: @unchecked Sendable {
+    let loop: any EventLoop
+    private weak var supervisor: Supervisor?
+
+    init(loop: any EventLoop) { self.loop = loop }
+
+    func attach(_ supervisor: Supervisor) { self.supervisor = supervisor }
+
+    var value: Supervisor? {
+        loop.preconditionInEventLoop()
+        return supervisor
+    }
+}
+
+/// The composition: the services made once, in the supervisor's `init`, and wired service to
+/// service through their initialisers. Data flows one way: services report events out (through
+/// the link, worded at the edge) and never call back into the supervisor.
+struct ComposedServices {
+    let capture: CaptureService
+    let recorder: VideoRecorder
+    let timelapse: Timelapse
+    let videoHDR: VideoHDRService
+
+    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices,
+         videoStabilizer: VideoStabilizationService) {
+        let loop = link.loop
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
         let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
                                      serialNumber: devices.serialNumber,
                                      readBracket: BracketCommandParser.read,
-                                     emit: { event in bound.value?.broadcast(ConsoleEvent(event)) },  // events flow out to the consoles, worded
-                                     onButtonEvent: { event in bound.value?.handle(buttonEvent: event) })
-        capture.captureFormat = typed.captureFormat
-        capture.dngCompression = typed.dngCompression
+                                     emit: { event in link.value?.broadcast(ConsoleEvent(event)) },  // events flow out to the consoles, worded
+                                     onButtonEvent: { event in link.value?.handle(buttonEvent: event) })
+        // The LED rests on the recording pattern while one runs. The recorder's stabilizer comes
+        // from video stabilization, which pauses its ScalerCrop while the recorder crops its own
+        // frames (told, not asked: no pointer back).
         let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
                                      speedProbe: devices.measuresEncoderSpeed ? X264SpeedProbe() : nil,
-                                     emit: { event in bound.value?.broadcast(ConsoleEvent(event)) })
-        // The LED rests on the recording pattern while one runs, and a still kept during a
-        // recording is listed in the video's sidecar.
-        recorder.onRecordingChange = { [weak capture] recording in
-            capture?.restingPattern = recording ? .recording : .ready
-        }
+                                     emit: { event in link.value?.broadcast(ConsoleEvent(event)) },
+                                     onRecordingChange: { [weak capture] recording in
+                                         capture?.restingPattern = recording ? .recording : .ready
+                                     },
+                                     makeStabilizer: { [weak videoStabilizer] in videoStabilizer?.makeRecordingStabilizer() },
+                                     stabilizerChanged: { [weak videoStabilizer] inSoftware in
+                                         videoStabilizer?.recordingCropsItsOwnFrames = inSoftware
+                                         videoStabilizer?.restart()
+                                     })
+        // A still kept during a recording is listed in the video's sidecar.
         capture.attachFrameKept { [weak recorder] id, frame, request in
             recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
                                            sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
         }
-        // The recorder's stabilizer comes from video stabilization, which pauses its ScalerCrop
-        // while the recorder crops its own frames (told, not asked: no pointer back).
-        let videoStabilizer = self.videoStabilizer
-        recorder.makeStabilizer = { [weak videoStabilizer] in videoStabilizer?.makeRecordingStabilizer() }
-        recorder.onStabilizerChange = { [weak videoStabilizer, weak recorder] in
-            videoStabilizer?.recordingCropsItsOwnFrames = recorder?.stabilizesInSoftware ?? false
-            videoStabilizer?.restart()
-        }
-        captureService = capture
-        self.recorder = recorder
         timelapse = Timelapse(loop: loop, capture: capture, wallClock: services.wallClock,
                               resolveAction: { words throws(CaptureError) in
-                                  guard let supervisor = bound.value else { throw CaptureError(.unsupported, "stopped") }
+                                  guard let supervisor = link.value else { throw CaptureError(.unsupported, "stopped") }
                                   do throws(ConsoleError) { return try supervisor.timelapseAction(words) } catch { throw CaptureError(error) }
                               },
-                              persist: { state in bound.value?.persistTimelapse(state) },
-                              emit: { event in bound.value?.broadcast(ConsoleEvent(event)) })
-        timelapse?.rampRateEVPerHour = typed.timelapseRampRateEVPerHour
-        videoHDR.recorder = recorder  // the sensor's HDR does not switch during a recording
-        videoHDR.onEvent = { event in bound.value?.videoHDREvent(event) }
+                              persist: { state in link.value?.persistTimelapse(state) },
+                              emit: { event in link.value?.broadcast(ConsoleEvent(event)) })
+        // The sensor's HDR does not switch during a recording.
+        videoHDR = VideoHDRService(recordingID: { [weak recorder] in recorder?.recordingID },
+                                   onEvent: { event in link.value?.videoHDREvent(event) })
+        self.capture = capture
+        self.recorder = recorder
+    }
+}
+
+extension Supervisor {
+    /// The settings the composed services start with (later changes reach them through
+    /// SettingsWiring.swift), and video stabilization's warnings to the log. Called once, from
+    /// `init`, before the commands are registered.
+    func applySettingsToComposedServices() {
+        captureService.captureFormat = typed.captureFormat
+        captureService.dngCompression = typed.dngCompression
+        timelapse.rampRateEVPerHour = typed.timelapseRampRateEVPerHour
+        let bound = self.bound
         videoStabilizer.onEvent = { event in
             if case .unavailable(let why) = event { bound.value?.log.warning(why) }
         }
@@ -66,22 +96,22 @@ extension Supervisor {
     func attachCamera(_ controller: CameraController?) {
         if let old = camera, old !== controller { old.close() }  // a replaced controller lets go of its device
         camera = controller
-        captureService?.camera = controller
-        recorder?.camera = controller
+        captureService.camera = controller
+        recorder.camera = controller
         if let controller { videoHDR.attach(controller) }
     }
 
     /// The motion tracker, once the IMU runs: the recorder reads the orientation at each frame's
     /// time, and each saved bracket gets a gyro log.
     func attachMotion(_ tracker: MotionTracker) {
-        recorder?.orientationAt = { [weak tracker] time in tracker?.orientation(at: time) }
-        captureService?.attachGyroLogs(GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log))
+        recorder.orientationAt = { [weak tracker] time in tracker?.orientation(at: time) }
+        captureService.attachGyroLogs(GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log))
     }
 
     /// Stabilization, once it runs: each capture asks it for its gate (lens for brackets, still for
     /// single frames), and the streaming frames' crop planner gets the camera.
     func attachStabilization(_ service: Stabilization) {
-        captureService?.attachFrameGates { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
+        captureService.attachFrameGates { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
         if let camera { videoStabilizer.attach(camera: camera, stabilization: service, motion: motion) }
     }
 }

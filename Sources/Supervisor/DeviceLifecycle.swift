@@ -109,7 +109,7 @@ extension Supervisor {
         videoHDR.cameraStarted()
         do {
             // The capture service decides what the streams are for (stills from the start with a button).
-            try controller.startStreaming(captureService?.streamingConfiguration ?? StreamingConfiguration())
+            try controller.startStreaming(captureService.streamingConfiguration)
         } catch {
             throw StartupError("camera \(device.info.model): cannot start streaming: \(error)")
         }
@@ -138,7 +138,7 @@ extension Supervisor {
 
     /// Every streaming frame: video stabilization follows it, the viewfinder shows it.
     func streamingFrameCompleted(_ completed: CompletedRequest, _ frame: FrameState) {
-        captureService?.frameArrived()
+        captureService.frameArrived()
         videoStabilizer.frameArrived(frameTime: frame.sensorTimestamp)
         videoHDR.frameArrived(completed)
         if let shown = previewFrame(completed, frame) {
@@ -152,9 +152,9 @@ extension Supervisor {
         log.error("camera disconnected")
         broadcast(ConsoleEvent("camera.state", [("state", "disconnected")]))
         // Requests in flight may never complete: a running bracket ends now, not at its timeout.
-        captureService?.cameraDisconnected()
+        captureService.cameraDisconnected()
         // A recording ends with the frames it has, rather than run on with none.
-        recorder?.cameraDisconnected()
+        recorder.cameraDisconnected()
         watchForCameraReturn()
     }
 
@@ -180,7 +180,7 @@ extension Supervisor {
         switch imuEvent {
         case .samples(let batch):
             runtime.imuSamples += batch.count
-            if let corrected = motion?.ingest(batch) { recorder?.motionArrived(corrected) }
+            if let corrected = motion?.ingest(batch) { recorder.motionArrived(corrected) }
         case .health(let health):
             guard health != runtime.imuHealth else { return }
             runtime.imuHealth = health
@@ -269,7 +269,7 @@ extension Supervisor {
             out.append(("imu", "none"))
         }
         let shutterState = devices.shutter.map { line in
-            captureService?.button?.failure.map { "\(line.address) stopped: \($0)" } ?? "\(line.address)"
+            captureService.button?.failure.map { "\(line.address) stopped: \($0)" } ?? "\(line.address)"
         }
         out.append(("shutter", shutterState ?? "none"))
         out.append(("led", devices.led.map { "\($0.address)" } ?? "none"))

@@ -41,8 +41,8 @@ extension Supervisor {
     /// `fleet cancel`: a shot's capture or recording still waiting for its instant ends now, failed
     /// with `reason` (its `ended` runs); one whose frames are coming completes.
     public func cancelShotWaitingForInstant(reason: String) {
-        captureService?.cancelShotWaitingForInstant(reason: reason)
-        recorder?.cancelArmedShot(reason: reason)
+        captureService.cancelShotWaitingForInstant(reason: reason)
+        recorder.cancelArmedShot(reason: reason)
     }
 
     /// Arms a shot at a shared instant (`fleet arm`, from the fleet client): `action` is `capture`
@@ -53,7 +53,7 @@ extension Supervisor {
     public func armShot(id: String, instant: ExposureInstant, action: [String], clock: String, clockErrorMicroseconds: Int?,
                         ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)] {
         guard state == .ready else { throw ConsoleError(.busy, "tripod is \(state.rawValue)") }
-        guard let service = captureService else { throw ConsoleError(.unsupported, "no capture service") }
+        let service = captureService
         let plan: BracketPlan
         switch action.first?.lowercased() {
         case "capture" where action.count == 1: plan = .single
@@ -81,8 +81,7 @@ extension Supervisor {
     /// or `record stop` (its last frame is the one before it).
     private func armRecordingShot(id: String, instant: ExposureInstant, starts: Bool, clock: String, clockErrorMicroseconds: Int?,
                                   ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)] {
-        guard let recorder else { throw ConsoleError(.unsupported, "no recorder") }
-        if starts, let running = captureService?.running {
+        if starts, let running = captureService.running {
             throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); record after bracket.done")
         }
         let target = ShotRecord.format(nanoseconds: instant.wallClockNanoseconds)
@@ -174,7 +173,8 @@ extension Supervisor {
             done(.failure(ConsoleError(.badValue, "shot report \(path): \(error)")))
             return
         }
-        guard let camera, let service = captureService else {
+        let service = captureService
+        guard let camera else {
             do {
                 if let folder { try devices.storage.createDirectory(folder) }
                 try devices.storage.writeAtomically(bytes, to: path)

@@ -49,9 +49,9 @@ extension Supervisor {
         if change.old.format != change.new.format { try? applyVideoSettings(change.new.video) }
         if change.touches(any: SettingsTable.display) { applyViewfinderOptions() }
         if change.touches(any: SettingsTable.button) { applyButtonSettings() }
-        if change.touches(SettingsTable.captureFormat) { captureService?.captureFormat = change.new.captureFormat }
-        if change.touches(SettingsTable.dngCompression) { captureService?.dngCompression = change.new.dngCompression }
-        if change.touches(SettingsTable.timelapseRampRate) { timelapse?.rampRateEVPerHour = change.new.timelapseRampRateEVPerHour }
+        if change.touches(SettingsTable.captureFormat) { captureService.captureFormat = change.new.captureFormat }
+        if change.touches(SettingsTable.dngCompression) { captureService.dngCompression = change.new.dngCompression }
+        if change.touches(SettingsTable.timelapseRampRate) { timelapse.rampRateEVPerHour = change.new.timelapseRampRateEVPerHour }
         if (change.touches(SettingsTable.remoteListen) && change.old.remoteListen != change.new.remoteListen)
             || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS)
             || (change.touches(SettingsTable.remoteCollect) && change.old.remoteCollectKeyFile != change.new.remoteCollectKeyFile) { applyRemoteListen() }
@@ -61,7 +61,7 @@ extension Supervisor {
 
     /// The recorder's part: no format change while recording; the `video.*` settings.
     private func applyRecordingPart(_ change: SettingsChange) throws(ConsoleError) {
-        if change.touches(SettingsTable.format), change.old.format != change.new.format, let id = recorder?.recordingID {
+        if change.touches(SettingsTable.format), change.old.format != change.new.format, let id = recorder.recordingID {
             throw ConsoleError(.busy, "recording \(id): change the format after record stop")
         }
         guard change.touches(any: SettingsTable.recording), camera != nil else { return }
@@ -86,7 +86,7 @@ extension Supervisor {
     /// put back here.
     private func applyCameraPart(_ change: SettingsChange) throws(ConsoleError) {
         guard let camera else { return }
-        if change.touches(SettingsTable.format), let running = captureService?.running {
+        if change.touches(SettingsTable.format), let running = captureService.running {
             throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); change the format after bracket.done")
         }
         var formatSeen: FormatSelection?

@@ -29,7 +29,7 @@ extension Supervisor {
     /// The video stabilization mode or the format changed: the pre-record ring's stabilizer and the
     /// streaming frames' crop planner start again for it.
     func videoStabilizationChanged() {
-        recorder?.videoStabilizationChanged()
+        recorder.videoStabilizationChanged()
         videoStabilizer.restart()
     }
 

@@ -24,7 +24,7 @@ extension Supervisor {
             }
         }
         guard let server = streamServer, camera != nil else { return }
-        do throws(ConsoleError) { try worded { () throws(RecorderError) in try recorder?.setStream(server, bitrateBitsPerSecond: wanted.bitrateBitsPerSecond) } } catch {
+        do throws(ConsoleError) { try worded { () throws(RecorderError) in try recorder.setStream(server, bitrateBitsPerSecond: wanted.bitrateBitsPerSecond) } } catch {
             stopStream()
             throw error
         }
@@ -49,8 +49,8 @@ extension Supervisor {
     /// Stops feeding the stream and closes its server (every client).
     func stopStream() {
         guard let server = streamServer else { return }
-        try? recorder?.setStream(nil, bitrateBitsPerSecond: 0)
-        recorder?.drainEncoder()  // no push is under way once the queue has done what it had
+        try? recorder.setStream(nil, bitrateBitsPerSecond: 0)
+        recorder.drainEncoder()  // no push is under way once the queue has done what it had
         server.stop()
         streamServer = nil
     }

@@ -43,7 +43,7 @@ public final class Supervisor {
     private var sessions: [Int: ConsoleSession] = [:]
     private var nextSessionID = 1
     /// Work in progress (a running bracket, a state write); stop waits until there is none.
-    let work = WorkTracker()
+    let work: WorkTracker
     private var exitCode: Int32 = 0
     /// When the stop began: a button press from before it still captures.
     private(set) var stopRequestedAt: MonotonicTime?
@@ -57,15 +57,15 @@ public final class Supervisor {
     /// Lens, still and video stabilization, once the camera runs.
     public internal(set) var stabilization: Stabilization?
     /// Video stabilization of the streaming frames: its crop planner and ScalerCrop (VideoStabilizationService.swift).
-    let videoStabilizer = VideoStabilizationService()
+    let videoStabilizer: VideoStabilizationService
     /// The display's viewfinder, when the board has a display.
     var viewfinder: ViewfinderService?
-    /// Captures (console and shutter button), made once in Composition.swift.
-    var captureService: CaptureService?
-    /// The intervalometer (`timelapse`), made once in Composition.swift.
-    var timelapse: Timelapse?
-    /// Video recording, made once in Composition.swift.
-    var recorder: VideoRecorder?
+    /// Captures (console and shutter button), made once in `init` (Composition.swift).
+    let captureService: CaptureService
+    /// The intervalometer (`timelapse`), made once in `init` (Composition.swift).
+    let timelapse: Timelapse
+    /// Video recording, made once in `init` (Composition.swift).
+    let recorder: VideoRecorder
     /// Motion detection and the trigger policy (TriggerWiring.swift).
     let triggers = TriggerState()
     /// The browser remote's server while `remote.listen` names an address (RemoteWiring.swift).
@@ -80,7 +80,7 @@ public final class Supervisor {
     /// Why the remote could not listen, for `get remote.listen`.
     var remoteFailure: String?
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
-    let videoHDR = VideoHDRService()
+    let videoHDR: VideoHDRService
     private var madeStateWriter: StateWriter?
     /// The `fleet` command's work, set by Startup to the fleet client's (FleetWiring.swift).
     public var fleetCommandHandler: FleetCommandHandler?
@@ -96,9 +96,20 @@ public final class Supervisor {
         self.services = services
         self.log = log
         self.startedAt = loop.now()
+        let work = WorkTracker()
+        self.work = work
+        let videoStabilizer = VideoStabilizationService()
+        self.videoStabilizer = videoStabilizer
+        let link = SupervisorLink(loop: loop)
+        let composed = ComposedServices(link: link, devices: devices, work: work, services: services, videoStabilizer: videoStabilizer)
+        captureService = composed.capture
+        recorder = composed.recorder
+        timelapse = composed.timelapse
+        videoHDR = composed.videoHDR
+        link.attach(self)
         let weakSelf = WeakSupervisor(self)
         work.onIdle = { weakSelf.value?.finishStopIfIdle() }
-        composeServices()
+        applySettingsToComposedServices()
         wireSettings()
         registerCoreCommands()
         registerCameraCommands()
@@ -130,7 +141,7 @@ public final class Supervisor {
         try startDevices()
         startRemote()
         state = .ready
-        captureService?.acceptsCaptures = true
+        captureService.acceptsCaptures = true
         resumeTimelapse()
         log.notice("ready: \(bannerLine())")
         notifyServiceManager([.ready, .status("ready: \(devices.board.name), camera \(camera?.device.info.model ?? "none")")])
@@ -152,13 +163,13 @@ public final class Supervisor {
         self.exitCode = exitCode
         stopRequestedAt = loop.now()
         state = .stopping
-        captureService?.acceptsCaptures = false
-        captureService?.stopRequestedAt = stopRequestedAt
-        timelapse?.suspend()  // kept in timelapse.json: the next start resumes it
-        captureService?.cancelShotWaitingForInstant(reason: "the rig is stopping (\(reason)) before the shot's instant")
-        recorder?.cancelArmedShot(reason: "the rig is stopping (\(reason)) before the shot's instant")
+        captureService.acceptsCaptures = false
+        captureService.stopRequestedAt = stopRequestedAt
+        timelapse.suspend()  // kept in timelapse.json: the next start resumes it
+        captureService.cancelShotWaitingForInstant(reason: "the rig is stopping (\(reason)) before the shot's instant")
+        recorder.cancelArmedShot(reason: "the rig is stopping (\(reason)) before the shot's instant")
         // A recording is finalised first: its work mark holds the stop until record.stopped.
-        if recorder?.isRecording == true { _ = try? recorder?.stop() }
+        if recorder.isRecording == true { _ = try? recorder.stop() }
         log.notice("stopping: \(reason)")
         notifyServiceManager([.stopping, .status("stopping: \(reason)")])
         onStateChange?(.stopping, "stopping: \(reason)")

@@ -28,7 +28,7 @@ extension Supervisor {
     func applyTriggerPart(_ change: SettingsChange) throws(ConsoleError) {
         guard change.touches(any: SettingsTable.trigger) || change.touches(any: SettingsTable.recording) else { return }
         // Without a camera the recorder waits: the recording keys are applied again once it streams.
-        if camera != nil { try worded { () throws(RecorderError) in try recorder?.setTriggerPreroll(Self.triggersRecord(change.new.trigger)) } }
+        if camera != nil { try worded { () throws(RecorderError) in try recorder.setTriggerPreroll(Self.triggersRecord(change.new.trigger)) } }
         triggers.detector.reconfigure(change.new.trigger.detectorConfiguration)
         if change.old.trigger.motion != change.new.trigger.motion { triggers.detector.reset(); triggers.motionShowing = false }
     }
@@ -42,8 +42,8 @@ extension Supervisor {
     /// Every streaming frame: a triggered recording that is due ends, and motion detection looks at it.
     func triggerFrameArrived(_ completed: CompletedRequest) {
         let state = triggers
-        if state.policy.recordingEnds != nil, recorder?.isRecording != true { state.policy.recordingEnded() }
-        if state.policy.recordingShouldStop(atFrame: completed.sensorTimestamp), let recorder, recorder.isRecording {
+        if state.policy.recordingEnds != nil, recorder.isRecording != true { state.policy.recordingEnded() }
+        if state.policy.recordingShouldStop(atFrame: completed.sensorTimestamp), recorder.isRecording {
             do throws(RecorderError) { _ = try recorder.stop() } catch {
                 broadcast(ConsoleEvent("trigger.error", [("action", "record"), ("reason", error.message)]))
             }
@@ -129,13 +129,12 @@ extension Supervisor {
         case .off:
             return []
         case .capture, .bracket:
-            guard let service = captureService else { throw ConsoleError(.unsupported, "no capture service") }
+            let service = captureService
             var plan = BracketPlan.single
             if case .bracket(let preset) = action { plan = try worded { () throws(CaptureError) in try service.presetPlan(named: preset) } }
             let reply = try worded { () throws(CaptureError) in try service.start(plan, trigger: .console, triggeredAt: trigger.sensorTimestamp) }.replyFields
             return reply.filter { $0.0 == "bracket" || $0.0 == "id" || $0.0 == "file" }
         case .record:
-            guard let recorder else { throw ConsoleError(.unsupported, "no recorder") }
             if recorder.isRecording { throw ConsoleError(.busy, "already recording \(recorder.recordingID ?? "")") }
             let video = VideoTrigger(source: trigger.source.rawValue, sequence: trigger.sequence,
                                      sensorTimestampNanoseconds: trigger.sensorTimestamp.nanoseconds,

@@ -54,7 +54,7 @@ extension Supervisor {
         status.format = camera?.activeFormat.format.label ?? ""
         status.zoomFactor = camera?.zoomFactor
         if let us = frame.frameDurationMicroseconds, us > 0 { status.framesPerSecond = 1e6 / Double(us) }
-        if let running = captureService?.running, running.plan.steps.count > 1 {
+        if let running = captureService.running, running.plan.steps.count > 1 {
             let index = min(running.framesSaved, running.plan.steps.count - 1)
             var ev = 0.0
             switch running.plan.steps[index] {

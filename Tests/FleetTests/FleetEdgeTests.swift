@@ -45,11 +45,11 @@ import Testing
         try send("disagree", shot: shotID(30), in: 30, at: 40)
         let disagree = try answer("disagree")
         #expect(disagree["code"] as? String == "bad-value" && (disagree["message"] as? String)?.contains("disagrees with the instant") == true, "\(disagree)")
-        #expect(fleet.loop.perform { r2.supervisor.captureService?.running == nil }, "a refused arm arms nothing")
+        #expect(fleet.loop.perform { r2.supervisor.captureService.running == nil }, "a refused arm arms nothing")
 
         let armed = shotID(31)
         try send("armed", shot: armed, in: 31, at: 31)
-        #expect(fleet.pump { r2.fleet.armedPart?.shot == armed && r2.supervisor.captureService?.running != nil })
+        #expect(fleet.pump { r2.fleet.armedPart?.shot == armed && r2.supervisor.captureService.running != nil })
         #expect(r2.type("capture").reply?.hasPrefix("err busy") == true, "the console is busy while a shot is armed")
         try send("second", shot: shotID(40), in: 40, at: 40)
         let second = try answer("second")
@@ -68,7 +68,7 @@ import Testing
         let reply = try answer("armed")
         let values = reply["values"] as? [String: String] ?? [:]
         #expect(values["status"] == "failed" && values["reason"]?.contains("cancelled at this rig's console") == true, "\(reply)")
-        #expect(fleet.pump { r2.supervisor.captureService?.running == nil && r2.fleet.armedPart == nil })
+        #expect(fleet.pump { r2.supervisor.captureService.running == nil && r2.fleet.armedPart == nil })
         let captured = r2.type("capture")
         #expect(captured.reply?.hasPrefix("ok") == true, "the console captures again: \(captured)")
     }
@@ -84,7 +84,7 @@ import Testing
         let r1 = fleet["r1"]
         let sent = try #require(r1.type("fleet shot in 30s capture").last)
         let id = try #require(fields(sent)["shot"], "\(sent)")
-        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedPart?.shot == id && $0.supervisor.captureService?.running != nil } })
+        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedPart?.shot == id && $0.supervisor.captureService.running != nil } })
         try observer.publish("tripod/g/r3/cancel", "{\"shot\":\"\(id)\"}")
         try observer.publish("tripod/g/r2/reply", "{\"id\":\"\(id)\",\"type\":\"reply\",\"ok\":true,\"values\":{\"rig\":\"r3\",\"status\":\"complete\"}}")
         #expect(fleet.pump { r1.fleet.drops.forged == 2 && fleet["r2"].fleet.drops.forged == 1 && fleet["r3"].fleet.drops.forged == 1 })
@@ -95,7 +95,7 @@ import Testing
         // The reply, among the events the cancel also sends (the bracket's failure may come first or after).
         let cancelled = r1.type("fleet cancel \(id)")
         #expect(cancelled.reply == "ok shot=\(id) cancelled=yes group=told", "\(cancelled)")
-        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedPart == nil && $0.supervisor.captureService?.running == nil } })
+        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedPart == nil && $0.supervisor.captureService.running == nil } })
         #expect(fleet.pump { r1.output.lines.contains { $0.hasPrefix("event fleet.shot ") } }, "\(r1.output.lines)")
         let summary = fields(try #require(r1.output.lines.first { $0.hasPrefix("event fleet.shot ") }))
         #expect(summary["answered"] == "3" && summary["failed"] == "r1,r2,r3", "\(summary)")

@@ -86,7 +86,7 @@ final class LoopRig {
     }
 
     func drain() {
-        loop.perform { supervisor.captureService }?.drainWrites()
+        loop.perform { supervisor.captureService }.drainWrites()
         supervisor.waitForRecorder()
     }
 
@@ -179,7 +179,7 @@ func fields(_ line: String) -> [String: String] {
         let id = try #require(shot["shot"])
         #expect(shot["asked"] == "3" && shot["rigs"] == "r1,r2,r3", "\(reply)")
         // Every rig arms on arrival, before the clock moves at all.
-        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedShots.contains(id) && $0.supervisor.captureService?.running != nil } })
+        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedShots.contains(id) && $0.supervisor.captureService.running != nil } })
         // The sender's one command, as any tool on the broker sees it.
         #expect(waitUntil { observer.messages(on: "tripod/g/cmd").count == 1 })
         let command = try #require(observer.messages(on: "tripod/g/cmd").first?.payload)
@@ -199,7 +199,7 @@ func fields(_ line: String) -> [String: String] {
             let topics = FleetTopics(group: "g", rig: rig.name)
             #expect(observer.replies(topics, id: id).count == 1, "\(rig.name): \(observer.replies(topics, id: id))")
             #expect(observer.replies(topics, id: "again").isEmpty, "\(rig.name)")
-            #expect(fleet.loop.perform { rig.supervisor.captureService?.bracketsSaved } == 1, "\(rig.name)")
+            #expect(fleet.loop.perform { rig.supervisor.captureService.bracketsSaved } == 1, "\(rig.name)")
         }
         // The report, next to the sender's own captures.
         let path = try #require(summary["report"])
@@ -304,7 +304,7 @@ func fields(_ line: String) -> [String: String] {
         #expect(r1.type("fleet shot in 2s frobnicate").last?.hasPrefix("err usage") == true)
         #expect(r1.type("fleet shot in 2s record pause").last?.hasPrefix("err usage") == true)
         #expect(r1.type("fleet arm x \(past) capture").last?.hasPrefix("err unsupported fleet arm comes over MQTT only") == true)
-        #expect(fleet.loop.perform { fleet.rigs.allSatisfy { $0.supervisor.captureService?.running == nil } }, "a refused shot arms nothing")
+        #expect(fleet.loop.perform { fleet.rigs.allSatisfy { $0.supervisor.captureService.running == nil } }, "a refused shot arms nothing")
         // A receiving rig refuses an instant already past by its clock.
         try observer.publish("tripod/g/cmd", "{\"id\":\"late\",\"line\":\"fleet arm late \(past) capture\"}")
         let r2 = FleetTopics(group: "g", rig: "r2")
@@ -315,7 +315,7 @@ func fields(_ line: String) -> [String: String] {
         // The shot, with r3 gone.
         let reply = try #require(r1.type("fleet shot in 1500ms capture").last)
         #expect(reply.hasPrefix("ok shot=") && fields(reply)["rigs"] == "r1,r2", "\(reply)")
-        #expect(fleet.pump { fleet["r2"].supervisor.captureService?.running != nil })
+        #expect(fleet.pump { fleet["r2"].supervisor.captureService.running != nil })
         fleet.advance(by: .milliseconds(2500))
         #expect(fleet.pump { r1.output.lines.contains { $0.hasPrefix("event fleet.shot ") } }, "\(r1.output.lines)")
         let summary = fields(try #require(r1.output.lines.first { $0.hasPrefix("event fleet.shot ") }))
@@ -345,7 +345,7 @@ func fields(_ line: String) -> [String: String] {
         #expect(fleet.waitUntilEveryRigSeesEveryRig())
         let reply = try #require(fleet["r1"].type("fleet shot in 2s capture").last)
         #expect(reply.hasPrefix("ok shot="), "\(reply)")
-        #expect(fleet.pump { ["r1", "r3"].allSatisfy { fleet[$0].supervisor.captureService?.running != nil } })
+        #expect(fleet.pump { ["r1", "r3"].allSatisfy { fleet[$0].supervisor.captureService.running != nil } })
         fleet.advance(by: .milliseconds(3000))
         #expect(fleet.pump { fleet["r1"].output.lines.contains { $0.hasPrefix("event fleet.shot ") } }, "\(fleet["r1"].output.lines)")
         let summary = fields(try #require(fleet["r1"].output.lines.first { $0.hasPrefix("event fleet.shot ") }))
@@ -370,17 +370,17 @@ func fields(_ line: String) -> [String: String] {
         let r1 = fleet["r1"]
         let started = fields(try #require(r1.type("fleet shot in 2s record start").last))
         let startID = try #require(started["shot"], "\(started)")
-        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.supervisor.recorder?.hasArmedShot == true } })
+        #expect(fleet.pump { fleet.rigs.allSatisfy { $0.supervisor.recorder.hasArmedShot == true } })
         fleet.advance(by: .milliseconds(2500))
         #expect(fleet.pump { r1.output.lines.contains { $0.hasPrefix("event fleet.shot id=\(startID) ") } }, "\(r1.output.lines)")
         let startSummary = fields(try #require(r1.output.lines.first { $0.hasPrefix("event fleet.shot id=\(startID) ") }))
         #expect(startSummary["answered"] == "2" && startSummary["failed"] == "none", "\(startSummary) \(r1.output.lines)")
-        #expect(fleet.loop.perform { fleet.rigs.allSatisfy { $0.supervisor.recorder?.isRecording == true } })
+        #expect(fleet.loop.perform { fleet.rigs.allSatisfy { $0.supervisor.recorder.isRecording == true } })
         let stopped = fields(try #require(r1.type("fleet shot in 2s record stop").last))
         let stopID = try #require(stopped["shot"], "\(stopped)")
         fleet.advance(by: .milliseconds(3500))
         #expect(fleet.pump { r1.output.lines.contains { $0.hasPrefix("event fleet.shot id=\(stopID) ") }
-            && fleet.rigs.allSatisfy { $0.supervisor.recorder?.isRecording == false } }, "\(r1.output.lines)")
+            && fleet.rigs.allSatisfy { $0.supervisor.recorder.isRecording == false } }, "\(r1.output.lines)")
         let stopSummary = fields(try #require(r1.output.lines.first { $0.hasPrefix("event fleet.shot id=\(stopID) ") }))
         #expect(stopSummary["answered"] == "2" && stopSummary["failed"] == "none", "\(stopSummary)")
         let startReport = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: r1.captures + "/" + (startSummary["report"] ?? "")))) as? [String: Any])
@@ -440,7 +440,7 @@ func fields(_ line: String) -> [String: String] {
         let summary = fields(try #require(fleet["b1"].output.lines.first { $0.hasPrefix("event fleet.shot ") }))
         #expect(summary["answered"] == "2" && summary["failed"] == "none", "\(summary)")
         for rig in fleet.rigs {
-            #expect(fleet.loop.perform { rig.supervisor.captureService?.bracketsSaved } == 1, "\(rig.name) took the shot once")
+            #expect(fleet.loop.perform { rig.supervisor.captureService.bracketsSaved } == 1, "\(rig.name) took the shot once")
             #expect(try rig.sidecars().count == 1, "\(rig.name)")
         }
         #expect(observer.replies(FleetTopics(group: "g", rig: "b2"), id: id).count == 1, "b2 answered once")
@@ -533,7 +533,7 @@ func fields(_ line: String) -> [String: String] {
         let answer = try #require(fleet["r1"].type("fleet shot in 30s capture").last)
         let id = try #require(fields(answer)["shot"], "\(answer)")
         let r2 = fleet["r2"]
-        #expect(fleet.pump { r2.supervisor.captureService?.running != nil })
+        #expect(fleet.pump { r2.supervisor.captureService.running != nil })
         fleet.loop.perform { r2.supervisor.requestStop(reason: "test") }
         fleet.advance(by: .milliseconds(200))
         #expect(fleet.pump { r2.supervisor.state == .stopped }, "the stop waited for the shot")

@@ -21,7 +21,7 @@ import Testing
         #expect(board.reply("set button.busy reject") == "ok button.busy=reject")
         #expect(board.reply("set button.required on") == "ok button.required=on")
         #expect(board.reply("get button.long-press") == "ok button.long-press=bracket:hdr5")
-        let live = try #require(board.supervisor.captureService?.button?.configuration)
+        let live = try #require(board.supervisor.captureService.button?.configuration)
         #expect(live.longPressThresholdMilliseconds == 1500)
         #expect(live.debounceWindowMilliseconds == 20)
         #expect(live.doublePressWindowMilliseconds == 250)
@@ -31,7 +31,7 @@ import Testing
         #expect(live.whileBusy == .reject)
         #expect(live.required)
         #expect(board.reply("reset").hasPrefix("ok reset="))
-        let back = try #require(board.supervisor.captureService?.button?.configuration)
+        let back = try #require(board.supervisor.captureService.button?.configuration)
         #expect(back == ButtonConfiguration(), "reset returns the running button to the defaults")
     }
 
@@ -46,7 +46,7 @@ import Testing
         }
         let restarted = try SimulatedBoardHarness { $0.state = shared.path }
         #expect(restarted.reply("get button.long") == "ok button.long=1200ms")
-        let live = try #require(restarted.supervisor.captureService?.button?.configuration)
+        let live = try #require(restarted.supervisor.captureService.button?.configuration)
         #expect(live.longPressThresholdMilliseconds == 1200)
         #expect(live.doublePress == .toggleRecording)
     }
@@ -65,7 +65,7 @@ import Testing
         #expect(busy.hasPrefix("err bad-value") && busy.contains("queue-one") && busy.contains("reject"), "\(busy)")
         #expect(board.reply("set button.required maybe").hasPrefix("err bad-value"))
         #expect(board.reply("get button.long") == "ok button.long=800ms", "refused values are not stored")
-        #expect(board.supervisor.captureService?.button?.configuration == ButtonConfiguration())
+        #expect(board.supervisor.captureService.button?.configuration == ButtonConfiguration())
     }
 
     @Test func configFileSetsTheButton() throws {
@@ -74,7 +74,7 @@ import Testing
             .write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let board = try SimulatedBoardHarness { $0.config = file.path }
-        let live = try #require(board.supervisor.captureService?.button?.configuration)
+        let live = try #require(board.supervisor.captureService.button?.configuration)
         #expect(live.longPressThresholdMilliseconds == 1000)
         #expect(live.longPress == .bracket(preset: "hdr3"))
         #expect(live.whileBusy == .reject)
@@ -105,7 +105,7 @@ import Testing
         // Without the requirement the board starts (the console still works).
         let relaxed = try SimulatedBoardHarness(board: boardFile.path)
         #expect(relaxed.supervisor.state == .ready)
-        #expect(relaxed.supervisor.captureService?.button == nil)
+        #expect(relaxed.supervisor.captureService.button == nil)
         let config = dir.appendingPathComponent("tripod.conf")
         try "button.required = on\n".write(to: config, atomically: true, encoding: .utf8)
         var message: String?
@@ -123,7 +123,7 @@ import Testing
         let end = board.loop.now() + duration
         while board.loop.now() < end {
             board.advance(.milliseconds(5))
-            board.supervisor.captureService?.drainWrites()
+            board.supervisor.captureService.drainWrites()
             _ = board.loop.run()
             lines += board.output.take()
         }
@@ -151,7 +151,7 @@ import Testing
         let listed = restarted.send("preset list")
         #expect(listed.last == "ok presets=2")
         #expect(listed.contains("# hdr5: ev 5 1") && listed.contains("# dark_2: manual 1/60@400 1/15@800"), "\(listed)")
-        #expect(restarted.supervisor.captureService?.presets["hdr5"] == ["ev", "5", "1"])
+        #expect(restarted.supervisor.captureService.presets["hdr5"] == ["ev", "5", "1"])
     }
 
     @Test func badPresetsAreRefusedAndNothingIsStored() throws {

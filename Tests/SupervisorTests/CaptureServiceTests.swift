@@ -190,7 +190,7 @@ import Testing
     #expect(reply.contains("bracket.max="))
     #expect(rig.supervisor.camera?.processedRole == .stillCapture)
     #expect(rig.supervisor.camera?.isStreaming == true)
-    rig.supervisor.captureService?.memoryBudgetBytes = 1
+    rig.supervisor.captureService.memoryBudgetBytes = 1
     #expect(rig.send("status").joined().contains("bracket.max=1"))
     #expect(rig.send("bracket ev 3 1").contains { $0.hasPrefix("err out-of-range") })
 }

@@ -61,7 +61,7 @@ final class CaptureRig {
         let services = SupervisorServices(state: state, wallClock: { Date(timeIntervalSince1970: origin + Double(loop.now().nanoseconds) / 1e9) })
         supervisor = Supervisor(devices: devices, loop: loop, services: services, log: .discard)
         session = supervisor.attach(name: "test", kind: .stdio, output: console)
-        if let service = supervisor.captureService { configure(service) }
+        configure(supervisor.captureService)
         try loop.start(supervisor)
         settle(.milliseconds(300))
     }

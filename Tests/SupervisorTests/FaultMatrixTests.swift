@@ -61,7 +61,7 @@ import Syscalls
             let end = loop.now() + duration
             while loop.now() < end {
                 loop.advance(by: .milliseconds(5))
-                supervisor.captureService?.drainWrites()
+                supervisor.captureService.drainWrites()
                 loop.run()
             }
         }

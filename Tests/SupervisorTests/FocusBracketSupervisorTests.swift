@@ -77,7 +77,7 @@ import Testing
         let rig = try CaptureRig()
         let fine = rig.send("bracket focus 5 4 0.01")
         #expect(fine.contains { $0.hasPrefix("err out-of-range") && $0.contains("101 frames") && $0.contains("finer than the lens resolves") }, "\(fine)")
-        let maximum = try #require(rig.supervisor.captureService.flatMap { service in rig.supervisor.camera.map { service.capacity($0).maximumFrames } })
+        let maximum = try #require(rig.supervisor.camera.map { rig.supervisor.captureService.capacity($0).maximumFrames })
         let long = rig.send("bracket focus 0.1m inf 0.04")
         // 10 D in 0.04 D steps: 251 frames.
         #expect(long.contains { $0.contains("takes 251 frames, more than the bracket limit of \(min(maximum, 256))") }, "\(long)")

@@ -19,8 +19,8 @@ extension ManualEventLoop {
         while now() < end {
             advance(to: min(end, now() + step))
             let service = perform { supervisor.captureService }
-            service?.drainWrites()
-            perform { supervisor.recorder }?.drainEncoder()
+            service.drainWrites()
+            perform { supervisor.recorder }.drainEncoder()
             supervisor.waitForStateWrites()
             run()
         }

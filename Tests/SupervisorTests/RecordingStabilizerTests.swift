@@ -74,16 +74,16 @@ import Video
         h.advance(.milliseconds(300))
         #expect(h.supervisor.camera?.streamingControls[ControlName.scalerCrop] != nil, "the viewfinder's crop, before")
         #expect(h.reply("set video.prerecord 1s") == "ok video.prerecord=1")
-        #expect(h.supervisor.recorder?.stabilizesInSoftware == true, "the ring's frames are cropped in software")
+        #expect(h.supervisor.recorder.stabilizesInSoftware == true, "the ring's frames are cropped in software")
         h.advance(.milliseconds(300))
         #expect(h.supervisor.camera?.streamingControls[ControlName.scalerCrop] == nil, "not cropped twice")
         // Off while armed: the ring's frames go uncropped, and nothing crops the viewfinder either.
         #expect(h.reply("set stabilization.video off") == "ok stabilization.video=off")
         h.advance(.milliseconds(100))
-        #expect(h.supervisor.recorder?.stabilizesInSoftware == false)
+        #expect(h.supervisor.recorder.stabilizesInSoftware == false)
         #expect(h.reply("set stabilization.video cinematic") == "ok stabilization.video=cinematic")
         h.advance(.milliseconds(100))
-        #expect(h.supervisor.recorder?.stabilizesInSoftware == true)
+        #expect(h.supervisor.recorder.stabilizesInSoftware == true)
         // A recording from the ring, then the ring goes on stabilized; disarming gives the crop back.
         #expect(h.reply("record start").hasPrefix("ok recording="))
         h.advance(.seconds(1))
@@ -91,9 +91,9 @@ import Video
         h.advance(.milliseconds(200))
         let stopped = try #require(h.output.take().first { $0.hasPrefix("event record.stopped") })
         #expect(SimulatedBoardHarness.field("dropped", in: stopped) == "0", "\(stopped)")
-        #expect(h.supervisor.recorder?.stabilizesInSoftware == true)
+        #expect(h.supervisor.recorder.stabilizesInSoftware == true)
         #expect(h.reply("set video.prerecord 0") == "ok video.prerecord=0")
-        #expect(h.supervisor.recorder?.stabilizesInSoftware == false)
+        #expect(h.supervisor.recorder.stabilizesInSoftware == false)
         h.advance(.seconds(1))  // cinematic's first crop comes 15 frames in
         #expect(h.supervisor.camera?.streamingControls[ControlName.scalerCrop] != nil, "the viewfinder's crop, after")
     }

@@ -29,13 +29,13 @@ import TestSupport
         #expect(run("set video.fps 24") == ["ok video.fps=24"])
         #expect(run("set video.container mkv") == ["ok video.container=mkv"])
         #expect(loop.perform { supervisor.viewfinder?.presenter.options.zebra } == true)
-        #expect(loop.perform { supervisor.recorder?.settings.captureFramesPerSecond } == 24)
+        #expect(loop.perform { supervisor.recorder.settings.captureFramesPerSecond } == 24)
         #expect(run("reset").first?.hasPrefix("ok reset=4") == true)
         #expect(run("get display.zebra") == ["ok display.zebra=off"])
         #expect(loop.perform { supervisor.viewfinder?.presenter.options.zebra } == false, "the viewfinder follows reset")
         #expect(loop.perform { supervisor.viewfinder?.presenter.options.focusPeaking } == false)
-        #expect(loop.perform { supervisor.recorder?.settings.captureFramesPerSecond } == 30, "the recorder follows reset")
-        #expect(loop.perform { supervisor.recorder?.settings.container } == .mp4)
+        #expect(loop.perform { supervisor.recorder.settings.captureFramesPerSecond } == 30, "the recorder follows reset")
+        #expect(loop.perform { supervisor.recorder.settings.container } == .mp4)
     }
 
     /// `capture.format` holds for a still during a recording: before, the zero-shutter-lag frame

@@ -83,7 +83,7 @@ private struct SoakSamples: Codable {
             samples.ours.append(Self.descriptors(under: board.directory.path))
             _ = board.output.take()
         }
-        samples.captureRunning = board.supervisor.captureService?.running != nil
+        samples.captureRunning = board.supervisor.captureService.running != nil
         return samples
     }
 

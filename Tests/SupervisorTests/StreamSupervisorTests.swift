@@ -168,12 +168,12 @@ import TestSupport
         let prerollFirst = try SimulatedBoardHarness()
         #expect(prerollFirst.reply("set video.prerecord 1") == "ok video.prerecord=1")
         #expect(prerollFirst.reply("set trigger.action record 2") == "ok trigger.action=\"record 2\"")
-        #expect(prerollFirst.supervisor.recorder?.triggerPrerollFrames == 30)
+        #expect(prerollFirst.supervisor.recorder.triggerPrerollFrames == 30)
         let streamRefused = prerollFirst.reply("set stream.rtsp 127.0.0.1:0")
         #expect(streamRefused.hasPrefix("err not-yet") && streamRefused.contains("set stream.rtsp off or video.prerecord 0"), "\(streamRefused)")
         #expect(prerollFirst.reply("get stream.rtsp").hasPrefix("ok stream.rtsp=off"))
         #expect(SimulatedBoardHarness.field("stream", in: prerollFirst.reply("status")) == nil, "nothing listens")
-        #expect(prerollFirst.supervisor.recorder?.triggerPrerollFrames == 30, "the pre-roll is kept")
+        #expect(prerollFirst.supervisor.recorder.triggerPrerollFrames == 30, "the pre-roll is kept")
     }
 
     /// While recording, the stream is the recording's own packets (no second encode): every frame

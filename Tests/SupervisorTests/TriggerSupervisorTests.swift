@@ -135,9 +135,9 @@ import TestSupport
         #expect(refused.hasPrefix("err bad-value") && refused.contains("270 frames") && refused.contains("240"), "\(refused)")
         #expect(h.reply("get video.prerecord").hasPrefix("ok video.prerecord=0"))
         #expect(h.reply("set video.prerecord 8") == "ok video.prerecord=8")
-        #expect(h.supervisor.recorder?.triggerPrerollFrames == 240)
+        #expect(h.supervisor.recorder.triggerPrerollFrames == 240)
         #expect(h.reply("set trigger.action off") == "ok trigger.action=off")
-        #expect(h.supervisor.recorder?.triggerPrerollFrames == 0, "back to the encoded ring")
+        #expect(h.supervisor.recorder.triggerPrerollFrames == 0, "back to the encoded ring")
     }
 
     /// Ten minutes of manual clock on the reduced-size simulated board (sim-small: the same scene,

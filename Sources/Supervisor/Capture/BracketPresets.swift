@@ -22,7 +22,7 @@ extension Supervisor {
     }
 
     private func presetCommand(_ args: [String], context: inout CommandContext) -> Reply {
-        guard let service = captureService else { return .err(.unsupported, "no capture service") }
+        let service = captureService
         let usage = "usage: preset save <name> <bracket arguments> | preset list | preset delete <name>"
         switch args[0].lowercased() {
         case "list":
@@ -57,7 +57,7 @@ extension Supervisor {
     public func bracketPlan(_ arguments: [String]) throws(ConsoleError) -> BracketPlan {
         guard arguments.first?.lowercased() == "preset" else { return try BracketCommandParser.parse(arguments) }
         guard arguments.count == 2 else { throw ConsoleError(.usage, "usage: bracket preset <name>") }
-        guard let service = captureService else { throw ConsoleError(CaptureError.missingPreset(arguments[1])) }
+        let service = captureService
         return try worded { () throws(CaptureError) in try service.presetPlan(named: arguments[1]) }
     }
 
@@ -65,7 +65,7 @@ extension Supervisor {
     /// and answers `reply`; nothing changes when the write fails.
     private func storePresets(_ presets: [String: [String]], context: inout CommandContext, reply: Reply) -> Reply {
         guard let writer = stateWriter else {
-            captureService?.presets = presets
+            captureService.presets = presets
             return reply
         }
         let later = context.answerLater()
@@ -75,7 +75,7 @@ extension Supervisor {
             if let error {
                 later.send(.err(.device, "presets not saved: \(error)"))
             } else {
-                supervisor.captureService?.presets = presets
+                supervisor.captureService.presets = presets
                 later.send(reply)
             }
             supervisor.endWork("save")
@@ -85,7 +85,8 @@ extension Supervisor {
 
     /// Loads the presets kept in the state directory (at start). Bad entries are logged and skipped.
     public func restorePresets() {
-        guard let store = services.state, let service = captureService else { return }
+        guard let store = services.state else { return }
+        let service = captureService
         let saved: [String: [String]]?
         do { saved = try store.load([String: [String]].self, from: StateStore.File.presets) }
         catch { log.warning("bracket presets ignored: \(error)"); return }

@@ -11,7 +11,7 @@ extension Supervisor {
     /// Starts the shutter button (debounce, gestures, busy policy) driving the capture service,
     /// the status LED patterns, and prepares the still stream so a press only queues requests.
     func startCaptureButton() {
-        guard let service = captureService else { return }
+        let service = captureService
         let bound = self.bound
         let led = devices.led.map { line in
             StatusLEDPlayer(line: line, loop: loop) { error in
@@ -44,7 +44,7 @@ extension Supervisor {
 
     /// Applies the `button.*` settings to the running button (after `set`, `reset`).
     func applyButtonSettings() {
-        guard let service = captureService else { return }
+        let service = captureService
         let configuration = typed.button
         guard configuration != service.buttonConfiguration else { return }
         service.buttonConfiguration = configuration
@@ -53,8 +53,8 @@ extension Supervisor {
 
     /// Stops the button and the LED pattern (before the lines are closed).
     func stopCaptureButton() {
-        captureService?.button?.stop()
-        captureService?.led?.stop()
+        captureService.button?.stop()
+        captureService.led?.stop()
     }
 
     /// What the button asks that the capture service does not do itself: recording, the settings a
@@ -63,7 +63,7 @@ extension Supervisor {
         switch buttonEvent {
         case .toggleRecording:
             do throws(ConsoleError) {
-                if let recorder, recorder.isRecording { _ = try worded { () throws(RecorderError) in try recorder.stop() } } else { _ = try startRecording() }
+                if recorder.isRecording { _ = try worded { () throws(RecorderError) in try recorder.stop() } } else { _ = try startRecording() }
             } catch {
                 broadcast(ConsoleEvent("button.error", [("action", "record"), ("reason", error.message)]))
             }
@@ -92,5 +92,5 @@ extension Supervisor {
 extension Supervisor {
     /// The capture service's recent shutter lags (press edge kernel time → first bracket request
     /// queued), for `tools/bench shutter`; nil before the capture service exists. Loop-confined.
-    public var shutterLags: ShutterLagStatistics? { captureService?.lags }
+    public var shutterLags: ShutterLagStatistics? { captureService.lags }
 }

@@ -31,14 +31,14 @@ extension Supervisor {
         })
         commands.add(Command("prepare", summary: "configure the still stream and open the store ahead of the first press",
                              detail: ["Reports the still and raw sizes and bracket.max (frames that fit the memory budget)."]) { context, _ in
-            guard let service = context.supervisor.captureService else { return .err(.unsupported, "no capture service") }
+            let service = context.supervisor.captureService
             do throws(ConsoleError) { return .ok(try worded { () throws(CaptureError) in try service.prepare() }.replyFields) } catch { return .error(error) }
         })
     }
 
     /// The console's entry point into the capture service.
     func startCapture(_ plan: BracketPlan) -> Reply {
-        guard let service = captureService else { return .err(.unsupported, "no capture service") }
+        let service = captureService
         do throws(ConsoleError) {
             return .ok(try worded { () throws(CaptureError) in try service.start(plan, trigger: .console) }.replyFields)
         } catch { return .error(error) }
@@ -46,6 +46,6 @@ extension Supervisor {
 
     /// Capture fields for `status`.
     func captureStatusFields() -> [(String, String)] {
-        captureService?.statusFields() ?? []
+        captureService.statusFields()
     }
 }

@@ -22,7 +22,6 @@ extension Supervisor {
     }
 
     func timelapseCommand(_ args: [String]) -> Reply {
-        guard let timelapse else { return .err(.unsupported, "no capture service") }
         switch args[0] {
         case "start":
             do throws(ConsoleError) {
@@ -69,7 +68,7 @@ extension Supervisor {
 
     /// At start: a time-lapse kept from before goes on (its missed shots counted).
     func resumeTimelapse() {
-        guard let store = services.state, let timelapse else { return }
+        guard let store = services.state else { return }
         do {
             guard let saved = try store.load(TimelapseState.self, from: StateStore.File.timelapse) else { return }
             timelapse.resume(saved)
@@ -80,7 +79,7 @@ extension Supervisor {
 
     /// Time-lapse fields for `status`.
     func timelapseStatusFields() -> [(String, String)] {
-        guard let timelapse, timelapse.isRunning else { return [] }
+        guard timelapse.isRunning else { return [] }
         return timelapse.statusFields()
     }
 }

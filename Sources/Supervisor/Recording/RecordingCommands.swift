@@ -32,7 +32,6 @@ extension Supervisor {
     }
 
     private func recorderOrThrow() throws(ConsoleError) -> VideoRecorder {
-        guard let recorder else { throw ConsoleError(.unsupported, "no recorder") }
         return recorder
     }
 
@@ -46,7 +45,7 @@ extension Supervisor {
     func beginRecording(shot: VideoShot? = nil, trigger: VideoTrigger? = nil) throws(ConsoleError) -> RecordingStarted {
         guard state == .ready else { throw ConsoleError(.busy, "tripod is \(state.rawValue)") }
         let recorder = try recorderOrThrow()
-        if let running = captureService?.running {
+        if let running = captureService.running {
             throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); record after bracket.done")
         }
         let capture = VideoCaptureState(stabilizationPreferred: typed.stabilizationVideoPreferred.rawValue,
@@ -61,15 +60,15 @@ extension Supervisor {
 
     /// Pushes the `video.*` settings to the recorder (start, and every change of them).
     func applyVideoSettings(_ video: VideoSettings) throws(ConsoleError) {
-        try worded { () throws(RecorderError) in try recorder?.apply(video) }
+        try worded { () throws(RecorderError) in try recorder.apply(video) }
     }
 
     /// Blocks until the recorder's encoder queue has done what it was given (benchmarks and tests
     /// that drive the manual clock faster than real time; the events still hop to the loop).
-    public func waitForRecorder() { recorder?.drainEncoder() }
+    public func waitForRecorder() { recorder.drainEncoder() }
 
     /// Recording fields for `status`.
     func recordingStatusFields() -> [(String, String)] {
-        recorder?.statusFields() ?? []
+        recorder.statusFields()
     }
 }
