@@ -27,7 +27,6 @@ public enum BoardFactory {
         } catch {
             throw StartupError("captures directory \(capturesDirectory): \(error)")
         }
-        var simulation = SimulationHooks()
 
         // IMU first: on the simulated board its ground truth also blurs the simulated frames.
         var imu: (any IMUDevice)?
@@ -40,10 +39,6 @@ public enum BoardFactory {
                 let sim = try SimulatedIMU(section: board.imu, loop: loop, seed: board.camera.seed ?? 1)
                 imu = sim
                 motion = sim.truth
-                simulation.setMotion = { name, amplitude in
-                    try sim.setMotion(name, amplitudeDegreesPerSecond: amplitude)
-                    return name
-                }
             } catch {
                 notes.append("IMU: simulated IMU failed: \(error)")
             }
@@ -56,27 +51,7 @@ public enum BoardFactory {
         }
 
         let cameraProvider = try makeCameraProvider(board: board, sensors: sensors, loop: loop, motion: motion)
-        if let sim = cameraProvider as? SimulatedCameraProvider {
-            simulation.setScene = { text in
-                let words = text.split(separator: " ").map(String.init)
-                let scene = try sim.scene.parsed(words)
-                sim.scene = scene
-                if let camera = sim.openedCamera { camera.scene = try camera.scene.parsed(words) }
-                return scene.name
-            }
-            simulation.setPose = { text in
-                let pose = try SimulatedPose(parsing: text)
-                sim.scene = sim.scene.posed(pose)
-                if let camera = sim.openedCamera { camera.scene = camera.scene.posed(pose) }
-                return pose.text
-            }
-            simulation.changeLight = { name, duration in try sim.changeLight(name, duration: duration).toEV }
-            simulation.crossObject = { speed, size in
-                guard let camera = sim.openedCamera else { throw HardwareError(.busy, "the simulated camera is not open") }
-                return try camera.crossObject(widthsPerSecond: speed, heightFraction: size)
-            }
-        }
-
+        var simulatedButton: SimulatedButton?
         var shutter: (any GPIOInputLine)?
         var halfPress: (any GPIOInputLine)?
         var led: (any GPIOOutputLine)?
@@ -88,14 +63,7 @@ public enum BoardFactory {
             shutter = button.shutter
             halfPress = button.halfPress
             if board.gpio.led != nil { led = SimulatedLED(address: board.gpio.led ?? GPIOLineAddress(name: "LED"), clock: loop) }
-            simulation.button = { action, duration in
-                switch action {
-                case "press": _ = button.press()
-                case "hold": _ = button.hold(milliseconds: Int((duration ?? .milliseconds(1000)).nanoseconds / 1_000_000))
-                case "half": try button.toggleHalfPress()
-                default: throw HardwareError(.invalidArgument, "button \(action): use press, hold <ms> or half")
-                }
-            }
+            simulatedButton = button
         case "gpiod":
             do {
                 let lines = try GPIODButtonLines.open(board.gpio)
@@ -110,14 +78,16 @@ public enum BoardFactory {
             throw StartupError("board \(board.name): unknown GPIO backend \"\(board.gpio.backend)\" (use sim, gpiod or none)")
         }
 
-        let pir = makePIRLine(board.gpio, loop: loop, simulation: &simulation, notes: &notes)
+        let pir = makePIRLine(board.gpio, notes: &notes)
+        let simulation = SimulationHooks.of(imu: imu as? SimulatedIMU, cameras: cameraProvider as? SimulatedCameraProvider,
+                                            button: simulatedButton, pir: pir as? SimulatedInputLine, loop: loop)
 
         let (display, reason) = DisplayFactory.make(board.display)
         if let reason, board.display.backend != "none" { notes.append("display: \(reason)") }
 
         var devices = BoardDevices(board: board, cameraProvider: cameraProvider, sensors: sensors, imu: imu,
                                    shutter: shutter, halfPress: halfPress, led: led, display: display, storage: storage,
-                                   notes: notes, simulation: simulation.isEmpty ? nil : simulation)
+                                   notes: notes, simulation: simulation)
         // Where a frame-sync client hears its server, to measure its alignment (board `camera.sync`).
         let syncDefault: FrameSyncAddress = board.camera.backend == "sim" ? .simulatedDefault : .raspberryPi
         devices.frameSyncListener = MulticastFrameSyncChannels(address: board.camera.sync ?? syncDefault)

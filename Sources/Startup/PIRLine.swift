@@ -5,21 +5,13 @@ import Supervisor
 
 extension BoardFactory {
     /// The PIR sensor's line named by the board (`gpio.pir`): a simulated line (`sim pir` drives
-    /// it) or a libgpiod line like the shutter button's. A line that does not open is a note, not a
+    /// it, SimulationHooks+Board.swift) or a libgpiod line like the shutter button's. A line that does not open is a note, not a
     /// failed start: the camera and the other triggers still work.
-    static func makePIRLine(_ gpio: BoardDescription.GPIOSection, loop: any EventLoop, simulation: inout SimulationHooks,
-                            notes: inout [String]) -> (any GPIOInputLine)? {
+    static func makePIRLine(_ gpio: BoardDescription.GPIOSection, notes: inout [String]) -> (any GPIOInputLine)? {
         guard let address = gpio.pir else { return nil }
         switch gpio.backend {
         case "sim":
-            let line = SimulatedInputLine(address: address)
-            simulation.pir = {
-                // A PIR module holds its output high for a while; the rising edge is the trigger.
-                let now = loop.now()
-                line.drive(true, at: now)
-                line.drive(false, at: now + .milliseconds(1))
-            }
-            return line
+            return SimulatedInputLine(address: address)
         case "gpiod":
             do { return try GPIODInputLine(address, consumer: "tripod") } catch {
                 notes.append("PIR: \(error); motion triggers still work")

@@ -41,32 +41,31 @@ public struct BoardDevices {
     }
 }
 
-/// What the simulated board lets a console do that real hardware cannot.
+/// What the simulated board lets a console do that real hardware cannot: made once, by the board
+/// factory, from the simulated parts the board has (nil: that part is not simulated).
 public struct SimulationHooks {
     /// `sim motion still|handheld|walking|pan [amplitude °/s]`.
-    public var setMotion: ((String, Double?) throws -> String)?
+    public let setMotion: ((String, Double?) throws -> String)?
     /// `button press`, `button hold <ms>`, `button half`.
-    public var button: ((String, Duration?) throws -> Void)?
+    public let button: ((String, Duration?) throws -> Void)?
     /// `sim scene even|backlit|depth|object [spin DEG_PER_S]`: what the simulated camera sees (the
     /// words after `sim scene`, space-separated); returns the scene's name.
-    public var setScene: ((String) throws -> String)?
+    public let setScene: ((String) throws -> String)?
     /// `sim light sunset|sunrise DURATION | steady`: how the simulated light changes with time;
     /// returns the level, EV from day, the light goes to.
-    public var changeLight: ((String, Duration?) throws -> Double)?
+    public let changeLight: ((String, Duration?) throws -> Double)?
     /// `sim object cross SPEED SIZE`: an object walks across the picture; returns the frame it enters.
-    public var crossObject: ((Double, Double) throws -> UInt64)?
+    public let crossObject: ((Double, Double) throws -> UInt64)?
     /// `sim pir`: the simulated PIR line goes active, then inactive.
-    public var pir: (() throws -> Void)?
+    public let pir: (() throws -> Void)?
     /// `sim pose X,Y,Z lookat X,Y,Z`: where the rig stands in `sim scene object`; returns the pose's
     /// canonical text.
-    public var setPose: ((String) throws -> String)?
+    public let setPose: ((String) throws -> String)?
     public init(setMotion: ((String, Double?) throws -> String)? = nil, button: ((String, Duration?) throws -> Void)? = nil,
                 setScene: ((String) throws -> String)? = nil, changeLight: ((String, Duration?) throws -> Double)? = nil,
+                crossObject: ((Double, Double) throws -> UInt64)? = nil, pir: (() throws -> Void)? = nil,
                 setPose: ((String) throws -> String)? = nil) {
         self.setMotion = setMotion; self.button = button; self.setScene = setScene; self.changeLight = changeLight
-        self.setPose = setPose
+        self.crossObject = crossObject; self.pir = pir; self.setPose = setPose
     }
-
-    /// True when there is nothing to simulate.
-    public var isEmpty: Bool { setMotion == nil && button == nil && setScene == nil && changeLight == nil && setPose == nil && crossObject == nil && pir == nil }
 }
