@@ -6,9 +6,9 @@ final class RecordingPipeline {
     private let storage: any StreamingStorage
     private let status: LockedValue<RecordingStatus>
     /// Delivers an event to the loop.
-    var emit: (RecordingEvent) -> Void = { _ in }
+    private let emit: (RecordingEvent) -> Void
     /// Tells the service a recording ended (its id), so `start` works again.
-    var ended: (String) -> Void = { _ in }
+    private let ended: (String) -> Void
 
     private var settings = VideoSettings()
     private var encoder: VideoEncoder?
@@ -52,8 +52,9 @@ final class RecordingPipeline {
     private let stills: LockedValue<[VideoStill]>
 
     init(storage: any StreamingStorage, status: LockedValue<RecordingStatus>, stills: LockedValue<[VideoStill]>,
-         speedProbe: (any EncoderSpeedProbe)?) {
+         speedProbe: (any EncoderSpeedProbe)?, emit: @escaping (RecordingEvent) -> Void, ended: @escaping (String) -> Void) {
         self.storage = storage; self.status = status; self.stills = stills; self.speedProbe = speedProbe
+        self.emit = emit; self.ended = ended
     }
 
     func configure(_ settings: VideoSettings) {

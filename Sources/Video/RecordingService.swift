@@ -84,15 +84,15 @@ public final class RecordingService: @unchecked Sendable {
         self.storage = storage; self.loop = loop; self.onEvent = onEvent; self.speedProbe = speedProbe
         let shared = LockedValue(RecordingStatus())
         self.shared = shared
-        pipeline = RecordingPipeline(storage: storage, status: shared, stills: stills, speedProbe: speedProbe)
-        pipeline.emit = { [loop, onEvent] event in loop.execute { onEvent(event) } }
-        pipeline.ended = { [control] id in
-            control.withLock { c in
-                guard c.recordingID == id else { return }
-                c.recordingID = nil
-                c.inbox.accepting = c.wantsFramesWhileIdle
-            }
-        }
+        pipeline = RecordingPipeline(storage: storage, status: shared, stills: stills, speedProbe: speedProbe,
+                                     emit: { [loop, onEvent] event in loop.execute { onEvent(event) } },
+                                     ended: { [control] id in
+                                         control.withLock { c in
+                                             guard c.recordingID == id else { return }
+                                             c.recordingID = nil
+                                             c.inbox.accepting = c.wantsFramesWhileIdle
+                                         }
+                                     })
     }
 
     public var status: RecordingStatus { shared.withLock { $0 } }
