@@ -5,6 +5,7 @@ import Stabilization
 import Camera
 import Capture
 import Recording
+import Settings
 import Video
 
 /// The composition: the services made once, from `init`, and wired service to service; and the
@@ -18,13 +19,13 @@ extension Supervisor {
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
         let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
                                      serialNumber: devices.serialNumber,
-                                     readBracket: BracketCommandParser.read,
+                                     readBracket: BracketCommandParser.read, captureFormatKey: SettingsTable.captureFormat.key,
                                      emit: { event in bound.value?.broadcast(ConsoleEvent(event)) },  // events flow out to the consoles, worded
                                      onButtonEvent: { event in bound.value?.handle(buttonEvent: event) })
         capture.captureFormat = typed.captureFormat
         capture.dngCompression = typed.dngCompression
         let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
-                                     speedProbe: devices.measuresEncoderSpeed ? X264SpeedProbe() : nil,
+                                     speedProbe: devices.measuresEncoderSpeed ? X264SpeedProbe() : nil, settingKeys: .table,
                                      emit: { event in bound.value?.broadcast(ConsoleEvent(event)) })
         // The LED rests on the recording pattern while one runs, and a still kept during a
         // recording is listed in the video's sidecar.
