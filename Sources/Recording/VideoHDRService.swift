@@ -8,7 +8,10 @@ import Syscalls
 /// which this asks for as an event (`.restartCamera`), and never during a recording. What is in
 /// force is read from the camera itself (`sensorHDROn`, `hdrMode`), never kept twice. Loop-confined.
 public final class VideoHDRService {
-    public init() {}
+    /// The console's key of the preference (`video.hdr`), given by the edge: refusals name it.
+    public let settingKey: String
+
+    public init(settingKey: String) { self.settingKey = settingKey }
 
     public enum Event {
         /// Video HDR in force changed: its kind, or nil for off.
@@ -113,13 +116,13 @@ public final class VideoHDRService {
         guard let camera else { return }
         let support = camera.activeFormat.format.videoHDR
         if preference == .on && !support.isSupported {
-            throw RecorderError(.unsupported, "video.hdr on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
+            throw RecorderError(.unsupported, "\(settingKey) on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
         }
         let preferred = support.preferredKind(excluding: notAppliedModes, sensorUsable: !sensorHDRUnusable)
         let wantsSensor = preference == .on ? preferred == .sensor
             : preference == .off ? false : policy.isActive && preferred == .sensor
         if wantsSensor != camera.sensorHDROn, let id = recorder?.recordingID {
-            throw RecorderError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set video.hdr after record stop")
+            throw RecorderError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set \(settingKey) after record stop")
         }
     }
 

@@ -80,7 +80,7 @@ public final class Supervisor {
     /// Why the remote could not listen, for `get remote.listen`.
     var remoteFailure: String?
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
-    let videoHDR = VideoHDRService()
+    let videoHDR = VideoHDRService(settingKey: SettingsTable.videoHDR.key)
     private var madeStateWriter: StateWriter?
     /// The `fleet` command's work, set by Startup to the fleet client's (FleetWiring.swift).
     public var fleetCommandHandler: FleetCommandHandler?
