@@ -57,7 +57,7 @@ struct ConsoleBenchmark: Benchmark {
         defer { reference.terminate() }
         _ = ready.fileHandleForReading.availableData  // "ready"
 
-        let line = Array("get exposure.iso\r".utf8)
+        let line = Array("get \(SettingsTable.exposureISO.key)\r".utf8)
         _ = try LineClient(descriptor: tripodPTY.master).roundTrips(Array("\r".utf8), count: 1, until: "type help")
         let tripodPtyTimes = try LineClient(descriptor: tripodPTY.master).roundTrips(line, count: Self.requests)
         let referencePtyTimes = try LineClient(descriptor: referencePTY.master).roundTrips(line, count: Self.requests)
