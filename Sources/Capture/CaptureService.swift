@@ -65,6 +65,9 @@ public final class CaptureService {
     public let emit: (CaptureEvent) -> Void
     /// Reads a preset's bracket arguments as a plan (the console's bracket parser).
     let readBracket: BracketArgumentsReader
+    /// The console's key of `captureFormat` (`capture.format`), given by the edge: messages that
+    /// name the setting use it (the domain never spells a key).
+    public let captureFormatKey: String
     /// Each frame a capture keeps (bracket id, 1-based frame, the request), as it is matched,
     /// before it is written: a recording lists the stills taken during it (`attachFrameKept`).
     public private(set) var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
@@ -160,7 +163,7 @@ public final class CaptureService {
     /// words; `wantsStillsFromStart`: a board with a shutter button streams stills from the start.
     /// `serialNumber`: the camera's serial in every file's EXIF (BodySerialNumber, CameraSerialNumber).
     public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false, serialNumber: String? = nil,
-                readBracket: @escaping BracketArgumentsReader,
+                readBracket: @escaping BracketArgumentsReader, captureFormatKey: String,
                 emit: @escaping (CaptureEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
         self.loop = loop
         self.storage = storage
@@ -168,6 +171,7 @@ public final class CaptureService {
         self.wantsStillsFromStart = wantsStillsFromStart
         self.serialNumber = serialNumber
         self.readBracket = readBracket
+        self.captureFormatKey = captureFormatKey
         self.emit = emit
         self.onButtonEvent = onButtonEvent
     }
@@ -279,7 +283,7 @@ public final class CaptureService {
         if case .button(let edge, _) = trigger { triggerTime = edge } else { triggerTime = triggeredAt ?? loop.now() }
         let (raw, still) = outputs(camera)
         if captureFormat == .dng && !raw {
-            throw CaptureError(.unsupported, "capture.format dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
+            throw CaptureError(.unsupported, "\(captureFormatKey) dng needs a raw stream; format \(camera.activeFormat.format.label) has none")
         }
         if !isPrepared { _ = try prepare() }  // first capture without `prepare`: pays the set-up here
         var roles: [StreamRole] = []

@@ -2,6 +2,7 @@ import Foundation  // Date, JSONSerialization
 import Fleet
 import Console
 import Hardware
+import Settings
 import Transports
 
 /// Shots at a shared instant and `fleet status` (docs/fleet.md).
@@ -39,7 +40,7 @@ extension FleetClient {
 
     private func startShot(_ words: [String], session: ConsoleSession) throws(ConsoleError) -> [(String, String)] {
         guard armShot != nil else { throw ConsoleError(.unsupported, "shots are not wired in this process") }
-        guard let topics else { throw ConsoleError(.unsupported, "fleet.broker is off: a shot goes to the group through the broker") }
+        guard let topics else { throw ConsoleError(.unsupported, "\(SettingsTable.fleetBroker.key) is off: a shot goes to the group through the broker") }
         guard isConnected else { throw ConsoleError(.busy, "not connected to the broker; a shot goes to the group through it (see the log)") }
         let now = wallClock()
         var (instant, action) = try ShotRequest.parse(words, now: now)

@@ -146,7 +146,7 @@ public final class FleetClient {
             _ = try FleetCredentials.load(path: path)
         }
         if change.touches(SettingsTable.fleetCA), let path = fleet.certificateAuthorityFile, !FileManager.default.isReadableFile(atPath: path) {
-            throw ConsoleError(.badValue, "fleet.ca \(path): no readable file there")
+            throw ConsoleError(.badValue, "\(SettingsTable.fleetCA.key) \(path): no readable file there")
         }
     }
 
@@ -182,8 +182,8 @@ public final class FleetClient {
 
     // MARK: The connection
 
-    /// (Re)connects for `fleet`; `off` disconnects. Errors are logged: the rig keeps working locally.
-    private func connect(_ fleet: FleetSettings) {
+    /// (Re)connects for `wanted`; `off` disconnects. Errors are logged: the rig keeps working locally.
+    private func connect(_ wanted: FleetSettings) {
         guard started else { return }
         if let old = link {
             if connected { try? old.client.publish(topic: old.topics.state, payload: "offline", qos: 1, retain: true) }
@@ -196,8 +196,8 @@ public final class FleetClient {
         retryTimer?.cancel()
         retryTimer = nil
         rigsSeen = [:]
-        guard let broker = fleet.broker else { return }
-        let topics = FleetTopics(group: fleet.group, rig: fleet.rig)
+        guard let broker = wanted.broker else { return }
+        let topics = FleetTopics(group: wanted.group, rig: wanted.rig)
         let connection = generation
         let inbox = self.inbox
         let loop = host.loop
@@ -210,14 +210,14 @@ public final class FleetClient {
             }
             try client.sendImmediately()
             try client.setWill(topic: topics.state, payload: "offline", qos: 1, retain: true)
-            if let path = fleet.credentialsFile {
+            if let path = wanted.credentialsFile {
                 let credentials: FleetCredentials
                 do throws(ConsoleError) { credentials = try FleetCredentials.load(path: path) }
                 catch { log.warning("fleet: \(error.message); not connecting"); return }
                 try client.setCredentials(user: credentials.user, password: credentials.password)
             }
             if broker.scheme == .mqtts {
-                try client.setTLS(caFile: fleet.certificateAuthorityFile, caPath: fleet.certificateAuthorityFile == nil ? "/etc/ssl/certs" : nil)
+                try client.setTLS(caFile: wanted.certificateAuthorityFile, caPath: wanted.certificateAuthorityFile == nil ? "/etc/ssl/certs" : nil)
             }
             try client.setReconnectDelay(initialSeconds: UInt32(Self.firstRetry.components.seconds),
                                          maximumSeconds: UInt32(Self.longestRetry.components.seconds))

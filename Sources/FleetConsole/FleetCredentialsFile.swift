@@ -10,13 +10,13 @@ extension FleetCredentials {
 
     /// Reads and checks `path`; the error says what is wrong and how to fix it.
     public static func load(path: String) throws(ConsoleError) -> FleetCredentials {
-        let bytes = try SettingFile.read(path, what: "fleet.credentials", maximumBytes: maximumBytes, refusingMode: { mode in
+        let bytes = try SettingFile.read(path, what: SettingsTable.fleetCredentials.key, maximumBytes: maximumBytes, refusingMode: { mode in
             mode == 0o600 ? nil : "it holds a password, so it must be 600"
         })
         let text = String(decoding: bytes, as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
         guard lines.count >= 2, !lines[0].isEmpty else {
-            throw ConsoleError(.badValue, "fleet.credentials \(path): the user must be on line 1 and the password on line 2")
+            throw ConsoleError(.badValue, "\(SettingsTable.fleetCredentials.key) \(path): the user must be on line 1 and the password on line 2")
         }
         return FleetCredentials(user: lines[0], password: lines[1])
     }

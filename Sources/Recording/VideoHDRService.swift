@@ -8,8 +8,13 @@ import Syscalls
 /// which this asks for as an event (`.restartCamera`), and never during a recording. What is in
 /// force is read from the camera itself (`sensorHDROn`, `hdrMode`), never kept twice. Loop-confined.
 public final class VideoHDRService {
-    /// `recordingID`: the recorder's recording in progress, if any; `onEvent`: where events go.
-    public init(recordingID: @escaping () -> String? = { nil }, onEvent: @escaping (Event) -> Void = { _ in }) {
+    /// The console's key of the preference (`video.hdr`), given by the edge: refusals name it.
+    public let settingKey: String
+
+    /// `settingKey`: the console's key of `video.hdr`; `recordingID`: the recorder's recording in
+    /// progress, if any; `onEvent`: where events go.
+    public init(settingKey: String, recordingID: @escaping () -> String? = { nil }, onEvent: @escaping (Event) -> Void = { _ in }) {
+        self.settingKey = settingKey
         self.recordingID = recordingID
         self.onEvent = onEvent
     }
@@ -117,13 +122,13 @@ public final class VideoHDRService {
         guard let camera else { return }
         let support = camera.activeFormat.format.videoHDR
         if preference == .on && !support.isSupported {
-            throw RecorderError(.unsupported, "video.hdr on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
+            throw RecorderError(.unsupported, "\(settingKey) on: format \(camera.activeFormat.format.label) has no video HDR (hdr column of `formats`: \(support.label))")
         }
         let preferred = support.preferredKind(excluding: notAppliedModes, sensorUsable: !sensorHDRUnusable)
         let wantsSensor = preference == .on ? preferred == .sensor
             : preference == .off ? false : policy.isActive && preferred == .sensor
         if wantsSensor != camera.sensorHDROn, let id = recordingID() {
-            throw RecorderError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set video.hdr after record stop")
+            throw RecorderError(.busy, "recording \(id): switching the sensor's HDR mode restarts the camera; set \(settingKey) after record stop")
         }
     }
 

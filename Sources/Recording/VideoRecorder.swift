@@ -27,6 +27,8 @@ public final class VideoRecorder {
     public let boardEncoder: String?
     /// Where events go (the console layer words them for the consoles and the journal).
     public let emit: (RecorderEvent) -> Void
+    /// The console's keys of the settings its refusals name, given by the edge.
+    public let settingKeys: SettingKeys
     /// Called with true when a recording starts and false when it has ended.
     private let onRecordingChange: (Bool) -> Void
     /// The `video.*` settings in force (pushed on every change).
@@ -89,12 +91,14 @@ public final class VideoRecorder {
     private var streamBitrateBitsPerSecond = 0
 
     /// `boardEncoder`: the board's hardware H.264 encoder, if any; `speedProbe`: times libx264 at a
-    /// start to choose its preset (`EncoderPresetChoice`); `emit`: where events go;
-    /// `onRecordingChange`: true when a recording starts, false when it has ended; `makeStabilizer`:
-    /// a stabilizer for the mode in force, or nil; `stabilizerChanged`: told whether the encoded
-    /// frames are stabilized here, whenever that may have changed.
+    /// start to choose its preset (`EncoderPresetChoice`); `settingKeys`: the settings' console keys,
+    /// for messages; `emit`: where events go; `onRecordingChange`: true when a recording starts,
+    /// false when it has ended; `makeStabilizer`: a stabilizer for the mode in force, or nil;
+    /// `stabilizerChanged`: told whether the encoded frames are stabilized here, whenever that may
+    /// have changed.
     public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
-                speedProbe: (any EncoderSpeedProbe)? = nil, emit: @escaping (RecorderEvent) -> Void = { _ in },
+                speedProbe: (any EncoderSpeedProbe)? = nil, settingKeys: SettingKeys,
+                emit: @escaping (RecorderEvent) -> Void = { _ in },
                 onRecordingChange: @escaping (Bool) -> Void = { _ in },
                 makeStabilizer: @escaping () -> RecordingStabilizer? = { nil },
                 stabilizerChanged: @escaping (_ stabilizesInSoftware: Bool) -> Void = { _ in }) {
@@ -107,6 +111,7 @@ public final class VideoRecorder {
         self.work = work
         self.boardEncoder = boardEncoder
         self.emit = emit
+        self.settingKeys = settingKeys
     }
 
     public var isRecording: Bool { recordingID != nil }
@@ -205,11 +210,11 @@ public final class VideoRecorder {
         let effective = effectiveSettings()
         let frames = triggerPrerollWanted ? Self.prerollFrames(prerecordSeconds: settings.prerecordSeconds, framesPerSecond: effective.captureFramesPerSecond) : 0
         if triggerPrerollWanted, frames > Self.maximumPrerollFrames {
-            throw RecorderError(.badValue, "video.prerecord × video.fps is \(frames) frames; a triggered recording's pre-roll holds at most \(Self.maximumPrerollFrames)")
+            throw RecorderError(.badValue, "\(settingKeys.prerecord) × \(settingKeys.framesPerSecond) is \(frames) frames; a triggered recording's pre-roll holds at most \(Self.maximumPrerollFrames)")
         }
         if triggerPrerollWanted, frames > 0, streamSink != nil {
             // The stream's frames and a trigger's pre-roll frames would meet in the encoder out of order.
-            throw RecorderError(.notYet, "the live stream with a trigger's frame pre-roll (trigger.action record and video.prerecord) is not built yet; set stream.rtsp off or video.prerecord 0")
+            throw RecorderError(.notYet, "the live stream with a trigger's frame pre-roll (\(settingKeys.triggerAction) record and \(settingKeys.prerecord)) is not built yet; set \(settingKeys.stream) off or \(settingKeys.prerecord) 0")
         }
         guard effective != configuredSettings else { return }
         do throws(VideoError) { try service.configure(effective) } catch { throw RecorderError(.badValue, error.message) }
@@ -283,7 +288,7 @@ public final class VideoRecorder {
         if starts {
             if let recordingID { throw RecorderError(.busy, "already recording \(recordingID); record stop first") }
             if settings.prerecordSeconds > 0 {
-                throw RecorderError(.notYet, "a shot's record start with video.prerecord set is not built yet (the file would begin before the instant); set video.prerecord 0")
+                throw RecorderError(.notYet, "a shot's record start with \(settingKeys.prerecord) set is not built yet (the file would begin before the instant); set \(settingKeys.prerecord) 0")
             }
             guard let camera, camera.isStreaming else { throw RecorderError(.busy, "the camera is not streaming") }
             try arm(restabilize: false)
@@ -519,4 +524,21 @@ public final class VideoRecorder {
 private struct WeakRecorder: @unchecked Sendable {
     public weak var value: VideoRecorder?
     public init(_ value: VideoRecorder) { self.value = value }
+}
+
+extension VideoRecorder {
+    /// The console's keys of the settings the recorder's refusals name (the pre-record time, the
+    /// frame rate, the trigger's action, the live stream), given by the edge: the domain never
+    /// spells a key.
+    public struct SettingKeys: Sendable {
+        public let prerecord: String
+        public let framesPerSecond: String
+        public let triggerAction: String
+        public let stream: String
+
+        public init(prerecord: String, framesPerSecond: String, triggerAction: String, stream: String) {
+            self.prerecord = prerecord; self.framesPerSecond = framesPerSecond
+            self.triggerAction = triggerAction; self.stream = stream
+        }
+    }
 }

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import CMicroHTTPDShim
 import Foundation
 import Hardware
+import Settings
 
 /// What a hostile or slow client is allowed (docs/remote.md, "Limits").
 public struct HTTPLimits: Sendable {
@@ -99,7 +100,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         self.everyResponse = headers
         self.usesTLS = tls != nil
         if tls != nil, tripod_mhd_supports_tls() != 1 {
-            throw RemoteError("remote: this libmicrohttpd was built without TLS, so remote.tls cannot be served; set remote.tls off")
+            throw RemoteError("remote: this libmicrohttpd was built without TLS, so \(SettingsTable.remoteTLS.key) cannot be served; set \(SettingsTable.remoteTLS.key) off")
         }
         self.handler = handler
         self.deadlines = HeadDeadlines(deadline: limits.headDeadline)

@@ -213,7 +213,7 @@ struct RemoteRouter: Sendable {
         case .success: return .success(.collectionKey)
         case .failure(let refusal):
             limiter.failed(request.client)
-            let words = collection == nil ? "this rig accepts no collection key (remote.collect)" : refusal.description
+            let words = collection == nil ? "this rig accepts no collection key (\(SettingsTable.remoteCollect.key))" : refusal.description
             return .failure(Refused(response: .text(401, words, headers: [("WWW-Authenticate", CollectSignature.scheme)])))
         }
     }

@@ -14,7 +14,7 @@ public struct TLSCredentials: Sendable, Equatable {
     static let maximumBytes = 64 << 10
 
     /// Reads and checks both files; throws a console error that says what is wrong and how to fix it.
-    public static func load(certificate: String, key: String, setting: String = "remote.tls") throws(ConsoleError) -> TLSCredentials {
+    public static func load(certificate: String, key: String, setting: String = SettingsTable.remoteTLS.key) throws(ConsoleError) -> TLSCredentials {
         let cert = try read(certificate, what: "certificate", setting: setting, privateKey: false)
         let privateKey = try read(key, what: "key", setting: setting, privateKey: true)
         guard contains(cert, "-----BEGIN CERTIFICATE-----") else {

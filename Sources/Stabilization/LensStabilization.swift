@@ -41,7 +41,7 @@ public final class LensStabilization {
     /// naming the reason; turning it off always succeeds.
     public func setEnabled(_ on: Bool) throws(StabilizationError) {
         if on && !supported {
-            throw StabilizationError(.unsupported, "stabilization.lens: cannot enable: \(unsupportedReason ?? "not supported")")
+            throw StabilizationError(.unsupported, "cannot enable: \(unsupportedReason ?? "not supported")")
         }
         guard on != enabled else { return }
         enabled = on

@@ -32,7 +32,7 @@ public final class RTSPServer: EncodedVideoSink, @unchecked Sendable {
         }
         guard let made else {
             let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw StreamError("stream.rtsp \(address):\(port): cannot listen: \(message)")
+            throw StreamError("\(address):\(port): cannot listen: \(message)")
         }
         server = made
         self.address = address

@@ -19,8 +19,8 @@ extension Supervisor {
                 return .ok(try context.supervisor.change(key: SettingsTable.format.key, value: args[0], requestedBy: context.origin))
             } catch { return .error(error) }
         })
-        commands.add(Command("af", summary: "start one autofocus scan (focus.mode auto)",
-                             detail: ["With focus.mode auto, each af runs one scan; the lens then holds."]) { context, _ in
+        commands.add(Command("af", summary: "start one autofocus scan (\(SettingsTable.focusMode.key) auto)",
+                             detail: ["With \(SettingsTable.focusMode.key) auto, each af runs one scan; the lens then holds."]) { context, _ in
             guard let camera = context.supervisor.camera else { return .err(.unsupported, "no camera") }
             do {
                 try camera.triggerAutofocus()
@@ -30,7 +30,7 @@ extension Supervisor {
             } catch { return .err(.device, "\(error)") }
         })
         commands.add(Command("grayworld", summary: "lock white balance to the gains that make this frame neutral",
-                             detail: ["Sets wb.mode gains and wb.gains to the computed red,blue gains."]) { context, _ in
+                             detail: ["Sets \(SettingsTable.whiteBalanceMode.key) gains and \(SettingsTable.whiteBalanceGains.key) to the computed red,blue gains."]) { context, _ in
             let s = context.supervisor
             guard let camera = s.camera else { return .err(.unsupported, "no camera") }
             do {
@@ -61,7 +61,7 @@ extension Supervisor {
         if let af = frame.autofocusState { fields.append(("af", af.rawValue)) }
         if let g = frame.colourGains { fields.append(("wb", ValueParser.formatNumber(g.red) + "," + ValueParser.formatNumber(g.blue))) }
         if let offset = camera.exposureTargetOffsetEV { fields.append(("ev.offset", ValueParser.formatNumber(offset))) }
-        if camera.activeFormat.format.videoHDR.isSupported { fields.append(("video.hdr", videoHDR.activeDescription + " frame=" + frame.hdrLabel)) }
+        if camera.activeFormat.format.videoHDR.isSupported { fields.append((SettingsTable.videoHDR.key, videoHDR.activeDescription + " frame=" + frame.hdrLabel)) }
         return fields + Self.frameSyncFields(camera.frameSyncStatus)
     }
 

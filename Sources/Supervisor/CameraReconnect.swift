@@ -1,6 +1,7 @@
 import Console
 import Hardware
 import Recording
+import Settings
 
 extension Supervisor {
     /// How often a disconnected camera is looked for.
@@ -43,13 +44,13 @@ extension Supervisor {
     func videoHDREvent(_ event: VideoHDRService.Event) {
         switch event {
         case .changed(let kind):
-            broadcast(ConsoleEvent("video.hdr", [("active", kind == nil ? "off" : "on"), ("kind", kind?.description ?? "none")]))
+            broadcast(ConsoleEvent(SettingsTable.videoHDR.key, [("active", kind == nil ? "off" : "on"), ("kind", kind?.description ?? "none")]))
         case .deferred(let reason):
-            broadcast(ConsoleEvent("video.hdr", [("deferred", reason)]))
+            broadcast(ConsoleEvent(SettingsTable.videoHDR.key, [("deferred", reason)]))
         case .notApplied(let mode, let reported):
             let reason = "the camera's frames report HdrMode \(reported), not \(mode) (its tuning has no \(mode))"
             log.warning("video HDR: \(reason); using the next kind")
-            broadcast(ConsoleEvent("video.hdr", [("unused", mode.description), ("reason", reason)]))
+            broadcast(ConsoleEvent(SettingsTable.videoHDR.key, [("unused", mode.description), ("reason", reason)]))
         case .restartCamera(let on):
             // Not inside the frame handler or the `set` that asked: on the loop's next turn.
             let bound = self.bound

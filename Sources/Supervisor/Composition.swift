@@ -5,6 +5,7 @@ import Stabilization
 import Camera
 import Capture
 import Recording
+import Settings
 import Video
 
 /// The supervisor as the services' callbacks see it: weak (the services it owns keep these
@@ -39,14 +40,14 @@ struct ComposedServices {
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
         let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
                                      serialNumber: devices.serialNumber,
-                                     readBracket: BracketCommandParser.read,
+                                     readBracket: BracketCommandParser.read, captureFormatKey: SettingsTable.captureFormat.key,
                                      emit: { event in link.value?.broadcast(ConsoleEvent(event)) },  // events flow out to the consoles, worded
                                      onButtonEvent: { event in link.value?.handle(buttonEvent: event) })
         // The LED rests on the recording pattern while one runs. The recorder's stabilizer comes
         // from video stabilization, which pauses its ScalerCrop while the recorder crops its own
         // frames (told, not asked: no pointer back).
         let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
-                                     speedProbe: devices.measuresEncoderSpeed ? X264SpeedProbe() : nil,
+                                     speedProbe: devices.measuresEncoderSpeed ? X264SpeedProbe() : nil, settingKeys: .table,
                                      emit: { event in link.value?.broadcast(ConsoleEvent(event)) },
                                      onRecordingChange: { [weak capture] recording in
                                          capture?.restingPattern = recording ? .recording : .ready
@@ -69,7 +70,7 @@ struct ComposedServices {
                               persist: { state in link.value?.persistTimelapse(state) },
                               emit: { event in link.value?.broadcast(ConsoleEvent(event)) })
         // The sensor's HDR does not switch during a recording.
-        videoHDR = VideoHDRService(recordingID: { [weak recorder] in recorder?.recordingID },
+        videoHDR = VideoHDRService(settingKey: SettingsTable.videoHDR.key, recordingID: { [weak recorder] in recorder?.recordingID },
                                    onEvent: { event in link.value?.videoHDREvent(event) })
         self.capture = capture
         self.recorder = recorder

@@ -24,13 +24,13 @@ extension Supervisor {
         })
         commands.add(Command("get", synopsis: "[key]", summary: "read a setting, or all of them",
                              detail: ["keys: " + SettingsTable.all.map(\.key).joined(separator: " "),
-                                      "example: get exposure.duration  →  ok exposure.duration=1/60"],
+                                      "example: get \(SettingsTable.exposureDuration.key)  →  ok \(SettingsTable.exposureDuration.key)=1/60"],
                              arguments: 0...1) { context, args in
             context.supervisor.getReply(args.first)
         })
         commands.add(Command("set", synopsis: "<key> <value>", summary: "change a setting (same keys as the config file)",
                              detail: SettingsTable.all.map { "\($0.key): \($0.summary) (\($0.forms))" } +
-                                 ["example: set exposure.duration 1/60", "example: set exposure.iso ISO 400"],
+                                 ["example: set \(SettingsTable.exposureDuration.key) 1/60", "example: set \(SettingsTable.exposureISO.key) ISO 400"],
                              arguments: 2...8) { context, args in
             let value = args.dropFirst().joined(separator: " ")
             do throws(ConsoleError) {

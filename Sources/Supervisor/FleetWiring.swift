@@ -5,6 +5,7 @@ import Foundation
 import Hardware
 import Media
 import Recording
+import Settings
 import Transports
 import Video
 
@@ -17,7 +18,7 @@ extension Supervisor {
     func registerFleetCommands() {
         commands.add(Command("fleet", synopsis: "shot in <duration> <action> | shot at <time> <action> | cancel <shot> | status | arm <id> <time> <action>",
                              summary: "a shot at a shared instant on every rig of the group; the rigs seen",
-                             detail: ["shot in 2s capture: every online rig of fleet.group (this one too) takes ACTION with",
+                             detail: ["shot in 2s capture: every online rig of \(SettingsTable.fleetGroup.key) (this one too) takes ACTION with",
                                       "its first exposure on the first frame at or after the instant, by its own clock;",
                                       "ACTION is capture, bracket ..., record start or record stop.",
                                       "shot at 12:00:05.000 bracket ev 3 1: an instant today (this rig's local time) or",
@@ -32,7 +33,7 @@ extension Supervisor {
                                       "arm: what a shot sends over MQTT; refused at a console."],
                              arguments: 1...64) { context, args in
             guard let handler = context.supervisor.fleetCommandHandler else {
-                return .err(.unsupported, "no fleet client runs in this process (tripod run has one; set fleet.broker)")
+                return .err(.unsupported, "no fleet client runs in this process (tripod run has one; set \(SettingsTable.fleetBroker.key))")
             }
             return handler(args, context.session)
         })

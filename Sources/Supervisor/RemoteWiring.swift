@@ -16,7 +16,7 @@ extension Supervisor {
                 guard let token = context.supervisor.remoteToken else { return .err(.unsupported, "the remote has no token yet (not started)") }
                 return .ok([("token", token)])
             case "preview":
-                guard let preview = context.supervisor.remote?.preview else { return .err(.unsupported, "the remote is off (remote.listen)") }
+                guard let preview = context.supervisor.remote?.preview else { return .err(.unsupported, "the remote is off (\(SettingsTable.remoteListen.key))") }
                 let counts = preview.frameCounts
                 return .ok([("watchers", String(preview.watcherCount)), ("offered", String(counts.offered)),
                             ("accepted", String(counts.accepted)), ("encoded", String(counts.encoded))])

@@ -1,5 +1,6 @@
 import Console
 import Hardware
+import Settings
 
 /// The sensor's own HDR (`wide_dynamic_range`) switched by reopening the camera: stop and let go of
 /// the camera everywhere, switch, open it again and stream with the same settings. The console
@@ -46,7 +47,7 @@ extension Supervisor {
         if let failure {
             log.error("camera \(info.model): \(reason) failed: \(failure); the camera opens again as it was")
             videoHDR.sensorHDRFailed()
-            broadcast(ConsoleEvent("video.hdr", [("unused", "sensor"), ("reason", "switching the sensor's HDR failed: \(failure)")]))
+            broadcast(ConsoleEvent(SettingsTable.videoHDR.key, [("unused", "sensor"), ("reason", "switching the sensor's HDR failed: \(failure)")]))
         }
         do {
             try startCamera(try devices.cameraProvider.open(id: info.id))
@@ -63,6 +64,6 @@ extension Supervisor {
         }
         log.notice("camera \(info.model) reopened for \(reason)")
         broadcast(ConsoleEvent("camera.state", [("state", "streaming"), ("format", format), ("hdr", reason)]))
-        broadcast(ConsoleEvent("video.hdr", [("active", on ? "on" : "off"), ("kind", on ? "sensor" : "none")]))
+        broadcast(ConsoleEvent(SettingsTable.videoHDR.key, [("active", on ? "on" : "off"), ("kind", on ? "sensor" : "none")]))
     }
 }

@@ -75,7 +75,7 @@ extension Supervisor {
         // A forced off is the service's own decision: it is stored, not applied again.
         if change.touches(SettingsTable.stabilizationLens), change.origin != .forcedOff {
             do throws(StabilizationError) { try stabilization.setLensEnabled(s.stabilizationLens) }
-            catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, error.message) }
+            catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, "\(SettingsTable.stabilizationLens.key): \(error.message)") }
         }
         if change.touches(SettingsTable.stabilizationStill) { stabilization.setStillAutomatic(s.stabilizationStillAutomatic) }
         if change.touches(SettingsTable.stabilizationVideo) { stabilization.setVideoPreferred(s.stabilizationVideoPreferred) }

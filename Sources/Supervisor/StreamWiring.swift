@@ -20,7 +20,7 @@ extension Supervisor {
             stopStream()
             guard case .address(let address, let port) = wanted.rtsp else { return }
             do throws(StreamError) { streamServer = try RTSPServer(address: address, port: port, credentials: credentials) } catch {
-                throw ConsoleError(.device, error.message)
+                throw ConsoleError(.device, "\(SettingsTable.streamRTSP.key) \(error.message)")
             }
         }
         guard let server = streamServer, camera != nil else { return }
@@ -36,7 +36,7 @@ extension Supervisor {
     static func streamCredentials(_ settings: StreamSettings) throws(ConsoleError) -> StreamCredentials? {
         let credentials = try settings.credentialsFile.map { path throws(ConsoleError) in try StreamCredentials.load(path: path) }
         if credentials == nil, case .address(let address, let port) = settings.rtsp, !isLoopback(address) {
-            throw ConsoleError(.badValue, "stream.rtsp \(RemoteListen.text(address, port: port)): without stream.rtsp.credentials the stream listens on the loopback only (127.0.0.1 or [::1]); set stream.rtsp.credentials FILE (user on line 1, password on line 2, mode 0600) first")
+            throw ConsoleError(.badValue, "\(SettingsTable.streamRTSP.key) \(RemoteListen.text(address, port: port)): without \(SettingsTable.streamCredentials.key) the stream listens on the loopback only (127.0.0.1 or [::1]); set \(SettingsTable.streamCredentials.key) FILE (user on line 1, password on line 2, mode 0600) first")
         }
         return credentials
     }
@@ -72,16 +72,16 @@ extension StreamCredentials {
 
     /// Reads and checks `path`; the error says what is wrong and how to fix it.
     static func load(path: String) throws(ConsoleError) -> StreamCredentials {
-        let bytes = try SettingFile.read(path, what: "stream.rtsp.credentials", maximumBytes: maximumBytes, refusingMode: { mode in
+        let bytes = try SettingFile.read(path, what: SettingsTable.streamCredentials.key, maximumBytes: maximumBytes, refusingMode: { mode in
             mode == 0o600 ? nil : "it holds a password, so it must be 600"
         })
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
         guard lines.count >= 2, !lines[0].isEmpty, !lines[1].isEmpty else {
-            throw ConsoleError(.badValue, "stream.rtsp.credentials \(path): the user must be on line 1 and the password on line 2")
+            throw ConsoleError(.badValue, "\(SettingsTable.streamCredentials.key) \(path): the user must be on line 1 and the password on line 2")
         }
         guard !lines[0].contains(":") else {
-            throw ConsoleError(.badValue, "stream.rtsp.credentials \(path): the user must not contain ':' (RTSP digest)")
+            throw ConsoleError(.badValue, "\(SettingsTable.streamCredentials.key) \(path): the user must not contain ':' (RTSP digest)")
         }
         return StreamCredentials(user: lines[0], password: lines[1])
     }

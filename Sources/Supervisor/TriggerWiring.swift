@@ -55,7 +55,7 @@ extension Supervisor {
         state.motionShowing = seen.triggered
         guard seen.triggered else { return }
         if rising {
-            broadcast(ConsoleEvent("trigger.motion", [("zone", String(seen.zoneIndex + 1)),
+            broadcast(ConsoleEvent(SettingsTable.triggerMotion.key, [("zone", String(seen.zoneIndex + 1)),
                                                       ("area", ValueParser.formatNumber((seen.areaFraction * 1000).rounded() / 10) + "%"),
                                                       ("sequence", String(completed.sequence))]))
         }

@@ -65,19 +65,19 @@ public struct VideoSettings: Sendable, Equatable, Codable {
     /// A clear error for values that cannot be recorded.
     public func validate() throws(VideoError) {
         guard bitrateBitsPerSecond >= 100_000, bitrateBitsPerSecond <= 200_000_000 else {
-            throw VideoError(.invalidArgument, "video.bitrate \(bitrateBitsPerSecond) is outside 100k…200M")
+            throw VideoError(.invalidArgument, "bit rate \(bitrateBitsPerSecond) b/s is outside 100k…200M")
         }
         guard captureFramesPerSecond > 0, captureFramesPerSecond <= 1000 else {
-            throw VideoError(.invalidArgument, "video.fps \(captureFramesPerSecond) is outside (0, 1000]")
+            throw VideoError(.invalidArgument, "capture rate \(captureFramesPerSecond) fps is outside (0, 1000]")
         }
         guard playbackFramesPerSecond > 0, playbackFramesPerSecond <= 1000 else {
-            throw VideoError(.invalidArgument, "video.playback-fps \(playbackFramesPerSecond) is outside (0, 1000]")
+            throw VideoError(.invalidArgument, "playback rate \(playbackFramesPerSecond) fps is outside (0, 1000]")
         }
         guard prerecordSeconds >= 0, prerecordSeconds <= 60 else {
-            throw VideoError(.invalidArgument, "video.prerecord \(prerecordSeconds) is outside 0…60 s")
+            throw VideoError(.invalidArgument, "pre-record \(prerecordSeconds) s is outside 0…60 s")
         }
         guard splitMinutes >= 0, splitMinutes <= 24 * 60 else {
-            throw VideoError(.invalidArgument, "video.split \(splitMinutes) is outside 0…1440 minutes")
+            throw VideoError(.invalidArgument, "split \(splitMinutes) minutes is outside 0…1440 minutes")
         }
         guard queueCapacityFrames >= 1, queueCapacityFrames <= 256 else {
             throw VideoError(.invalidArgument, "queue capacity \(queueCapacityFrames) is outside 1…256 frames")

@@ -3,6 +3,7 @@ import Camera
 import Foundation
 import Hardware
 import ManualLoop
+import Settings
 import SimulatedHardware
 
 /// Brackets of 3, 5 and 9 frames on one simulated IMX708 (exposure and gain delay 2, 4 requests
@@ -51,7 +52,7 @@ struct BracketBenchmark: Benchmark {
                  String(format: "%.2f", c.sensorSeconds / engine.sensorSeconds), String(format: "%.2f", Double(c.frames) / Double(engine.frames))]
             }
             rows += [row("Tripod engine (lens travel planned in frames, LensPosition matched)", engine),
-                     row("set focus.lens, wait for a frame at that LensPosition, per step", wait)]
+                     row("set \(SettingsTable.focusLens.key), wait for a frame at that LensPosition, per step", wait)]
             let key = name.replacingOccurrences(of: "-", with: "_").replacingOccurrences(of: ".", with: "")
             metrics["focus_steps_\(key)"] = Double(count)
             metrics["focus_frames_per_step_engine_\(key)"] = Double(engine.frames) / Double(count)
@@ -83,7 +84,7 @@ struct BracketBenchmark: Benchmark {
                 "  they include the 4 requests already in flight ahead of the first bracket request (per step for set-and-wait)",
                 "own frames: the engine's first bracket frame to its last kept one = steps + pipeline delay (2)",
                 "focus: lens from 1 D (the tuning default), simulated lens 1.5 D per frame, auto step 0.30 D; set-and-wait sets",
-                "  the held exposure once and focus.lens per step, and takes the first frame whose LensPosition and exposure match",
+                "  the held exposure once and \(SettingsTable.focusLens.key) per step, and takes the first frame whose LensPosition and exposure match",
                 "restart per frame: costed as the simulated camera models it: configure and start take no time, the pipeline refills,",
                 "  and 1 start-up frame is dropped (AWB stays auto); real libcamera adds hundreds of ms of configure/allocate per restart",
                 "writes: \(m.size), directory \(m.directory); × plain time = Tripod / plain write+fsync of the same bytes (encode included)",

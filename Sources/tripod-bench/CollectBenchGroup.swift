@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Settings
 import TestSupport
 
 /// One group of release `tripod run` rigs for `tools/bench collect`, each its own process serving
@@ -20,9 +21,9 @@ final class CollectBenchGroup {
         var rigs: [RunningTripod] = []
         for i in 1...count {
             rigs.append(try RunningTripod(board: board, config: [
-                "fleet.broker = mqtt://127.0.0.1:\(brokerPort)", "fleet.group = \(name)", "fleet.rig = r\(i)",
+                "\(SettingsTable.fleetBroker.key) = mqtt://127.0.0.1:\(brokerPort)", "\(SettingsTable.fleetGroup.key) = \(name)", "\(SettingsTable.fleetRig.key) = r\(i)",
                 // JPEG + lossless DNG: the defaults.
-                "remote.listen = 127.0.0.1:0", "remote.collect = \(key)",
+                "\(SettingsTable.remoteListen.key) = 127.0.0.1:0", "\(SettingsTable.remoteCollect.key) = \(key)",
             ]))
         }
         self.rigs = rigs

@@ -2,6 +2,7 @@ import Boards
 import Foundation
 import Hardware
 import LinuxHardware
+import Settings
 import Startup
 import Supervisor
 import Transports
@@ -56,7 +57,7 @@ struct ConsoleBenchmark: Benchmark {
         defer { reference.terminate() }
         _ = ready.fileHandleForReading.availableData  // "ready"
 
-        let line = Array("get exposure.iso\r".utf8)
+        let line = Array("get \(SettingsTable.exposureISO.key)\r".utf8)
         _ = try LineClient(descriptor: tripodPTY.master).roundTrips(Array("\r".utf8), count: 1, until: "type help")
         let tripodPtyTimes = try LineClient(descriptor: tripodPTY.master).roundTrips(line, count: Self.requests)
         let referencePtyTimes = try LineClient(descriptor: referencePTY.master).roundTrips(line, count: Self.requests)
@@ -79,7 +80,7 @@ struct ConsoleBenchmark: Benchmark {
         return BenchmarkReport(
             columns: ["transport", "tripod p50 µs", "tripod p99 µs", "echo p50 µs", "echo p99 µs", "ratio p50", "ratio p99"],
             rows: rows,
-            notes: ["\(Self.requests) sequential `get exposure.iso` round trips per row (send line, read to the ok line)",
+            notes: ["\(Self.requests) sequential `get \(SettingsTable.exposureISO.key)` round trips per row (send line, read to the ok line)",
                     "reference: Python select() echo server on the same kind of pty (raw, 115200) and Unix socket",
                     "tripod runs the simulated board (camera streaming) on its loop meanwhile"],
             metrics: metrics)

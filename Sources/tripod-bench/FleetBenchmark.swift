@@ -3,6 +3,7 @@ import Hardware
 import Media
 import Boards
 import Fleet
+import Settings
 import TestSupport
 
 /// A fleet's shots on the real clock: N = 1, 4, 8 and 16 release `tripod run --board sim-small`
@@ -45,9 +46,9 @@ struct FleetBenchmark: Benchmark {
             var running: [RunningTripod] = []
             defer { for rig in running { try? FileManager.default.removeItem(atPath: rig.work) } }
             for i in 1...n {
-                running.append(try RunningTripod(board: board, config: ["fleet.broker = mqtt://127.0.0.1:\(broker.port)",
-                                                                        "fleet.group = \(group)", "fleet.rig = r\(i)",
-                                                                        "capture.format = jpeg", "video.fps = 30"]))
+                running.append(try RunningTripod(board: board, config: ["\(SettingsTable.fleetBroker.key) = mqtt://127.0.0.1:\(broker.port)",
+                                                                        "\(SettingsTable.fleetGroup.key) = \(group)", "\(SettingsTable.fleetRig.key) = r\(i)",
+                                                                        "\(SettingsTable.captureFormat.key) = jpeg", "\(SettingsTable.videoFPS.key) = 30"]))
             }
             let sender = running[0]
             guard waitUntil(seconds: 90, { Int(SimulatedBoardField.value("online", in: sender.ask("fleet status") ?? "") ?? "") == n }) else {
@@ -57,7 +58,7 @@ struct FleetBenchmark: Benchmark {
                 throw HardwareError(.timeout, "fleet: not every rig's camera streams")
             }
             let free = try shoot(sender, rigs: n, group: group, counter: counter)
-            for (i, rig) in running.enumerated() { _ = rig.ask("set fleet.sync \(i == 0 ? "server" : "client")") }
+            for (i, rig) in running.enumerated() { _ = rig.ask("set \(SettingsTable.fleetSync.key) \(i == 0 ? "server" : "client")") }
             guard waitUntil(seconds: 90, { running.allSatisfy { SimulatedBoardField.value("sync.ready", in: $0.ask("status") ?? "") == "yes" } }) else {
                 throw HardwareError(.timeout, "fleet: frame sync not ready on every rig: \(running.map { $0.ask("status") ?? "none" })")
             }

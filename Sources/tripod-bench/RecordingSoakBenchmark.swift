@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Settings
 import SimulatedHardware
 import Supervisor
 import Video
@@ -18,7 +19,7 @@ struct RecordingSoakBenchmark: Benchmark {
         let minutes = Int(ProcessInfo.processInfo.environment["TRIPOD_RECORD_SOAK_MINUTES"] ?? "") ?? 60
         let soak = try SoakRun(renderSize: PixelSize(width: 320, height: 180))
         defer { soak.finish() }
-        for line in ["set video.split 10", "set video.bitrate 1M"] { _ = soak.send(line) }
+        for line in ["set \(SettingsTable.videoSplit.key) 10", "set \(SettingsTable.videoBitrate.key) 1M"] { _ = soak.send(line) }
         let started = soak.send("record start")
         guard started.last?.hasPrefix("ok") == true else {
             throw HardwareError(.invalidArgument, "bench: record start: \(started.last ?? "no reply")")

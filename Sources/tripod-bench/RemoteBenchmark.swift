@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Settings
 import TestSupport
 
 /// The browser remote against the release `tripod run --board sim` on the real clock, streaming
@@ -24,8 +25,8 @@ struct RemoteBenchmark: Benchmark {
             return reply
         }
         _ = try ask("format 1920x1080@30")
-        _ = try ask("set remote.listen 127.0.0.1:0")
-        let listen = try ask("get remote.listen")
+        _ = try ask("set \(SettingsTable.remoteListen.key) 127.0.0.1:0")
+        let listen = try ask("get \(SettingsTable.remoteListen.key)")
         guard let port = listen.split(separator: " ").first(where: { $0.hasPrefix("active=") })
             .flatMap({ Int($0.split(separator: ":").last ?? "") }) else {
             throw HardwareError(.invalidArgument, "remote bench: \(listen)")

@@ -6,6 +6,7 @@ import SimulatedHardware
 import Startup
 import Supervisor
 import Controls
+import Settings
 import Syscalls
 import Transports
 
@@ -38,7 +39,7 @@ struct ShutterBenchmark: Benchmark {
 
         let rig = ShutterRig()
         defer { rig.shutDown() }
-        let line = try rig.startSupervisor(work: work, setup: ["set capture.format jpeg", "format \(format)", "prepare"])
+        let line = try rig.startSupervisor(work: work, setup: ["set \(SettingsTable.captureFormat.key) jpeg", "format \(format)", "prepare"])
         let tap = rig.tap
         let referenceLags = LockedValue<[Double]>([])
         let lastPressEdge = LockedValue<Int64>(0)
@@ -111,7 +112,7 @@ struct ShutterBenchmark: Benchmark {
             ],
             notes: [
                 "real path: supervisor from TripodMain.prepare on board sim, PosixEventLoop on its own thread (CLOCK_MONOTONIC), "
-                    + "button press → capture (single frame), capture.format jpeg, format \(format) (highest fps), prepared still stream",
+                    + "button press → capture (single frame), \(SettingsTable.captureFormat.key) jpeg, format \(format) (highest fps), prepared still stream",
                 "tripod lag = the capture service's ShutterLag: press edge timestamp → the bracket engine's first request queued; "
                     + "read after each bracket.done, checked to carry the press's own edge (\(mismatched) mismatched or missing)",
                 "brackets: \(outcomes.count - failed) done, \(failed) failed, \(jpegFiles) JPEG files on disk; presses queued/rejected by the busy gate: \(queued) (each press waits for the previous bracket)",

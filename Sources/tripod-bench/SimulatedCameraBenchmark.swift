@@ -3,6 +3,7 @@ import Camera
 import Foundation
 import Hardware
 import ManualLoop
+import Settings
 import SimulatedHardware
 
 /// The simulated IMX708 rendering full-size frames of its test chart, against the real camera
@@ -105,14 +106,14 @@ struct SimulatedCameraBenchmark: Benchmark {
         let handheld = ["sim motion handheld 10"]
         let runs = [
             SimulatedRecordingRun(label: "record 1080p30 handheld 10, cinematic", format: "1920x1080@30", framesPerSecond: 30,
-                                  settings: handheld + ["set stabilization.video cinematic"], recordSeconds: 6.5),
+                                  settings: handheld + ["set \(SettingsTable.stabilizationVideo.key) cinematic"], recordSeconds: 6.5),
             // The IMX708's 1080p tops out at 56.02 fps (its 2x2 binned mode): the nearest to 1080p60.
             SimulatedRecordingRun(label: "record 1080p56 handheld 10", format: "1920x1080@56", framesPerSecond: 56,
-                                  settings: handheld + ["set video.fps 56"], recordSeconds: 6.5),
+                                  settings: handheld + ["set \(SettingsTable.videoFPS.key) 56"], recordSeconds: 6.5),
             SimulatedRecordingRun(label: "record 720p120 handheld 10", format: "1280x720@120", framesPerSecond: 120,
-                                  settings: handheld + ["set video.fps 120"], recordSeconds: 6.5),
+                                  settings: handheld + ["set \(SettingsTable.videoFPS.key) 120"], recordSeconds: 6.5),
         ]
-        var rows: [[String]] = [["recording (real time, tripod run)", "video.fps", "kept / expected", "kept %", "dropped", "dropped = expected - kept"]]
+        var rows: [[String]] = [["recording (real time, tripod run)", SettingsTable.videoFPS.key, "kept / expected", "kept %", "dropped", "dropped = expected - kept"]]
         var notes: [String] = []
         for run in runs {
             let r = try run.run(binary: binary, work: work)

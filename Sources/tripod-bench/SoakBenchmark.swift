@@ -2,6 +2,7 @@ import Boards
 import Foundation
 import Hardware
 import ManualLoop
+import Settings
 import SimulatedHardware
 import Startup
 import Supervisor
@@ -52,7 +53,7 @@ struct SoakBenchmark: Benchmark {
         var notes = ["brackets asked \(asked), completed \(completed), failed \(asked - completed) (after \(warmUp) warm-up brackets)",
                      String(format: "wall time %.1f s (%.1f ms per bracket); simulated time %.0f s; viewfinder frames shown %d",
                             seconds, seconds * 1000 / Double(asked), soak.simulatedSeconds, soak.displayedFrames),
-                     "each bracket: `bracket ev 3 1`, capture.format jpeg, format 0 (1280x720@120 still stream, rendered at 320x180);",
+                     "each bracket: `bracket ev 3 1`, \(SettingsTable.captureFormat.key) jpeg, format 0 (1280x720@120 still stream, rendered at 320x180);",
                      "  the captures folder is emptied every 100 brackets (disk), the supervisor is not told",
                      "reference: the start figures (end / start = 1.000 is flat)"]
         for (reason, count) in failures.sorted(by: { $0.value > $1.value }) { notes.append("failed \(count)×: \(reason)") }
@@ -114,7 +115,7 @@ final class SoakRun {
         session = loop.perform { [supervisor] in supervisor.attach(name: "soak", kind: .local, output: output) }
         began = loop.now()
         loop.advance(by: .milliseconds(500))
-        for line in ["set capture.format jpeg", "sim motion handheld 2", "set display.zebra on"] { _ = send(line) }
+        for line in ["set \(SettingsTable.captureFormat.key) jpeg", "sim motion handheld 2", "set \(SettingsTable.displayZebra.key) on"] { _ = send(line) }
     }
 
     var simulatedSeconds: Double { (loop.now() - began).secondsValue }

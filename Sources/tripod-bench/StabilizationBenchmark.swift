@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import Motion
+import Settings
 import SimulatedHardware
 import Stabilization
 import Supervisor
@@ -148,7 +149,7 @@ struct StabilizationBenchmark: Benchmark {
         var notes: [String] = []
         for mode in Self.modes {
             let run = SimulatedRecordingRun(label: "stabilization \(mode)", format: "1920x1080@30", framesPerSecond: 30,
-                                            settings: ["sim motion handheld 10", "set stabilization.video \(mode)"], recordSeconds: seconds)
+                                            settings: ["sim motion handheld 10", "set \(SettingsTable.stabilizationVideo.key) \(mode)"], recordSeconds: seconds)
             let r = try run.run(binary: binary, work: work)
             let kept = 100 * Double(r.written) / Double(max(r.expected, 1))
             let accounted = r.reportedDropped == r.expected - r.written
@@ -187,10 +188,10 @@ struct ResidualRun {
             let reply = soak.send(line)
             guard reply.last?.hasPrefix("ok") == true else { throw HardwareError(.invalidArgument, "bench: \(line): \(reply.last ?? "no reply")") }
         }
-        for line in ["set display.zebra off", "format 1920x1080@30", "set stabilization.video \(mode)"] { try send(line) }
+        for line in ["set \(SettingsTable.displayZebra.key) off", "format 1920x1080@30", "set \(SettingsTable.stabilizationVideo.key) \(mode)"] { try send(line) }
         let origin = soak.loop.now()
         try send("sim motion \(profile)" + (amplitude.map { " \(Int($0))" } ?? ""))
-        let active = (soak.send("get stabilization.video").last ?? "").split(separator: " ")
+        let active = (soak.send("get \(SettingsTable.stabilizationVideo.key)").last ?? "").split(separator: " ")
             .first { $0.hasPrefix("active=") }.map { String($0.dropFirst(7)) } ?? mode
         func advance(_ milliseconds: Int) {
             for _ in 0..<(milliseconds / 50) {

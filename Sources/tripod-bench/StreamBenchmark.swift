@@ -3,6 +3,7 @@ import Glibc
 import Hardware
 import LinuxHardware
 import ManualLoop
+import Settings
 import Stream
 import Video
 
@@ -40,7 +41,7 @@ struct StreamBenchmark: Benchmark {
             columns: ["transport", "frames sent", "frames timed", "stream dropped", "latency p50 ms", "p99 ms", "max ms"],
             rows: rows,
             notes: ["this machine: \(MotionBenchmark.hostModel()), load \(loadAverage()) (shared: other builds may run)",
-                    "1280x720 at 30 fps, libx264 with the recorder's options at stream.bitrate 4M; ffmpeg -fflags nobuffer -flags low_delay; the first \(Self.warmUpFrames) decoded frames not counted",
+                    "1280x720 at 30 fps, libx264 with the recorder's options at \(SettingsTable.streamBitrate.key) 4M; ffmpeg -fflags nobuffer -flags low_delay; the first \(Self.warmUpFrames) decoded frames not counted",
                     "from the frame's SensorTimestamp as the encoder gets it: a camera's sensor-to-application delay (readout, ISP; about one frame) comes on top"],
             metrics: metrics)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import Media
+import Settings
 import TestSupport
 
 /// Interval timing of `timelapse start`, on the real clock: the release `tripod run --board sim`
@@ -83,7 +84,7 @@ struct TimelapseBenchmark: Benchmark {
             try tripod.send(line, waitFor: prefix, timeout: seconds)
         }
         try send("status", timeout: 60)
-        try send("set capture.format jpeg")
+        try send("set \(SettingsTable.captureFormat.key) jpeg")
         usleep(1_000_000)  // AE settles
         try send("timelapse start every \(Int(interval))s count \(shots)")
         try send("", waitFor: "event timelapse.stopped", timeout: Double(shots) * interval + 60)

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Settings
 import SimulatedHardware
 import Supervisor
 
@@ -37,7 +38,7 @@ struct VideoStabilizationBenchmark: Benchmark {
             metrics["\(mode)_p95_px"] = p95
             metrics["\(mode)_ratio"] = ratio
         }
-        notes.append("simulated board, `sim motion handheld`, format 3 (1920x1080, up to 56 fps) at video.fps 30, \(seconds) s per mode")
+        notes.append("simulated board, `sim motion handheld`, format 3 (1920x1080, up to 56 fps) at \(SettingsTable.videoFPS.key) 30, \(seconds) s per mode")
         notes.append("shift between consecutive decoded frames: block matching of the central half, search ±\(Self.searchRadius) px at \(Self.analysisWidth) px wide, in video pixels")
         notes.append("reference: the same recording with stabilization off; ratio = mean residual / off's")
         return BenchmarkReport(columns: ["mode", "active", "mean px/frame", "p95 px/frame", "ratio to off", "frames"],
@@ -48,13 +49,13 @@ struct VideoStabilizationBenchmark: Benchmark {
     private func record(mode: String, seconds: Int) throws -> (String, String, PixelSize) {
         let soak = try SoakRun(renderSize: PixelSize(width: 960, height: 540))
         defer { soak.finish() }
-        for line in ["set display.zebra off", "format 3", "sim motion handheld \(Self.amplitude)", "set stabilization.video \(mode)"] {
+        for line in ["set \(SettingsTable.displayZebra.key) off", "format 3", "sim motion handheld \(Self.amplitude)", "set \(SettingsTable.stabilizationVideo.key) \(mode)"] {
             let reply = soak.send(line)
             guard reply.last?.hasPrefix("ok") == true else {
                 throw HardwareError(.invalidArgument, "bench: \(line): \(reply.last ?? "no reply")")
             }
         }
-        let active = soak.send("get stabilization.video").last ?? ""
+        let active = soak.send("get \(SettingsTable.stabilizationVideo.key)").last ?? ""
         let started = soak.send("record start")
         guard let reply = started.last, reply.hasPrefix("ok"),
               let file = reply.split(separator: " ").first(where: { $0.hasPrefix("file=") })?.dropFirst(5) else {

@@ -15,7 +15,7 @@ struct WiringExampleTests {
         var storedLens = false       // the supervisor's typed setting
         var console: [String] = []
         rig.stabilization.onEvent = { event in
-            console.append(([event.consoleName] + event.consoleFields.map { "\($0.0)=\($0.1)" }).joined(separator: " "))
+            console.append(consoleLine(event))
             if case .lensEnabled(let on, forced: true) = event { storedLens = on }  // a forced off is stored
         }
         try rig.stabilization.setLensEnabled(true)
@@ -49,5 +49,17 @@ struct WiringExampleTests {
         let waited = rig.loop.now() - start
         #expect(waited >= .milliseconds(500) && waited <= .milliseconds(510))
         #expect(gate.framesThatWaited == 1)
+    }
+}
+
+/// The supervisor's wording of an event, in miniature (its own is StabilizationWords, checked by
+/// SupervisorTests' StabilizationWordsTests).
+private func consoleLine(_ event: Stabilization.Event) -> String {
+    switch event {
+    case .lensSupported(let s): "stabilization.lens supported=\(s)"
+    case .lensEnabled(let e, let forced): "stabilization.lens enabled=\(e ? "on" : "off")" + (forced ? " forced=yes" : "")
+    case .stillAutomatic(let on): "stabilization.still automatic=\(on ? "on" : "off")"
+    case .videoPreferred(let m): "stabilization.video preferred=\(m.rawValue)"
+    case .videoActive(let m): "stabilization.video active=\(m.rawValue)"
     }
 }

@@ -25,7 +25,7 @@ import Testing
     var idle = 0
     work.onIdle = { idle += 1 }
     var events: [ConsoleEvent] = []
-    let service = CaptureService(loop: loop, storage: storage, work: work, readBracket: BracketCommandParser.read,
+    let service = CaptureService(loop: loop, storage: storage, work: work, readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
                                  emit: { events.append(ConsoleEvent($0)) })
     service.camera = camera
     service.acceptsCaptures = true
@@ -54,7 +54,7 @@ import Testing
     let loop = ManualEventLoop()
     var events: [ConsoleEvent] = []
     var asked: [CaptureService.ButtonEvent] = []
-    let service = CaptureService(loop: loop, storage: SimulatedStorage(), work: WorkTracker(), readBracket: BracketCommandParser.read,
+    let service = CaptureService(loop: loop, storage: SimulatedStorage(), work: WorkTracker(), readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
                                  emit: { events.append(ConsoleEvent($0)) }, onButtonEvent: { asked.append($0) })
     func command(_ action: ButtonAction) -> ButtonCommand {
         ButtonCommand(action: action, gesture: .press, edgeTimestamp: loop.now(), wasQueued: false)

@@ -133,7 +133,7 @@ public final class Timelapse {
             }
             guard camera.activeFormat.format.rawPixelFormat != nil, capture.captureFormat != .jpeg else {
                 throw CaptureError(.unsupported, "ramp auto meters each shot's raw frame: "
-                                   + (capture.captureFormat == .jpeg ? "capture.format jpeg keeps none (use dng or both)" : "format \(camera.activeFormat.format.label) has no raw stream"))
+                                   + (capture.captureFormat == .jpeg ? "\(capture.captureFormatKey) jpeg keeps none (use dng or both)" : "format \(camera.activeFormat.format.label) has no raw stream"))
             }
         }
         var frames = action.steps.count

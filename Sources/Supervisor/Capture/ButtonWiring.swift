@@ -39,7 +39,7 @@ extension Supervisor {
         let why = devices.notes.first { $0.hasPrefix("shutter button:") }
             .map { $0.replacingOccurrences(of: "; the console still works", with: "") }
             ?? "GPIO backend \"\(devices.board.gpio.backend)\" has no shutter line"
-        throw StartupError("button.required is on but board \(devices.board.name) has no shutter button (\(why))")
+        throw StartupError("\(SettingsTable.buttonRequired.key) is on but board \(devices.board.name) has no shutter button (\(why))")
     }
 
     /// Applies the `button.*` settings to the running button (after `set`, `reset`).

@@ -2,6 +2,7 @@ import Camera
 import Console
 import Capture
 import Hardware
+import Settings
 
 extension Supervisor {
     /// Adds `capture`, `bracket` and `prepare` (the capture service is made in Composition.swift).
@@ -9,7 +10,7 @@ extension Supervisor {
     func registerCaptureCommands() {
         registerPresetCommands()
         commands.add(Command("capture", summary: "take one frame with the current settings (a one-frame bracket)",
-                             detail: ["Writes what capture.format says (dng, jpeg or both) and a sidecar.",
+                             detail: ["Writes what \(SettingsTable.captureFormat.key) says (dng, jpeg or both) and a sidecar.",
                                       "Events: bracket.started, bracket.frame, bracket.done or bracket.failed."]) { context, _ in
             context.supervisor.startCapture(.single)
         })
@@ -19,7 +20,7 @@ extension Supervisor {
                                       "ev 0 -1 +1.5: these biases, in this order (two unsigned numbers read as <count> <step>)",
                                       "manual 1/60@400 1/15@800: duration@ISO pairs",
                                       "auto: 0, -2, +2 EV, then 2 EV further while highlights clip or shadows are crushed",
-                                      "focus 0.2m 2m: lens positions from 0.2 m to 2 m (as focus.lens takes them: 5, 0.2m, inf; either order), each confirmed from its LensPosition",
+                                      "focus 0.2m 2m: lens positions from 0.2 m to 2 m (as \(SettingsTable.focusLens.key) takes them: 5, 0.2m, inf; either order), each confirmed from its LensPosition",
                                       "focus 5 inf 0.25: steps of 0.25 D; auto (the default) from the depth of field, frames overlapping in sharpness",
                                       "focus 0.2m 2m ev 3 1: an EV bracket (0, -1, +1) at each lens position; exposure and white balance held",
                                       "preset hdr5: the arguments kept by `preset save hdr5 ...`",

@@ -12,7 +12,7 @@ extension Supervisor {
                              summary: "an intervalometer: a shot every interval, on the wall clock, with an optional day-to-night exposure ramp",
                              detail: ["timelapse start every 10s count 360: shot k at start + (k-1) x 10 s; late shots are missed, never bunched",
                                       "for 2h, until 06:30 (the next one): when it ends; none: until timelapse stop",
-                                      "ramp auto: each shot metered from its raw frame (median, 99.5th percentile); exposure then ISO follow at most timelapse.ramp.rate EV per hour; each frame gets <name>.xmp (crs:Exposure2012)",
+                                      "ramp auto: each shot metered from its raw frame (median, 99.5th percentile); exposure then ISO follow at most \(SettingsTable.timelapseRampRate.key) EV per hour; each frame gets <name>.xmp (crs:Exposure2012)",
                                       "the action: capture (the default) or any bracket, e.g. bracket ev 3 1 or bracket preset hdr5",
                                       "kept in timelapse.json: a restart resumes it, with its shot numbers",
                                       "Events: timelapse.started, timelapse.shot, timelapse.missed, timelapse.stopped."],

@@ -6,6 +6,7 @@ import Stabilization
 import Video
 import Capture
 import Recording
+import Settings
 
 extension Supervisor {
     /// Adds `record start|stop` (the recorder is made in Composition.swift).
@@ -14,7 +15,7 @@ extension Supervisor {
                              summary: "record video (video.* settings) until record stop",
                              detail: ["start: H.264 (or MJPEG) in MP4 or MKV, PTS from each frame's SensorTimestamp,",
                                       "with a sidecar JSON, timecodes and a Gyroflow .gcsv beside it; with",
-                                      "video.prerecord the file begins that many seconds before the command.",
+                                      "\(SettingsTable.videoPrerecord.key) the file begins that many seconds before the command.",
                                       "stop: finalises the file; events record.file and record.stopped",
                                       "(or record.failed). quit and SIGTERM finalise a recording too."],
                              arguments: 1...1) { context, args in

@@ -1,5 +1,6 @@
 import Console
 import Recording
+import Settings
 import Video
 
 // The recorder's and video HDR's typed errors and events, in the console's words: the one place
@@ -70,4 +71,10 @@ extension ConsoleEvent {
             self.init("record.error", [("reason", reason)])
         }
     }
+}
+
+extension VideoRecorder.SettingKeys {
+    /// The keys as the settings table spells them.
+    static let table = VideoRecorder.SettingKeys(prerecord: SettingsTable.videoPrerecord.key, framesPerSecond: SettingsTable.videoFPS.key,
+                                                 triggerAction: SettingsTable.triggerAction.key, stream: SettingsTable.streamRTSP.key)
 }

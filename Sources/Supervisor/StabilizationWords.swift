@@ -1,10 +1,15 @@
+import Settings
+import Stabilization
+
+// Stabilization's events in the console's words: the one place they are worded (`stabilization.*`).
+
 extension Stabilization.Event {
-    /// Dotted console event name: `stabilization.lens`, `stabilization.still`, `stabilization.video`.
+    /// Dotted console event name: the setting's key (`stabilization.lens`, `.still`, `.video`).
     public var consoleName: String {
         switch self {
-        case .lensSupported, .lensEnabled: "stabilization.lens"
-        case .stillAutomatic: "stabilization.still"
-        case .videoPreferred, .videoActive: "stabilization.video"
+        case .lensSupported, .lensEnabled: SettingsTable.stabilizationLens.key
+        case .stillAutomatic: SettingsTable.stabilizationStill.key
+        case .videoPreferred, .videoActive: SettingsTable.stabilizationVideo.key
         }
     }
 
