@@ -2,6 +2,39 @@ import Foundation
 import Hardware
 
 extension CameraController {
+    // MARK: Settings in force (`ControlSettings`)
+
+    /// Current focus mode (set with `setFocus`).
+    public var focusMode: FocusMode {
+        settings.focusMode
+    }
+
+    /// Current exposure mode (set with `setExposure`).
+    public var exposureMode: ExposureMode {
+        settings.exposureMode
+    }
+
+    /// Current exposure bias, EV (set with `setExposureBias`).
+    public var exposureBiasEV: Double {
+        settings.exposureBiasEV
+    }
+
+    /// Current white-balance mode (set with `setWhiteBalance`).
+    public var whiteBalanceMode: WhiteBalanceMode {
+        settings.whiteBalanceMode
+    }
+
+    /// Digital zoom factor (set with `setZoom`, CameraController+Zoom.swift); 1 = the whole field.
+    public var zoomFactor: Double {
+        settings.zoomFactor
+    }
+
+    /// Video HDR's HdrMode, sent on every request where the camera lists HdrMode (Off when nil);
+    /// set with `setHdrMode` (CameraController+HDR.swift).
+    public var hdrMode: HdrModeValue? {
+        settings.hdrMode
+    }
+
     // MARK: Focus
 
     /// "none", "contrast", "phase" (or "unknown"); "none" when the camera has no AfMode control
@@ -31,8 +64,7 @@ extension CameraController {
                 throw CameraError(.outOfRange, "focus: lens position \(dioptres) D is outside \(range.lowerBound)...\(range.upperBound) D (0 = infinity)")
             }
         }
-        focusMode = mode
-        pendingAfTrigger = false
+        settings.setFocus(mode)
     }
 
     /// Locks the lens at a normalised position: 0 = nearest focus, 1 = infinity (AVFoundation's
@@ -57,7 +89,7 @@ extension CameraController {
         guard focusMode == .auto else {
             throw CameraError(.notReady, "focus: trigger needs focus mode auto (now \(focusMode))")
         }
-        pendingAfTrigger = true
+        settings.triggerAutofocus()
     }
 
     private func requireAutofocus(_ what: String) throws {
@@ -93,13 +125,13 @@ extension CameraController {
         if mode != .auto { try requireExposureControl(mode == .locked ? "lock the exposure" : "set a custom exposure") }
         switch mode {
         case .auto:
-            lockedExposure = nil
+            settings.setExposure(mode)
         case .locked:
             guard let held = latest?.exposure else {
                 throw CameraError(.notReady, latest == nil ? "exposure: lock needs a frame; start streaming first"
                                   : "exposure: lock needs a frame that reports its ExposureTime and AnalogueGain; the latest did not")
             }
-            lockedExposure = (held.durationMicroseconds, held.gain, exposureBiasEV)
+            settings.setExposure(mode, holding: (held.durationMicroseconds, held.gain))
         case .custom(let duration, let iso):
             let durations = format.minimumExposureMicroseconds...format.maximumExposureMicroseconds
             guard durations.contains(duration) else {
@@ -108,9 +140,8 @@ extension CameraController {
             guard iso >= format.minimumISO - 1e-9, iso <= format.maximumISO + 1e-9 else {
                 throw CameraError(.outOfRange, "exposure: ISO \(FormatTable.number(iso, digits: 1)) is outside \(FormatTable.number(format.minimumISO, digits: 1))...\(FormatTable.number(format.maximumISO, digits: 1)) for format \(format.index) (\(format.label))")
             }
-            lockedExposure = nil
+            settings.setExposure(mode)
         }
-        exposureMode = mode
     }
 
     /// Sets the exposure bias, EV, within the camera's ExposureValue range. In auto it moves AE's
@@ -125,7 +156,7 @@ extension CameraController {
         guard range.contains(ev) else {
             throw CameraError(.outOfRange, "exposure: bias \(ev) EV is outside \(range.lowerBound)...\(range.upperBound) EV")
         }
-        exposureBiasEV = ev
+        settings.exposureBiasEV = ev
     }
 
     /// How far the metered exposure sits from the target (0.18 grey × 2^bias), EV: log2 of the
@@ -156,20 +187,19 @@ extension CameraController {
         }
         switch mode {
         case .auto:
-            lockedGains = nil
+            settings.setWhiteBalance(mode, holding: nil)
         case .locked:
             guard let gains = latest?.colourGains else {
                 throw CameraError(.notReady, "white balance: lock needs a frame; start streaming first")
             }
-            lockedGains = gains
+            settings.setWhiteBalance(mode, holding: gains)
         case .lockedGains(let gains):
             let top = maximumWhiteBalanceGain
             for (name, value) in [("red", gains.red), ("blue", gains.blue)] where !(value > 0 && value <= top) {
                 throw CameraError(.outOfRange, "white balance: \(name) gain \(value) is outside (0, \(FormatTable.number(top, digits: 2))]")
             }
-            lockedGains = gains
+            settings.setWhiteBalance(mode, holding: gains)
         }
-        whiteBalanceMode = mode
     }
 
     /// Locks white balance to the gains for a light of this temperature and tint.
@@ -240,7 +270,8 @@ extension CameraController {
             if !modes.analogueGainMode { c[ControlName.analogueGain] = .float(0) }
             c[ControlName.exposureValue] = .float(Float(exposureBiasEV))
         case .locked:
-            let held = lockedExposure.map { heldExposure($0) } ?? (latest?.exposureDurationMicroseconds ?? 0, latest?.analogueGain ?? 0)
+            let held = settings.heldExposure(format: activeFormat.format, isoPerGain: sensor.isoPerGain)
+                ?? (latest?.exposureDurationMicroseconds ?? 0, latest?.analogueGain ?? 0)
             c.merge(Self.exposureSource(manual: true, modes: modes)) { $1 }
             c[ControlName.exposureTime] = .int32(Int32(clamping: held.0))
             c[ControlName.analogueGain] = .float(Float(held.1))
@@ -256,41 +287,9 @@ extension CameraController {
         c.merge(takeFrameSyncControls()) { $1 }
         c[ControlName.hdrMode] = hdrModeControl
         if let zoom = zoomControl { c[ControlName.scalerCrop] = zoom }
-        if let gains = lockedGains {
-            c[ControlName.awbEnable] = .bool(false)
-            c[ControlName.colourGains] = .floatArray([Float(gains.red), Float(gains.blue)])
-        } else {
-            c[ControlName.awbEnable] = .bool(true)
-        }
-        if afSystem != "none" {
-            switch focusMode {
-            case .locked(let dioptres):
-                c[ControlName.afMode] = .int32(0)
-                c[ControlName.lensPosition] = .float(Float(dioptres))
-            case .auto:
-                c[ControlName.afMode] = .int32(1)
-                if pendingAfTrigger {
-                    c[ControlName.afTrigger] = .int32(0)
-                    if consumeTrigger { pendingAfTrigger = false }
-                }
-            case .continuous:
-                c[ControlName.afMode] = .int32(2)
-            }
-        }
+        settings.addWhiteBalance(to: &c)
+        if afSystem != "none" { settings.addFocus(to: &c, consumeTrigger: consumeTrigger) }
         return c
-    }
-
-    /// The locked exposure scaled by the bias change since the lock: gain first (within the
-    /// sensor's range), the rest on the duration (within the format's range).
-    private func heldExposure(_ held: (durationMicroseconds: Int, gain: Double, biasEV: Double)) -> (Int, Double) {
-        let factor = pow(2, exposureBiasEV - held.biasEV)
-        guard factor != 1 else { return (held.durationMicroseconds, held.gain) }
-        let format = activeFormat.format
-        let gain = min(max(held.gain * factor, format.minimumISO / sensor.isoPerGain), format.maximumISO / sensor.isoPerGain)
-        let remaining = factor * held.gain / gain
-        let duration = min(max(Double(held.durationMicroseconds) * remaining, Double(format.minimumExposureMicroseconds)),
-                           Double(format.maximumExposureMicroseconds))
-        return (Int(duration.rounded()), gain)
     }
 }
 

@@ -41,6 +41,11 @@ extension CameraController {
     /// How much slower than the format's fastest frame sync runs at least (a fraction).
     static let frameSyncHeadroom = 0.01
 
+    /// `fleet.sync` as asked.
+    public var frameSync: FrameSyncRequest {
+        sync.request
+    }
+
     /// True when the camera has the fork's frame sync (it lists SyncMode; Debian's 0.0.3 and vimc do not).
     public var hasFrameSync: Bool { device.controlInfo[ControlName.syncMode] != nil }
 

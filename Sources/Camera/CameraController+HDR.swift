@@ -7,7 +7,7 @@ extension CameraController {
         if let mode, mode != .off, !FormatTable.listedHdrModes(device.controlInfo).contains(mode) {
             throw CameraError(.unsupported, "camera \(device.info.model): HdrMode \(mode) is not listed by this libcamera")
         }
-        hdrMode = mode == .off ? nil : mode
+        settings.hdrMode = mode == .off ? nil : mode
     }
 
     /// HdrMode for a request's controls: the value in force, Off when none (only where the camera

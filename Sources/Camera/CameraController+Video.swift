@@ -26,7 +26,7 @@ extension CameraController {
     public func requestVideoStream(_ request: VideoStreamRequest?) throws {
         let streamsChange = (request == nil) != (videoStreamRequest == nil)
             || request?.maximumSize != videoStreamRequest?.maximumSize
-        videoStreamRequest = request
+        layout.videoStreamRequest = request
         guard streamsChange, isStreaming else { return }
         stopStreaming()
         do {
@@ -55,13 +55,5 @@ extension CameraController {
         }
         let duration = max(Int64((1e6 / fps).rounded()), fastest)
         return (duration, duration)
-    }
-
-    /// The recording stream's configuration to ask for, when a video stream is wanted.
-    func videoStreamConfiguration(for format: CameraFormat) -> StreamConfiguration? {
-        guard let request = videoStreamRequest else { return nil }
-        return StreamConfiguration(role: .videoRecording, pixelFormat: .yuv420,
-                                   size: Self.videoSize(for: format.size, within: request.maximumSize),
-                                   bufferCount: max(4, requestsInFlight + bracketBuffersPerStream))  // brackets fill it too
     }
 }

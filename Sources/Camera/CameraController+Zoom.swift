@@ -21,7 +21,7 @@ extension CameraController {
         guard factor >= 1, factor <= top + 1e-9 else {
             throw CameraError(.outOfRange, "zoom: \(FormatTable.number(factor, digits: 2))x is outside 1...\(FormatTable.number(top, digits: 2))x for format \(activeFormat.format.index) (\(activeFormat.format.label))")
         }
-        zoomFactor = factor
+        settings.zoomFactor = factor
     }
 
     /// `rect` zoomed about its centre: the same centre, 1/`zoomFactor` as wide and high. Applied to

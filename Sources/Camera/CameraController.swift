@@ -19,84 +19,30 @@ public final class CameraController {
     public let whiteBalanceModel: WhiteBalanceModel
     /// The active format and frame duration limits; the first format's full range until selected.
     public private(set) var activeFormat: FormatSelection
-    /// Requests kept queued while streaming (libcamera's pipeline needs a few; each adds a frame of
-    /// control latency).
-    public var requestsInFlight = 4
-    /// What the streams are for, as handed to the last `startStreaming` (its one writer).
-    public private(set) var streaming = StreamingConfiguration()
-    /// Buffers allocated per stream, beyond the `requestsInFlight` of the processed stream, for
-    /// bracket requests (a request needs a free buffer in each of its streams).
-    public var bracketBuffersPerStream: Int { streaming.bracketBuffersPerStream }
-    /// Buffers the camera allocated per stream at the last `startStreaming` (a pipeline may give
-    /// fewer than asked: libcamera's vimc always gives 4).
-    public private(set) var allocatedBuffers: [StreamRole: Int] = [:]
-    /// Regular requests actually kept in flight: `requestsInFlight`, fewer when the camera gave
-    /// fewer buffers than asked, so that `bracketBuffersPerStream` stay free, but never fewer than
-    /// `minimumRegularRequests` (nor than the buffers allow).
-    public var regularRequestLimit: Int {
-        guard let processed = allocatedBuffers[processedRole] else { return max(requestsInFlight, 1) }
-        let floor = min(Self.minimumRegularRequests, requestsInFlight, processed)
-        return max(floor, 1, min(requestsInFlight, processed - bracketBuffersPerStream))
-    }
-    /// V4L2 capture drivers start streaming only once this many buffers are queued (videobuf2's
-    /// `min_buffers_needed`: 2 in vimc's capture node); with fewer, no frame ever comes.
-    public static let minimumRegularRequests = 2
-    /// Buffers of the bracket's streams not used by regular requests (the fewest over the
-    /// processed and raw streams): what bracket requests can have in flight, before viewers hold any.
-    public var bracketBuffersAvailable: Int {
-        let processed = (allocatedBuffers[processedRole] ?? (requestsInFlight + bracketBuffersPerStream)) - regularRequestLimit
-        let raw = allocatedBuffers[.raw].map { $0 - (regularRequestsFillRaw ? regularRequestLimit : 0) }
-        return max(0, min(processed, raw ?? processed))
-    }
-    /// The streams a capture's request fills unless told otherwise: the processed stream, and the
-    /// raw stream where the format has one.
-    public var captureRoles: [StreamRole] {
-        [processedRole] + (activeFormat.format.rawPixelFormat == nil ? [] : [.raw])
-    }
-    /// True while regular requests fill the raw stream too: a still stream beside a video stream, so
-    /// any frame of the recording can be a capture's still, DNG included (zero shutter lag, as
-    /// picamera2's `capture_request` during a recording).
-    public var regularRequestsFillRaw: Bool {
-        videoStream != nil && processedRole == .stillCapture && activeFormat.format.rawPixelFormat != nil
-    }
-    /// While true, completed regular requests are not replaced, so their buffers come free for
-    /// bracket requests. The controller is the one scheduler of requests: it holds while any
-    /// `RegularRequestHold` taken on this streaming run is in force (see `holdRegularRequests`).
-    public var holdsRegularRequests: Bool { holds > 0 }
-    /// Holds in force on this streaming run.
-    private var holds = 0
-    /// The processed stream role: viewfinder for preview, stillCapture once captures want full stills.
-    public var processedRole: StreamRole { streaming.processedRole }
-    /// True between `startStreaming` and `stopStreaming` (or a disconnect).
-    public private(set) var isStreaming = false
-    /// The recording's stream, asked for with `requestVideoStream` (CameraController+Video.swift).
-    public internal(set) var videoStreamRequest: VideoStreamRequest?
-    /// The video stream the camera configured at the last `startStreaming` (YUV420), or nil.
-    public private(set) var videoStream: StreamConfiguration?
-    /// Why a video stream that was asked for is not there (the camera refused a second processed
-    /// stream, or offered no YUV420), or nil.
-    public private(set) var videoStreamNote: String?
-    /// The processed stream's size at the last `startStreaming`: the format's output, or its full
-    /// still while the processed stream is a still stream (`preferredProcessedSize`).
-    public private(set) var processedStreamSize: PixelSize?
+    /// The streams: what they are for, the requests kept queued, the video stream, what the camera
+    /// allocated (StreamLayout.swift; read through CameraController+Streams.swift).
+    var layout = StreamLayout()
+    /// The requests of the streaming run: cookies, regular and explicit requests in flight, holds.
+    private(set) var run = StreamingRun()
+    /// The latest frames delivered and the interval measured between them.
+    private(set) var frames = LatestFrames()
+    /// The settings every request carries (ControlSettings.swift; set through CameraController+Controls.swift).
+    var settings: ControlSettings
+    /// Frame sync's state machine: what `fleet.sync` asks, the session, what a client hears
+    /// (`setFrameSync`, CameraController+FrameSync.swift).
+    var sync = FrameSyncState()
+    /// Where a client listens to the server's sync datagrams to measure its own alignment; nil: not measured.
+    let frameSyncListener: (any FrameSyncChannelFactory)?
+    /// True when the device was opened with the sensor's own HDR on (`SensorHDRSwitch`): its one
+    /// mode is the HDR mode, and every frame is HDR.
+    public let sensorHDROn: Bool
 
-    /// The latest completed frame's state (its metadata, decoded).
-    public private(set) var latest: FrameState? {
-        didSet {
-            guard let old = oldValue, let new = latest, new.sequence > old.sequence else { return }
-            let elapsed = new.sensorTimestamp.nanoseconds - old.sensorTimestamp.nanoseconds
-            if elapsed > 0 { observedFrameIntervalMicroseconds = elapsed / 1_000 / Int64(new.sequence - old.sequence) }
-        }
-    }
-    /// The time between the last two frames the camera delivered, per sensor frame, µs (nil before
-    /// two frames). A camera can run slower than its format says (vimc under emulation, a loaded
-    /// host): waits sized in frames use the slower of the two.
-    public private(set) var observedFrameIntervalMicroseconds: Int64?
-    /// The latest regular frame's state: what AE (or the current settings) chose, never a bracket
-    /// step's own exposure. Brackets meter from it, so back-to-back brackets do not compound.
-    public private(set) var latestRegular: FrameState?
-    /// The latest completed regular request, with its buffers.
-    public private(set) var latestRequest: CompletedRequest?
+    /// The error that stopped streaming on its own (a failed re-queue), if any.
+    public private(set) var lastError: (any Error)?
+    /// Controls added to every regular (streaming) request, not to bracket requests: the video
+    /// stabilization crop (ScalerCrop) rides here.
+    public var streamingControls: ControlList = [:]
+
     /// Called on the loop for every completed regular frame (after `latest` is updated).
     public var onFrame: ((CompletedRequest, FrameState) -> Void)?
     /// Called on the loop for every complete frame, regular or a bracket's, in the order they
@@ -104,56 +50,19 @@ public final class CameraController {
     /// configured every request fills it, so recording takes its frames from here and a still or
     /// bracket during a recording leaves no gap in the video.
     public var onEveryFrame: ((CompletedRequest) -> Void)?
-    /// The controls each regular request in flight was queued with (`regularRequestHadCurrentControls`).
-    private var regularRequestControls: [UInt64: ControlList] = [:]
     /// Called on the loop for every complete regular frame while a bracket may take one as its
     /// still (`BracketEngine`'s zero shutter lag); set and cleared by that bracket.
     public var onRegularFrameForBracket: ((CompletedRequest) -> Void)?
-    /// The error that stopped streaming on its own (a failed re-queue), if any.
-    public private(set) var lastError: (any Error)?
-    /// Controls added to every regular (streaming) request, not to bracket requests: the video
-    /// stabilization crop (ScalerCrop) rides here.
-    public var streamingControls: ControlList = [:]
     /// Called on the loop when the camera goes away.
     public var onDisconnect: (() -> Void)?
+    /// Called on the loop after streaming stops: whoever holds frames (the viewfinder) drops them.
+    public var onStreamingStopped: (() -> Void)?
+    /// Called on the loop when streaming stopped on its own (a request the camera refused).
+    public var onStreamingError: ((any Error) -> Void)?
 
-    // Settings (see CameraController+Controls.swift).
-    /// Current focus mode (set with `setFocus`).
-    public internal(set) var focusMode: FocusMode
-    /// Current exposure mode (set with `setExposure`).
-    public internal(set) var exposureMode: ExposureMode = .auto
-    /// Current exposure bias, EV (set with `setExposureBias`).
-    public internal(set) var exposureBiasEV = 0.0
-    /// Current white-balance mode (set with `setWhiteBalance`).
-    public internal(set) var whiteBalanceMode: WhiteBalanceMode = .auto
-    /// Exposure held by `.locked` (µs, analogue gain) and the bias when it was locked.
-    var lockedExposure: (durationMicroseconds: Int, gain: Double, biasEV: Double)?
-    var lockedGains: WhiteBalanceGains?
-    /// Digital zoom factor (set with `setZoom`, CameraController+Zoom.swift); 1 = the whole field.
-    public internal(set) var zoomFactor = 1.0
-    var pendingAfTrigger = false
-
-    /// Frame sync's state machine: what `fleet.sync` asks, the session, what a client hears
-    /// (`setFrameSync`, CameraController+FrameSync.swift).
-    var sync = FrameSyncState()
-    /// `fleet.sync` as asked.
-    public var frameSync: FrameSyncRequest { sync.request }
-    /// Where a client listens to the server's sync datagrams to measure its own alignment; nil: not measured.
-    let frameSyncListener: (any FrameSyncChannelFactory)?
-
-    private var nextCookie: UInt64 = 1
-    /// Cookie of the most recent request handed to the device (0 before any): settings changed now
-    /// ride on the next one, `lastQueuedCookie + 1`.
-    public var lastQueuedCookie: UInt64 { nextCookie - 1 }
-    private var regularInFlight: Set<UInt64> = []
-    private var explicitRequests: [UInt64: (CompletedRequest) -> Void] = [:]
-
-    /// Video HDR's HdrMode, sent on every request where the camera lists HdrMode (Off when nil);
-    /// set with `setHdrMode` (CameraController+HDR.swift).
-    public internal(set) var hdrMode: HdrModeValue?
-    /// True when the device was opened with the sensor's own HDR on (`SensorHDRSwitch`): its one
-    /// mode is the HDR mode, and every frame is HDR.
-    public let sensorHDROn: Bool
+    /// V4L2 capture drivers start streaming only once this many buffers are queued (videobuf2's
+    /// `min_buffers_needed`: 2 in vimc's capture node); with fewer, no frame ever comes.
+    public static let minimumRegularRequests = 2
 
     /// A controller for an opened device. `sensor` is the database entry (or `.unknown`).
     /// `sensorHDRSwitchable`: the camera manager can switch the sensor's own HDR (the format table
@@ -172,7 +81,7 @@ public final class CameraController {
         }
         activeFormat = FormatSelection(format: first)
         whiteBalanceModel = WhiteBalanceModel(calibration: sensor.colourCalibration)
-        focusMode = .locked(lensPositionDioptres: sensor.lensPositionDefaultDioptres ?? 0)
+        settings = ControlSettings(focusMode: .locked(lensPositionDioptres: sensor.lensPositionDefaultDioptres ?? 0))
         let bound = WeakLoopBound(self, loop: loop)  // weak: the device keeps its handler, the controller keeps the device
         device.setEventHandler { event in
             loop.execute { bound.value?.handle(event) }
@@ -241,21 +150,16 @@ public final class CameraController {
     /// format change does).
     public func startStreaming(_ configuration: StreamingConfiguration? = nil) throws {
         guard !isStreaming else { return }
-        if let configuration { streaming = configuration }
+        if let configuration { layout.configuration = configuration }
         sync.newRun()
         let format = activeFormat.format
         let (status, streams, configured) = try configureStreams(for: format)
         if status == .invalid {
             throw CameraError(.unsupported, "camera \(device.info.id): configuration \(format.label) is invalid")
         }
-        var allocated: [StreamRole: Int] = [:]
-        for (asked, given) in zip(streams, configured) { allocated[asked.role] = given.bufferCount > 0 ? given.bufferCount : asked.bufferCount }
-        allocatedBuffers = allocated
-        processedStreamSize = configured.first?.size ?? format.size
+        layout.started(asked: streams, configured: configured, formatSize: format.size)
         try device.start(controls: supported(controlsForNextRequest()))
-        isStreaming = true
-        streamingGeneration += 1
-        holds = 0  // a hold taken before this run lapses with its generation
+        run.started()  // a hold taken before this run lapses with its generation
         for _ in 0..<regularRequestLimit { try queueRegularRequest() }
     }
 
@@ -273,27 +177,16 @@ public final class CameraController {
     /// refuses it, or then has no room for the video stream) is configured at the format's size.
     private func configureStreams(for format: CameraFormat) throws
         -> (status: ConfigurationStatus, asked: [StreamConfiguration], streams: [StreamConfiguration]) {
-        func streams(processed size: PixelSize) -> [StreamConfiguration] {
-            var streams = [StreamConfiguration(role: processedRole, pixelFormat: format.pixelFormat, size: size,
-                                               bufferCount: max(4, requestsInFlight + bracketBuffersPerStream))]
-            if let raw = format.rawPixelFormat {
-                // Beside a video stream regular requests may fill it too (`regularRequestsFillRaw`).
-                let regular = videoStreamRequest != nil && processedRole == .stillCapture ? requestsInFlight : 0
-                streams.append(StreamConfiguration(role: .raw, pixelFormat: raw, size: format.sensorModeSize,
-                                                   bufferCount: max(4, regular + bracketBuffersPerStream)))
-            }
-            return streams
-        }
-        let video = videoStreamConfiguration(for: format)
+        let video = layout.videoStreamConfiguration(for: format)
         let preferred = preferredProcessedSize(for: format)
         if preferred != format.size {
-            let asked = streams(processed: preferred)
+            let asked = layout.streams(for: format, processed: preferred)
             let (status, configured) = try configure(asked, video: video)
             if status != .invalid, configured.first?.size == preferred, video == nil || videoStream != nil {
                 return (status, asked, configured)
             }
         }
-        let asked = streams(processed: format.size)
+        let asked = layout.streams(for: format, processed: format.size)
         let (status, configured) = try configure(asked, video: video)
         return (status, asked, configured)
     }
@@ -303,15 +196,14 @@ public final class CameraController {
     /// says why): recording then takes the processed stream.
     private func configure(_ streams: [StreamConfiguration], video: StreamConfiguration?)
         throws -> (status: ConfigurationStatus, streams: [StreamConfiguration]) {
-        videoStream = nil
-        videoStreamNote = nil
+        layout.configuring()
         guard let video else { return try device.configure(streams) }
         let refusal: String
         do {
             let (status, configured) = try device.configure(streams + [video])
             if status != .invalid, configured.count == streams.count + 1, let given = configured.last,
                given.role == .videoRecording, given.pixelFormat == .yuv420 {
-                videoStream = given
+                layout.videoConfigured(given)
                 return (status, Array(configured.dropLast()))
             }
             refusal = status == .invalid ? "the configuration was invalid" : "it offered \(configured.last?.pixelFormat.rawValue ?? "nothing") instead of YUV420"
@@ -321,29 +213,21 @@ public final class CameraController {
             refusal = "\(error)"
         }
         let result = try device.configure(streams)
-        videoStreamNote = "no separate video stream (\(refusal)); recording converts the \(processedRole) stream"
+        layout.videoRefused(note: "no separate video stream (\(refusal)); recording converts the \(processedRole) stream")
         return result
     }
-
-    /// Counts `startStreaming`s: a bracket started on one generation must not go on in the next
-    /// (another format, other buffers).
-    public private(set) var streamingGeneration = 0
 
     /// Stops streaming; requests in flight complete as cancelled.
     public func stopStreaming() {
         guard isStreaming else { return }
-        isStreaming = false
+        run.stopping()
         device.stop()
         // The requests in flight complete cancelled; the next start begins afresh.
-        regularInFlight = []
-        regularRequestControls = [:]
-        holds = 0  // holds of the old run lapse (their release is ignored: another generation)
-        allocatedBuffers = [:]
-        videoStream = nil
-        processedStreamSize = nil
+        run.stopped()  // holds of the old run lapse (their release is ignored: another generation)
+        layout.stopped()
         // Buffers still referenced block the next configure (libcamera refuses to reconfigure
         // while the caller holds frame buffers): let go of the last frame and tell the viewers.
-        latestRequest = nil
+        frames.streamingStopped()
         onStreamingStopped?()
     }
 
@@ -364,19 +248,13 @@ public final class CameraController {
     /// the controller refills regular requests when the last is released, and a restart of
     /// streaming ends every hold.
     public func holdRegularRequests() -> RegularRequestHold {
-        holds += 1
-        return RegularRequestHold(controller: self, generation: streamingGeneration)
+        RegularRequestHold(controller: self, generation: run.hold())
     }
 
     /// Ends a hold taken with `holdRegularRequests` (once; on the run it was taken on).
     fileprivate func release(_ hold: RegularRequestHold) {
-        guard hold.generation == streamingGeneration, holds > 0 else { return }
-        holds -= 1
-        if holds == 0 { refillRegularRequests() }
+        if run.release(heldGeneration: hold.generation) { refillRegularRequests() }
     }
-
-    /// Called on the loop after streaming stops: whoever holds frames (the viewfinder) drops them.
-    public var onStreamingStopped: (() -> Void)?
 
     /// Bracket hook: queues one request with the current settings overridden by `controls` (e.g.
     /// AeEnable false, ExposureTime, AnalogueGain), filling `roles` (default: processed + raw).
@@ -386,24 +264,19 @@ public final class CameraController {
     public func queueRequest(controls: ControlList, roles: [StreamRole]? = nil,
                              completion: @escaping (CompletedRequest) -> Void) throws -> UInt64 {
         guard isStreaming else { throw CameraError(.notReady, "camera \(device.info.id): queueRequest while not streaming") }
-        let cookie = takeCookie()
+        let cookie = run.takeCookie()
         var merged = controlsForNextRequest(consumeTrigger: false)
         for (name, value) in controls { merged[name] = value }
         var wanted = roles ?? captureRoles
         if videoStream != nil, !wanted.contains(.videoRecording) { wanted.append(.videoRecording) }  // the video goes on
-        explicitRequests[cookie] = completion
+        run.explicitQueued(cookie, completion: completion)
         do {
             try device.queueRequest(CaptureRequest(cookie: cookie, controls: supported(merged), roles: wanted))
         } catch {
-            explicitRequests[cookie] = nil
+            run.explicitRefused(cookie)
             throw error
         }
         return cookie
-    }
-
-    private func takeCookie() -> UInt64 {
-        defer { nextCookie += 1 }
-        return nextCookie
     }
 
     /// Keeps `regularRequestLimit` regular requests queued (none while `holdsRegularRequests`). When every buffer is held (by a viewer or a
@@ -411,11 +284,11 @@ public final class CameraController {
     /// the next completion, or after a frame time when nothing is in flight. Any other error stops
     /// streaming and is reported through `onStreamingError`.
     private func refillRegularRequests() {
-        while isStreaming && !holdsRegularRequests && regularInFlight.count < regularRequestLimit {
+        while isStreaming && !holdsRegularRequests && run.regularInFlight.count < regularRequestLimit {
             do {
                 try queueRegularRequest()
             } catch let error as HardwareError where error.kind == .busy {
-                if regularInFlight.isEmpty && explicitRequests.isEmpty {
+                if run.isIdle {
                     let bound = LoopBound(self, loop: loop)
                     loop.schedule(after: .microseconds(activeFormat.minimumFrameDurationMicroseconds)) {
                         bound.value.refillRegularRequests()
@@ -431,9 +304,6 @@ public final class CameraController {
         }
     }
 
-    /// Called on the loop when streaming stopped on its own (a request the camera refused).
-    public var onStreamingError: ((any Error) -> Void)?
-
     /// The controls this camera has now (its current `ControlInfoMap`, which `configure` may change:
     /// `CameraDevice.configuredControlInfo`); the rest are left out, so a camera without 3A (vimc, a
     /// sensor without AF) streams instead of refusing every request.
@@ -446,47 +316,43 @@ public final class CameraController {
     /// controls a regular request would carry now (the settings, zoom and streaming controls in
     /// force): its frame was made with the settings in force, not with ones from before a change.
     public func regularRequestHadCurrentControls(_ cookie: UInt64) -> Bool {
-        guard let queued = regularRequestControls[cookie] else { return false }
+        guard let queued = run.controls(ofRegular: cookie) else { return false }
         var now = controlsForNextRequest(consumeTrigger: false)
         for (name, value) in streamingControls { now[name] = value }
         return supported(now) == queued
     }
 
     private func queueRegularRequest() throws {
-        let cookie = takeCookie()
+        let cookie = run.takeCookie()
         var controls = controlsForNextRequest()
         for (name, value) in streamingControls { controls[name] = value }
-        let roles = videoStream == nil ? [processedRole] : [processedRole, .videoRecording] + (regularRequestsFillRaw ? [.raw] : [])
+        let roles = layout.regularRoles(formatHasRaw: activeFormat.format.rawPixelFormat != nil)
         let sent = supported(controls)
         try device.queueRequest(CaptureRequest(cookie: cookie, controls: sent, roles: roles))
-        regularRequestControls[cookie] = sent
-        regularInFlight.insert(cookie)
+        run.regularQueued(cookie, controls: sent)
     }
 
     private func handle(_ event: CameraEvent) {
         switch event {
         case .disconnected:
-            isStreaming = false
-            regularInFlight = []
+            run.disconnected()
             onDisconnect?()
         case .requestCompleted(let completed):
-            if let completion = explicitRequests.removeValue(forKey: completed.cookie) {
+            if let completion = run.takeCompletion(of: completed.cookie) {
                 if completed.isComplete {
-                    latest = frameState(completed)
+                    frames.explicitFrame(frameState(completed))
                     onEveryFrame?(completed)
                 }
                 completion(completed)
                 refillRegularRequests()  // its buffers are free again
                 return
             }
-            regularInFlight.remove(completed.cookie)
-            defer { regularRequestControls[completed.cookie] = nil }
+            run.regularCompleted(completed.cookie)
+            defer { run.forgetControls(of: completed.cookie) }
             guard completed.isComplete else { return }
             let state = frameState(completed)
             measureFrameSync(state)
-            latest = state
-            latestRegular = state
-            latestRequest = completed
+            frames.regularFrame(state, request: completed)
             onEveryFrame?(completed)
             onRegularFrameForBracket?(completed)
             onFrame?(completed, state)

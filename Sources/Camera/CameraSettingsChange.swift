@@ -36,22 +36,13 @@ extension CameraController {
     /// What `apply(_:)` puts back when a part of a change is refused.
     struct SettingsSnapshot {
         var activeFormat: FormatSelection
-        var zoomFactor: Double
-        var exposureMode: ExposureMode
-        var lockedExposure: (durationMicroseconds: Int, gain: Double, biasEV: Double)?
-        var exposureBiasEV: Double
-        var focusMode: FocusMode
-        var pendingAfTrigger: Bool
-        var whiteBalanceMode: WhiteBalanceMode
-        var lockedGains: WhiteBalanceGains?
+        /// Zoom, exposure (and what a lock holds), focus (and a pending trigger), white balance.
+        var settings: ControlSettings
         var frameSync: FrameSyncRequest
     }
 
     var settingsSnapshot: SettingsSnapshot {
-        SettingsSnapshot(activeFormat: activeFormat, zoomFactor: zoomFactor, exposureMode: exposureMode,
-                         lockedExposure: lockedExposure, exposureBiasEV: exposureBiasEV, focusMode: focusMode,
-                         pendingAfTrigger: pendingAfTrigger, whiteBalanceMode: whiteBalanceMode, lockedGains: lockedGains,
-                         frameSync: frameSync)
+        SettingsSnapshot(activeFormat: activeFormat, settings: settings, frameSync: frameSync)
     }
 
     /// Applies a change as one transaction: all of it, or, when a part is refused, none of it (the
@@ -93,14 +84,7 @@ extension CameraController {
     /// which can be refused: then the settings are back but the other format stays in force).
     func restore(_ snapshot: SettingsSnapshot) throws {
         // The snapshot's zoom and exposure fit its format: set them first, so it is accepted again.
-        zoomFactor = snapshot.zoomFactor
-        exposureMode = snapshot.exposureMode
-        lockedExposure = snapshot.lockedExposure
-        exposureBiasEV = snapshot.exposureBiasEV
-        focusMode = snapshot.focusMode
-        pendingAfTrigger = snapshot.pendingAfTrigger
-        whiteBalanceMode = snapshot.whiteBalanceMode
-        lockedGains = snapshot.lockedGains
+        settings.restore(snapshot.settings)
         sync.request = snapshot.frameSync
         if activeFormat != snapshot.activeFormat { try apply(snapshot.activeFormat) }
     }

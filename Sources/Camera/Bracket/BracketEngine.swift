@@ -65,14 +65,23 @@ public final class BracketEngine {
     /// needs a free buffer per stream to queue a request). More are queued as frames complete.
     public let maximumRequestsInFlight: Int
     /// Steps as resolved at start (auto-range appends).
-    public private(set) var steps: [ResolvedStep]
+    public var steps: [ResolvedStep] {
+        progress.resolved
+    }
+    /// Each step and how far it has got (BracketSteps.swift).
+    private var progress: BracketSteps
     /// Counters so far.
     public private(set) var statistics = Statistics()
     /// Called once, on the loop, when the first request is handed to the camera (within `start()`
     /// unless it had to wait for a buffer): the end of shutter lag.
     public var onFirstRequestQueued: ((MonotonicTime) -> Void)?
+    /// Where the bracket is: before `start`, waiting for a shot's instant, running, or finished.
+    private enum Phase { case ready, waitingForInstant, running, finished }
+    private var phase = Phase.ready
     /// True once `onFinish` has run.
-    public private(set) var isFinished = false
+    public var isFinished: Bool {
+        phase == .finished
+    }
     /// How far the lens is assumed to move in one frame when travel is planned, dioptres. A
     /// planning estimate, not a property of any lens: every frame is still confirmed from its
     /// LensPosition, and a step whose frame did not arrive is queued again.
@@ -81,12 +90,12 @@ public final class BracketEngine {
     public let lensToleranceDioptres: Double
     /// The white balance focus steps hold (ColourGains); nil for other plans.
     public let heldColourGains: WhiteBalanceGains?
-    /// The lens position the last planned request asks for (or the latest frame's, before any).
-    private var plannedLensDioptres: Double?
     /// A shot's instant: frames whose exposure starts before it are skipped (see the type's comment).
     public let notBefore: ExposureInstant?
     /// True while a shot waits, on the regular frames, for the point at which it queues.
-    public private(set) var waitingForInstant = false
+    public var waitingForInstant: Bool {
+        phase == .waitingForInstant
+    }
     /// Margin a shot's first request is queued ahead of the instant, beyond what the requests in
     /// flight and the pipeline delay need, and lead-in requests planned beyond the frames up to
     /// the instant: at least `instantMarginFrames`, and at least `instantMargin` of frames, so that
@@ -107,28 +116,12 @@ public final class BracketEngine {
     private let regularFramesFrom: MonotonicTime?
     private let onFrame: (MatchedFrame) -> Void
     private let onFinish: (Outcome) -> Void
-    private let autoRange: AutoRangePolicy?
-    private let maximumSteps: Int
-    private var matched: [Bool]
-    private var attempts: [Int]
-    private var queuedCookie: [UInt64?]
-    private var measured: [(bias: Double, extremes: TonalExtremes)] = []
-    private var added = (darker: 0, brighter: 0)
-    private var outstanding: Set<UInt64> = []
-    private var queueing = false
-    private var planned: [Planned] = []
-    private var lastQueued: ResolvedStep?
-    /// True once padding holding `lastQueued` has been planned while the gate waits: one wait's
-    /// padding is enough, however many times the gate is asked again.
-    private var paddedForWait = false
-    /// Requests granted beyond the base budget: retakes the gate asked for and padding while it
-    /// waited. Neither means "never matched", so neither may spend the budget that detects it.
-    private var extraRequestBudget = 0
-    /// When the bracket times out; moved later by the time the gate waits and by retakes.
-    private var deadline: MonotonicTime?
-    private var timeout: ScheduledWork?
-    private var resumeWork: ScheduledWork?
-    private var bufferRetry: ScheduledWork?
+    /// Auto-range's state while the plan auto-ranges; nil otherwise.
+    private var autoRange: AutoRangeRun?
+    /// The requests planned and outstanding (BracketRequests.swift).
+    private var requests: BracketRequests
+    /// The time limit, the gate's wait and the buffer retry (BracketTimers.swift).
+    private var timers = BracketTimers()
     /// The controller's hold on regular requests while this bracket needs it; nil otherwise.
     private var regularRequestHold: RegularRequestHold?
     /// True when the window is smaller than a burst: regular requests are held for the whole
@@ -154,7 +147,6 @@ public final class BracketEngine {
         // A shot takes its own frames only: regular requests are held from its lead-in on.
         regularFramesFrom = plan.steps == [.evBias(0)] && plan.autoRange == nil && notBefore == nil ? trigger : nil
         self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
-        self.autoRange = plan.autoRange; self.maximumSteps = maximumSteps
         confirmsSettings = controller.controlsExposure
         let focuses = plan.steps.contains { if case .focus = $0 { true } else { false } }
         if focuses && controller.afSystem == "none" {
@@ -162,39 +154,36 @@ public final class BracketEngine {
         }
         lensToleranceDioptres = BracketMatching.lensTolerance(resolutionDioptres: controller.sensor.lensPositionResolutionDioptres)
         let latestFrame = controller.latestRegular ?? controller.latest
-        heldColourGains = focuses ? (controller.lockedGains ?? latestFrame?.colourGains) : nil
-        plannedLensDioptres = latestFrame?.lensPositionDioptres
+        heldColourGains = focuses ? (controller.settings.lockedGains ?? latestFrame?.colourGains) : nil
+        requests = BracketRequests(lensDioptres: latestFrame?.lensPositionDioptres)
         holdsForWholeBracket = focuses
         generation = controller.streamingGeneration
         let format = controller.activeFormat.format
         let range = format.minimumExposureMicroseconds...max(format.maximumExposureMicroseconds, format.minimumExposureMicroseconds)
-        resolveRange = range
         let isoPerGain = controller.sensor.isoPerGain
         if confirmsSettings {
             pipelineDelayFrames = max(controller.sensor.exposureDelayFrames, controller.sensor.gainDelayFrames, 0)
             let base = try Self.meteredExposure(controller)
-            metered = base
-            steps = plan.steps.map {
+            progress = BracketSteps(plan.steps.map {
                 ResolvedStep.resolve($0, meteredMicroseconds: base.microseconds, meteredGain: base.gain, durationRange: range, isoPerGain: isoPerGain)
+            })
+            autoRange = plan.autoRange.map {
+                AutoRangeRun(policy: $0, maximumSteps: maximumSteps, metered: base, durationRange: range, isoPerGain: isoPerGain)
             }
         } else {
             guard plan.autoRange == nil, plan.steps.allSatisfy({ $0 == .evBias(0) }) else {
                 throw CameraError(.unsupported, "bracket: camera \(controller.sensor.model) has no ExposureTime/AnalogueGain controls, so it cannot vary exposure; only `capture` (its own settings) works")
             }
             pipelineDelayFrames = 0
-            metered = (0, 0)
-            steps = plan.steps.map { _ in ResolvedStep(exposureMicroseconds: 0, analogueGain: 0, evBias: 0) }
+            progress = BracketSteps(plan.steps.map { _ in ResolvedStep(exposureMicroseconds: 0, analogueGain: 0, evBias: 0) })
         }
-        matched = Array(repeating: false, count: steps.count)
-        attempts = Array(repeating: 0, count: steps.count)
-        queuedCookie = Array(repeating: nil, count: steps.count)
     }
 
     /// The base exposure EV steps are relative to: the settings themselves in custom and locked
     /// modes (so a capture right after `set` uses the new values), the latest regular frame in auto.
     private static func meteredExposure(_ controller: CameraController) throws -> (microseconds: Int, gain: Double) {
         if case .custom(let duration, let iso) = controller.exposureMode { return (duration, iso / controller.sensor.isoPerGain) }
-        if case .locked = controller.exposureMode, let held = controller.lockedExposure { return (held.durationMicroseconds, held.gain) }
+        if case .locked = controller.exposureMode, let held = controller.settings.lockedExposure { return (held.durationMicroseconds, held.gain) }
         // A regular frame's exposure: the latest frame may be a previous bracket's +N EV step.
         if let latest = (controller.latestRegular ?? controller.latest)?.exposure { return (latest.durationMicroseconds, latest.gain) }
         if controller.latest != nil {
@@ -203,15 +192,13 @@ public final class BracketEngine {
         throw CameraError(.notReady, "bracket: no frame metered yet; is the camera streaming?")
     }
 
-    private let metered: (microseconds: Int, gain: Double)
     /// The controller's streaming generation the bracket was resolved for.
     private let generation: Int
-    private let resolveRange: ClosedRange<Int>
 
     /// Queues the first burst. Throws when the camera refuses the first request (nothing queued).
     public func start() throws {
-        let budgetFrames = steps.count + pipelineDelayFrames + controller.requestsInFlight + 4
-        let longest = steps.map(\.exposureMicroseconds).max() ?? 0
+        let budgetFrames = progress.count + pipelineDelayFrames + controller.requestsInFlight + 4
+        let longest = progress.resolved.map(\.exposureMicroseconds).max() ?? 0
         let frameMicroseconds = max(Int64(longest), controller.frameDurationRangeMicroseconds.minimum,
                                     controller.observedFrameIntervalMicroseconds ?? 0)
         var allowed = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
@@ -223,13 +210,14 @@ public final class BracketEngine {
         }
         armTimeout(at: controller.loop.now() + allowed)
         if notBefore != nil {
-            waitingForInstant = true
+            phase = .waitingForInstant
             holdsForWholeBracket = true
             let bound = LoopBound(self, loop: controller.loop)
             controller.onRegularFrameForBracket = { bound.value.regularFrameBeforeInstant($0) }
             return
         }
-        if confirmsSettings, maximumRequestsInFlight < steps.count + pipelineDelayFrames { holdsForWholeBracket = true }
+        phase = .running
+        if confirmsSettings, maximumRequestsInFlight < progress.count + pipelineDelayFrames { holdsForWholeBracket = true }
         if holdsForWholeBracket { holdRegularRequests() }
         if regularFramesFrom != nil {
             let bound = LoopBound(self, loop: controller.loop)
@@ -240,9 +228,8 @@ public final class BracketEngine {
         } catch {
             controller.onRegularFrameForBracket = nil
             // The caller hears of it from the throw, not from onFinish.
-            isFinished = true
-            timeout?.cancel(); timeout = nil
-            bufferRetry?.cancel(); bufferRetry = nil
+            phase = .finished
+            timers.cancelTimeoutAndRetry()
             releaseRegularRequests()
             throw error
         }
@@ -258,36 +245,33 @@ public final class BracketEngine {
         let margin = Self.instantMarginFrames(periodNanoseconds: periodNanoseconds)
         let framesAhead = Int64(controller.regularRequestLimit + 1 + pipelineDelayFrames + margin)
         guard exposed + framesAhead * periodNanoseconds >= notBefore.wallClockNanoseconds else { return }
-        waitingForInstant = false
+        phase = .running
         controller.onRegularFrameForBracket = nil
         holdRegularRequests()
         let framesToInstant = Int(max(0, (notBefore.wallClockNanoseconds - exposed + periodNanoseconds - 1) / periodNanoseconds))
         let leadIn = framesToInstant + margin
-        plan(steps.indices.filter { !matched[$0] })
-        if case .step(let first) = planned.first {
-            planned.insert(contentsOf: Array(repeating: Planned.pad(steps[first]), count: leadIn), at: 1)
-            extraRequestBudget += leadIn
-        }
+        plan(progress.unmatched(progress.indices))
+        requests.leadIn(leadIn, of: progress)
         do { try pump() } catch { fail("camera: \(error)") }
         finishBurstIfIdle()
     }
 
     /// (Re)arms the time limit at `time`.
     private func armTimeout(at time: MonotonicTime) {
-        timeout?.cancel()
-        deadline = time
+        timers.cancelTimeout()
         let bound = LoopBound(self, loop: controller.loop)
         let started = statistics.firstRequestQueuedAt ?? controller.loop.now()
-        timeout = controller.loop.schedule(at: time) {
+        let work = controller.loop.schedule(at: time) {
             let engine = bound.value
-            let missing = engine.matched.filter { !$0 }.count
+            let missing = engine.progress.missingCount
             engine.fail("timeout: the bracket did not complete within \(time - started) (\(missing) step(s) missing)")
         }
+        timers.armed(work, at: time)
     }
 
     /// Moves the time limit later by `extra` (time the gate made the bracket wait, or a retake's frames).
     private func extendTimeout(by extra: Duration) {
-        guard let deadline, !isFinished else { return }
+        guard let deadline = timers.deadline, !isFinished else { return }
         armTimeout(at: deadline + extra)
     }
 
@@ -296,15 +280,14 @@ public final class BracketEngine {
 
     // MARK: Queueing
 
-    private var requestBudget: Int { limits.requestBudgetFactor * (steps.count + pipelineDelayFrames) + 8 + extraRequestBudget }
-
-    /// A request waiting for room in the window: a step, or padding holding a step's values.
-    private enum Planned { case step(Int), pad(ResolvedStep) }
+    private var requestBudget: Int {
+        limits.requestBudgetFactor * (progress.count + pipelineDelayFrames) + 8 + requests.extraBudget
+    }
 
     /// Plans the unmatched steps from `start` on, then the padding, and queues what the window allows.
     private func queueBurst(from start: Int) throws {
         guard !isFinished else { return }
-        plan((start..<steps.count).filter { !matched[$0] })
+        plan(progress.unmatched(start..<progress.count))
         try pump()
     }
 
@@ -312,37 +295,10 @@ public final class BracketEngine {
     /// the padding that lets the last step's exposure land. Requests planned for the lens get
     /// their own budget and time.
     private func plan(_ indices: [Int]) {
-        var travel = 0
-        var previous: Int?
-        var exposureChangedHere = false
-        for index in indices {
-            let step = steps[index]
-            if let lens = step.lensDioptres {
-                let from = plannedLensDioptres ?? lens + controller.lensPositionRangeDioptres.upperBound
-                if abs(lens - from) > lensToleranceDioptres {
-                    if let previous, exposureChangedHere {
-                        planned += Array(repeating: .pad(steps[previous]), count: pipelineDelayFrames)
-                        travel += pipelineDelayFrames
-                    }
-                    exposureChangedHere = false
-                    planned.append(.step(index))
-                    let frames = max(Int((abs(lens - from) / Self.lensTravelDioptresPerFrame).rounded(.up)) - 1, 0)
-                    planned += Array(repeating: .pad(step), count: frames)
-                    travel += frames
-                    plannedLensDioptres = lens
-                    previous = index
-                    continue
-                }
-            }
-            if let previous, steps[previous].exposureMicroseconds != step.exposureMicroseconds
-                || steps[previous].analogueGain != step.analogueGain { exposureChangedHere = true }
-            planned.append(.step(index))
-            previous = index
-        }
-        if let last = indices.last { planned += Array(repeating: .pad(steps[last]), count: pipelineDelayFrames) }
+        let travel = requests.plan(indices, of: progress, pipelineDelayFrames: pipelineDelayFrames, lensToleranceDioptres: lensToleranceDioptres,
+                                   nearestFocusDioptres: controller.lensPositionRangeDioptres.upperBound)
         guard travel > 0 else { return }
         statistics.lensTravelRequests += travel
-        extraRequestBudget += travel
         let frameMicroseconds = controller.observedFrameIntervalMicroseconds ?? controller.activeFormat.minimumFrameDurationMicroseconds
         extendTimeout(by: .microseconds(frameMicroseconds * Int64(travel)))
     }
@@ -350,27 +306,21 @@ public final class BracketEngine {
     /// Queues planned requests while fewer than `maximumRequestsInFlight` are outstanding, asking
     /// the gate before each step. A `.wait` pads after the last step queued and resumes later.
     private func pump() throws {
-        guard !isFinished, !queueing else { return }
-        queueing = true
-        defer { queueing = false }
-        while !planned.isEmpty, outstanding.count < maximumRequestsInFlight, !isFinished {
-            switch planned.removeFirst() {
+        guard !isFinished, !requests.isQueueing else { return }
+        requests.isQueueing = true
+        defer { requests.isQueueing = false }
+        while requests.hasRoom(window: maximumRequestsInFlight), !isFinished, let item = requests.takeNext() {
+            switch item {
             case .pad(let step):
                 guard try queueOrWaitForBuffer(step, item: .pad(step)) != nil else { return }
             case .step(let index):
-                let step = steps[index]
+                let step = progress[index]
                 if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: controller.loop.now()) {
-                    let rest = planned.compactMap { item -> Int? in if case .step(let i) = item { i } else { nil } }
-                    planned = []
-                    if let last = lastQueued, !paddedForWait {
-                        // The step queued last still needs its padding to reach the sensor.
-                        paddedForWait = true
-                        planned = Array(repeating: .pad(last), count: pipelineDelayFrames)
-                        extraRequestBudget += pipelineDelayFrames
-                    }
+                    // The step queued last still needs its padding to reach the sensor.
+                    let rest = requests.waitForGate(pipelineDelayFrames: pipelineDelayFrames)
                     let bound = LoopBound(self, loop: controller.loop)
                     let resumeAt = [index] + rest
-                    resumeWork = controller.loop.schedule(after: delay) { bound.value.resume(resumeAt) }
+                    timers.resume = controller.loop.schedule(after: delay) { bound.value.resume(resumeAt) }
                     extendTimeout(by: delay)
                     continue
                 }
@@ -379,33 +329,31 @@ public final class BracketEngine {
                     return
                 }
                 guard let cookie = try queueOrWaitForBuffer(step, item: .step(index)) else { return }
-                queuedCookie[index] = cookie
-                attempts[index] += 1
-                lastQueued = step
-                paddedForWait = false
+                progress.queued(index, cookie: cookie)
+                requests.stepQueued(step)
             }
         }
         // Released once all is queued, or while the gate makes the bracket wait (the viewfinder
         // goes on meanwhile; `resume` holds again).
-        if planned.isEmpty && (!holdsForWholeBracket || resumeWork != nil) { releaseRegularRequests() }
+        if requests.planned.isEmpty && (!holdsForWholeBracket || timers.resume != nil) { releaseRegularRequests() }
     }
 
     /// Queues `step`; when the camera has no free buffer (busy), puts `item` back first in line,
     /// holds the controller's regular requests so their buffers come free, and tries again after a
     /// frame time or at the next completion. Returns nil while waiting.
-    private func queueOrWaitForBuffer(_ step: ResolvedStep, item: Planned) throws -> UInt64? {
+    private func queueOrWaitForBuffer(_ step: ResolvedStep, item: BracketRequests.Planned) throws -> UInt64? {
         do {
             return try queue(step)
         } catch let error as HardwareError where error.kind == .busy {
-            planned.insert(item, at: 0)
+            requests.putBack(item)
             statistics.bufferWaits += 1
             // Held regular requests free processed-stream buffers; a raw-only bracket gains nothing.
             if roles?.contains(controller.processedRole) ?? true { holdRegularRequests() }
-            guard bufferRetry == nil else { return nil }
+            guard timers.bufferRetry == nil else { return nil }
             let bound = LoopBound(self, loop: controller.loop)
-            bufferRetry = controller.loop.schedule(after: .microseconds(controller.activeFormat.minimumFrameDurationMicroseconds)) {
+            timers.bufferRetry = controller.loop.schedule(after: .microseconds(controller.activeFormat.minimumFrameDurationMicroseconds)) {
                 let engine = bound.value
-                engine.bufferRetry = nil
+                engine.timers.bufferRetry = nil
                 do { try engine.pump() } catch { engine.fail("camera: \(error)") }
                 engine.finishBurstIfIdle()
             }
@@ -423,9 +371,9 @@ public final class BracketEngine {
     }
 
     private func resume(_ indices: [Int]) {
-        resumeWork = nil
+        timers.resume = nil
         if holdsForWholeBracket { holdRegularRequests() }
-        plan(indices.filter { !matched[$0] })
+        plan(progress.unmatched(indices))
         do { try pump() } catch { fail("camera: \(error)") }
         finishBurstIfIdle()
     }
@@ -437,9 +385,9 @@ public final class BracketEngine {
         let bound = LoopBound(self, loop: controller.loop)
         let controls = confirmsSettings ? stepControls(step) : [:]
         let cookie = try controller.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
-        outstanding.insert(cookie)
+        requests.sent(cookie)
         statistics.requestsQueued += 1
-        statistics.maximumOutstanding = max(statistics.maximumOutstanding, outstanding.count)
+        statistics.maximumOutstanding = max(statistics.maximumOutstanding, requests.outstanding.count)
         if statistics.firstRequestQueuedAt == nil {
             let now = controller.loop.now()
             statistics.firstRequestQueuedAt = now
@@ -472,7 +420,7 @@ public final class BracketEngine {
     // MARK: Matching
 
     private func completed(_ request: CompletedRequest) {
-        outstanding.remove(request.cookie)
+        requests.returned(request.cookie)
         guard !isFinished else { return }
         defer { if !isFinished { do { try pump() } catch { fail("camera: \(error)") }; finishBurstIfIdle() } }
         guard request.isComplete else {
@@ -487,7 +435,7 @@ public final class BracketEngine {
         if statistics.firstSequence == nil { statistics.firstSequence = request.sequence }
         guard confirmsSettings else {
             // No exposure to match: the frame of a step's own request is that step's frame.
-            if let index = pendingIndices(upTo: request.cookie).first {
+            if let index = progress.pending(upTo: request.cookie).first {
                 accept(index: index, clamped: false, actual: nil, request: request)
             } else {
                 statistics.framesSkipped += 1
@@ -500,7 +448,7 @@ public final class BracketEngine {
             return
         }
         let lens = request.metadata[ControlName.lensPosition]?.doubleValue
-        if let (index, clamped) = match(actual, lens: lens, pending: pendingIndices(upTo: request.cookie)) {
+        if let (index, clamped) = match(actual, lens: lens, pending: progress.pending(upTo: request.cookie)) {
             accept(index: index, clamped: clamped, actual: actual, lens: lens, request: request)
         } else {
             statistics.framesSkipped += 1
@@ -517,7 +465,7 @@ public final class BracketEngine {
     /// The pending step whose settings `actual` are (`BracketMatching`), and whether clamped.
     private func match(_ actual: (microseconds: Int, gain: Double), lens: Double? = nil, pending: [Int]) -> (index: Int, clamped: Bool)? {
         BracketMatching.match(actualExposureMicroseconds: actual.microseconds, actualGain: actual.gain, actualLensDioptres: lens,
-                              lensTolerance: lensToleranceDioptres, steps: steps, pending: pending, controlInfo: controller.device.controlInfo)
+                              lensTolerance: lensToleranceDioptres, steps: progress.resolved, pending: pending, controlInfo: controller.device.controlInfo)
     }
 
     /// A regular frame, while the one step may take one: kept when its exposure began nearest the
@@ -529,7 +477,7 @@ public final class BracketEngine {
         let frameMicroseconds = controller.observedFrameIntervalMicroseconds ?? controller.frameDurationRangeMicroseconds.minimum
         guard !isFinished, let trigger = regularFramesFrom,
               request.sensorTimestamp >= trigger - .microseconds(frameMicroseconds / 2),
-              let index = steps.indices.first(where: { !matched[$0] && queuedCookie[$0] != nil }) else { return }
+              let index = progress.firstQueuedUnmatched else { return }
         // Regular requests may carry the viewfinder's stabilization crop, which a capture's own do
         // not; and a frame whose request went in before a change of settings is not the capture's.
         guard controller.streamingGeneration == generation, controller.streamingControls.isEmpty,
@@ -547,33 +495,27 @@ public final class BracketEngine {
         finishBurstIfIdle()
     }
 
-    /// Unmatched steps whose request was queued no later than `cookie` (causality, not counting).
-    private func pendingIndices(upTo cookie: UInt64) -> [Int] {
-        steps.indices.filter { !matched[$0] && (queuedCookie[$0].map { $0 <= cookie } ?? false) }
-    }
-
     /// Keeps (or, on the gate's word, retakes) a step's frame. `actual` is nil when the camera
     /// reports no exposure: the gate then judges the whole frame duration.
     private func accept(index: Int, clamped: Bool, actual: (Int, Double)?, lens: Double? = nil, request: CompletedRequest) {
         let frameMicroseconds = request.metadata[ControlName.frameDuration]?.int64Value
             ?? controller.activeFormat.minimumFrameDurationMicroseconds
-        let verdict = gate.judge(index: index, attempt: attempts[index], exposureStart: request.sensorTimestamp,
+        let verdict = gate.judge(index: index, attempt: progress.attempts(index), exposureStart: request.sensorTimestamp,
                                  exposure: .microseconds(actual.map { Int64($0.0) } ?? frameMicroseconds))
-        if verdict.retake && attempts[index] < limits.maximumAttempts {
+        if verdict.retake && progress.attempts(index) < limits.maximumAttempts {
             statistics.retakes += 1
-            queuedCookie[index] = nil
+            progress.retake(index)
             // A retake is the gate's choice: it gets its own requests and frame time.
-            extraRequestBudget += 1 + pipelineDelayFrames
+            requests.grant(1 + pipelineDelayFrames)
             extendTimeout(by: .microseconds(frameMicroseconds * Int64(1 + pipelineDelayFrames + controller.requestsInFlight)))
             return
         }
-        matched[index] = true
+        progress.matched(index)
         statistics.lastSequence = request.sequence
-        if let policy = autoRange, let bias = steps[index].evBias, let buffer = request.buffers[controller.processedRole],
-           let extremes = TonalExtremes(buffer, clippedLevel: policy.clippedLevel, crushedLevel: policy.crushedLevel) {
-            measured.append((bias, extremes))
+        if autoRange != nil, let bias = progress[index].evBias, let buffer = request.buffers[controller.processedRole] {
+            autoRange?.measure(bias: bias, buffer: buffer)
         }
-        onFrame(MatchedFrame(index: index, attempts: attempts[index], requested: steps[index], actualExposureMicroseconds: actual?.0,
+        onFrame(MatchedFrame(index: index, attempts: progress.attempts(index), requested: progress[index], actualExposureMicroseconds: actual?.0,
                              actualGain: actual?.1, actualLensDioptres: lens, isClamped: clamped, verdict: verdict, request: request))
     }
 
@@ -581,32 +523,26 @@ public final class BracketEngine {
     /// flight are ignored), else extend (auto-range); steps still missing when every request of the
     /// burst is back are queued again.
     private func finishBurstIfIdle() {
-        guard !isFinished, !queueing, !waitingForInstant, resumeWork == nil else { return }
-        if matched.allSatisfy({ $0 }) {
-            planned.removeAll()
-            if let policy = autoRange, !extend(policy).isEmpty { return }
+        guard !isFinished, !requests.isQueueing, !waitingForInstant, timers.resume == nil else { return }
+        if progress.allMatched {
+            requests.dropPlanned()
+            if extendRange() { return }
             finish(.complete(statistics))
             return
         }
-        guard outstanding.isEmpty, planned.isEmpty else { return }
-        let first = matched.firstIndex(of: false) ?? 0
+        guard requests.isIdle else { return }
+        let first = progress.firstUnmatched ?? 0
         do { try queueBurst(from: first) } catch { fail("camera: \(error)") }
     }
 
-    /// Adds auto-range steps and queues them; returns them (empty when the range is covered).
-    private func extend(_ policy: AutoRangePolicy) -> [Double] {
-        let more = policy.additionalBiases(measured: measured, added: added, room: maximumSteps - steps.count)
-        guard !more.isEmpty else { return [] }
-        let start = steps.count
-        for bias in more {
-            if bias < 0 { added.darker += 1 } else { added.brighter += 1 }
-            let step = ResolvedStep.resolve(.evBias(bias), meteredMicroseconds: metered.microseconds, meteredGain: metered.gain,
-                                            durationRange: resolveRange, isoPerGain: controller.sensor.isoPerGain)
-            steps.append(step)
-            matched.append(false); attempts.append(0); queuedCookie.append(nil)
-        }
+    /// Adds auto-range's next steps and queues them; false when there are none (the range is
+    /// covered, or the plan does not auto-range).
+    private func extendRange() -> Bool {
+        guard let more = autoRange?.moreSteps(stepCount: progress.count), !more.isEmpty else { return false }
+        let start = progress.count
+        for step in more { progress.append(step) }
         do { try queueBurst(from: start) } catch { fail("camera: \(error)") }
-        return more
+        return true
     }
 
     private func fail(_ reason: String) {
@@ -619,12 +555,10 @@ public final class BracketEngine {
 
     private func finish(_ outcome: Outcome) {
         guard !isFinished else { return }
-        isFinished = true
-        if regularFramesFrom != nil || waitingForInstant { controller.onRegularFrameForBracket = nil }
-        waitingForInstant = false
-        timeout?.cancel(); timeout = nil
-        resumeWork?.cancel(); resumeWork = nil
-        bufferRetry?.cancel(); bufferRetry = nil
+        let wasWaitingForInstant = waitingForInstant
+        phase = .finished
+        if regularFramesFrom != nil || wasWaitingForInstant { controller.onRegularFrameForBracket = nil }
+        timers.cancelAll()
         releaseRegularRequests()
         onFinish(outcome)
     }
