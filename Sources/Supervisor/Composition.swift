@@ -33,10 +33,11 @@ struct ComposedServices {
     let recorder: VideoRecorder
     let timelapse: Timelapse
     let videoHDR: VideoHDRService
+    let videoStabilizer = VideoStabilizationService()
 
-    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices,
-         videoStabilizer: VideoStabilizationService) {
+    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices) {
         let loop = link.loop
+        let videoStabilizer = self.videoStabilizer
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
         let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
                                      serialNumber: devices.serialNumber,

@@ -40,8 +40,7 @@ public final class Supervisor {
     let startedAt: MonotonicTime
     /// The console's commands, judged by the origin policy (OriginPolicy.swift) before each runs.
     var commands = CommandTable<CommandContext>(policy: OriginPolicy())
-    private var sessions: [Int: ConsoleSession] = [:]
-    private var nextSessionID = 1
+    private var sessions = ConsoleSessions()
     /// Work in progress (a running bracket, a state write); stop waits until there is none.
     let work: WorkTracker
     private var exitCode: Int32 = 0
@@ -56,16 +55,20 @@ public final class Supervisor {
     var watchdogTicks: WatchdogTicks?
     /// Lens, still and video stabilization, once the camera runs.
     public internal(set) var stabilization: Stabilization?
-    /// Video stabilization of the streaming frames: its crop planner and ScalerCrop (VideoStabilizationService.swift).
-    let videoStabilizer: VideoStabilizationService
     /// The display's viewfinder, when the board has a display.
     var viewfinder: ViewfinderService?
-    /// Captures (console and shutter button), made once in `init` (Composition.swift).
-    let captureService: CaptureService
-    /// The intervalometer (`timelapse`), made once in `init` (Composition.swift).
-    let timelapse: Timelapse
-    /// Video recording, made once in `init` (Composition.swift).
-    let recorder: VideoRecorder
+    /// The services made once, in `init`, and wired to each other there (Composition.swift).
+    let composed: ComposedServices
+    /// Captures (console and shutter button).
+    var captureService: CaptureService { composed.capture }
+    /// The intervalometer (`timelapse`).
+    var timelapse: Timelapse { composed.timelapse }
+    /// Video recording.
+    var recorder: VideoRecorder { composed.recorder }
+    /// Video stabilization of the streaming frames: its crop planner and ScalerCrop (VideoStabilizationService.swift).
+    var videoStabilizer: VideoStabilizationService { composed.videoStabilizer }
+    /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
+    var videoHDR: VideoHDRService { composed.videoHDR }
     /// Motion detection and the trigger policy (TriggerWiring.swift).
     let triggers = TriggerState()
     /// The browser remote's server while `remote.listen` names an address (RemoteWiring.swift).
@@ -79,8 +82,6 @@ public final class Supervisor {
     let collectNonces = SeenNonces()
     /// Why the remote could not listen, for `get remote.listen`.
     var remoteFailure: String?
-    /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
-    let videoHDR: VideoHDRService
     private var madeStateWriter: StateWriter?
     /// The `fleet` command's work, set by Startup to the fleet client's (FleetWiring.swift).
     public var fleetCommandHandler: FleetCommandHandler?
@@ -98,14 +99,8 @@ public final class Supervisor {
         self.startedAt = loop.now()
         let work = WorkTracker()
         self.work = work
-        let videoStabilizer = VideoStabilizationService()
-        self.videoStabilizer = videoStabilizer
         let link = SupervisorLink(loop: loop)
-        let composed = ComposedServices(link: link, devices: devices, work: work, services: services, videoStabilizer: videoStabilizer)
-        captureService = composed.capture
-        recorder = composed.recorder
-        timelapse = composed.timelapse
-        videoHDR = composed.videoHDR
+        composed = ComposedServices(link: link, devices: devices, work: work, services: services)
         link.attach(self)
         let weakSelf = WeakSupervisor(self)
         work.onIdle = { weakSelf.value?.finishStopIfIdle() }
@@ -194,7 +189,7 @@ public final class Supervisor {
         watchdogTicks?.cancel()
         state = .stopped
         log.notice("stopped")
-        for session in sessions.values where session.kind != .stdio { session.output.close() }
+        for session in sessions.all where session.kind != .stdio { session.output.close() }
         onStopped?(exitCode)
     }
 
@@ -203,15 +198,11 @@ public final class Supervisor {
     /// Connects a console client; returns its session.
     @discardableResult
     public func attach(name: String, kind: ConsoleSession.Kind, output: any ConsoleOutput, echoes: Bool = false) -> ConsoleSession {
-        let session = ConsoleSession(id: nextSessionID, name: name, kind: kind, output: output, echoes: echoes)
-        nextSessionID += 1
-        sessions[session.id] = session
-        return session
+        sessions.open(name: name, kind: kind, output: output, echoes: echoes)
     }
 
     public func detach(_ session: ConsoleSession) {
-        session.close()
-        sessions[session.id] = nil
+        sessions.close(session)
     }
 
     /// Bytes from a client: edited into lines, each line run and answered.
@@ -280,11 +271,11 @@ public final class Supervisor {
     /// the journal afterwards, so each is logged too (failures and errors as warnings), unless a
     /// console on stdio already shows them on the same terminal.
     public func broadcast(_ event: ConsoleEvent) {
-        if !sessions.values.contains(where: { $0.kind == .stdio && !$0.isClosed }) {
+        if !sessions.open.contains(where: { $0.kind == .stdio }) {
             let line = ReplyFormatter.format(event, mode: .human)
             if event.name.hasSuffix(".failed") || event.name.hasSuffix(".error") { log.warning(line) } else { log.info(line) }
         }
-        for session in sessions.values.sorted(by: { $0.id < $1.id }) where !session.isClosed { session.send(event) }
+        for session in sessions.open { session.send(event) }
     }
 
     var uptime: Duration { loop.now() - startedAt }
