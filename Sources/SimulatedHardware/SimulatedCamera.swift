@@ -1,6 +1,5 @@
 import Foundation
 import Hardware
-import Motion
 import Syscalls
 
 /// The simulated camera: implements `CameraDevice` on an event loop, with frames paced by the
