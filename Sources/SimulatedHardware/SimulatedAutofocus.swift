@@ -65,6 +65,7 @@ struct SimulatedAutofocus: Sendable {
         lensDioptres = lens
     }
 
+    /// True with phase or contrast detect; false for a fixed lens.
     var isPresent: Bool { system == "phase" || system == "contrast" }
 
     /// Applies a request's AfMode, LensPosition and AfTrigger (`immediately`: controls given at

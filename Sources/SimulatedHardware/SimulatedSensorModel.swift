@@ -61,7 +61,7 @@ struct SimulatedSensorModel: Sendable {
     private var gainLine: DelayLine<Double>
     private var frameLimitsLine: DelayLine<[Int64]>
 
-    var hasAutofocus: Bool { sensor.afSystem == "phase" || sensor.afSystem == "contrast" }
+    var hasAutofocus: Bool { autofocus.isPresent }
     var minimumFrameDurationMicroseconds: Int64 { Int64((1e6 / max(mode.maximumFps, 0.1)).rounded(.up)) }
     var maximumFrameDurationMicroseconds: Int64 { Int64(max(sensor.exposureMaximumMicroseconds, 1)) }
 
