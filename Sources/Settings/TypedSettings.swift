@@ -26,17 +26,13 @@ public struct TypedSettings: Equatable, Sendable {
     public var whiteBalanceGains = WhiteBalanceGains(red: 1, blue: 1)
     public var whiteBalanceKelvin: Double = 5500
     public var whiteBalanceTint: Double = 0
-    /// `stabilization.lens`: lens stabilization of brackets.
-    public var stabilizationLens = false
-    /// `stabilization.still`: automatic still stabilization of single captures.
-    public var stabilizationStillAutomatic = true
-    /// `stabilization.video`: the preferred video stabilization mode (the active one is the service's).
-    public var stabilizationVideoPreferred = StabilizationMode.off
+    /// The `stabilization.*` settings: lens, still and the preferred video mode.
+    public var stabilization = StabilizationSettings()
     public var captureFormat = CaptureFormat.both
     /// `media.dng.compression`: lossless JPEG tiles, or the samples as they are.
     public var dngCompression = DNGCompression.lossless
-    public var displayZebra = false
-    public var displayPeaking = false
+    /// The `display.*` settings: the viewfinder's zebra and peaking.
+    public var display = DisplaySettings()
     /// The `button.*` settings: debounce, gesture timing, actions, busy policy, required (defaults: the button's).
     public var button = ButtonConfiguration()
     /// The `video.*` settings, except the encoder (the board's) and the rate cap (the format's);
@@ -46,14 +42,8 @@ public struct TypedSettings: Equatable, Sendable {
     public var videoHDR = VideoHDRPolicy.Preference.auto
     /// The `fleet.*` settings: the MQTT broker, the group and this rig's name (module Fleet).
     public var fleet = FleetSettings()
-    /// `remote.listen`: where the browser remote's HTTP server listens, or off (docs/remote.md).
-    public var remoteListen = RemoteListen.off
-    /// `remote.tls`: HTTPS with this certificate and key, or plain HTTP (docs/remote.md).
-    public var remoteTLS = RemoteTLS.off
-    /// `remote.collect`: the file holding the group's read-only collection key (docs/collect.md), or none.
-    public var remoteCollectKeyFile: String?
-    /// `remote.advertise`: the address the fleet's status gives for this remote (behind NAT), or off: the listen address.
-    public var remoteAdvertise = RemoteListen.off
+    /// The `remote.*` settings: the browser remote's listen address, TLS, collection key and advertised address.
+    public var remote = RemoteSettings()
     /// `timelapse.ramp.rate`: how fast a time-lapse's exposure ramp may move, EV per hour.
     public var timelapseRampRateEVPerHour: Double = 30
     /// The `trigger.*` settings: motion detection and what a trigger does (module Triggers).

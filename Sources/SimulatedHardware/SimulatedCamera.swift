@@ -1,6 +1,5 @@
 import Foundation
 import Hardware
-import Motion
 import Syscalls
 
 /// The simulated camera: implements `CameraDevice` on an event loop, with frames paced by the
@@ -17,8 +16,6 @@ public final class SimulatedCamera: CameraDevice {
     public let sensor: SensorDescription
     /// The loop whose clock paces the frames.
     public let loop: any EventLoop
-    /// The rig's true motion, for motion blur.
-    public let motion: any MotionTruth
     /// Seed of the frame noise.
     public let seed: UInt64
     /// False simulates a camera without exposure control, as vimc: no AeEnable, ExposureTime,
@@ -34,70 +31,14 @@ public final class SimulatedCamera: CameraDevice {
     /// CLOCK_REALTIME minus the loop's monotonic clock, for FrameWallClock: fixed at creation, as a
     /// Pi's realtime clock is the monotonic one plus an offset.
     public let wallClockOffsetNanoseconds: Int64
-    /// Buffers per stream at most (libcamera's vimc gives 4 whatever is asked). When set, a request
-    /// for a stream whose buffers are all in queued or in-progress requests is refused busy, as the
-    /// shim's "no free buffer" (buffers an application still holds after completion are not
-    /// modelled). nil (the default): what is asked, and no buffer accounting.
-    public var maximumBufferCount: Int?
-    /// Buffers of the last configuration the application still holds (a viewfinder converting a
-    /// frame). While above 0, `configure` is refused busy, as the shim refuses it while buffers are
-    /// lent (libcamera cannot reconfigure while the caller holds frame buffers).
-    public var buffersHeldByApplication = 0
-    /// Requests that must be queued at once before the first frame (videobuf2's
-    /// `min_buffers_needed`; vimc's capture node needs 2). Until then the sensor waits.
-    public var minimumQueuedToStart = 1
-    /// Processed (non-raw) streams one configuration may have, nil for any number. vimc's pipeline
-    /// has one: `configure` with more is refused, as libcamera's `generateConfiguration` refuses roles
-    /// the pipeline cannot produce together.
-    public var processedStreamLimit: Int?
-    private var sensorRunning = false
+    /// The driver's limits: buffers per stream, buffers held, requests to start, processed streams.
+    public var pipeline = SimulatedPipelineLimits()
     /// What the camera looks at; tests may change it while streaming.
     public var scene: SimulatedScene
-    /// True when opened with the sensor's own HDR on (`SimulatedCameraProvider.setSensorHDR`): the
-    /// sensor has only its HDR modes and every processed frame is rendered in HDR.
-    public internal(set) var sensorHDR = false
-    /// The HdrMode the last request taken for a frame asked for (Off until one does).
-    public private(set) var hdrMode: HdrModeValue = .off
-    /// HdrMode values the camera lists but its tuning lacks: asked for one, it goes on in the mode
-    /// it was in, and its metadata says so (as Raspberry Pi's IPA does for a mode its tuning file has
-    /// no configuration for).
-    public var unconfiguredHdrModes: Set<HdrModeValue> = []
-    /// The sensor mode chosen by the last `configure`.
-    public private(set) var activeMode: SensorDescription.Mode?
-    /// Frames the sensor produced since start, including dropped ones and ones the loop missed.
-    public private(set) var framesProduced: UInt64 = 0
-    /// Frames since start that started while the loop was too late to take them (their sequence
-    /// numbers are skipped; no request is used up).
-    public private(set) var framesMissed: UInt64 = 0
+    /// The sensor's own HDR, the HdrMode in force and the modes the tuning lacks.
+    public var hdr = SimulatedHDRState()
     /// Called with every request queued (accepted or not), for tests that check what reaches the camera.
     public var requestObserver: ((CaptureRequest) -> Void)?
-    /// Requests queued and not yet taken for a frame.
-    public var requestsWaiting: Int { waiting.count }
-    /// The next frame's sequence and start (nil start: not streaming), for `sim object cross`.
-    public var upcomingFrame: (sequence: UInt64, start: MonotonicTime?) { (framesProduced, streaming ? nextFrameStart : nil) }
-
-    private var streams: [StreamConfiguration] = []
-    private var model: SimulatedSensorModel?
-    private var waiting: [CaptureRequest] = []
-    private var inProgress: [(work: ScheduledWork, request: CaptureRequest)] = []
-    private var nextFrame: ScheduledWork?
-    /// When the next frame starts on the sensor's own clock (its SensorTimestamp), whenever the
-    /// loop gets round to it.
-    private var nextFrameStart: MonotonicTime?
-    /// The last frame's duration: the spacing of the frames after it until one sets another.
-    private var cadence: Duration?
-    private var handler: (@Sendable (CameraEvent) -> Void)?
-    private var streaming = false
-    private var disconnected = false
-    private var stalledUntil: MonotonicTime?
-    private var startedManual = false
-    /// The camera's orientation relative to where it pointed when streaming started (body now to
-    /// body then), integrated from the motion truth, and up to when.
-    private var attitude: (rotation: Quaternion, at: MonotonicTime?) = (.identity, nil)
-    /// Knots of a frame's rolling-shutter attitude: rows 0, 1/16, … 1 of the frame.
-    static let attitudeKnots = 17
-    /// Draws the frames; caches the chart per crop, size and focus.
-    private let renderer: SimulatedFrameRenderer
     /// What the raw stream hands back for the mode's unpacked raw format (board option
     /// `camera.raw`): the Pi 5's 16-bit or compressed raw, the Pi 4's CSI-2 packed. Set before
     /// `configure`.
@@ -109,15 +50,57 @@ public final class SimulatedCamera: CameraDevice {
     /// Where frame sync's datagrams go (SyncMode, as the fork's IPA does it: `SimulatedFrameSync`).
     /// The default keeps them on the loopback; a board sets its own group and port. Set before streaming.
     public var frameSyncChannels: any FrameSyncChannelFactory = MulticastFrameSyncChannels(address: .simulatedDefault)
+
+    /// Stopped, streaming, or unplugged (every later call throws).
+    private enum Phase { case stopped, streaming, disconnected }
+    private var phase = Phase.stopped
+    /// The streams of the last `configure`.
+    private var streams: [StreamConfiguration] = []
+    /// The sensor and IPA for the configured mode, made afresh at each start.
+    private var model: SimulatedSensorModel?
+    /// The requests waiting for a frame and in progress.
+    private var requests = SimulatedRequestQueue()
+    /// When frames start, their cadence, a stall, and the frame counters.
+    private var clock = SimulatedSensorClock()
+    private var handler: (@Sendable (CameraEvent) -> Void)?
+    /// The camera's orientation from the motion truth, for motion blur and the rolling shutter.
+    private var attitude: SimulatedCameraAttitude
+    /// Draws the frames; caches the chart per crop, size and focus.
+    private let renderer: SimulatedFrameRenderer
     /// The frame sync algorithm, made when a request first asks for SyncMode.
     private var frameSync: SimulatedFrameSync?
+
+    /// The sensor mode chosen by the last `configure`.
+    public var activeMode: SensorDescription.Mode? {
+        model?.mode
+    }
+    /// Frames the sensor produced since start, including dropped ones and ones the loop missed.
+    public var framesProduced: UInt64 {
+        clock.framesProduced
+    }
+    /// Frames since start that started while the loop was too late to take them (their sequence
+    /// numbers are skipped; no request is used up).
+    public var framesMissed: UInt64 {
+        clock.framesMissed
+    }
+    /// Requests queued and not yet taken for a frame.
+    public var requestsWaiting: Int {
+        requests.waiting.count
+    }
+    /// The next frame's sequence and start (nil start: not streaming), for `sim object cross`.
+    var upcomingFrame: (sequence: UInt64, start: MonotonicTime?) {
+        (clock.framesProduced, phase == .streaming ? clock.nextFrameStart : nil)
+    }
     /// Why frame sync could not send or receive, if it could not.
-    public var frameSyncFailure: String? { frameSync?.failure }
+    public var frameSyncFailure: String? {
+        frameSync?.failure
+    }
 
     init(info: CameraInfo, sensor: SensorDescription, loop: any EventLoop, motion: any MotionTruth,
          scene: SimulatedScene, seed: UInt64, wallClockOffsetNanoseconds: Int64? = nil) {
-        self.info = info; self.sensor = sensor; self.loop = loop; self.motion = motion
+        self.info = info; self.sensor = sensor; self.loop = loop
         self.scene = scene; self.seed = seed
+        attitude = SimulatedCameraAttitude(motion: motion)
         renderer = SimulatedFrameRenderer(sensor: sensor)
         self.wallClockOffsetNanoseconds = wallClockOffsetNanoseconds ?? Int64(Date().timeIntervalSince1970 * 1e9) - loop.now().nanoseconds
     }
@@ -145,31 +128,30 @@ public final class SimulatedCamera: CameraDevice {
 
     public func streamFormats(for role: StreamRole) throws -> [StreamFormat] {
         try checkConnected("streamFormats")
-        return SimulatedControlInfo.streamFormats(sensor: sensor, role: role, sensorHDR: sensorHDR)
+        return SimulatedControlInfo.streamFormats(sensor: sensor, role: role, sensorHDR: hdr.sensorHDR)
     }
 
     public func configure(_ requested: [StreamConfiguration]) throws -> (status: ConfigurationStatus, streams: [StreamConfiguration]) {
         try checkConnected("configure")
-        guard !streaming else { throw HardwareError(.busy, "simulated camera \(info.id): configure while streaming") }
-        guard buffersHeldByApplication == 0 else {
-            throw HardwareError(.busy, "simulated camera \(info.id): configure while \(buffersHeldByApplication) buffer(s) are still held")
+        guard phase != .streaming else { throw HardwareError(.busy, "simulated camera \(info.id): configure while streaming") }
+        guard pipeline.buffersHeldByApplication == 0 else {
+            throw HardwareError(.busy, "simulated camera \(info.id): configure while \(pipeline.buffersHeldByApplication) buffer(s) are still held")
         }
         guard !requested.isEmpty else {
             throw HardwareError(.invalidArgument, "simulated camera \(info.id): configure with no streams")
         }
-        if let limit = processedStreamLimit, requested.filter({ $0.role != .raw }).count > limit {
+        if let limit = pipeline.processedStreamLimit, requested.filter({ $0.role != .raw }).count > limit {
             throw HardwareError(.unsupported, "simulated camera \(info.id): cannot produce these \(requested.count) roles together")
         }
-        var (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor, sensorHDR: sensorHDR,
+        var (status, adjusted, mode) = SimulatedControlInfo.validate(requested, sensor: sensor, sensorHDR: hdr.sensorHDR,
                                                                      rawOutput: rawOutput)
-        if let most = maximumBufferCount {
+        if let most = pipeline.maximumBufferCount {
             for i in adjusted.indices where adjusted[i].bufferCount > most || adjusted[i].bufferCount == 0 {
                 adjusted[i].bufferCount = most
                 status = .adjusted
             }
         }
         streams = adjusted
-        activeMode = mode
         model = SimulatedSensorModel(sensor: sensor, mode: mode)
         for stream in adjusted {  // sample the chart now rather than in the first frame (and for the smaller drawing)
             let format = stream.role == .raw ? SimulatedControlInfo.rawFormat(sensor: sensor, mode: mode) : stream.pixelFormat
@@ -185,52 +167,43 @@ public final class SimulatedCamera: CameraDevice {
     public func start(controls: ControlList) throws {
         try checkConnected("start")
         guard let mode = activeMode else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): start before configure") }
-        guard !streaming else { throw HardwareError(.busy, "simulated camera \(info.id): start while streaming") }
+        guard phase != .streaming else { throw HardwareError(.busy, "simulated camera \(info.id): start while streaming") }
         try checkControls(controls, call: "start")
         // Frame numbers restart at 0, so the algorithms and delay lines start afresh (as the IPA does).
         var model = SimulatedSensorModel(sensor: sensor, mode: mode)
         model.apply(controls, atFrame: 0, immediately: true)
         self.model = model
-        hdrMode = .off
-        takeHdrMode(controls)
+        hdr.mode = .off
+        hdr.take(controls)
         frameSync?.restart()
         takeFrameSync(controls)
-        streaming = true
-        sensorRunning = false
-        framesProduced = 0
-        framesMissed = 0
-        cadence = nil
-        attitude = (.identity, nil)
+        phase = .streaming
+        clock.restart()
+        attitude.restart()
         scheduleFrame(at: loop.now())
     }
 
     public func queueRequest(_ request: CaptureRequest) throws {
         try checkConnected("queueRequest")
         requestObserver?(request)
-        guard streaming else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest while stopped") }
+        guard phase == .streaming else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest while stopped") }
         try checkControls(request.controls, call: "queueRequest")
         for role in request.roles {
             guard let stream = streams.first(where: { $0.role == role }) else {
                 throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest for unconfigured stream \(role)")
             }
-            let inUse = (waiting + inProgress.map(\.request)).filter { $0.roles.contains(role) }.count
-            if maximumBufferCount != nil, stream.bufferCount > 0, inUse >= stream.bufferCount {
+            if pipeline.maximumBufferCount != nil, stream.bufferCount > 0, requests.inUse(role) >= stream.bufferCount {
                 throw HardwareError(.busy, "simulated camera \(info.id): queue request: stream \(role) has no free buffer")
             }
         }
-        waiting.append(request)
+        requests.append(request)
     }
 
     public func stop() {
-        guard streaming else { return }
-        streaming = false
-        nextFrame?.cancel()
-        nextFrame = nil
-        let cancelled = inProgress.map(\.request) + waiting
-        for item in inProgress { item.work.cancel() }
-        inProgress = []
-        waiting = []
-        for request in cancelled {
+        guard phase == .streaming else { return }
+        phase = .stopped
+        clock.cancelNextFrame()
+        for request in requests.cancelAll() {
             handler?(.requestCompleted(CompletedRequest(cookie: request.cookie, sequence: 0, sensorTimestamp: loop.now(),
                                                         metadata: [:], buffers: [:], isComplete: false)))
         }
@@ -247,30 +220,28 @@ public final class SimulatedCamera: CameraDevice {
         if completingPending {
             stop()
         } else {
-            streaming = false
-            nextFrame?.cancel(); nextFrame = nil
-            for item in inProgress { item.work.cancel() }
-            inProgress = []; waiting = []
+            clock.cancelNextFrame()
+            _ = requests.cancelAll()
         }
-        disconnected = true
+        phase = .disconnected
         handler?(.disconnected)
     }
 
     /// Freezes the sensor: no frames start for `duration` (or until `resume()` when nil).
     public func stall(for duration: Duration? = nil) {
-        stalledUntil = duration.map { loop.now() + $0 } ?? MonotonicTime(nanoseconds: .max)
+        clock.stalledUntil = duration.map { loop.now() + $0 } ?? MonotonicTime(nanoseconds: .max)
     }
 
     /// Ends a stall; frames resume at once.
     public func resume() {
-        stalledUntil = nil
-        if streaming { nextFrame?.cancel(); scheduleFrame(at: loop.now()) }
+        clock.stalledUntil = nil
+        if phase == .streaming { clock.nextFrame?.cancel(); scheduleFrame(at: loop.now()) }
     }
 
     // MARK: Frames
 
     private func checkConnected(_ call: String) throws {
-        if disconnected { throw HardwareError(.disconnected, "simulated camera \(info.id): \(call) after disconnect") }
+        if phase == .disconnected { throw HardwareError(.disconnected, "simulated camera \(info.id): \(call) after disconnect") }
     }
 
     private func checkControls(_ controls: ControlList, call: String) throws {
@@ -282,8 +253,8 @@ public final class SimulatedCamera: CameraDevice {
 
     private func scheduleFrame(at time: MonotonicTime) {
         let bound = WeakLoopBound(self, loop: loop)  // weak: the loop's queue must not keep a dropped camera
-        nextFrameStart = time
-        nextFrame = loop.schedule(at: time) { bound.value?.frameStart() }
+        clock.nextFrameStart = time
+        clock.nextFrame = loop.schedule(at: time) { bound.value?.frameStart() }
     }
 
     /// One frame, as the loop gets round to it. Frames keep the sensor's cadence whatever the
@@ -291,44 +262,42 @@ public final class SimulatedCamera: CameraDevice {
     /// a whole frame or more late, the frames that started meanwhile are lost, as a sensor's frames
     /// are when the pipeline falls behind: their sequence numbers are skipped and they take no request.
     private func frameStart() {
-        guard streaming, var model else { return }
+        guard phase == .streaming, var model else { return }
         let now = loop.now()
-        var start = nextFrameStart ?? now
-        if let until = stalledUntil {
+        var start = clock.nextFrameStart ?? now
+        if let until = clock.stalledUntil {
             if now < until {
                 if until.nanoseconds != .max { scheduleFrame(at: until) }
                 return
             }
-            stalledUntil = nil
+            clock.stalledUntil = nil
         }
-        if !sensorRunning {
-            guard waiting.count >= minimumQueuedToStart else {
+        if !clock.running {
+            guard requests.waiting.count >= pipeline.minimumQueuedToStart else {
                 scheduleFrame(at: now + .milliseconds(1))  // the driver has not started streaming yet
                 return
             }
-            sensorRunning = true
+            clock.running = true
             start = now
-        } else if let cadence, cadence > .zero, now - start >= cadence {
-            let missed = (now - start).nanoseconds / cadence.nanoseconds
-            start = start + .nanoseconds(cadence.nanoseconds * missed)
-            framesProduced += UInt64(missed)
-            framesMissed += UInt64(missed)
+        } else {
+            start = clock.skippingMissedFrames(from: start, now: now)
         }
-        let sequence = framesProduced
-        framesProduced += 1
+        let sequence = clock.takeSequence()
+        // The first frame is dropped unless exposure, gain and colour gains all start manual.
+        var dropped = false
         if sequence == 0 {
-            let first = waiting.first?.controls ?? [:]
-            startedManual = (model.fixedExposureMicroseconds != nil || (first[ControlName.exposureTime]?.int64Value ?? 0) > 0)
+            let first = requests.waiting.first?.controls ?? [:]
+            let startedManual = (model.fixedExposureMicroseconds != nil || (first[ControlName.exposureTime]?.int64Value ?? 0) > 0)
                 && (model.fixedGain != nil || (first[ControlName.analogueGain]?.doubleValue ?? 0) > 0)
                 && (model.manualColourGains != nil || first[ControlName.colourGains] != nil)
+            dropped = !startedManual
         }
-        let dropped = sequence == 0 && !startedManual
         var request: CaptureRequest?
-        if !dropped, !waiting.isEmpty {
-            request = waiting.removeFirst()
-            model.apply(patched(request?.controls ?? [:]), atFrame: sequence)
-            takeHdrMode(request?.controls ?? [:])
-            takeFrameSync(request?.controls ?? [:])
+        if !dropped, let next = requests.takeNext() {
+            request = next
+            model.apply(patched(next.controls), atFrame: sequence)
+            hdr.take(next.controls)
+            takeFrameSync(next.controls)
         }
         // The light at this frame's start (`sim light`): AE, metadata and pixels all see it.
         let scene = self.scene.lit(at: start)
@@ -339,19 +308,19 @@ public final class SimulatedCamera: CameraDevice {
         // A client's correction shortens (or lengthens) this one frame, never below the mode's shortest.
         let correction = min(sync?.correctionMicroseconds ?? 0, parameters.frameDurationMicroseconds - model.minimumFrameDurationMicroseconds)
         let frameDuration = Duration.microseconds(parameters.frameDurationMicroseconds - correction)
-        cadence = .microseconds(parameters.frameDurationMicroseconds)
+        clock.cadence = .microseconds(parameters.frameDurationMicroseconds)
         if let request {
             let completed = complete(request, sequence: sequence, at: start, parameters: parameters, model: model, scene: scene, sync: sync)
             let bound = WeakLoopBound(self, loop: loop)
             let cookie = request.cookie
             let work = loop.schedule(at: start + frameDuration) { bound.value?.deliver(completed, cookie: cookie) }
-            inProgress.append((work, request))
+            requests.started(request, completedBy: work)
         }
         scheduleFrame(at: start + frameDuration)
     }
 
     private func deliver(_ completed: CompletedRequest, cookie: UInt64) {
-        inProgress.removeAll { $0.request.cookie == cookie }
+        requests.finished(cookie: cookie)
         handler?(.requestCompleted(completed))
     }
 
@@ -384,9 +353,9 @@ public final class SimulatedCamera: CameraDevice {
                 if let timer = sync.timerMicroseconds { metadata[ControlName.syncTimer] = .int64(timer) }
             }
             if SimulatedControlInfo.listsHdrMode(sensor: sensor, libcamera: libcamera) {  // not the whole map per frame
-                metadata[ControlName.hdrMode] = .int32(hdrMode.rawValue)
+                metadata[ControlName.hdrMode] = .int32(hdr.mode.rawValue)
                 // Unmerged: the short and long exposures alternate, each a frame of its own.
-                let channel: HdrChannelValue = hdrMode == .multiExposureUnmerged ? (sequence % 2 == 0 ? .short : .long) : .none
+                let channel: HdrChannelValue = hdr.mode == .multiExposureUnmerged ? (sequence % 2 == 0 ? .short : .long) : .none
                 metadata[ControlName.hdrChannel] = .int32(channel.rawValue)
             }
         }
@@ -399,8 +368,8 @@ public final class SimulatedCamera: CameraDevice {
         let scene = objectScene(scene, frameStart: start, exposureMicroseconds: p.exposureMicroseconds, metadata: &metadata)
         var buffers: [StreamRole: FrameBuffer] = [:]
         let readout = (model.mode.readoutMilliseconds ?? 1e3 / max(model.mode.maximumFps, 1)) * 1000
-        let motion = SimulatedFrameRenderer.Motion(exposure: angularMotion(from: start, microseconds: Double(p.exposureMicroseconds)),
-                                                   rowAttitudes: rowAttitudes(start: start, readoutMicroseconds: readout,
+        let motion = SimulatedFrameRenderer.Motion(exposure: attitude.angularMotion(from: start, microseconds: Double(p.exposureMicroseconds)),
+                                                   rowAttitudes: attitude.rowAttitudes(start: start, readoutMicroseconds: readout,
                                                                               exposureMicroseconds: Double(p.exposureMicroseconds)),
                                                    readoutRows: (Double(model.mode.crop.y), Double(model.mode.crop.height)))
         let defocus = model.defocusBlurPixels(lens: p.lensPositionDioptres, scene: scene)
@@ -416,7 +385,7 @@ public final class SimulatedCamera: CameraDevice {
                 role: role, format: isRaw ? SimulatedControlInfo.rawFormat(sensor: sensor, mode: model.mode) : stream.pixelFormat,
                 rawOutput: isRaw ? rawOutput : .unpacked, size: size, streamSize: stream.size, crop: isRaw ? model.mode.crop : model.scalerCrop,
                 scene: scene, frame: p, defocusPixels: defocus, motion: motion, bitDepth: model.mode.bitDepth,
-                hdr: rendersHDR, stripDefocusPixels: stripDefocus, crossing: scene.crossing.flatMap { c in c.leftEdge(at: start).map { (c, $0) } }), rng: rng)
+                hdr: hdr.rendersHDR, stripDefocusPixels: stripDefocus, crossing: scene.crossing.flatMap { c in c.leftEdge(at: start).map { (c, $0) } }), rng: rng)
         }
         return CompletedRequest(cookie: request.cookie, sequence: sequence, sensorTimestamp: start,
                                 metadata: withoutHiddenControls(metadata, hidden: !exposureControl || !reportsExposureMetadata),
@@ -450,15 +419,6 @@ public final class SimulatedCamera: CameraDevice {
         if let frames = controls[ControlName.syncFrames]?.int64Value, frames > 0 { frameSync?.readyFrames = frames }
     }
 
-    /// Keeps a request's HdrMode: the IPA switches at the frame that takes it.
-    private func takeHdrMode(_ controls: ControlList) {
-        if let mode = HdrModeValue(metadata: controls), !unconfiguredHdrModes.contains(mode) { hdrMode = mode }
-    }
-
-    /// True when this frame's processed streams are rendered in HDR: the sensor's HDR mode, or an
-    /// HdrMode that merges or tone-maps (unmerged frames are each one plain exposure).
-    private var rendersHDR: Bool { sensorHDR || hdrMode == .multiExposure || hdrMode == .singleExposure || hdrMode == .night }
-
     /// What libcamera 0.5+'s `Camera::patchControlList` does before a request reaches the pipeline:
     /// AeEnable alone sets both exposure modes (auto when true). Debian's 0.0.3 passes it as it is.
     private func patched(_ controls: ControlList) -> ControlList {
@@ -468,59 +428,5 @@ public final class SimulatedCamera: CameraDevice {
             patched[mode] = .int32(aeEnabled ? 0 : 1)
         }
         return patched
-    }
-
-    /// The camera's attitude at the middle of each knot row's exposure (the row at fraction r of
-    /// the readout starts its exposure r × readout after `start`), advancing `attitude`: the rotation from the camera
-    /// then to the camera at streaming start, integrated from the truth in steps of ≤ 0.25 ms.
-    /// Empty while the camera has never turned.
-    private func rowAttitudes(start: MonotonicTime, readoutMicroseconds: Double, exposureMicroseconds: Double) -> [Quaternion] {
-        let knots = Self.attitudeKnots
-        var times: [MonotonicTime] = []
-        for k in 0..<knots {
-            let micros = readoutMicroseconds * Double(k) / Double(knots - 1) + exposureMicroseconds / 2
-            times.append(start + .nanoseconds(Int64((micros * 1000).rounded())))
-        }
-        guard let from = attitude.at else {
-            attitude = (.identity, start)
-            return advance(attitude: .identity, from: start, through: times)
-        }
-        // The attitude kept is the frame start's: the next frame's rows start from it.
-        let atStart = advance(attitude: attitude.rotation, from: from, through: [start])[0]
-        attitude = (atStart, start)
-        let rows = advance(attitude: atStart, from: start, through: times)
-        return rows.allSatisfy({ $0 == .identity }) ? [] : rows
-    }
-
-    /// `rotation` carried from `from` through each of `times` (ascending) by the truth's rates.
-    private func advance(attitude rotation: Quaternion, from: MonotonicTime, through times: [MonotonicTime]) -> [Quaternion] {
-        var q = rotation, now = from
-        var out: [Quaternion] = []
-        for time in times {
-            let span = max(0, (time - now).secondsValue)
-            let steps = max(1, Int((span / 250e-6).rounded(.up)))
-            let dt = span / Double(steps)
-            for k in 0..<steps where dt > 0 {
-                let t = now + .nanoseconds(Int64(((Double(k) + 0.5) * dt * 1e9).rounded()))
-                let w = motion.angularVelocity(at: t)
-                let rate = (w * w).sum().squareRoot()
-                if rate > 0 { q = (q * Quaternion(axis: w / rate, angle: rate * dt)).normalized }
-            }
-            now = max(now, time)
-            out.append(q)
-        }
-        return out
-    }
-
-    /// Rotation of the camera over `microseconds` from `start` (rad about x and y), from the motion truth.
-    private func angularMotion(from start: MonotonicTime, microseconds: Double) -> (x: Double, y: Double) {
-        let steps = 8
-        let dt = microseconds / 1e6 / Double(steps)
-        var angle = Vector3.zero
-        for k in 0..<steps {
-            let t = start + .nanoseconds(Int64((Double(k) + 0.5) * dt * 1e9))
-            angle += motion.angularVelocity(at: t) * dt
-        }
-        return (angle.x, angle.y)
     }
 }

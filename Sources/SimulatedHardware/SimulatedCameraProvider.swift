@@ -20,9 +20,9 @@ public final class SimulatedCameraProvider: CameraProvider {
     public var exposureControl = true
     /// Which libcamera's controls cameras it opens offer (`SimulatedCamera.libcamera`).
     public var libcamera = SimulatedLibcamera.raspberryPi0_5
-    /// Buffers per stream at most for cameras it opens (`SimulatedCamera.maximumBufferCount`).
+    /// Buffers per stream at most for cameras it opens (`SimulatedPipelineLimits.maximumBufferCount`).
     public var maximumBufferCount: Int?
-    /// Requests queued at once before the first frame (`SimulatedCamera.minimumQueuedToStart`).
+    /// Requests queued at once before the first frame (`SimulatedPipelineLimits.minimumQueuedToStart`).
     public var minimumQueuedToStart = 1
     /// Largest rendered frame for cameras it opens (`SimulatedCamera.maximumRenderSize`); nil: full size.
     public var maximumRenderSize: PixelSize?
@@ -31,7 +31,7 @@ public final class SimulatedCameraProvider: CameraProvider {
     /// Where frame sync's datagrams go for cameras it opens (`SimulatedCamera.frameSyncChannels`,
     /// board `camera.sync`); the loopback by default.
     public var frameSyncAddress = FrameSyncAddress.simulatedDefault
-    /// HdrMode values the tuning of cameras it opens lacks (`SimulatedCamera.unconfiguredHdrModes`).
+    /// HdrMode values the tuning of cameras it opens lacks (`SimulatedHDRState.unconfiguredModes`).
     public var unconfiguredHdrModes: Set<HdrModeValue> = []
     /// The camera most recently opened, while it is open (its last holder keeps it), for tests and
     /// fault injection.
@@ -111,13 +111,13 @@ public final class SimulatedCameraProvider: CameraProvider {
                                      wallClockOffsetNanoseconds: wallClockOffsetNanoseconds)
         camera.exposureControl = exposureControl
         camera.libcamera = libcamera
-        camera.maximumBufferCount = maximumBufferCount
-        camera.minimumQueuedToStart = minimumQueuedToStart
+        camera.pipeline.maximumBufferCount = maximumBufferCount
+        camera.pipeline.minimumQueuedToStart = minimumQueuedToStart
         camera.maximumRenderSize = maximumRenderSize
         camera.rawOutput = rawOutput
         camera.frameSyncChannels = MulticastFrameSyncChannels(address: frameSyncAddress)
-        camera.sensorHDR = sensorHDROn
-        camera.unconfiguredHdrModes = unconfiguredHdrModes
+        camera.hdr.sensorHDR = sensorHDROn
+        camera.hdr.unconfiguredModes = unconfiguredHdrModes
         openedCamera = camera
         return camera
     }

@@ -40,12 +40,7 @@ struct SimulatedSensorModel: Sendable {
     let sensor: SensorDescription
     let mode: SensorDescription.Mode
     let colour: SimulatedColourResponse
-    let fNumber: Double
-    /// Lens power where a fixed-focus lens sits, dioptres (2 m).
-    static let fixedFocusDioptres = 0.5
-    /// How far the simulated lens moves in one frame, dioptres: a manual LensPosition and phase
-    /// detect's drive both travel at this speed, and each frame reports where the lens is.
-    static let lensSlewDioptresPerFrame = 1.5
+    let optics: SimulatedOptics
 
     // Requested state (libcamera controls persist until changed).
     var aeEnabled = true
@@ -54,26 +49,19 @@ struct SimulatedSensorModel: Sendable {
     var fixedGain: Double?
     var manualColourGains: (red: Double, blue: Double)?
     var exposureValueEV = 0.0
-    var afMode: Int32 = 0
-    var requestedLensDioptres: Double
     var scalerCrop: PixelRect
 
     // Algorithm state.
     private var aeTotal: Double = 10_000  // µs × gain
     private(set) var awbGains: (red: Double, blue: Double) = (1.6, 1.6)
-    private(set) var lensDioptres: Double
-    private(set) var afState: Int32 = 0
-    private var scan: [Double] = []
-    private var scanResults: [(lens: Double, fom: Double)] = []
-    private var scanIsFine = false
-    private var peakFigureOfMerit = 0.0
-    private var pdafFramesLeft = 0
+    /// The lens and its autofocus (AfMode, LensPosition, AfState, scans).
+    private(set) var autofocus: SimulatedAutofocus
 
     private var exposureLine: DelayLine<Int>
     private var gainLine: DelayLine<Double>
     private var frameLimitsLine: DelayLine<[Int64]>
 
-    var hasAutofocus: Bool { sensor.afSystem == "phase" || sensor.afSystem == "contrast" }
+    var hasAutofocus: Bool { autofocus.isPresent }
     var minimumFrameDurationMicroseconds: Int64 { Int64((1e6 / max(mode.maximumFps, 0.1)).rounded(.up)) }
     var maximumFrameDurationMicroseconds: Int64 { Int64(max(sensor.exposureMaximumMicroseconds, 1)) }
 
@@ -81,10 +69,8 @@ struct SimulatedSensorModel: Sendable {
         self.sensor = sensor
         self.mode = mode
         colour = SimulatedColourResponse(sensor.colourCalibration)
-        fNumber = sensor.lens?.fNumber ?? 2.8
-        let lens = sensor.lensPositionDefaultDioptres ?? Self.fixedFocusDioptres
-        requestedLensDioptres = lens
-        lensDioptres = lens
+        optics = SimulatedOptics(sensor: sensor)
+        autofocus = SimulatedAutofocus(sensor: sensor, optics: optics)
         scalerCrop = mode.crop
         exposureLine = DelayLine(10_000)
         gainLine = DelayLine(1.0)
@@ -133,21 +119,7 @@ struct SimulatedSensorModel: Sendable {
             frameLimitsLine.set([lo, hi], from: frame + vblankDelay)
         }
         if case .rectangle(let r)? = controls[ControlName.scalerCrop] { scalerCrop = clampCrop(r) }
-        guard hasAutofocus else { return }
-        if let m = controls[ControlName.afMode]?.int64Value, Int32(m) != afMode {
-            afMode = Int32(clamping: m)
-            cancelScan()
-            afState = 0
-            if afMode == 2 { startScan() }
-        }
-        if let l = controls[ControlName.lensPosition]?.doubleValue {
-            requestedLensDioptres = min(max(l, 0), sensor.lensPositionMaximumDioptres ?? 0)
-            // Controls given at start are in place before the first frame (the lens is set then).
-            if immediately { lensDioptres = requestedLensDioptres }
-        }
-        if let t = controls[ControlName.afTrigger]?.int64Value, afMode == 1 {
-            if t == 0 { startScan() } else { cancelScan(); afState = 0 }
-        }
+        if hasAutofocus { autofocus.apply(controls, immediately: immediately) }
     }
 
     private func clampCrop(_ r: PixelRect) -> PixelRect {
@@ -161,7 +133,7 @@ struct SimulatedSensorModel: Sendable {
     mutating func step(frame: UInt64, scene: SimulatedScene) -> SimulatedFrameParameters {
         // Auto exposure: a first-order filter in log space towards the correct exposure; its output
         // goes through the same sensor delays as requested values.
-        let ideal = scene.correctExposureMicrosecondsISO(fNumber: fNumber) / sensor.isoPerGain * pow(2, exposureValueEV)
+        let ideal = scene.correctExposureMicrosecondsISO(fNumber: optics.fNumber) / sensor.isoPerGain * pow(2, exposureValueEV)
         if aeEnabled {
             aeTotal = exp(log(aeTotal) + 0.55 * (log(ideal) - log(aeTotal)))
             let limits = frameLimitsLine.value(at: frame)
@@ -192,12 +164,12 @@ struct SimulatedSensorModel: Sendable {
             awbGains = (exp(log(awbGains.red) + 0.7 * (log(white.red) - log(awbGains.red))),
                         exp(log(awbGains.blue) + 0.7 * (log(white.blue) - log(awbGains.blue))))
         }
-        let fom = stepFocus(scene: scene)
+        let fom = autofocus.step(scene: scene)
         return SimulatedFrameParameters(
             exposureMicroseconds: exposure, analogueGain: gain, digitalGain: 1.0,
             redGain: awbGains.red, blueGain: awbGains.blue,
             colourTemperatureKelvin: colour.temperature(red: awbGains.red, blue: awbGains.blue),
-            lensPositionDioptres: lensDioptres, afState: afState, frameDurationMicroseconds: frameDuration,
+            lensPositionDioptres: autofocus.lensDioptres, afState: autofocus.state, frameDurationMicroseconds: frameDuration,
             aeLocked: aeLocked, focusFigureOfMerit: fom)
     }
 
@@ -208,89 +180,14 @@ struct SimulatedSensorModel: Sendable {
         return (Int(t.rounded()), g)
     }
 
-    /// Blur circle diameter on the sensor in full-resolution pixels for a lens at `lens` dioptres:
-    /// b = f²/N · |ΔD| (thin lens, subject far compared with f).
+    /// Blur circle diameter on the sensor in full-resolution pixels for a lens at `lens` dioptres
+    /// (`SimulatedOptics`), focused on the scene's subject.
     func defocusBlurPixels(lens: Double, scene: SimulatedScene) -> Double {
-        defocusBlurPixels(lens: lens, subjectDioptres: scene.subjectDioptres)
+        optics.defocusBlurPixels(lens: lens, subjectDioptres: scene.subjectDioptres)
     }
 
     /// The same for a subject at `subjectDioptres` (one strip of `sim scene depth`).
     func defocusBlurPixels(lens: Double, subjectDioptres: Double) -> Double {
-        let f = (sensor.lens?.focalLengthMillimetres ?? 4) / 1000
-        let pixel = (sensor.pixelSizeMicrometres ?? 1.4) / 1e6
-        return f * f / fNumber * abs(lens - subjectDioptres) / pixel
-    }
-
-    /// Contrast figure of merit of the full-resolution image (what the ISP's focus statistics see).
-    func figureOfMerit(lens: Double, scene: SimulatedScene) -> Double {
-        let b = defocusBlurPixels(lens: lens, scene: scene)
-        return 1000 / (1 + b * b / 9)
-    }
-
-    private mutating func startScan() {
-        scanResults = []
-        scanIsFine = false
-        pdafFramesLeft = 2
-        if sensor.afSystem == "contrast" {
-            let top = sensor.lensPositionMaximumDioptres ?? 0
-            scan = Array(stride(from: 0.0, through: top, by: 1.0))
-        }
-        afState = 1
-    }
-
-    private mutating func cancelScan() { scan = []; scanResults = []; pdafFramesLeft = 0 }
-
-    /// Moves the lens for this frame and updates AfState (0 idle, 1 scanning, 2 focused, 3 failed).
-    private mutating func stepFocus(scene: SimulatedScene) -> Double {
-        guard hasAutofocus else {
-            lensDioptres = Self.fixedFocusDioptres
-            return figureOfMerit(lens: lensDioptres, scene: scene)
-        }
-        switch afMode {
-        case 0:
-            let error = requestedLensDioptres - lensDioptres
-            lensDioptres += max(min(error, Self.lensSlewDioptresPerFrame), -Self.lensSlewDioptresPerFrame)
-        case _ where sensor.afSystem == "phase":
-            // Phase detect measures the error directly: the lens slews (≤ 1.5 D/frame) to the subject.
-            if afMode == 2 || afState == 1 {
-                let error = scene.subjectDioptres - lensDioptres
-                lensDioptres += max(min(error, Self.lensSlewDioptresPerFrame), -Self.lensSlewDioptresPerFrame)
-                let settled = abs(scene.subjectDioptres - lensDioptres) < 0.05
-                if afMode == 1 {
-                    pdafFramesLeft -= 1
-                    if settled && pdafFramesLeft <= 0 { afState = 2 }
-                } else {
-                    afState = settled ? 2 : 1
-                }
-            }
-        default:
-            stepContrastScan(scene: scene)
-        }
-        return figureOfMerit(lens: lensDioptres, scene: scene)
-    }
-
-    /// Contrast detect: a coarse sweep (1 D steps), a fine sweep (0.25 D) round the best, then park.
-    private mutating func stepContrastScan(scene: SimulatedScene) {
-        if afState != 1 {
-            // Continuous mode re-triggers when contrast drops below 75 % of the peak.
-            if afMode == 2, figureOfMerit(lens: lensDioptres, scene: scene) < 0.75 * peakFigureOfMerit { startScan() }
-            else { return }
-        }
-        if !scan.isEmpty {
-            lensDioptres = scan.removeFirst()
-            scanResults.append((lensDioptres, figureOfMerit(lens: lensDioptres, scene: scene)))
-            return
-        }
-        guard let best = scanResults.max(by: { $0.fom < $1.fom }) else { afState = 3; return }
-        if !scanIsFine {
-            scanIsFine = true
-            let top = sensor.lensPositionMaximumDioptres ?? 0
-            scan = stride(from: best.lens - 0.75, through: best.lens + 0.75, by: 0.25).filter { $0 >= 0 && $0 <= top }
-            scanResults = [best]
-            return
-        }
-        lensDioptres = best.lens
-        peakFigureOfMerit = best.fom
-        afState = best.fom > 50 ? 2 : 3
+        optics.defocusBlurPixels(lens: lens, subjectDioptres: subjectDioptres)
     }
 }

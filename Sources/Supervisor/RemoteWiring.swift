@@ -42,9 +42,9 @@ extension Supervisor {
         remote?.stop()
         remote = nil
         remoteFailure = nil
-        guard case .address(let address, let port) = typed.remoteListen else { return }
+        guard case .address(let address, let port) = typed.remote.listen else { return }
         var tls: TLSCredentials?
-        if case .files(let certificate, let key) = typed.remoteTLS {
+        if case .files(let certificate, let key) = typed.remote.tls {
             do throws(ConsoleError) { tls = try TLSCredentials.load(certificate: certificate, key: key) }
             catch {
                 remoteFailure = error.message
@@ -54,7 +54,7 @@ extension Supervisor {
         }
         // The key checks signatures for this rig's name; the nonces used outlive a restarted server.
         var collection: CollectionAccess?
-        if let file = typed.remoteCollectKeyFile {
+        if let file = typed.remote.collectKeyFile {
             do throws(RemoteError) { collection = CollectionAccess(key: try CollectionKey.load(file), rig: typed.fleet.rig, seen: collectNonces) }
             catch { log.warning("remote: \(error.message); the collection key is not accepted") }
         }
@@ -73,18 +73,18 @@ extension Supervisor {
     /// `remote.collect` key file, that cannot be used is refused at `set` (and in the config file),
     /// in words, before anything changes.
     static func checkRemoteFiles(_ change: SettingsChange) throws(ConsoleError) {
-        if change.touches(SettingsTable.remoteCollect), let file = change.new.remoteCollectKeyFile {
+        if change.touches(SettingsTable.remoteCollect), let file = change.new.remote.collectKeyFile {
             do throws(RemoteError) { _ = try CollectionKey.load(file) } catch { throw ConsoleError(.badValue, error.message) }
         }
-        guard change.touches(SettingsTable.remoteTLS), case .files(let certificate, let key) = change.new.remoteTLS else { return }
+        guard change.touches(SettingsTable.remoteTLS), case .files(let certificate, let key) = change.new.remote.tls else { return }
         _ = try TLSCredentials.load(certificate: certificate, key: key)
     }
 
     /// The remote's address as the fleet's status gives it (`remote=`): `remote.advertise`, else
     /// the listen address (a wildcard one is filled in by the fleet with its own address); nil when off.
     var remoteAdvertisedURL: String? {
-        guard let remote, case .address(let address, _) = typed.remoteListen else { return nil }
-        if case .address(let advertised, let port) = typed.remoteAdvertise { return "\(remote.scheme)://\(RemoteListen.text(advertised, port: port))" }
+        guard let remote, case .address(let address, _) = typed.remote.listen else { return nil }
+        if case .address(let advertised, let port) = typed.remote.advertise { return "\(remote.scheme)://\(RemoteListen.text(advertised, port: port))" }
         return "\(remote.scheme)://\(RemoteListen.text(address, port: remote.port))"
     }
 
@@ -96,7 +96,7 @@ extension Supervisor {
     /// `get remote.listen`'s active value: the address in use (the port picked for 0), or why none.
     var remoteActiveDescription: String {
         if let remoteFailure { return "failed: \(remoteFailure)" }
-        guard let remote, case .address(let address, _) = typed.remoteListen else { return "off" }
+        guard let remote, case .address(let address, _) = typed.remote.listen else { return "off" }
         return RemoteListen.text(address, port: remote.port)
     }
 }

@@ -52,9 +52,9 @@ extension Supervisor {
         if change.touches(SettingsTable.captureFormat) { captureService.captureFormat = change.new.captureFormat }
         if change.touches(SettingsTable.dngCompression) { captureService.dngCompression = change.new.dngCompression }
         if change.touches(SettingsTable.timelapseRampRate) { timelapse.rampRateEVPerHour = change.new.timelapseRampRateEVPerHour }
-        if (change.touches(SettingsTable.remoteListen) && change.old.remoteListen != change.new.remoteListen)
-            || (change.touches(SettingsTable.remoteTLS) && change.old.remoteTLS != change.new.remoteTLS)
-            || (change.touches(SettingsTable.remoteCollect) && change.old.remoteCollectKeyFile != change.new.remoteCollectKeyFile) { applyRemoteListen() }
+        if (change.touches(SettingsTable.remoteListen) && change.old.remote.listen != change.new.remote.listen)
+            || (change.touches(SettingsTable.remoteTLS) && change.old.remote.tls != change.new.remote.tls)
+            || (change.touches(SettingsTable.remoteCollect) && change.old.remote.collectKeyFile != change.new.remote.collectKeyFile) { applyRemoteListen() }
         // Collection signatures name the rig: they must name the new one from now on.
         if change.touches(SettingsTable.fleetRig) { remote?.collection?.rigName = change.new.fleet.rig }
     }
@@ -74,11 +74,11 @@ extension Supervisor {
         let s = change.new
         // A forced off is the service's own decision: it is stored, not applied again.
         if change.touches(SettingsTable.stabilizationLens), change.origin != .forcedOff {
-            do throws(StabilizationError) { try stabilization.setLensEnabled(s.stabilizationLens) }
+            do throws(StabilizationError) { try stabilization.setLensEnabled(s.stabilization.lens) }
             catch { throw ConsoleError(error.code == .unsupported ? .unsupported : .badValue, "\(SettingsTable.stabilizationLens.key): \(error.message)") }
         }
-        if change.touches(SettingsTable.stabilizationStill) { stabilization.setStillAutomatic(s.stabilizationStillAutomatic) }
-        if change.touches(SettingsTable.stabilizationVideo) { stabilization.setVideoPreferred(s.stabilizationVideoPreferred) }
+        if change.touches(SettingsTable.stabilizationStill) { stabilization.setStillAutomatic(s.stabilization.stillAutomatic) }
+        if change.touches(SettingsTable.stabilizationVideo) { stabilization.setVideoPreferred(s.stabilization.videoPreferred) }
     }
 
     /// The camera's part: the controller applies it as one (`CameraController.apply(_:)`) and puts

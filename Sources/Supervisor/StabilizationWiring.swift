@@ -18,7 +18,7 @@ extension Supervisor {
             s.broadcast(ConsoleEvent(event.consoleName, event.consoleFields))
             // A forced off is stored, so `get` and `save` say off (the one place the event becomes a setting).
             if case .lensEnabled(false, forced: true) = event {
-                _ = try? s.settings.update(origin: .forcedOff) { $0.stabilizationLens = false }
+                _ = try? s.settings.update(origin: .forcedOff) { $0.stabilization.lens = false }
             }
             if case .videoActive = event { s.videoStabilizationChanged() }
         }

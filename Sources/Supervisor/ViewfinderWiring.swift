@@ -28,8 +28,8 @@ extension Supervisor {
     func applyViewfinderOptions() {
         guard let viewfinder else { return }
         var options = viewfinder.presenter.options
-        options.zebra = typed.displayZebra
-        options.focusPeaking = typed.displayPeaking
+        options.zebra = typed.display.zebra
+        options.focusPeaking = typed.display.peaking
         viewfinder.presenter.options = options
     }
 

@@ -10,7 +10,7 @@ import Testing
 
 private func limitedRig(buffers: Int, bracketBuffers: Int) throws -> Rig {
     let rig = try Rig()
-    rig.camera.maximumBufferCount = buffers
+    rig.camera.pipeline.maximumBufferCount = buffers
     rig.controller.requestsInFlight = 4
     try rig.controller.startStreaming(StreamingConfiguration(bracketBuffersPerStream: bracketBuffers))
     rig.loop.advance(by: .milliseconds(500))

@@ -12,7 +12,7 @@ import Testing
     try rig.controller.startStreaming()
     rig.loop.advance(by: .milliseconds(200))
     let before = rig.controller.activeFormat
-    rig.camera.buffersHeldByApplication = 1  // the display thread is converting the last frame
+    rig.camera.pipeline.buffersHeldByApplication = 1  // the display thread is converting the last frame
     do {
         try rig.controller.selectFormat("1")
         Issue.record("a refused configure must throw")
@@ -23,7 +23,7 @@ import Testing
     #expect(rig.controller.activeFormat.format.label == before.format.label, "the reported format is still the one in force")
     rig.loop.advance(by: .milliseconds(100))
     #expect(!rig.controller.isStreaming, "still refused while the frame is held")
-    rig.camera.buffersHeldByApplication = 0  // the display gives it back
+    rig.camera.pipeline.buffersHeldByApplication = 0  // the display gives it back
     let frames = rig.recordFrames()
     rig.loop.advance(by: .milliseconds(300))
     #expect(rig.controller.isStreaming)

@@ -8,7 +8,7 @@ import Testing
 
 private func stillRig(format: String, role: StreamRole, video: Bool, processedStreamLimit: Int? = nil) throws -> Rig {
     let rig = try Rig()
-    rig.camera.processedStreamLimit = processedStreamLimit
+    rig.camera.pipeline.processedStreamLimit = processedStreamLimit
     try rig.controller.selectFormat(format)
     if video { try rig.controller.requestVideoStream(VideoStreamRequest(framesPerSecond: 30)) }
     try rig.controller.startStreaming(StreamingConfiguration(processedRole: role))

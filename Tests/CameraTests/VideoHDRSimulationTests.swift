@@ -112,7 +112,7 @@ import Testing
         rig.run(frames: 8, frameMicroseconds: 33_334)
         #expect(log.states.last?.hdrMode == .multiExposure)
         #expect(log.states.last?.hdrLabel == "MultiExposure")
-        #expect(rig.camera.hdrMode == .multiExposure)
+        #expect(rig.camera.hdr.mode == .multiExposure)
         try rig.controller.setHdrMode(.multiExposureUnmerged)
         rig.run(frames: 8, frameMicroseconds: 33_334)
         let labels = Set(log.states.suffix(2).map(\.hdrLabel))

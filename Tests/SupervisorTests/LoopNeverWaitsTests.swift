@@ -135,13 +135,13 @@ private final class GatedStorage: Storage, @unchecked Sendable {
         let (loop, supervisor, session, output) = try rig(state)
         let camera = try #require(loop.perform { supervisor.camera?.device as? SimulatedCamera })
         _ = output.take()
-        loop.perform { camera.buffersHeldByApplication = 1 }
+        loop.perform { camera.pipeline.buffersHeldByApplication = 1 }
         type("set format 1", loop, supervisor, session)
         let reply = output.take().last ?? ""
         #expect(reply.hasPrefix("err busy"), "\(reply)")
         type("get format", loop, supervisor, session)
         #expect(output.take().last?.contains("format=0") == true)
-        loop.perform { camera.buffersHeldByApplication = 0 }
+        loop.perform { camera.pipeline.buffersHeldByApplication = 0 }
         loop.advance(by: .milliseconds(300))
         #expect(loop.perform { supervisor.camera?.isStreaming } == true)
         type("set format 1", loop, supervisor, session)

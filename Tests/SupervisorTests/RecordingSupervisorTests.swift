@@ -91,7 +91,7 @@ import Video
     @Test func aCameraWithOneStreamRecordsItsProcessedStreamConverted() throws {
         let h = try SimulatedBoardHarness()
         let camera = try #require(h.supervisor.camera?.device as? SimulatedCamera)
-        camera.processedStreamLimit = 1  // as vimc
+        camera.pipeline.processedStreamLimit = 1  // as vimc
         let started = h.reply("record start")
         #expect(started.hasPrefix("ok recording=VID_000001"), "\(started)")
         #expect(started.contains("note=\"no separate video stream"), "\(started)")
@@ -112,12 +112,12 @@ import Video
     @Test func aHeldViewerFrameDelaysTheVideoStreamWithoutFailingTheStart() throws {
         let h = try SimulatedBoardHarness()
         let camera = try #require(h.supervisor.camera?.device as? SimulatedCamera)
-        camera.buffersHeldByApplication = 1
+        camera.pipeline.buffersHeldByApplication = 1
         let started = h.reply("record start")
         #expect(started.hasPrefix("ok recording=VID_000001"), "\(started)")
         h.advance(.milliseconds(200))
         #expect(h.supervisor.camera?.isStreaming == false, "configure refused while the frame is held")
-        camera.buffersHeldByApplication = 0
+        camera.pipeline.buffersHeldByApplication = 0
         h.advance(.seconds(1))
         #expect(h.supervisor.camera?.isStreaming == true)
         #expect(h.supervisor.camera?.videoStream != nil)

@@ -17,11 +17,11 @@ import Testing
 
     @Test func stabilizationDefaultsAndValues() throws {
         let defaults = try typed([:])
-        #expect(!defaults.stabilizationLens && defaults.stabilizationStillAutomatic && defaults.stabilizationVideoPreferred == .off)
+        #expect(!defaults.stabilization.lens && defaults.stabilization.stillAutomatic && defaults.stabilization.videoPreferred == .off)
         let set = try typed(["stabilization.lens": "ON", "stabilization.still": "off", "stabilization.video": "Cinematic"])
-        #expect(set.stabilizationLens && !set.stabilizationStillAutomatic && set.stabilizationVideoPreferred == .cinematic)
+        #expect(set.stabilization.lens && !set.stabilization.stillAutomatic && set.stabilization.videoPreferred == .cinematic)
         #expect(set != defaults)
-        #expect(try typed(["stabilization.video": "auto"]).stabilizationVideoPreferred == .auto)
+        #expect(try typed(["stabilization.video": "auto"]).stabilization.videoPreferred == .auto)
     }
 
     @Test func buttonDefaultsAreTheConfigurationsDefaults() throws {
@@ -58,9 +58,9 @@ import Testing
         #expect(board.reply("set button.long 1200") == "ok button.long=1200ms")
         #expect(board.supervisor.typed.button.longPressThresholdMilliseconds == 1200)
         #expect(board.reply("set stabilization.video standard") == "ok stabilization.video=standard")
-        #expect(board.supervisor.typed.stabilizationVideoPreferred == .standard)
+        #expect(board.supervisor.typed.stabilization.videoPreferred == .standard)
         #expect(board.reply("set stabilization.lens on") == "ok stabilization.lens=on")
-        #expect(board.supervisor.typed.stabilizationLens)
+        #expect(board.supervisor.typed.stabilization.lens)
     }
 
     @Test func aForcedLensOffIsStoredAndBroadcast() throws {
@@ -72,7 +72,7 @@ import Testing
         board.loop.run()
         let events = board.output.take()
         #expect(events.contains { $0.contains("stabilization.lens") && $0.contains("enabled=off") && $0.contains("forced=yes") }, "\(events)")
-        #expect(!board.supervisor.typed.stabilizationLens)
+        #expect(!board.supervisor.typed.stabilization.lens)
         #expect(board.reply("get stabilization.lens") == "ok stabilization.lens=off")
     }
 }

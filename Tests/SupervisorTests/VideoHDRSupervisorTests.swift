@@ -52,13 +52,13 @@ import Testing
         #expect(on.contains("ok video.hdr=on"), "\(on)")
         #expect(on.contains("event video.hdr active=on kind=MultiExposure"), "\(on)")
         #expect(b.reply("get video.hdr") == "ok video.hdr=on active=\"on (MultiExposure)\"")
-        #expect(b.camera?.hdrMode == .multiExposure)
+        #expect(b.camera?.hdr.mode == .multiExposure)
         #expect(b.reply("status").contains("video.hdr=\"on (MultiExposure) frame=MultiExposure\""))
         // No restart for HdrMode: the same camera streams on.
         #expect(b.provider.sensorHDRSwitches == 0)
         let off = b.send("set video.hdr off", settle: .milliseconds(300))
         #expect(off.contains("event video.hdr active=off kind=none"), "\(off)")
-        #expect(b.camera?.hdrMode == .off)
+        #expect(b.camera?.hdr.mode == .off)
         #expect(b.reply("status").contains("video.hdr=\"off frame=off\""))
         #expect(b.reply("set video.hdr sometimes").hasPrefix("err bad-value"))
     }
@@ -69,19 +69,19 @@ import Testing
     @Test func anHdrModeTheCameraDoesNotApplyGivesWayToTheNextKind() throws {
         let b = try Board()
         b.provider.unconfiguredHdrModes = [.multiExposure, .singleExposure]
-        b.camera?.unconfiguredHdrModes = [.multiExposure]
+        b.camera?.hdr.unconfiguredModes = [.multiExposure]
         #expect(b.reply("set format 1920x1080@56") == "ok format=1920x1080@56")
         let on = b.send("set video.hdr on", settle: .seconds(2))
         #expect(on.contains("ok video.hdr=on"), "\(on)")
         #expect(on.contains("event video.hdr active=on kind=MultiExposure"), "\(on)")
         #expect(on.contains { $0.hasPrefix("event video.hdr unused=MultiExposure reason=\"the camera's frames report HdrMode Off, not MultiExposure") }, "\(on)")
         #expect(on.contains("event video.hdr active=on kind=SingleExposure"), "\(on)")
-        #expect(b.camera?.hdrMode == .singleExposure)
+        #expect(b.camera?.hdr.mode == .singleExposure)
         #expect(b.reply("status").contains("video.hdr=\"on (SingleExposure) frame=SingleExposure\""))
         #expect(b.provider.sensorHDRSwitches == 0)
 
         // The same camera's tuning without SingleExposure either: the sensor's HDR mode, by a restart.
-        b.camera?.unconfiguredHdrModes = [.multiExposure, .singleExposure]
+        b.camera?.hdr.unconfiguredModes = [.multiExposure, .singleExposure]
         #expect(b.send("set video.hdr off", settle: .milliseconds(300)).contains("event video.hdr active=off kind=none"))
         let again = b.send("set video.hdr on", settle: .seconds(2))
         #expect(again.contains("event video.hdr active=on kind=SingleExposure"), "\(again)")
@@ -133,7 +133,7 @@ import Testing
         #expect(on.contains { $0.hasPrefix("event camera.state state=streaming format=1920x1080@56") }, "\(on)")
         #expect(on.contains("event video.hdr active=on kind=sensor"), "\(on)")
         #expect(b.provider.sensorHDRSwitches == 1)
-        #expect(b.camera?.sensorHDR == true && b.camera?.activeMode?.hdr == true)
+        #expect(b.camera?.hdr.sensorHDR == true && b.camera?.activeMode?.hdr == true)
         #expect(b.reply("get video.hdr") == "ok video.hdr=on active=\"on (sensor)\"")
         b.advance(.seconds(1))
         // The HDR mode runs at 30 fps at most, whatever the format's 56.
@@ -158,11 +158,11 @@ import Testing
         // takes the sensor's HDR off by itself.
         let off = b.send("set video.hdr off", settle: .milliseconds(500))
         #expect(off.contains("event video.hdr active=off kind=none"), "\(off)")
-        #expect(b.provider.sensorHDRSwitches == 2 && b.camera?.sensorHDR == false)
+        #expect(b.provider.sensorHDRSwitches == 2 && b.camera?.hdr.sensorHDR == false)
         #expect(b.send("set video.hdr on", settle: .milliseconds(500)).contains("event video.hdr active=on kind=sensor"))
         let leaving = b.send("set format 1536x864@120", settle: .milliseconds(500))
         #expect(leaving.contains("event video.hdr active=off kind=none"), "\(leaving)")
-        #expect(b.camera?.sensorHDR == false && b.provider.sensorHDRSwitches == 4)
+        #expect(b.camera?.hdr.sensorHDR == false && b.provider.sensorHDRSwitches == 4)
         #expect(b.supervisor.camera?.activeFormat.format.label == "1536x864@120")
         // The setting stays `on`; the format has none, so none is active.
         #expect(b.reply("get video.hdr") == "ok video.hdr=on active=off")
@@ -203,6 +203,6 @@ import Testing
         _ = b.reply("sim scene backlit")
         b.advance(.seconds(2))
         #expect(b.output.take().filter { $0.hasPrefix("event video.hdr") }.isEmpty)
-        #expect(b.camera?.hdrMode == .off)
+        #expect(b.camera?.hdr.mode == .off)
     }
 }

@@ -49,7 +49,7 @@ extension Supervisor {
         if let running = captureService.running {
             throw ConsoleError(.busy, "a bracket is running (\(running.id ?? running.plan.summary)); record after bracket.done")
         }
-        let capture = VideoCaptureState(stabilizationPreferred: typed.stabilizationVideoPreferred.rawValue,
+        let capture = VideoCaptureState(stabilizationPreferred: typed.stabilization.videoPreferred.rawValue,
                                         stabilizationActive: stabilization?.video.active.rawValue ?? "off",
                                         hdr: videoHDR.inForce?.description ?? "off")
         let mapping = try? AxisMapping(devices.board.imu.orientation ?? "XYZ")
