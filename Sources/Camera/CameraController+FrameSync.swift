@@ -6,9 +6,11 @@ public struct FrameSyncRequest: Hashable, Sendable {
     public var mode: FrameSyncMode
     /// The fixed frame rate while syncing, fps (the rig's `video.fps`).
     public var framesPerSecond: Double
+    /// What the user sets that rate with, for refusals (the edge gives its console key).
+    public var rateSetting: String
 
-    public init(mode: FrameSyncMode = .off, framesPerSecond: Double = 30) {
-        self.mode = mode; self.framesPerSecond = framesPerSecond
+    public init(mode: FrameSyncMode = .off, framesPerSecond: Double = 30, rateSetting: String = "the frame rate") {
+        self.mode = mode; self.framesPerSecond = framesPerSecond; self.rateSetting = rateSetting
     }
 
     /// The fixed frame duration, µs.
@@ -77,11 +79,11 @@ extension CameraController {
         guard frameSync.framesPerSecond <= highest else {
             throw CameraError(.outOfRange, "frame sync needs a fixed frame rate below this format's maximum of "
                 + "\(Self.fpsText(maximumFps.rounded(.down))) fps (a client shortens single frames to line up), and \(Self.fpsText(frameSync.framesPerSecond)) fps is asked: "
-                + "set video.fps to \(Self.fpsText(highest)) or lower, or choose a faster format")
+                + "set \(frameSync.rateSetting) to \(Self.fpsText(highest)) or lower, or choose a faster format")
         }
         if case .custom(let duration, _) = exposureMode, Int64(duration) > frameSync.frameMicroseconds {
             throw CameraError(.outOfRange, "frame sync holds every frame at 1/\(Self.fpsText(frameSync.framesPerSecond)) s, and the custom exposure "
-                + "of \(duration) µs is longer: shorten the exposure or lower video.fps")
+                + "of \(duration) µs is longer: shorten the exposure or lower \(frameSync.rateSetting)")
         }
     }
 

@@ -47,10 +47,11 @@ public struct VideoHDRPolicy: Sendable, Equatable {
         }
     }
 
-    /// Sets the preference. `on` for a format without HDR is refused with the reason.
+    /// Sets the preference. `on` for a format without HDR is refused with the reason (the caller
+    /// names the setting in front).
     public mutating func setPreference(_ preference: Preference) throws(CameraError) {
         if preference == .on && !formatHasHDR {
-            throw CameraError(.unsupported, "video.hdr on: the active format has no HDR mode (see the hdr column of formats)")
+            throw CameraError(.unsupported, "on: the active format has no HDR mode (see the hdr column of formats)")
         }
         self.preference = preference
     }

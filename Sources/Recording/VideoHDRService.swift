@@ -139,7 +139,7 @@ public final class VideoHDRService {
         guard !suspended else { requested = preference; return }
         try check(preference)
         do throws(CameraError) { try policy.setPreference(preference) } catch {
-            throw RecorderError(.unsupported, error.message)
+            throw RecorderError(.unsupported, "\(settingKey) \(error.message)")
         }
         requested = preference
         reconcile()

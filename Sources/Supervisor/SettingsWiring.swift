@@ -139,7 +139,8 @@ extension Supervisor {
             camera.whiteBalance = whiteBalance(s)
         }
         if change.touches(any: [T.fleetSync.any, T.videoFPS.any]) {
-            camera.frameSync = FrameSyncRequest(mode: s.fleet.sync, framesPerSecond: s.video.captureFramesPerSecond)
+            camera.frameSync = FrameSyncRequest(mode: s.fleet.sync, framesPerSecond: s.video.captureFramesPerSecond,
+                                                rateSetting: SettingsTable.videoFPS.key)
         }
         return camera
     }

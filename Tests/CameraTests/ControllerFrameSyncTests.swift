@@ -51,7 +51,7 @@ import Testing
         let rig = try Rig()
         try rig.controller.selectFormat("1280x720@120")
         #expect {
-            try rig.controller.setFrameSync(FrameSyncRequest(mode: .client, framesPerSecond: 120))
+            try rig.controller.setFrameSync(FrameSyncRequest(mode: .client, framesPerSecond: 120, rateSetting: "video.fps"))
         } throws: { error in
             let message = (error as? CameraError)?.message ?? ""
             return message.contains("below this format's maximum of 120 fps") && message.contains("set video.fps to 118 or lower")
