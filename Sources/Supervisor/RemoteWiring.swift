@@ -13,7 +13,7 @@ extension Supervisor {
                              arguments: 1...1) { context, args in
             switch args[0] {
             case "token":
-                guard let token = context.supervisor.remoteToken else { return .err(.unsupported, "the remote has no token yet (not started)") }
+                guard let token = context.supervisor.remoteEdge.token else { return .err(.unsupported, "the remote has no token yet (not started)") }
                 return .ok([("token", token)])
             case "preview":
                 guard let preview = context.supervisor.remote?.preview else { return .err(.unsupported, "the remote is off (\(SettingsTable.remoteListen.key))") }
@@ -29,25 +29,24 @@ extension Supervisor {
     /// At start: the token from the state directory (made on the first start), then the server.
     func startRemote() {
         if let directory = services.stateDirectory {
-            do throws(RemoteError) { remoteToken = try RemoteToken.loadOrCreate(directory: directory) }
+            do throws(RemoteError) { remoteEdge.token = try RemoteToken.loadOrCreate(directory: directory) }
             catch { log.warning("\(error); the remote uses a token for this run only") }
         }
-        if remoteToken == nil { remoteToken = RemoteToken.generate() }
+        if remoteEdge.token == nil { remoteEdge.token = RemoteToken.generate() }
         applyRemoteListen()
     }
 
     /// Starts, moves or stops the server to match `remote.listen` (an observer of committed changes).
     func applyRemoteListen() {
-        guard state == .starting || state == .ready, let token = remoteToken else { return }
+        guard state == .starting || state == .ready, let token = remoteEdge.token else { return }
         remote?.stop()
-        remote = nil
-        remoteFailure = nil
+        remoteEdge.server = .off
         guard case .address(let address, let port) = typed.remote.listen else { return }
         var tls: TLSCredentials?
         if case .files(let certificate, let key) = typed.remote.tls {
             do throws(ConsoleError) { tls = try TLSCredentials.load(certificate: certificate, key: key) }
             catch {
-                remoteFailure = error.message
+                remoteEdge.server = .failed(error.message)
                 log.warning("remote: not started: \(error.message)")
                 return
             }
@@ -55,16 +54,16 @@ extension Supervisor {
         // The key checks signatures for this rig's name; the nonces used outlive a restarted server.
         var collection: CollectionAccess?
         if let file = typed.remote.collectKeyFile {
-            do throws(RemoteError) { collection = CollectionAccess(key: try CollectionKey.load(file), rig: typed.fleet.rig, seen: collectNonces) }
+            do throws(RemoteError) { collection = CollectionAccess(key: try CollectionKey.load(file), rig: typed.fleet.rig, seen: remoteEdge.collectNonces) }
             catch { log.warning("remote: \(error.message); the collection key is not accepted") }
         }
         do throws(RemoteError) {
             let server = try RemoteServer(host: LoopBound<any RemoteHost>(self, loop: loop), address: address, port: port, token: token,
                                           collection: collection, captures: CaptureFiles(root: devices.storage.rootDescription), tls: tls)
-            remote = server
+            remoteEdge.server = .listening(server)
             log.notice("remote: listening on \(server.scheme)://\(RemoteListen.text(address, port: server.port))/")
         } catch {
-            remoteFailure = error.message
+            remoteEdge.server = .failed(error.message)
             log.warning("\(error)")
         }
     }
@@ -89,13 +88,14 @@ extension Supervisor {
     }
 
     func stopRemote() {
-        remote?.stop()
-        remote = nil
+        guard let remote else { return }
+        remote.stop()
+        remoteEdge.server = .off
     }
 
     /// `get remote.listen`'s active value: the address in use (the port picked for 0), or why none.
     var remoteActiveDescription: String {
-        if let remoteFailure { return "failed: \(remoteFailure)" }
+        if case .failed(let why) = remoteEdge.server { return "failed: \(why)" }
         guard let remote, case .address(let address, _) = typed.remote.listen else { return "off" }
         return RemoteListen.text(address, port: remote.port)
     }

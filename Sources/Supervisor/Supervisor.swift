@@ -43,9 +43,10 @@ public final class Supervisor {
     private var sessions = ConsoleSessions()
     /// Work in progress (a running bracket, a state write); stop waits until there is none.
     let work: WorkTracker
-    private var exitCode: Int32 = 0
-    /// When the stop began: a button press from before it still captures.
-    private(set) var stopRequestedAt: MonotonicTime?
+    /// The stop asked for, once: when (a button press from before it still captures) and the exit status.
+    private var stopRequest: (at: MonotonicTime, exitCode: Int32)?
+    /// When the stop began.
+    var stopRequestedAt: MonotonicTime? { stopRequest?.at }
     /// Device state that commands and `status` read.
     var runtime = DeviceRuntime()
     /// The camera, once started; attached everywhere at once (`attachCamera`, Composition.swift).
@@ -71,17 +72,13 @@ public final class Supervisor {
     var videoHDR: VideoHDRService { composed.videoHDR }
     /// Motion detection and the trigger policy (TriggerWiring.swift).
     let triggers = TriggerState()
-    /// The browser remote's server while `remote.listen` names an address (RemoteWiring.swift).
-    var remote: RemoteServer?
+    /// The browser remote: its token, its server or why it could not listen, and the collection
+    /// signatures' nonces (RemoteWiring.swift).
+    var remoteEdge = RemoteEdge()
+    /// The remote's server while `remote.listen` names an address it listens on.
+    var remote: RemoteServer? { remoteEdge.listening }
     /// The live stream's RTSP server while `stream.rtsp` names an address (StreamWiring.swift).
     var streamServer: RTSPServer?
-    /// The remote's token, from the state directory (made at the first start).
-    var remoteToken: String?
-    /// The nonces of collection signatures accepted so far, kept across restarts of the remote's
-    /// server so none is accepted twice while the process runs (RemoteWiring.swift).
-    let collectNonces = SeenNonces()
-    /// Why the remote could not listen, for `get remote.listen`.
-    var remoteFailure: String?
     private var madeStateWriter: StateWriter?
     /// The `fleet` command's work, set by Startup to the fleet client's (FleetWiring.swift).
     public var fleetCommandHandler: FleetCommandHandler?
@@ -155,8 +152,7 @@ public final class Supervisor {
     public func requestStop(reason: String, exitCode: Int32 = 0) {
         loop.preconditionInEventLoop()
         guard state != .stopping && state != .stopped else { return }
-        self.exitCode = exitCode
-        stopRequestedAt = loop.now()
+        stopRequest = (loop.now(), exitCode)
         state = .stopping
         captureService.acceptsCaptures = false
         captureService.stopRequestedAt = stopRequestedAt
@@ -190,7 +186,7 @@ public final class Supervisor {
         state = .stopped
         log.notice("stopped")
         for session in sessions.all where session.kind != .stdio { session.output.close() }
-        onStopped?(exitCode)
+        onStopped?(stopRequest?.exitCode ?? 0)
     }
 
     // MARK: Consoles

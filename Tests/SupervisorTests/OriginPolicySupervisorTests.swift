@@ -69,7 +69,7 @@ import Testing
             #expect(replies[index]["code"] as? String == "denied", "\(replies[index])")
             #expect((replies[index]["message"] as? String ?? "").contains(key), "\(replies[index])")
         }
-        #expect(!String(describing: replies).contains(rig.supervisor.remoteToken ?? "no token"), "the token never goes out")
+        #expect(!String(describing: replies).contains(rig.supervisor.remoteEdge.token ?? "no token"), "the token never goes out")
         // The reset was refused whole: zoom, which the peer may change, did not move either.
         #expect((replies[5]["values"] as? [String: String])?["zoom"] == "2", "\(replies[5])")
         #expect(rig.send("get fleet.rig").last == "ok fleet.rig=owner-set")
