@@ -34,6 +34,7 @@ struct ComposedServices {
     let timelapse: Timelapse
     let videoHDR: VideoHDRService
     let videoStabilizer = VideoStabilizationService()
+    let triggers = TriggerState()
 
     init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices) {
         let loop = link.loop

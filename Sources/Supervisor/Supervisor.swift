@@ -71,7 +71,7 @@ public final class Supervisor {
     /// Video HDR: `video.hdr`, auto's choice, and switching it (VideoHDRService.swift).
     var videoHDR: VideoHDRService { composed.videoHDR }
     /// Motion detection and the trigger policy (TriggerWiring.swift).
-    let triggers = TriggerState()
+    var triggers: TriggerState { composed.triggers }
     /// The browser remote: its token, its server or why it could not listen, and the collection
     /// signatures' nonces (RemoteWiring.swift).
     var remoteEdge = RemoteEdge()
@@ -84,8 +84,6 @@ public final class Supervisor {
     public var fleetCommandHandler: FleetCommandHandler?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     public var onStopped: ((Int32) -> Void)?
-    /// Called on state changes ("ready", "stopping"): sd_notify STATUS= and READY=1 go here.
-    public var onStateChange: ((State, String) -> Void)?
 
     public init(devices: BoardDevices, loop: any EventLoop,
                 services: SupervisorServices = SupervisorServices(), log: Logger) {
@@ -139,7 +137,6 @@ public final class Supervisor {
         notifyServiceManager([.ready, .status("ready: \(devices.board.name), camera \(camera?.device.info.model ?? "none")")])
         let log = self.log
         watchdogTicks = services.watchdog.scheduleTicks(on: loop) { log.warning("watchdog ping failed: \($0)") }
-        onStateChange?(.ready, "ready")
     }
 
     /// The start-up banner: board and devices.
@@ -163,7 +160,6 @@ public final class Supervisor {
         if recorder.isRecording == true { _ = try? recorder.stop() }
         log.notice("stopping: \(reason)")
         notifyServiceManager([.stopping, .status("stopping: \(reason)")])
-        onStateChange?(.stopping, "stopping: \(reason)")
         finishStopIfIdle()
     }
 
