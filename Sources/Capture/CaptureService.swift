@@ -47,14 +47,16 @@ public struct ShotArming {
 /// out as events (`emit`) and as work marks (`work`), which a stop waits for.
 public final class CaptureService {
     public let loop: any EventLoop
-    public let storage: any Storage
+    /// Where captures are saved (the writer's).
+    public var storage: any Storage { writers.storage }
     /// The camera, once it is open (wired by the supervisor at start).
     public var camera: CameraController?
-    /// Files written per frame (`capture.format`), pushed on every settings change.
-    public var captureFormat: CaptureFormat = .both
-    /// How DNGs store the raw samples (`media.dng.compression`), pushed on every settings change;
-    /// a bracket keeps the one it started with.
-    public var dngCompression: DNGCompression = .lossless
+    /// The settings pushed on every settings change (CaptureServiceState.swift).
+    private var settings = CaptureSettings()
+    /// Files written per frame (`capture.format`).
+    public var captureFormat: CaptureFormat { get { settings.captureFormat } set { settings.captureFormat = newValue } }
+    /// How DNGs store the raw samples (`media.dng.compression`); a bracket keeps the one it started with.
+    public var dngCompression: DNGCompression { get { settings.dngCompression } set { settings.dngCompression = newValue } }
     /// False before start and once a stop began: no new bracket starts.
     public var acceptsCaptures = false
     /// When the stop began (pushed by the supervisor): a button press from before it still captures.
@@ -68,12 +70,10 @@ public final class CaptureService {
     /// The console's key of `captureFormat` (`capture.format`), given by the edge: messages that
     /// name the setting use it (the domain never spells a key).
     public let captureFormatKey: String
-    /// Each frame a capture keeps (bracket id, 1-based frame, the request), as it is matched,
-    /// before it is written: a recording lists the stills taken during it (`attachFrameKept`).
-    public private(set) var onFrameKept: (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void = { _, _, _ in }
-    /// Makes each saved bracket's gyro log; nil without an IMU (`attachGyroLogs`).
-    public private(set) var gyroLogs: GyroLogMaker?
-    private var openedWriter: FrameWriter?
+    /// The gyro logs, frame gates and frame-kept handler (the `attach…` calls below).
+    private var attached = CaptureAttachments()
+    /// The store's writer, made on first use (`writer(for:)`).
+    private let writers: FrameWriterSlot
     /// What a button gesture asks that is not a capture (CaptureService+Button.swift).
     public let onButtonEvent: (ButtonEvent) -> Void
     /// The shutter button and status LED, when the board has them (`attachControls`).
@@ -85,16 +85,14 @@ public final class CaptureService {
         didSet { if running == nil, led?.pattern != .error { led?.show(restingPattern) } }
     }
     /// Debounce, gestures and busy policy of the button, from the `button.*` settings (ButtonWiring.swift).
-    public var buttonConfiguration = ButtonConfiguration()
+    public var buttonConfiguration: ButtonConfiguration { get { settings.buttonConfiguration } set { settings.buttonConfiguration = newValue } }
     /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
-    public var presets: [String: [String]] = [:]
-    /// Makes the stabilization gate each capture asks before and after every frame: true for a
-    /// bracket, false for a single capture (the null gate by default).
-    /// Set with `attachFrameGates` once stabilization runs.
-    public private(set) var makeFrameGate: (_ bracket: Bool) -> any BracketFrameGate = { _ in UngatedFrames() }
+    public var presets: [String: [String]] { get { settings.presets } set { settings.presets = newValue } }
+    /// Buffer, memory and wait limits (CaptureServiceState.swift).
+    private var limits = CaptureLimits()
     /// Extra buffers per stream `prepare` allocates for bracket requests; the engine keeps at most
     /// this many minus 2 (frames being copied out) outstanding.
-    public var bracketBuffersPerStream = 8
+    public var bracketBuffersPerStream: Int { get { limits.bracketBuffersPerStream } set { limits.bracketBuffersPerStream = newValue } }
     /// True on a board with a shutter button: the camera streams stills from the start, so the
     /// first press reconfigures nothing.
     public let wantsStillsFromStart: Bool
@@ -103,19 +101,21 @@ public final class CaptureService {
         isPrepared || wantsStillsFromStart ? .stills(bracketBuffersPerStream: bracketBuffersPerStream) : StreamingConfiguration()
     }
     /// Memory for frames awaiting write, bytes (a quarter of physical memory by default).
-    public var memoryBudgetBytes = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 4)
+    public var memoryBudgetBytes: Int64 { get { limits.memoryBudgetBytes } set { limits.memoryBudgetBytes = newValue } }
+    /// Brackets saved and failed, and shutter lags (CaptureServiceState.swift).
+    private var counters = CaptureCounters()
     /// Recent shutter lags (trigger → first bracket request queued).
-    public private(set) var lags = ShutterLagStatistics()
+    public var lags: ShutterLagStatistics { counters.lags }
+    public var bracketsSaved: Int { counters.bracketsSaved }
+    public var bracketsFailed: Int { counters.bracketsFailed }
     public private(set) var isPrepared = false
-    public private(set) var bracketsSaved = 0
-    public private(set) var bracketsFailed = 0
     public private(set) var running: Running?
     private var waitingButton: (BracketPlan, CaptureTrigger)?
     /// A capture asked for before the camera's first frame (just after start), and its time limit.
     private var waitingForFirstFrame: (plan: BracketPlan, trigger: CaptureTrigger, at: MonotonicTime, timeout: ScheduledWork,
                                        observer: ((CaptureProgress) -> Void)?)?
     /// How long a capture waits for the camera's first frame before it fails.
-    public var firstFrameWait: Duration = .seconds(2)
+    public var firstFrameWait: Duration { get { limits.firstFrameWait } set { limits.firstFrameWait = newValue } }
 
     // MARK: Attachments: what comes up after the service is made, each set in one call from the
     // composition (Supervisor's Composition.swift), never field by field.
@@ -126,14 +126,14 @@ public final class CaptureService {
     }
 
     /// The gyro logs of saved brackets, once the IMU runs.
-    public func attachGyroLogs(_ maker: GyroLogMaker?) { gyroLogs = maker }
+    public func attachGyroLogs(_ maker: GyroLogMaker?) { attached.gyroLogs = maker }
 
     /// The stabilization gate each capture asks before and after every frame (true: a bracket).
-    public func attachFrameGates(_ make: @escaping (_ bracket: Bool) -> any BracketFrameGate) { makeFrameGate = make }
+    public func attachFrameGates(_ make: @escaping (_ bracket: Bool) -> any BracketFrameGate) { attached.makeFrameGate = make }
 
     /// Who hears of each frame a capture keeps (the recorder, for the stills of a recording).
     public func attachFrameKept(_ handler: @escaping (_ bracketID: String, _ frame: Int, _ request: CompletedRequest) -> Void) {
-        onFrameKept = handler
+        attached.onFrameKept = handler
     }
 
     /// One bracket in progress.
@@ -166,31 +166,21 @@ public final class CaptureService {
                 readBracket: @escaping BracketArgumentsReader, captureFormatKey: String,
                 emit: @escaping (CaptureEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
         self.loop = loop
-        self.storage = storage
+        self.writers = FrameWriterSlot(storage: storage, serialNumber: serialNumber, loop: loop)
         self.work = work
         self.wantsStillsFromStart = wantsStillsFromStart
-        self.serialNumber = serialNumber
         self.readBracket = readBracket
         self.captureFormatKey = captureFormatKey
         self.emit = emit
         self.onButtonEvent = onButtonEvent
     }
 
-    /// The writer, made on first use with the camera's sensor (identity, black level, ISO convention).
-    /// The camera's serial number for the EXIF; nil: none.
-    let serialNumber: String?
-
-    public func writer(for camera: CameraController) -> FrameWriter {
-        if let openedWriter { return openedWriter }
-        var configuration = CaptureStore.Configuration(sensor: camera.sensor)
-        configuration.camera.serialNumber = serialNumber
-        let made = FrameWriter(storage: storage, configuration: configuration, loop: loop)
-        openedWriter = made
-        return made
-    }
+    /// The writer, made on first use with the camera's sensor (identity, black level, ISO convention)
+    /// and the camera's serial number.
+    public func writer(for camera: CameraController) -> FrameWriter { writers.writer(for: camera) }
 
     /// Blocks until every write submitted so far has run (tests; shutdown after the last bracket).
-    public func drainWrites() { openedWriter?.drain() }
+    public func drainWrites() { writers.opened?.drain() }
 
     // MARK: Prepare
 
@@ -299,7 +289,7 @@ public final class CaptureService {
         let bound = LoopBound(self, loop: loop)
         let engine: BracketEngine
         do {
-            engine = try BracketEngine(controller: camera, plan: plan, gate: makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
+            engine = try BracketEngine(controller: camera, plan: plan, gate: attached.makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
                                        maximumRequestsInFlight: max(camera.bracketBuffersAvailable - 2, 1),
                                        takesRegularFramesFrom: triggerTime, notBefore: shot?.instant,
                                        onFrame: { bound.value.matched($0, in: current) },
@@ -312,7 +302,7 @@ public final class CaptureService {
                 // Usually within start(); later when the first request waited for a free buffer.
                 let lag = ShutterLag(edge: triggerTime, firstRequestQueued: queuedAt)
                 current.lag = lag.duration
-                if isButton { bound.value.lags.record(lag) }
+                if isButton { bound.value.counters.lags.record(lag) }
             }
             try engine.start()
         } catch let error as CameraError {
@@ -380,7 +370,7 @@ public final class CaptureService {
         timeout.cancel()
         waitingForFirstFrame = nil
         observer?(.finished(sidecar: nil, failure: reason))
-        bracketsFailed += 1
+        counters.bracketsFailed += 1
         emit(.bracketFailed(BracketFailure(bracketID: nil, reason: reason, framesKept: 0, trigger: trigger)))
         showPattern(.error)
         work.end("bracket")
@@ -415,7 +405,7 @@ public final class CaptureService {
                                                 rotationQuaternion: verdict.alignment, attempts: frame.attempts)
         let bound = LoopBound(self, loop: loop)
         let total = current.plan.steps.count, index = frame.index
-        onFrameKept(current.id ?? "?", index + 1, frame.request)
+        attached.onFrameKept(current.id ?? "?", index + 1, frame.request)
         current.observer?(.frameKept(index: index, request: frame.request))
         let run = LoopBound(current, loop: loop)
         var request = frame.request
@@ -443,7 +433,7 @@ public final class CaptureService {
         case .failed(let reason, let s): current.statistics = s; current.engineFailure = reason
         }
         let bound = LoopBound(self, loop: loop), run = LoopBound(current, loop: loop)
-        guard let writer = openedWriter else { ended(.success(nil), in: current); return }
+        guard let writer = writers.opened else { ended(.success(nil), in: current); return }
         writer.end(failure: current.storageFailure ?? current.engineFailure) { result in bound.value.ended(result, in: run.value) }
     }
 
@@ -462,12 +452,12 @@ public final class CaptureService {
         current.shot?.ended(sidecar, failure)
         let id = sidecar?.id ?? current.id
         if let failure {
-            bracketsFailed += 1
+            counters.bracketsFailed += 1
             emit(.bracketFailed(BracketFailure(bracketID: id, reason: failure, framesKept: current.framesSaved, trigger: nil)))
             showPattern(.error)
         } else {
-            bracketsSaved += 1
-            if let s = sidecar, let (path, render) = gyroLogs?.make(for: s, camera: camera), let writer = openedWriter {
+            counters.bracketsSaved += 1
+            if let s = sidecar, let (path, render) = attached.gyroLogs?.make(for: s, camera: camera), let writer = writers.opened {
                 let me = LoopBound(self, loop: loop)
                 writer.writeFile(rendering: render, to: path) { error in
                     if let error { me.value.emit(.gyroLogFailed(path: path, reason: "\(error)")) }
