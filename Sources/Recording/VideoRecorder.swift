@@ -41,29 +41,20 @@ public final class VideoRecorder {
     /// Frames `submit` refused (a buffer the encoder cannot take), reported once per recording.
     private var submitFailureReported = false
     private let naming = CaptureNaming(prefix: "VID")
-    /// Video stabilization of the frames being encoded (a recording or the pre-record ring; nil:
-    /// off), and where it reads the orientation at a given time.
-    private var stabilizer: RecordingStabilizer?
-    public var orientationAt: (MonotonicTime) -> Quaternion? = { _ in nil }
-    /// A stabilizer for the video stabilization mode and format in force, or nil (off, no IMU).
-    private let makeStabilizer: () -> RecordingStabilizer?
-    /// Told `stabilizesInSoftware` whenever it may have changed (the viewfinder's ScalerCrop follows it).
-    private let stabilizerChanged: (_ stabilizesInSoftware: Bool) -> Void
+    /// Video stabilization of the frames being encoded (a recording or the pre-record ring), where
+    /// its stabilizers come from, and where it reads the orientation at a given time.
+    private let stabilization: RecordingStabilizerSlot
+    public var orientationAt: (MonotonicTime) -> Quaternion? { get { stabilization.orientationAt } set { stabilization.orientationAt = newValue } }
     /// True while the encoded frames are stabilized here (the viewfinder's ScalerCrop stays off then,
     /// or the video would be cropped twice).
-    public var stabilizesInSoftware: Bool { stabilizer != nil }
+    public var stabilizesInSoftware: Bool { stabilization.isActive }
     /// The work mark a recording holds.
     public static let workReason = "recording"
-    /// A stop waiting until the IMU's samples reach the end of the last frame, so the Gyroflow log
-    /// covers the whole video (the IMU delivers in batches, behind the camera); at most
+    /// The recent IMU samples, the newest frame's end, and a stop waiting until the samples reach
+    /// the end of the last frame, so the Gyroflow log covers the whole video; at most
     /// `motionCoverWait`. Frames that arrive meanwhile are not recorded.
-    private var pendingStop: (coverUntil: MonotonicTime, deadline: ScheduledWork)?
+    private var motion = MotionCoverage()
     public static let motionCoverWait: Duration = .milliseconds(500)
-    /// The end of the newest frame's exposure seen, and whether the recording logs motion.
-    private var newestFrameEnd: MonotonicTime?
-    private var logsMotion = false
-    /// The last second of IMU samples: a recording's Gyroflow log begins before its first frame.
-    private var recentMotion: [IMUSample] = []
     /// A shot's `record start` or `record stop` waiting for its instant (`armShot`).
     private var armedShot: ArmedShot?
 
@@ -80,15 +71,13 @@ public final class VideoRecorder {
 
     /// Measures libx264's presets at a recording's start (nil: the settings' preset, unmeasured).
     private let speedProbe: (any EncoderSpeedProbe)?
+    /// Whether triggers may start recordings, and the frames a triggered recording begins with.
+    private var trigger = TriggerPrerollState()
     /// True while triggers may start recordings (`trigger.action record`): `video.prerecord` is then
     /// kept as frames (`TriggerPreroll`), exact to the frame, instead of encoded packets.
-    public private(set) var triggerPrerollWanted = false
-    /// The frames a triggered recording begins with (nil: not wanted, or no `video.prerecord`).
-    private var preroll: TriggerPreroll?
-    /// The live stream fed with the encoder's packets (nil: off), and the bit rate of the encoder
-    /// that runs for it while nothing records.
-    private var streamSink: (any EncodedVideoSink)?
-    private var streamBitrateBitsPerSecond = 0
+    public var triggerPrerollWanted: Bool { trigger.wanted }
+    /// The live stream fed with the encoder's packets (nil sink: off) and its encoder's bit rate.
+    private var stream = LiveStreamFeed()
 
     /// `boardEncoder`: the board's hardware H.264 encoder, if any; `speedProbe`: times libx264 at a
     /// start to choose its preset (`EncoderPresetChoice`); `settingKeys`: the settings' console keys,
@@ -104,8 +93,7 @@ public final class VideoRecorder {
                 stabilizerChanged: @escaping (_ stabilizesInSoftware: Bool) -> Void = { _ in }) {
         self.loop = loop
         self.onRecordingChange = onRecordingChange
-        self.makeStabilizer = makeStabilizer
-        self.stabilizerChanged = stabilizerChanged
+        self.stabilization = RecordingStabilizerSlot(make: makeStabilizer, changed: stabilizerChanged)
         self.speedProbe = speedProbe
         self.storage = storage as? any StreamingStorage
         self.work = work
@@ -133,7 +121,7 @@ public final class VideoRecorder {
         let previous = settings
         settings = next
         do throws(RecorderError) {
-            if next.prerecordSeconds > 0 || streamSink != nil { try arm(restabilize: true) } else {
+            if next.prerecordSeconds > 0 || stream.sink != nil { try arm(restabilize: true) } else {
                 if service != nil { try configureService() }
                 disarm()
             }
@@ -156,18 +144,11 @@ public final class VideoRecorder {
 
     /// Hands the held frames to the service (smoothed over what is known) and starts a new
     /// stabilizer for the mode in force.
-    private func replaceStabilizer() {
-        handOverHeldFrames(restart: true)
-        stabilizerChanged(stabilizesInSoftware)
-    }
+    private func replaceStabilizer() { stabilization.replace(handingTo: service) }
 
-    /// Gives the frames the stabilizer holds (cinematic's look-ahead, crops smoothed over what is
-    /// known) to the service, to the recording or ring they belong to; then a fresh stabilizer if
-    /// `restart`, else none.
-    private func handOverHeldFrames(restart: Bool) {
-        if let stabilizer, let service { for frame in stabilizer.flush() { service.submit(frame) } }
-        stabilizer = restart ? makeStabilizer() : nil
-    }
+    /// Gives the frames the stabilizer holds to the service, to the recording or ring they belong
+    /// to; then a fresh stabilizer if `restart`, else none.
+    private func handOverHeldFrames(restart: Bool) { stabilization.handOverHeldFrames(to: service, restart: restart) }
 
     /// The settings the encoder gets: `video.fps` capped by the active format's fastest rate.
     private func effectiveSettings() -> VideoSettings {
@@ -178,7 +159,7 @@ public final class VideoRecorder {
         let frames = Self.prerollFrames(prerecordSeconds: s.prerecordSeconds, framesPerSecond: s.captureFramesPerSecond)
         if triggerPrerollWanted, frames > 0 { s.prerecordSeconds = 0; s.queueCapacityFrames += frames + 1 }
         // Cinematic holds frames back; the queue makes room for the look-ahead released at a stop.
-        s.queueCapacityFrames += 2 * (stabilizer?.lookaheadFrames ?? 0)
+        s.queueCapacityFrames += 2 * (stabilization.current?.lookaheadFrames ?? 0)
         return s
     }
 
@@ -193,7 +174,7 @@ public final class VideoRecorder {
             let me = WeakRecorder(self)
             service = RecordingService(storage: storage, loop: loop, speedProbe: speedProbe) { event in me.value?.handle(event) }
         }
-        if restabilize || stabilizer == nil { replaceStabilizer() }
+        if restabilize || stabilization.current == nil { replaceStabilizer() }
         try configureService()
         let effective = effectiveSettings()
         do {
@@ -212,7 +193,7 @@ public final class VideoRecorder {
         if triggerPrerollWanted, frames > Self.maximumPrerollFrames {
             throw RecorderError(.badValue, "\(settingKeys.prerecord) × \(settingKeys.framesPerSecond) is \(frames) frames; a triggered recording's pre-roll holds at most \(Self.maximumPrerollFrames)")
         }
-        if triggerPrerollWanted, frames > 0, streamSink != nil {
+        if triggerPrerollWanted, frames > 0, stream.sink != nil {
             // The stream's frames and a trigger's pre-roll frames would meet in the encoder out of order.
             throw RecorderError(.notYet, "the live stream with a trigger's frame pre-roll (\(settingKeys.triggerAction) record and \(settingKeys.prerecord)) is not built yet; set \(settingKeys.stream) off or \(settingKeys.prerecord) 0")
         }
@@ -220,7 +201,7 @@ public final class VideoRecorder {
         do throws(VideoError) { try service.configure(effective) } catch { throw RecorderError(.badValue, error.message) }
         configuredSettings = effective
         // The pre-roll's frames and the trigger frame itself.
-        preroll = triggerPrerollWanted && frames > 0 ? TriggerPreroll(capacityFrames: frames + 1) : nil
+        trigger.frames = triggerPrerollWanted && frames > 0 ? TriggerPreroll(capacityFrames: frames + 1) : nil
     }
 
     /// The most frames a trigger pre-roll holds (the encoder queue's bound, less its own 8).
@@ -232,16 +213,16 @@ public final class VideoRecorder {
     }
 
     /// The pre-roll in frames that a triggered recording would get now (0: none).
-    public var triggerPrerollFrames: Int { preroll.map { $0.capacityFrames - 1 } ?? 0 }
+    public var triggerPrerollFrames: Int { trigger.frames.map { $0.capacityFrames - 1 } ?? 0 }
 
     /// Triggers may (or may no longer) start recordings: with `video.prerecord` the frames before
     /// each are kept from now on (TriggerPreroll.swift). Refused while recording.
     public func setTriggerPreroll(_ wanted: Bool) throws(RecorderError) {
         guard wanted != triggerPrerollWanted else { return }
         if let recordingID { throw RecorderError(.busy, "recording \(recordingID): the trigger pre-roll changes after record stop") }
-        triggerPrerollWanted = wanted
+        trigger.wanted = wanted
         do throws(RecorderError) { try apply(settings) } catch {
-            triggerPrerollWanted = !wanted
+            trigger.wanted = !wanted
             try? apply(settings)
             throw error
         }
@@ -252,12 +233,11 @@ public final class VideoRecorder {
     /// is asked for now). Nil stops feeding it and gives the video stream back when nothing else
     /// needs it. Needs the camera open.
     public func setStream(_ sink: (any EncodedVideoSink)?, bitrateBitsPerSecond: Int) throws(RecorderError) {
-        let previous = (streamSink, streamBitrateBitsPerSecond)
-        streamSink = sink
-        streamBitrateBitsPerSecond = bitrateBitsPerSecond
+        let previous = stream
+        stream = LiveStreamFeed(sink: sink, bitrateBitsPerSecond: bitrateBitsPerSecond)
         if sink != nil {
             do throws(RecorderError) { try arm(restabilize: false) } catch {
-                (streamSink, streamBitrateBitsPerSecond) = previous
+                stream = previous
                 throw error
             }
         }
@@ -266,12 +246,12 @@ public final class VideoRecorder {
     }
 
     /// True while the live stream takes the encoder's packets.
-    public var isStreaming: Bool { streamSink != nil }
+    public var isStreaming: Bool { stream.sink != nil }
 
     /// Gives the video stream back when nothing needs it (no recording, no pre-record, no live stream).
     private func disarm() {
-        guard recordingID == nil, settings.prerecordSeconds == 0, streamSink == nil else { return }
-        if stabilizer != nil { stabilizer = nil; stabilizerChanged(stabilizesInSoftware) }
+        guard recordingID == nil, settings.prerecordSeconds == 0, stream.sink == nil else { return }
+        stabilization.drop()
         guard let camera, camera.videoStreamRequest != nil else { return }
         do { try camera.requestVideoStream(nil) } catch {
             emit(.streamFailure(reason: "camera: cannot restart streaming without the video stream: \(error)"))
@@ -347,7 +327,7 @@ public final class VideoRecorder {
         request.trigger = trigger
         // A triggered start with a pre-roll hands its frames over at once: no speed measurement
         // (it would close the queue), the settings' preset.
-        if trigger != nil, preroll != nil { request.frameSize = nil }
+        if trigger != nil, self.trigger.frames != nil { request.frameSize = nil }
         do throws(VideoError) { try service.start(request) } catch {
             disarm()
             throw RecorderError(error.kind == .state ? .busy : .device, error.message)
@@ -356,14 +336,14 @@ public final class VideoRecorder {
         submitFailureReported = false
         // The pre-roll: the frames from trigger − prerollFrames on (the trigger frame is already here:
         // the recorder gets each frame before the streaming frame's handlers).
-        if let trigger, var held = preroll {
+        if let trigger, var held = self.trigger.frames {
             let first = trigger.sequence >= UInt64(trigger.prerollFrames) ? trigger.sequence - UInt64(trigger.prerollFrames) : 0
             for frame in held.take(from: first) { service.submit(frame) }
-            preroll = held
+            self.trigger.frames = held
         }
-        logsMotion = axisMapping != nil
+        motion.logsMotion = axisMapping != nil
         // Without pre-record nothing was forwarded yet: the log starts with the last second.
-        if settings.prerecordSeconds == 0 { service.submitMotion(recentMotion) }
+        if settings.prerecordSeconds == 0 { service.submitMotion(motion.recentMotion) }
         work.begin(Self.workReason)
         onRecordingChange(true)
         let started = RecordingStarted(id: id, file: "\(folder)/\(id).\(settings.container.fileExtension)",
@@ -377,12 +357,12 @@ public final class VideoRecorder {
     /// `record.stopped` follows when it is. Returns the id of the recording stopping.
     public func stop() throws(RecorderError) -> String {
         guard let recordingID, let service else { throw RecorderError(.usage, "not recording; record start first") }
-        guard pendingStop == nil else { return recordingID }
+        guard motion.pendingStop == nil else { return recordingID }
         // The held look-ahead belongs to this recording; a pre-record ring goes on with a new one.
         handOverHeldFrames(restart: settings.prerecordSeconds > 0)
-        if logsMotion, let until = newestFrameEnd, recentMotion.last.map({ $0.timestamp < until }) ?? true {
+        if let until = motion.uncoveredFrameEnd {
             let bound = LoopBound(self, loop: loop)
-            pendingStop = (until, loop.schedule(after: Self.motionCoverWait) { bound.value.finishStop() })
+            motion.pendingStop = (until, loop.schedule(after: Self.motionCoverWait) { bound.value.finishStop() })
         } else {
             do throws(VideoError) { try service.stop() } catch { throw RecorderError(.device, error.message) }
         }
@@ -391,9 +371,7 @@ public final class VideoRecorder {
 
     /// Ends a stop that waited for the IMU (its samples reached the last frame, or the wait is over).
     private func finishStop() {
-        guard let pending = pendingStop else { return }
-        pending.deadline.cancel()
-        pendingStop = nil
+        guard motion.endPendingStop() else { return }
         do throws(VideoError) { try service?.stop() } catch {
             emit(.recordingFailure(recordingID: recordingID, reason: error.message))
         }
@@ -408,12 +386,8 @@ public final class VideoRecorder {
             shot.ended(.failure(RecorderError(.device, "camera disconnected before the shot's instant")))
         }
         guard let recordingID, let service else { return }
-        if let pending = pendingStop {
-            pending.deadline.cancel()  // a waiting stop (its frames already handed over) ends now
-            pendingStop = nil
-        } else {
-            handOverHeldFrames(restart: settings.prerecordSeconds > 0)
-        }
+        // A waiting stop (its frames already handed over) ends now; else the held frames go first.
+        if !motion.endPendingStop() { handOverHeldFrames(restart: settings.prerecordSeconds > 0) }
         do throws(VideoError) {
             try service.stop(reason: VideoError(.sourceLost, "camera disconnected during recording \(recordingID)"))
         } catch {
@@ -425,15 +399,15 @@ public final class VideoRecorder {
     /// camera has no video stream (converted on the encoder queue). Never blocks.
     public func frameArrived(_ completed: CompletedRequest) {
         guard runArmedShot(on: completed) else { return }
-        guard let service, let camera, pendingStop == nil else { return }
-        newestFrameEnd = completed.sensorTimestamp
+        guard let service, let camera, motion.pendingStop == nil else { return }
+        motion.newestFrameEnd = completed.sensorTimestamp
             + .microseconds(Int64(completed.metadata[ControlName.exposureTime]?.doubleValue ?? 0))
         let role: StreamRole = camera.videoStream != nil ? .videoRecording : camera.processedRole
         do throws(VideoError) {
-            if let stabilizer {
+            if let stabilizer = stabilization.current {
                 guard let frame = try RecordingService.frame(of: completed, role: role) else { return }
                 for ready in stabilizer.push(frame) { deliver(ready, to: service) }
-            } else if preroll != nil {
+            } else if trigger.frames != nil {
                 if let frame = try RecordingService.frame(of: completed, role: role) { deliver(frame, to: service) }
             } else {
                 try service.submit(completed, role: role)
@@ -448,8 +422,8 @@ public final class VideoRecorder {
     /// A frame ready to encode: kept in the trigger pre-roll when there is one, and encoded while
     /// recording or streaming.
     private func deliver(_ frame: VideoFrame, to service: RecordingService) {
-        if preroll != nil { preroll?.append(frame) }
-        if preroll == nil || isRecording || streamSink != nil { service.submit(frame) }
+        if trigger.frames != nil { trigger.frames?.append(frame) }
+        if trigger.frames == nil || isRecording || stream.sink != nil { service.submit(frame) }
     }
 
     /// A still kept during a recording (a `capture` or a bracket's frame): the video's sidecar
@@ -465,13 +439,10 @@ public final class VideoRecorder {
     /// batch would trim a full 65,536-sample buffer. A waiting stop ends once they reach its frame.
     public func motionArrived(_ samples: [IMUSample]) {
         guard let newest = samples.last?.timestamp else { return }
-        recentMotion += samples
-        if let cut = recentMotion.firstIndex(where: { $0.timestamp >= newest - .seconds(1) }), cut > 0 {
-            recentMotion.removeFirst(cut)
-        }
+        motion.keep(samples, newest: newest)
         guard isRecording || settings.prerecordSeconds > 0 else { return }
         service?.submitMotion(samples)
-        if let pending = pendingStop, newest >= pending.coverUntil { finishStop() }
+        if let pending = motion.pendingStop, newest >= pending.coverUntil { finishStop() }
     }
 
     private func handle(_ event: RecordingEvent) {
@@ -481,8 +452,7 @@ public final class VideoRecorder {
         case .stopped(let id, let error):
             guard id == recordingID else { return }
             recordingID = nil
-            pendingStop?.deadline.cancel()  // ended by itself (a fault) while a stop waited
-            pendingStop = nil
+            motion.endPendingStop()  // ended by itself (a fault) while a stop waited
             emit(.stopped(id: id, status: service?.status, error: error))
             disarm()
             onRecordingChange(false)
