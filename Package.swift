@@ -156,7 +156,7 @@ let package = Package(
         // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
         .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "Startup", "Supervisor", "Settings", "Transports"],
                 path: "Tests/TestSupport"),
-        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Settings", "Console", "Hardware", "Transports", "TestSupport"],
+        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Settings", "Console", "Hardware", "Transports", "Syscalls", "TestSupport"],
                     exclude: ["Browser"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport", "Boards"]),
         .testTarget(name: "TriggersTests", dependencies: ["Triggers", "Hardware"]),

@@ -3,6 +3,7 @@ import CMicroHTTPDShim
 import Foundation
 import Hardware
 import Settings
+import Syscalls
 
 /// What a hostile or slow client is allowed (docs/remote.md, "Limits").
 public struct HTTPLimits: Sendable {
@@ -90,6 +91,12 @@ public final class HTTPDaemon: @unchecked Sendable {
 
     /// Whether it serves HTTPS.
     public let usesTLS: Bool
+
+    /// The nice value of a connection's thread once it has served a file (a capture download, a
+    /// collector's transfer), for the rest of that connection. The sensor, the encoder and the
+    /// loop stay at 0, so a rig being collected keeps its cadence: when both want a core, a nice-10
+    /// thread gets about a tenth of a nice-0 one's share (the kernel's weights 110 and 1024).
+    public static let fileServingNice: Int32 = 10
 
     /// Starts listening on the IPv4 or IPv6 `address`:`port` (MHD_start_daemon through
     /// tripod_mhd_start), over TLS when `tls` is given (GnuTLS inside libmicrohttpd). `headers`
@@ -282,6 +289,9 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     case .file(let code, let descriptor, let offset, let length, let extra):
         status = code
         headers = extra
+        // The card's bytes go out at the camera's leisure: this connection's thread, which sends
+        // the file (sendfile in libmicrohttpd), runs at a lower priority from now on.
+        ThreadPriority.lowerCallingThread(toNice: HTTPDaemon.fileServingNice)
         made = MHD_create_response_from_fd_at_offset64(length, descriptor, offset)
         if made == nil { close(descriptor) }
     case .stream(let contentType, let extra, let body):

@@ -78,12 +78,17 @@ final class CollectBenchGroup {
 
     /// `curlFirst`: curl's turn before the collector's (the shot collected once already), so that
     /// neither is always the one that runs right after something else.
-    func collect(_ shot: (id: String, at: Date), tripod: String, key: String, into: String, curlFirst: Bool = false) throws -> Sample {
+    ///
+    /// `othersNice`: the collector and curl run at this nice value (`nice -n`), as the other
+    /// machines they are on a real fleet.
+    func collect(_ shot: (id: String, at: Date), tripod: String, key: String, into: String, curlFirst: Bool = false,
+                 othersNice: Int32 = 0) throws -> Sample {
+        self.othersNice = othersNice
         var curl: (seconds: Double, cpu: Double)?
         if curlFirst, curlFiles[shot.id] != nil { curl = try curlFetch(shot.id, into: into + "-curl") }
         let cpuBefore = Self.childrenCPUSeconds()
         let started = Date()
-        let (status, output) = Self.run(tripod, ["collect", "--broker", "mqtt://127.0.0.1:\(brokerPort)", "--group", name, "--into", into,
+        let (status, output) = niced(tripod, ["collect", "--broker", "mqtt://127.0.0.1:\(brokerPort)", "--group", name, "--into", into,
                                                  "--key", key, "--shot", shot.id, "--deadline", "120"])
         let ended = Date()
         let cpuCollect = Self.childrenCPUSeconds() - cpuBefore
@@ -126,10 +131,26 @@ final class CollectBenchGroup {
         }
         let cpuBefore = Self.childrenCPUSeconds()
         let started = Date()
-        let (status, _) = Self.run("/usr/bin/curl", arguments)
+        let (status, _) = niced("/usr/bin/curl", arguments)
         let seconds = Date().timeIntervalSince(started)
         guard status == 0 else { throw HardwareError(.invalidArgument, "collect: curl ended with \(status)") }
         return (seconds, Self.childrenCPUSeconds() - cpuBefore)
+    }
+
+    /// The nice value `collect` runs the collector and curl at.
+    private var othersNice: Int32 = 0
+
+    /// `run`, under `nice -n othersNice` when it is above 0.
+    private func niced(_ executable: String, _ arguments: [String]) -> (Int32, String) {
+        othersNice > 0 ? Self.run("/usr/bin/nice", ["-n", String(othersNice), executable] + arguments) : Self.run(executable, arguments)
+    }
+
+    /// Sets every thread of `rig` to nice value `nice` (setpriority on each task of
+    /// /proc/PID/task; Linux keeps the value per thread, and threads started later inherit it from
+    /// the one that starts them). It models the rig being another machine.
+    static func renice(_ rig: RunningTripod, to nice: Int32) {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(rig.process.processIdentifier)/task")) ?? []
+        for task in tasks.compactMap({ UInt32($0) }) { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), task, nice) }
     }
 
     /// User + system CPU seconds of every child waited for so far (getrusage RUSAGE_CHILDREN).

@@ -90,23 +90,38 @@ struct CollectBenchmark: Benchmark {
             for rig in group.rigs.dropFirst() { _ = rig.ask("format 1536x864@30") }
             let seconds = 12.0
             let alone = try CollectRecordingMeasurement.record(on: group.rigs[0], seconds: seconds) {}
-            var during: [CollectBenchGroup.Sample] = []
-            let busy = try CollectRecordingMeasurement.record(on: group.rigs[0], seconds: seconds) {
-                let until = Date().addingTimeInterval(seconds)
-                var round = 0
-                repeat {
-                    for (index, shot) in shots.enumerated() {
-                        during.append(try group.collect(shot, tripod: tripod, key: key, into: "\(work)/rec-\(round)-\(index)", curlFirst: round % 2 == 1))
-                    }
-                    round += 1
-                } while Date() < until
+            /// Every shot collected and curled back to back while r1 records: far more than a
+            /// session's one collection of each shot.
+            func collectedWhileRecording(_ tag: String, othersNice: Int32) throws -> (CollectRecordingMeasurement.Result, [CollectBenchGroup.Sample]) {
+                var during: [CollectBenchGroup.Sample] = []
+                let result = try CollectRecordingMeasurement.record(on: group.rigs[0], seconds: seconds) {
+                    let until = Date().addingTimeInterval(seconds)
+                    var round = 0
+                    repeat {
+                        for (index, shot) in shots.enumerated() {
+                            during.append(try group.collect(shot, tripod: tripod, key: key, into: "\(work)/rec-\(tag)-\(round)-\(index)",
+                                                            curlFirst: round % 2 == 1, othersNice: othersNice))
+                        }
+                        round += 1
+                    } while Date() < until
+                }
+                return (result, during)
             }
+            // Shared: everything at one priority on the 2 cores, as the bench has always measured.
+            let (busy, during) = try collectedWhileRecording("shared", othersNice: 0)
             measure("\(fullSize) sim (full size), r1 recording 1080p30", "full\(fullSize)_recording", during, fromInstant: false)
-            for (label, result) in [("alone", alone), ("while collected", busy)] {
+            // Own board: the other rigs, the collector and curl at nice 19, as the other machines
+            // they are on a fleet; r1 serves its own files (at its file-serving priority) and
+            // records at nice 0.
+            for rig in group.rigs.dropFirst() { CollectBenchGroup.renice(rig, to: 19) }
+            let (ownBoard, duringOwn) = try collectedWhileRecording("own", othersNice: 19)
+            measure("\(fullSize) sim (full size), r1 recording 1080p30, others at nice 19", "full\(fullSize)_recording_own_board", duringOwn,
+                    fromInstant: false)
+            for (label, result) in [("alone", alone), ("while collected", busy), ("while collected, others at nice 19", ownBoard)] {
                 let causes = result.dropped.isEmpty ? "none" : result.dropped.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
                 notes.append(String(format: "r1's 1080p30 recording %@: %d frames written of a sequence span of %d over %.1f s of sensor time; dropped: %@ (load %.2f → %.2f)",
                                     label as NSString, result.framesWritten, result.sequenceSpan, result.seconds, causes, result.loadBefore, result.loadAfter))
-                let key = label == "alone" ? "recording_alone" : "recording_collected"
+                let key = label == "alone" ? "recording_alone" : label == "while collected" ? "recording_collected" : "recording_collected_own_board"
                 metrics["\(key)_frames_written"] = Double(result.framesWritten)
                 metrics["\(key)_sequence_span"] = Double(result.sequenceSpan)
                 metrics["\(key)_dropped"] = Double(result.droppedCount)
