@@ -20,7 +20,9 @@ struct CollectBenchmark: Benchmark {
         let environment = ProcessInfo.processInfo.environment
         let sizes = (environment["COLLECT_BENCH_SIZES"] ?? "4,8,16").split(separator: ",").compactMap { Int($0) }
         let fullSize = Int(environment["COLLECT_BENCH_FULL_SIZE_RIGS"] ?? "4") ?? 4
-        let broker = try Broker()
+        // As docs/collect.md advises for a fleet's broker: without it, mosquitto's Nagle holds the
+        // retained state ~40 ms for the collector's delayed ACK.
+        let broker = try Broker(extraConfig: ["set_tcp_nodelay true"])
         let work = NSTemporaryDirectory() + "tripod-collect-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -138,6 +140,8 @@ struct CollectBenchmark: Benchmark {
                 "CPU: user + system seconds of the collect process and of curl, p50 per shot",
                 "instant→checked: from the shot's instant to the collector's exit; the collector starts once the sender's report is written (every reply in)",
                 String(format: "load average before %.2f, after %.2f (2 shared cores; the rigs, mosquitto, the collector and curl on them)", loadBefore, loadAfter),
+                "the broker: mosquitto with set_tcp_nodelay true (docs/collect.md)",
+                "r1 recording, others at nice 19: the other rigs' threads, the collector and curl at nice 19, as the other machines they are on a fleet; r1 at nice 0, its file-serving connections at nice 10 (HTTPDaemon.fileServingNice)",
             ] + notes,
             metrics: metrics)
     }
