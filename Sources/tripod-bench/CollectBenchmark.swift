@@ -22,7 +22,7 @@ struct CollectBenchmark: Benchmark {
         let fullSize = Int(environment["COLLECT_BENCH_FULL_SIZE_RIGS"] ?? "4") ?? 4
         // As docs/collect.md advises for a fleet's broker: without it, mosquitto's Nagle holds the
         // retained state ~40 ms for the collector's delayed ACK.
-        let broker = try Broker(extraConfig: ["set_tcp_nodelay true"])
+        let broker = try Broker(extraConfig: ["allow_anonymous true", "set_tcp_nodelay true"])
         let work = NSTemporaryDirectory() + "tripod-collect-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
