@@ -54,13 +54,12 @@ extension ScenePlanes {
                     let xs = UnsafeMutablePointer<Int>.allocate(capacity: w), ys = UnsafeMutablePointer<Int>.allocate(capacity: w)
                     defer { xs.deallocate(); ys.deallocate() }
                     for j in band {
-                        Self.sourcePoints(row: j, map: rows[j], shift: shift, width: w, height: h, xs: xs, ys: ys)
                         if mosaic {
+                            Self.sourcePoints(row: j, map: rows[j], shift: shift, width: w, height: h, xs: xs, ys: ys)
                             Self.nearestSites(row: j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
-                        } else if cubic {
-                            Self.catmullRomRow(j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
                         } else {
-                            Self.bilinearRow(j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
+                            Self.warpRow(j, map: rows[j], shift: shift, cubic: cubic, width: w, height: h, source: s,
+                                         into: o + j * w, channelStride: w * h, xs: xs, ys: ys)
                         }
                     }
                 }
@@ -70,6 +69,20 @@ extension ScenePlanes {
         }
         swap(&values, &storage)
         return true
+    }
+
+    /// Row `j` of full-colour planes (`source`, planes width × height apart) through `map`, bilinear
+    /// or Catmull-Rom, written to `target` (red; green and blue `channelStride` and 2 × `channelStride`
+    /// further). `xs`, `ys`: scratch for `width` source points.
+    static func warpRow(_ j: Int, map: RowHomography, shift: (dx: Double, dy: Double), cubic: Bool, width w: Int, height h: Int,
+                        source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>, channelStride: Int,
+                        xs: UnsafeMutablePointer<Int>, ys: UnsafeMutablePointer<Int>) {
+        sourcePoints(row: j, map: map, shift: shift, width: w, height: h, xs: xs, ys: ys)
+        if cubic {
+            catmullRomRow(xs: xs, ys: ys, width: w, height: h, source: source, target: target, channelStride: channelStride)
+        } else {
+            bilinearRow(xs: xs, ys: ys, width: w, height: h, source: source, target: target, channelStride: channelStride)
+        }
     }
 
     /// The source point of every output pixel of row `j`, in source pixel coordinates (pixel k's
@@ -151,12 +164,11 @@ extension ScenePlanes {
         return Int(min(max((8 * pointTolerancePixels / curvature).squareRoot(), 1), longest))
     }
 
-    /// Row `j` of three full-colour planes, bilinear between the four pixels around each point.
-    private static func bilinearRow(_ j: Int, xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
-                                    source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+    /// One row of three full-colour planes, bilinear between the four pixels around each point.
+    private static func bilinearRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                    source: UnsafePointer<Float>, target out: UnsafeMutablePointer<Float>, channelStride cs: Int) {
         let n = w * h, mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
         let r = source, g = source + n, b = source + 2 * n
-        let out = target + j * w
         // Wrapping arithmetic: the points are inside the planes, so nothing can overflow.
         for i in 0..<w {
             let x = xs[i], y = ys[i]
@@ -170,13 +182,13 @@ extension ScenePlanes {
                 let bottom = p[p01] + (p[p11] - p[p01]) * tx
                 return top + (bottom - top) * ty
             }
-            out[i] = blend(r); out[i &+ n] = blend(g); out[i &+ 2 &* n] = blend(b)
+            out[i] = blend(r); out[i &+ cs] = blend(g); out[i &+ 2 &* cs] = blend(b)
         }
     }
 
-    /// Row `j` of three full-colour planes, Catmull-Rom over the 4 × 4 pixels around each point.
-    private static func catmullRomRow(_ j: Int, xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
-                                      source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+    /// One row of three full-colour planes, Catmull-Rom over the 4 × 4 pixels around each point.
+    private static func catmullRomRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                      source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>, channelStride cs: Int) {
         let n = w * h, mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
         for i in 0..<w {
             let x = xs[i], y = ys[i]
@@ -200,7 +212,7 @@ extension ScenePlanes {
                     let row = base + offsets[r]
                     sum += wy[r] * (wx[0] * row[columns[0]] + wx[1] * row[columns[1]] + wx[2] * row[columns[2]] + wx[3] * row[columns[3]])
                 }
-                target[plane * n + j * w + i] = sum
+                target[plane * cs + i] = sum
             }
         }
     }

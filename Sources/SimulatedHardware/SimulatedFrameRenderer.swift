@@ -200,9 +200,17 @@ final class SimulatedFrameRenderer {
         }
         let isp = FramePasses.ISP(gains: SIMD3(Float(f.redGain * f.digitalGain), Float(f.digitalGain), Float(f.blueGain * f.digitalGain)),
                                   matrix: (row(0), row(1), row(2)), encoding: r.hdr ? hdrEncoding : encoding)
-        let e = exposure
+        let e = exposure, fused = r.crossing == nil
         return pool.frame(format: format, size: r.size, stride: packer.stride, byteCount: packer.byteCount,
                           smaller: smaller(of: r, rng: rng)) { memory in
+            // A turning camera's frame in one pass per row band when it can be (the same values).
+            if fused, let moved = Self.movedRows(source.planes(), motion, crop: crop, focalLengthPixels: focalLength, cubic: cubic) {
+                moved.withRows { rows in
+                    FramePasses.processed(size: moved.size, rows: rows, exposure: e, isp: isp, noise: noise, rng: rng,
+                                          packer: packer, into: memory)
+                }
+                return
+            }
             withMovedPlanes { planes in
                 FramePasses.processed(planes, exposure: e, isp: isp, noise: noise, rng: rng, packer: packer, into: memory)
             }
@@ -345,7 +353,7 @@ final class SimulatedFrameRenderer {
     /// `cubic`: Catmull-Rom resampling (stills and the viewfinder), else bilinear (video).
     private static func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, crop: PixelRect, focalLengthPixels f: Double,
                                     cubic: Bool, spare: SparePlanes) -> Bool {
-        let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
+        let (blurX, blurY) = blurPixels(m, focalLengthPixels: f)
         var owned = false
         // Each step writes into spare memory; what it replaces goes back to `spare` if it was ours.
         func step(_ body: (inout ScenePlanes, inout [Float]) -> Bool) {
@@ -354,13 +362,7 @@ final class SimulatedFrameRenderer {
             if owned || !replaced { spare.recycle(&storage) }
             owned = owned || replaced
         }
-        let turned = m.rowAttitudes.contains { abs($0.w) < 1 - 1e-15 }
-        if turned {
-            // Output row j shows pixel-array row crop.y + (j + ½) × crop.height / rows: its place in the readout.
-            let rowsPerOutputRow = Double(crop.height) / Double(planes.size.height)
-            let top = Double(crop.y) - m.readoutRows.top, span = max(m.readoutRows.count, 1)
-            let fractions: [Double] = (0..<planes.size.height).map { j in (top + (Double(j) + 0.5) * rowsPerOutputRow) / span }
-            let rows = rowHomographies(m.rowAttitudes, fractions: fractions, focalLengthPixels: f)
+        if let rows = rowMaps(m, crop: crop, rows: planes.size.height, focalLengthPixels: f) {
             step { $0.warp(rows: rows, shift: m.cropShift, cubic: cubic, using: &$1) }
         } else if m.cropShift.dx != 0 || m.cropShift.dy != 0 {
             step { $0.translate(dx: m.cropShift.dx, dy: m.cropShift.dy, using: &$1) }
@@ -369,6 +371,31 @@ final class SimulatedFrameRenderer {
             && planes.blurs(horizontalPixels: blurX, verticalPixels: blurY)
         if blurs { step { $0.blur(horizontalPixels: blurX, verticalPixels: blurY, using: &$1) } }
         return owned
+    }
+
+    /// The image distance the rotation sweeps during the exposure, output pixels across and down.
+    private static func blurPixels(_ m: Motion, focalLengthPixels f: Double) -> (x: Double, y: Double) {
+        (abs(m.exposure.y) * f, abs(m.exposure.x) * f)
+    }
+
+    /// Each output row's map when the camera turned (`rows` output rows of `crop`), else nil.
+    private static func rowMaps(_ m: Motion, crop: PixelRect, rows: Int, focalLengthPixels f: Double) -> [RowHomography]? {
+        guard m.rowAttitudes.contains(where: { abs($0.w) < 1 - 1e-15 }) else { return nil }
+        // Output row j shows pixel-array row crop.y + (j + ½) × crop.height / rows: its place in the readout.
+        let rowsPerOutputRow = Double(crop.height) / Double(rows)
+        let top = Double(crop.y) - m.readoutRows.top, span = max(m.readoutRows.count, 1)
+        let fractions: [Double] = (0..<rows).map { j in (top + (Double(j) + 0.5) * rowsPerOutputRow) / span }
+        return rowHomographies(m.rowAttitudes, fractions: fractions, focalLengthPixels: f)
+    }
+
+    /// `applyMotion` for a turning camera as rows drawn where they are used (`MovedRows`): nil when
+    /// the camera did not turn or the planes need the whole-frame passes.
+    private static func movedRows(_ planes: ScenePlanes, _ m: Motion, crop: PixelRect, focalLengthPixels f: Double,
+                                  cubic: Bool) -> MovedRows? {
+        guard let maps = rowMaps(m, crop: crop, rows: planes.size.height, focalLengthPixels: f) else { return nil }
+        let (blurX, blurY) = blurPixels(m, focalLengthPixels: f)
+        let blurs = blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels
+        return MovedRows(planes: planes, maps: maps, shift: m.cropShift, cubic: cubic, blurPixels: blurs ? (blurX, blurY) : nil)
     }
 
     /// One map per row from the knots (normalised linear interpolation between neighbours);
