@@ -16,6 +16,8 @@ struct MovedRows {
     let maps: [RowHomography]
     let shift: (dx: Double, dy: Double)
     let cubic: Bool
+    /// The planes interleaved (`ScenePlanes.interleave`) for bilinear sampling, or empty.
+    let interleaved: [SIMD4<Float>]
     /// The motion blur's boxes (`ScenePlanes.box`), across and down; reach 0: none that way.
     let across: (reach: Int, edge: Float, scale: Float)
     let down: (reach: Int, edge: Float, scale: Float)
@@ -24,7 +26,7 @@ struct MovedRows {
     private static let pad = 17
 
     /// Nil when the planes or the blur are ones only the whole-frame passes draw.
-    init?(planes: ScenePlanes, maps: [RowHomography], shift: (dx: Double, dy: Double), cubic: Bool,
+    init?(planes: ScenePlanes, interleaved: [SIMD4<Float>] = [], maps: [RowHomography], shift: (dx: Double, dy: Double), cubic: Bool,
           blurPixels: (horizontal: Double, vertical: Double)?) {
         let w = planes.size.width, h = planes.size.height
         guard planes.kind == .rgb, w >= 2, h >= 2, maps.count == h else { return nil }
@@ -33,6 +35,7 @@ struct MovedRows {
         down = blurs ? ScenePlanes.box(blurPixels?.vertical ?? 0) : (0, 0, 1)
         guard across.reach <= 16, down.reach <= 16 else { return nil }
         self.planes = planes; self.maps = maps; self.shift = shift; self.cubic = cubic
+        self.interleaved = interleaved.count == w * h ? interleaved : []
     }
 
     var size: PixelSize { planes.size }
@@ -42,11 +45,13 @@ struct MovedRows {
     /// that call only.
     func withRows(_ body: (_ rows: (Range<Int>, (Int, UnsafePointer<Float>, Int) -> Void) -> Void) -> Void) {
         planes.values.withUnsafeBufferPointer { src in
-            guard let source = src.baseAddress else { return }
-            body { band, develop in
-                var reader = Reader(self, source: source)
-                defer { reader.free() }
-                for j in band { develop(j, reader.row(j), reader.channelStride) }
+            interleaved.withUnsafeBufferPointer { vectors in
+                guard let source = src.baseAddress else { return }
+                body { band, develop in
+                    var reader = Reader(self, source: source, interleaved: vectors.baseAddress)
+                    defer { reader.free() }
+                    for j in band { develop(j, reader.row(j), reader.channelStride) }
+                }
             }
         }
     }
@@ -56,6 +61,7 @@ struct MovedRows {
     private struct Reader {
         let moved: MovedRows
         let source: UnsafePointer<Float>
+        let interleaved: UnsafePointer<SIMD4<Float>>?
         let w: Int, h: Int
         /// Values between channels in the ring and in the finished row (a multiple of 8, with room
         /// for a block read past the row's end).
@@ -70,8 +76,8 @@ struct MovedRows {
         /// The rows the box down reaches for the current output row, top to bottom.
         let reached: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
-        init(_ moved: MovedRows, source: UnsafePointer<Float>) {
-            self.moved = moved; self.source = source
+        init(_ moved: MovedRows, source: UnsafePointer<Float>, interleaved: UnsafePointer<SIMD4<Float>>?) {
+            self.moved = moved; self.source = source; self.interleaved = interleaved
             w = moved.planes.size.width; h = moved.planes.size.height
             channelStride = (w + 15) & ~15
             slots = 2 * moved.down.reach + 1
@@ -94,7 +100,7 @@ struct MovedRows {
             let values = ring + slot * 3 * channelStride
             if held[slot] != row {
                 ScenePlanes.warpRow(row, map: moved.maps[row], shift: moved.shift, cubic: moved.cubic, width: w, height: h,
-                                    source: source, into: values, channelStride: channelStride, xs: xs, ys: ys)
+                                    source: source, interleaved: interleaved, into: values, channelStride: channelStride, xs: xs, ys: ys)
                 held[slot] = row
             }
             return values

@@ -74,11 +74,16 @@ extension ScenePlanes {
     /// Row `j` of full-colour planes (`source`, planes width × height apart) through `map`, bilinear
     /// or Catmull-Rom, written to `target` (red; green and blue `channelStride` and 2 × `channelStride`
     /// further). `xs`, `ys`: scratch for `width` source points.
+    /// `interleaved`: the same planes as one (R, G, B, 0) vector per pixel (`interleave`), for
+    /// bilinear sampling with one load per tap (the same values).
     static func warpRow(_ j: Int, map: RowHomography, shift: (dx: Double, dy: Double), cubic: Bool, width w: Int, height h: Int,
-                        source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>, channelStride: Int,
+                        source: UnsafePointer<Float>, interleaved: UnsafePointer<SIMD4<Float>>? = nil,
+                        into target: UnsafeMutablePointer<Float>, channelStride: Int,
                         xs: UnsafeMutablePointer<Int>, ys: UnsafeMutablePointer<Int>) {
         sourcePoints(row: j, map: map, shift: shift, width: w, height: h, xs: xs, ys: ys)
-        if cubic {
+        if !cubic, let interleaved {
+            bilinearRow(xs: xs, ys: ys, width: w, height: h, interleaved: interleaved, target: target, channelStride: channelStride)
+        } else if cubic {
             catmullRomRow(xs: xs, ys: ys, width: w, height: h, source: source, target: target, channelStride: channelStride)
         } else {
             bilinearRow(xs: xs, ys: ys, width: w, height: h, source: source, target: target, channelStride: channelStride)
@@ -183,6 +188,34 @@ extension ScenePlanes {
                 return top + (bottom - top) * ty
             }
             out[i] = blend(r); out[i &+ cs] = blend(g); out[i &+ 2 &* cs] = blend(b)
+        }
+    }
+
+    /// Full-colour planes as one (R, G, B, 0) vector per pixel, row by row.
+    static func interleave(_ planes: ScenePlanes) -> [SIMD4<Float>] {
+        let n = planes.size.area
+        guard planes.kind == .rgb, planes.values.count >= 3 * n else { return [] }
+        return planes.values.withUnsafeBufferPointer { v in
+            (0..<n).map { p in SIMD4(v[p], v[n + p], v[2 * n + p], 0) }
+        }
+    }
+
+    /// `bilinearRow` from interleaved planes: the same arithmetic on all three channels at once.
+    private static func bilinearRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                    interleaved p: UnsafePointer<SIMD4<Float>>, target out: UnsafeMutablePointer<Float>,
+                                    channelStride cs: Int) {
+        let mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
+        for i in 0..<w {
+            let x = xs[i], y = ys[i]
+            let x0 = x &>> fractionBits, y0 = y &>> fractionBits
+            let tx = Float(x & mask) * unit, ty = Float(y & mask) * unit
+            let x1 = x0 &+ 1 < w ? x0 &+ 1 : 0, y1 = y0 &+ 1 < h ? y0 &+ 1 : 0
+            let r0 = y0 &* w, r1 = y1 &* w
+            let p00 = p[r0 &+ x0], p10 = p[r0 &+ x1], p01 = p[r1 &+ x0], p11 = p[r1 &+ x1]
+            let top = p00 + (p10 - p00) * tx
+            let bottom = p01 + (p11 - p01) * tx
+            let v = top + (bottom - top) * ty
+            out[i] = v.x; out[i &+ cs] = v.y; out[i &+ 2 &* cs] = v.z
         }
     }
 
