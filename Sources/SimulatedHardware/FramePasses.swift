@@ -157,6 +157,20 @@ enum FramePasses {
     static func processed(_ planes: ScenePlanes, exposure e: FrameExposure, isp: ISP, noise: NoiseTable,
                           rng: SeededGenerator, packer: FramePacker, into frame: UnsafeMutableRawBufferPointer) {
         let w = planes.size.width, h = planes.size.height, n = w * h
+        planes.values.withUnsafeBufferPointer { src in
+            guard let s = src.baseAddress else { return }
+            processed(size: planes.size, rows: { band, develop in for j in band { develop(j, s + j * w, n) } },
+                      exposure: e, isp: isp, noise: noise, rng: rng, packer: packer, into: frame)
+        }
+    }
+
+    /// The same for planes drawn row by row (`MovedRows`): `rows(band, develop)` calls `develop`
+    /// with each row of the band in order, as (row, red values, values to green and on to blue).
+    /// Bands run at the same time, each calling `rows` once.
+    static func processed(size: PixelSize, rows: (Range<Int>, (Int, UnsafePointer<Float>, Int) -> Void) -> Void,
+                          exposure e: FrameExposure, isp: ISP, noise: NoiseTable,
+                          rng: SeededGenerator, packer: FramePacker, into frame: UnsafeMutableRawBufferPointer) {
+        let w = size.width, h = size.height
         let padded = (w + 15) & ~15
         let rowNoise = RowBands.draws(rows: h, rng)
         let (m0, m1, m2) = isp.matrix
@@ -168,44 +182,42 @@ enum FramePasses {
         let k0 = m0 * 4095, k1 = m1 * 4095, k2 = m2 * 4095
         let offset = Float(isp.encoding.offset) + magic, mask = isp.encoding.mask
         precondition(frame.count >= packer.byteCount)
-        planes.values.withUnsafeBufferPointer { src in
-            noise.values.withUnsafeBufferPointer { table in
-                isp.encoding.values.withUnsafeBufferPointer { curve in
-                    guard let s = src.baseAddress, let t = table.baseAddress, let g = curve.baseAddress,
-                          let f = frame.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-                    RowBands.run(rows: h) { band in
-                        // Each band its own row memory and packer (bands start on even rows: YUV420 pairs stay whole).
-                        var codes = [UInt32](repeating: 0, count: 3 * padded)
-                        var rows = [UInt8](repeating: 0, count: 3 * padded)
-                        var packer = packer
-                        codes.withUnsafeMutableBufferPointer { code in
-                            rows.withUnsafeMutableBufferPointer { rgb in
-                                guard let q = code.baseAddress, let out = rgb.baseAddress else { return }
-                                let indices = UnsafeMutableRawPointer(q)
-                                for j in band {
-                                    let bits = rowNoise[j]
-                                    let nr = t + NoiseTable.offset(bits), ng = t + NoiseTable.offset(bits >> 20)
-                                    let nb = t + NoiseTable.offset(bits >> 40)
-                                    let r0 = s + j * w, g0 = r0 + n, b0 = g0 + n
-                                    var i = 0
-                                    while i < w {
-                                        let br = developed(load(r0 + i) * u.x, noise: load(nr + i), slope.x, read.x, top.x)
-                                        let bg = developed(load(g0 + i) * u.y, noise: load(ng + i), slope.y, read.y, top.y)
-                                        let bb = developed(load(b0 + i) * u.z, noise: load(nb + i), slope.z, read.z, top.z)
-                                        let lr = k0.x * br + k0.y * bg + k0.z * bb + offset
-                                        let lg = k1.x * br + k1.y * bg + k1.z * bb + offset
-                                        let lb = k2.x * br + k2.y * bg + k2.z * bb + offset
-                                        indices.storeBytes(of: unsafeBitCast(lr, to: SIMD8<UInt32>.self) & mask, toByteOffset: i * 4,
-                                                           as: SIMD8<UInt32>.self)
-                                        indices.storeBytes(of: unsafeBitCast(lg, to: SIMD8<UInt32>.self) & mask,
-                                                           toByteOffset: (padded + i) * 4, as: SIMD8<UInt32>.self)
-                                        indices.storeBytes(of: unsafeBitCast(lb, to: SIMD8<UInt32>.self) & mask,
-                                                           toByteOffset: (2 * padded + i) * 4, as: SIMD8<UInt32>.self)
-                                        i += 8
-                                    }
-                                    for k in 0..<(3 * padded) { out[k] = g[Int(truncatingIfNeeded: q[k])] }
-                                    packer.pack(row: j, rgb: UnsafePointer(out), channelStride: padded, into: f)
+        noise.values.withUnsafeBufferPointer { table in
+            isp.encoding.values.withUnsafeBufferPointer { curve in
+                guard let t = table.baseAddress, let g = curve.baseAddress,
+                      let f = frame.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                RowBands.run(rows: h) { band in
+                    // Each band its own row memory and packer (bands start on even rows: YUV420 pairs stay whole).
+                    var codes = [UInt32](repeating: 0, count: 3 * padded)
+                    var developedRows = [UInt8](repeating: 0, count: 3 * padded)
+                    var packer = packer
+                    codes.withUnsafeMutableBufferPointer { code in
+                        developedRows.withUnsafeMutableBufferPointer { rgb in
+                            guard let q = code.baseAddress, let out = rgb.baseAddress else { return }
+                            let indices = UnsafeMutableRawPointer(q)
+                            rows(band) { j, r0, cs in
+                                let bits = rowNoise[j]
+                                let nr = t + NoiseTable.offset(bits), ng = t + NoiseTable.offset(bits >> 20)
+                                let nb = t + NoiseTable.offset(bits >> 40)
+                                let g0 = r0 + cs, b0 = g0 + cs
+                                var i = 0
+                                while i < w {
+                                    let br = developed(load(r0 + i) * u.x, noise: load(nr + i), slope.x, read.x, top.x)
+                                    let bg = developed(load(g0 + i) * u.y, noise: load(ng + i), slope.y, read.y, top.y)
+                                    let bb = developed(load(b0 + i) * u.z, noise: load(nb + i), slope.z, read.z, top.z)
+                                    let lr = k0.x * br + k0.y * bg + k0.z * bb + offset
+                                    let lg = k1.x * br + k1.y * bg + k1.z * bb + offset
+                                    let lb = k2.x * br + k2.y * bg + k2.z * bb + offset
+                                    indices.storeBytes(of: unsafeBitCast(lr, to: SIMD8<UInt32>.self) & mask, toByteOffset: i * 4,
+                                                       as: SIMD8<UInt32>.self)
+                                    indices.storeBytes(of: unsafeBitCast(lg, to: SIMD8<UInt32>.self) & mask,
+                                                       toByteOffset: (padded + i) * 4, as: SIMD8<UInt32>.self)
+                                    indices.storeBytes(of: unsafeBitCast(lb, to: SIMD8<UInt32>.self) & mask,
+                                                       toByteOffset: (2 * padded + i) * 4, as: SIMD8<UInt32>.self)
+                                    i += 8
                                 }
+                                for k in 0..<(3 * padded) { out[k] = g[Int(truncatingIfNeeded: q[k])] }
+                                packer.pack(row: j, rgb: UnsafePointer(out), channelStride: padded, into: f)
                             }
                         }
                     }

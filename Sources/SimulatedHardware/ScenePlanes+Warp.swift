@@ -54,13 +54,12 @@ extension ScenePlanes {
                     let xs = UnsafeMutablePointer<Int>.allocate(capacity: w), ys = UnsafeMutablePointer<Int>.allocate(capacity: w)
                     defer { xs.deallocate(); ys.deallocate() }
                     for j in band {
-                        Self.sourcePoints(row: j, map: rows[j], shift: shift, width: w, height: h, xs: xs, ys: ys)
                         if mosaic {
+                            Self.sourcePoints(row: j, map: rows[j], shift: shift, width: w, height: h, xs: xs, ys: ys)
                             Self.nearestSites(row: j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
-                        } else if cubic {
-                            Self.catmullRomRow(j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
                         } else {
-                            Self.bilinearRow(j, xs: xs, ys: ys, width: w, height: h, source: s, target: o)
+                            Self.warpRow(j, map: rows[j], shift: shift, cubic: cubic, width: w, height: h, source: s,
+                                         into: o + j * w, channelStride: w * h, xs: xs, ys: ys)
                         }
                     }
                 }
@@ -70,6 +69,25 @@ extension ScenePlanes {
         }
         swap(&values, &storage)
         return true
+    }
+
+    /// Row `j` of full-colour planes (`source`, planes width × height apart) through `map`, bilinear
+    /// or Catmull-Rom, written to `target` (red; green and blue `channelStride` and 2 × `channelStride`
+    /// further). `xs`, `ys`: scratch for `width` source points.
+    /// `interleaved`: the same planes as one (R, G, B, 0) vector per pixel (`interleave`), for
+    /// bilinear sampling with one load per tap (the same values).
+    static func warpRow(_ j: Int, map: RowHomography, shift: (dx: Double, dy: Double), cubic: Bool, width w: Int, height h: Int,
+                        source: UnsafePointer<Float>, interleaved: UnsafePointer<SIMD4<Float>>? = nil,
+                        into target: UnsafeMutablePointer<Float>, channelStride: Int,
+                        xs: UnsafeMutablePointer<Int>, ys: UnsafeMutablePointer<Int>) {
+        sourcePoints(row: j, map: map, shift: shift, width: w, height: h, xs: xs, ys: ys)
+        if !cubic, let interleaved {
+            bilinearRow(xs: xs, ys: ys, width: w, height: h, interleaved: interleaved, target: target, channelStride: channelStride)
+        } else if cubic {
+            catmullRomRow(xs: xs, ys: ys, width: w, height: h, source: source, target: target, channelStride: channelStride)
+        } else {
+            bilinearRow(xs: xs, ys: ys, width: w, height: h, source: source, target: target, channelStride: channelStride)
+        }
     }
 
     /// The source point of every output pixel of row `j`, in source pixel coordinates (pixel k's
@@ -151,12 +169,11 @@ extension ScenePlanes {
         return Int(min(max((8 * pointTolerancePixels / curvature).squareRoot(), 1), longest))
     }
 
-    /// Row `j` of three full-colour planes, bilinear between the four pixels around each point.
-    private static func bilinearRow(_ j: Int, xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
-                                    source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+    /// One row of three full-colour planes, bilinear between the four pixels around each point.
+    private static func bilinearRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                    source: UnsafePointer<Float>, target out: UnsafeMutablePointer<Float>, channelStride cs: Int) {
         let n = w * h, mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
         let r = source, g = source + n, b = source + 2 * n
-        let out = target + j * w
         // Wrapping arithmetic: the points are inside the planes, so nothing can overflow.
         for i in 0..<w {
             let x = xs[i], y = ys[i]
@@ -170,13 +187,41 @@ extension ScenePlanes {
                 let bottom = p[p01] + (p[p11] - p[p01]) * tx
                 return top + (bottom - top) * ty
             }
-            out[i] = blend(r); out[i &+ n] = blend(g); out[i &+ 2 &* n] = blend(b)
+            out[i] = blend(r); out[i &+ cs] = blend(g); out[i &+ 2 &* cs] = blend(b)
         }
     }
 
-    /// Row `j` of three full-colour planes, Catmull-Rom over the 4 × 4 pixels around each point.
-    private static func catmullRomRow(_ j: Int, xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
-                                      source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>) {
+    /// Full-colour planes as one (R, G, B, 0) vector per pixel, row by row.
+    static func interleave(_ planes: ScenePlanes) -> [SIMD4<Float>] {
+        let n = planes.size.area
+        guard planes.kind == .rgb, planes.values.count >= 3 * n else { return [] }
+        return planes.values.withUnsafeBufferPointer { v in
+            (0..<n).map { p in SIMD4(v[p], v[n + p], v[2 * n + p], 0) }
+        }
+    }
+
+    /// `bilinearRow` from interleaved planes: the same arithmetic on all three channels at once.
+    private static func bilinearRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                    interleaved p: UnsafePointer<SIMD4<Float>>, target out: UnsafeMutablePointer<Float>,
+                                    channelStride cs: Int) {
+        let mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
+        for i in 0..<w {
+            let x = xs[i], y = ys[i]
+            let x0 = x &>> fractionBits, y0 = y &>> fractionBits
+            let tx = Float(x & mask) * unit, ty = Float(y & mask) * unit
+            let x1 = x0 &+ 1 < w ? x0 &+ 1 : 0, y1 = y0 &+ 1 < h ? y0 &+ 1 : 0
+            let r0 = y0 &* w, r1 = y1 &* w
+            let p00 = p[r0 &+ x0], p10 = p[r0 &+ x1], p01 = p[r1 &+ x0], p11 = p[r1 &+ x1]
+            let top = p00 + (p10 - p00) * tx
+            let bottom = p01 + (p11 - p01) * tx
+            let v = top + (bottom - top) * ty
+            out[i] = v.x; out[i &+ cs] = v.y; out[i &+ 2 &* cs] = v.z
+        }
+    }
+
+    /// One row of three full-colour planes, Catmull-Rom over the 4 × 4 pixels around each point.
+    private static func catmullRomRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
+                                      source: UnsafePointer<Float>, target: UnsafeMutablePointer<Float>, channelStride cs: Int) {
         let n = w * h, mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
         for i in 0..<w {
             let x = xs[i], y = ys[i]
@@ -200,7 +245,7 @@ extension ScenePlanes {
                     let row = base + offsets[r]
                     sum += wy[r] * (wx[0] * row[columns[0]] + wx[1] * row[columns[1]] + wx[2] * row[columns[2]] + wx[3] * row[columns[3]])
                 }
-                target[plane * n + j * w + i] = sum
+                target[plane * cs + i] = sum
             }
         }
     }

@@ -167,7 +167,7 @@ struct ScenePlanes {
 
     /// A box of `extent` samples as LineBlur weighs it: taps within reach − 1 at 1, at ±reach
     /// `edge`, all × scale (1 / total weight); reach 0 leaves samples unchanged.
-    private static func box(_ extent: Double) -> (reach: Int, edge: Float, scale: Float) {
+    static func box(_ extent: Double) -> (reach: Int, edge: Float, scale: Float) {
         guard extent >= 0.05 else { return (0, 0, 1) }
         let half = extent / 2
         let reach = Int((half + 0.5).rounded(.down))
@@ -176,7 +176,7 @@ struct ScenePlanes {
     }
 
     @inline(__always)
-    private static func across(_ p: UnsafePointer<Float>, _ box: (reach: Int, edge: Float, scale: Float)) -> SIMD8<Float> {
+    static func across(_ p: UnsafePointer<Float>, _ box: (reach: Int, edge: Float, scale: Float)) -> SIMD8<Float> {
         var sum = SIMD8<Float>.zero
         for k in (1 - box.reach)..<box.reach { sum += load(p + k) }
         sum += box.edge * (load(p - box.reach) + load(p + box.reach))
@@ -184,7 +184,7 @@ struct ScenePlanes {
     }
 
     @inline(__always)
-    private static func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    static func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
         UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
     }
 

@@ -48,10 +48,12 @@ final class SimulatedFrameRenderer {
     }
     private var sharp: [SharpKey: ScenePlanes] = [:]
     private var blurred: [BlurKey: ScenePlanes] = [:]
-    private struct SharpKey: Hashable {
+    struct SharpKey: Hashable {
         var crop: PixelRect; var size: PixelSize; var kind: ScenePlanes.Kind; var lighting: TestChart.Lighting
     }
-    private struct BlurKey: Hashable { var sharp: SharpKey; var steps: Int }
+    struct BlurKey: Hashable { var sharp: SharpKey; var steps: Int }
+    /// Which cached planes: the same key, the same values.
+    enum PlanesKey: Hashable { case sharp(SharpKey), blurred(BlurKey) }
     /// Cached entries kept per kind, oldest dropped first.
     private static let cacheLimit = 4
     private var sharpOrder: [SharpKey] = []
@@ -62,6 +64,8 @@ final class SimulatedFrameRenderer {
     private let spare = SparePlanes()
     /// `sim scene object`: the last drawings (drawn when a frame is read, on any thread).
     let objectPlanes = ObjectPlaneCache()
+    /// Cached planes interleaved for the video's bilinear row warp (`MovedRows`).
+    private let interleaved = InterleavedPlanes()
 
     init(sensor: SensorDescription) {
         self.sensor = sensor
@@ -200,9 +204,18 @@ final class SimulatedFrameRenderer {
         }
         let isp = FramePasses.ISP(gains: SIMD3(Float(f.redGain * f.digitalGain), Float(f.digitalGain), Float(f.blueGain * f.digitalGain)),
                                   matrix: (row(0), row(1), row(2)), encoding: r.hdr ? hdrEncoding : encoding)
-        let e = exposure
+        let e = exposure, fused = r.crossing == nil, interleaved = self.interleaved
         return pool.frame(format: format, size: r.size, stride: packer.stride, byteCount: packer.byteCount,
                           smaller: smaller(of: r, rng: rng)) { memory in
+            // A turning camera's frame in one pass per row band when it can be (the same values).
+            if fused, let moved = Self.movedRows(source, interleaved: interleaved, motion, crop: crop, focalLengthPixels: focalLength,
+                                                 cubic: cubic) {
+                moved.withRows { rows in
+                    FramePasses.processed(size: moved.size, rows: rows, exposure: e, isp: isp, noise: noise, rng: rng,
+                                          packer: packer, into: memory)
+                }
+                return
+            }
             withMovedPlanes { planes in
                 FramePasses.processed(planes, exposure: e, isp: isp, noise: noise, rng: rng, packer: packer, into: memory)
             }
@@ -263,6 +276,8 @@ final class SimulatedFrameRenderer {
     /// its own lens position, so there is nothing to reuse, and the loop does not pay for it).
     struct PlaneSource: Sendable {
         var ready: ScenePlanes
+        /// The cache's key for `ready` (nil for planes drawn per frame).
+        var key: PlanesKey? = nil
         var strips: [(columns: Range<Int>, pixels: Double)] = []
         /// How far to move the planes (output pixels): a crop reusing a cached one elsewhere.
         var shift: (dx: Double, dy: Double) = (0, 0)
@@ -308,7 +323,7 @@ final class SimulatedFrameRenderer {
             remember(key, base, in: &sharp, order: &sharpOrder)
         }
         let steps = defocusPixels.map { Int(($0 / Self.blurStepPixels).rounded()) }
-        guard steps.contains(where: { $0 > 0 }) else { return PlaneSource(ready: base, shift: shift) }
+        guard steps.contains(where: { $0 > 0 }) else { return PlaneSource(ready: base, key: .sharp(key), shift: shift) }
         if steps.count > 1 {
             // Strip k spans chart x in [k, k + 1) × aspect / count; the crop maps chart x to columns.
             let chartPerColumn = Double(crop.width) / Double(max(size.width, 1)) * TestChart.aspect / Double(max(pixelArray.width, 1))
@@ -322,12 +337,12 @@ final class SimulatedFrameRenderer {
             }, shift: shift)
         }
         let blurKey = BlurKey(sharp: key, steps: steps[0])
-        if let cached = blurred[blurKey] { return PlaneSource(ready: cached, shift: shift) }
+        if let cached = blurred[blurKey] { return PlaneSource(ready: cached, key: .blurred(blurKey), shift: shift) }
         var planes = base
         let extent = Double(steps[0]) * Self.blurStepPixels
         planes.blur(horizontalPixels: extent, verticalPixels: extent)
         remember(blurKey, planes, in: &blurred, order: &blurOrder)
-        return PlaneSource(ready: planes, shift: shift)
+        return PlaneSource(ready: planes, key: .blurred(blurKey), shift: shift)
     }
 
     private func remember<Key: Hashable>(_ key: Key, _ planes: ScenePlanes, in cache: inout [Key: ScenePlanes], order: inout [Key]) {
@@ -345,7 +360,7 @@ final class SimulatedFrameRenderer {
     /// `cubic`: Catmull-Rom resampling (stills and the viewfinder), else bilinear (video).
     private static func applyMotion(_ planes: inout ScenePlanes, _ m: Motion, crop: PixelRect, focalLengthPixels f: Double,
                                     cubic: Bool, spare: SparePlanes) -> Bool {
-        let blurX = abs(m.exposure.y) * f, blurY = abs(m.exposure.x) * f
+        let (blurX, blurY) = blurPixels(m, focalLengthPixels: f)
         var owned = false
         // Each step writes into spare memory; what it replaces goes back to `spare` if it was ours.
         func step(_ body: (inout ScenePlanes, inout [Float]) -> Bool) {
@@ -354,13 +369,7 @@ final class SimulatedFrameRenderer {
             if owned || !replaced { spare.recycle(&storage) }
             owned = owned || replaced
         }
-        let turned = m.rowAttitudes.contains { abs($0.w) < 1 - 1e-15 }
-        if turned {
-            // Output row j shows pixel-array row crop.y + (j + ½) × crop.height / rows: its place in the readout.
-            let rowsPerOutputRow = Double(crop.height) / Double(planes.size.height)
-            let top = Double(crop.y) - m.readoutRows.top, span = max(m.readoutRows.count, 1)
-            let fractions: [Double] = (0..<planes.size.height).map { j in (top + (Double(j) + 0.5) * rowsPerOutputRow) / span }
-            let rows = rowHomographies(m.rowAttitudes, fractions: fractions, focalLengthPixels: f)
+        if let rows = rowMaps(m, crop: crop, rows: planes.size.height, focalLengthPixels: f) {
             step { $0.warp(rows: rows, shift: m.cropShift, cubic: cubic, using: &$1) }
         } else if m.cropShift.dx != 0 || m.cropShift.dy != 0 {
             step { $0.translate(dx: m.cropShift.dx, dy: m.cropShift.dy, using: &$1) }
@@ -369,6 +378,36 @@ final class SimulatedFrameRenderer {
             && planes.blurs(horizontalPixels: blurX, verticalPixels: blurY)
         if blurs { step { $0.blur(horizontalPixels: blurX, verticalPixels: blurY, using: &$1) } }
         return owned
+    }
+
+    /// The image distance the rotation sweeps during the exposure, output pixels across and down.
+    private static func blurPixels(_ m: Motion, focalLengthPixels f: Double) -> (x: Double, y: Double) {
+        (abs(m.exposure.y) * f, abs(m.exposure.x) * f)
+    }
+
+    /// Each output row's map when the camera turned (`rows` output rows of `crop`), else nil.
+    private static func rowMaps(_ m: Motion, crop: PixelRect, rows: Int, focalLengthPixels f: Double) -> [RowHomography]? {
+        guard m.rowAttitudes.contains(where: { abs($0.w) < 1 - 1e-15 }) else { return nil }
+        // Output row j shows pixel-array row crop.y + (j + ½) × crop.height / rows: its place in the readout.
+        let rowsPerOutputRow = Double(crop.height) / Double(rows)
+        let top = Double(crop.y) - m.readoutRows.top, span = max(m.readoutRows.count, 1)
+        let fractions: [Double] = (0..<rows).map { j in (top + (Double(j) + 0.5) * rowsPerOutputRow) / span }
+        return rowHomographies(m.rowAttitudes, fractions: fractions, focalLengthPixels: f)
+    }
+
+    /// `applyMotion` for a turning camera as rows drawn where they are used (`MovedRows`): nil when
+    /// the camera did not turn or the planes need the whole-frame passes.
+    private static func movedRows(_ source: PlaneSource, interleaved: InterleavedPlanes, _ m: Motion, crop: PixelRect,
+                                  focalLengthPixels f: Double, cubic: Bool) -> MovedRows? {
+        let planes = source.planes()
+        guard let maps = rowMaps(m, crop: crop, rows: planes.size.height, focalLengthPixels: f) else { return nil }
+        let (blurX, blurY) = blurPixels(m, focalLengthPixels: f)
+        let blurs = blurX >= Self.blurStepPixels || blurY >= Self.blurStepPixels
+        // Cached planes (not strips or drawn objects) are interleaved once for the bilinear warp.
+        let vectors = !cubic && planes.kind == .rgb && source.strips.isEmpty && source.draw == nil
+            ? source.key.map { interleaved.values(for: $0, planes) } ?? [] : []
+        return MovedRows(planes: planes, interleaved: vectors, maps: maps, shift: m.cropShift, cubic: cubic,
+                         blurPixels: blurs ? (blurX, blurY) : nil)
     }
 
     /// One map per row from the knots (normalised linear interpolation between neighbours);
@@ -412,6 +451,26 @@ final class SparePlanes: @unchecked Sendable {
         lock.withLock {
             kept.append(given)
             if kept.count > 12 { kept.removeFirst() }
+        }
+    }
+}
+
+/// Cached planes interleaved (`ScenePlanes.interleave`), the last few, by their cache key; frames
+/// may be drawn on any thread.
+final class InterleavedPlanes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [(key: SimulatedFrameRenderer.PlanesKey, values: [SIMD4<Float>])] = []
+    /// Entries kept (33 MB each at 1080p): the sharp and the blurred chart of one stream.
+    static let limit = 2
+
+    /// `planes` (whose cache key is `key`) interleaved: made once, then shared.
+    func values(for key: SimulatedFrameRenderer.PlanesKey, _ planes: ScenePlanes) -> [SIMD4<Float>] {
+        lock.withLock {
+            if let k = kept.firstIndex(where: { $0.key == key }) { return kept[k].values }
+            let values = ScenePlanes.interleave(planes)
+            kept.append((key, values))
+            if kept.count > Self.limit { kept.removeFirst() }
+            return values
         }
     }
 }
