@@ -36,7 +36,7 @@ import TestSupport
 
     @Test(arguments: ["idle", "bracket", "writing", "recording"])
     func killNineThenRestart(phase: String) throws {
-        let first = try ControlSocketProcessTests.RunningTripod()
+        let first = try RunningTripod()
         let work = first.work
         defer { try? FileManager.default.removeItem(atPath: work) }
         #expect(first.ask("set capture.format both")?.hasPrefix("ok") == true)
@@ -71,7 +71,7 @@ import TestSupport
         let killed = Self.disk(first.captures)
         // A recording killed mid-way leaves a fragmented MP4 that plays up to its last fragment.
         let playable = try video.map { try probe($0).framePTS.count }
-        let second = try ControlSocketProcessTests.RunningTripod(work: work)
+        let second = try RunningTripod(work: work)
         let status = second.ask("status") ?? "none"
         let after = Self.disk(second.captures)
         let next = second.ask("capture") ?? "none"
@@ -98,7 +98,7 @@ import TestSupport
     @Test(arguments: ["idle", "bracket", "recording"])
     func aStuckLoopStopsTheWatchdogPingsOnTheNotifySocket(phase: String) throws {
         let manager = try FakeNotifySocket()
-        let tripod = try ControlSocketProcessTests.RunningTripod(environment: ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "1000000"])
+        let tripod = try RunningTripod(environment: ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "1000000"])
         defer { try? FileManager.default.removeItem(atPath: tripod.work) }
         var pings: [Double] = []
         let start = Date()

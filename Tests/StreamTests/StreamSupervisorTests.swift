@@ -202,7 +202,7 @@ import TestSupport
         func hashes(_ text: String) -> [String] {
             text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
         }
-        let recorded = Set(hashes(String(decoding: try runTool("/usr/bin/ffmpeg", ["-v", "error", "-i", RecordingSupervisorTests.file(h, file),
+        let recorded = Set(hashes(String(decoding: try runTool("/usr/bin/ffmpeg", ["-v", "error", "-i", h.captured(file),
                                                                                   "-f", "framemd5", "-"]), as: UTF8.self)))
         #expect(recorded.count > 30)
         for (index, client) in clients.enumerated() {
