@@ -161,7 +161,6 @@ import TestSupport
         #expect(resumed >= 1, "pings resume when the loop runs again")
         // Stop it while still reading the notify socket (its STOPPING=1 must not find it full).
         tripod.process.terminate()
-        let stopBy = Date().addingTimeInterval(60)
-        while tripod.process.isRunning && Date() < stopBy { _ = manager.drain(); usleep(10_000) }
+        _ = waitUntil { _ = manager.drain(); return !tripod.process.isRunning }
     }
 }
