@@ -425,13 +425,12 @@ func fields(_ line: String) -> [String: String] {
         let command = try #require(before.messages(on: "tripod/g/cmd").first?.payload)
         fleet.broker.stop()
         try fleet.broker.start()
-        // The rigs reconnect (libmosquitto's own retry, then the client's on the loop) and say they are online again.
+        // The rigs reconnect (libmosquitto's own retry, then the client's on the loop) and say they are
+        // online again, however long a busy machine takes (a minute at most: a safety net).
         let observer = try Observer(broker: fleet.broker)
-        var reconnected = false
-        for _ in 0..<100 where !reconnected {
+        let reconnected = waitUntil {
             fleet.advance(by: .milliseconds(100), step: .milliseconds(20))
-            reconnected = fleet.rigs.allSatisfy { observer.messages(on: "tripod/g/\($0.name)/state").last?.payload == "online" }
-            if !reconnected { usleep(50_000) }
+            return fleet.rigs.allSatisfy { observer.messages(on: "tripod/g/\($0.name)/state").last?.payload == "online" }
         }
         #expect(reconnected)
         try observer.publish("tripod/g/cmd", command)  // delivered again after the reconnect

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Hardware
 import LinuxHardware
+import TestSupport
 import Testing
 
 /// The real-clock loop: its sleeps, its timers and its queue of handed-over work.
@@ -52,8 +53,9 @@ import Testing
         let loop = PosixEventLoop(maximumPendingWork: 100)
         start(loop)
         let release = DispatchSemaphore(value: 0)
-        loop.execute { release.wait() }  // the loop is stuck in this item
-        usleep(20_000)
+        let stuck = DispatchSemaphore(value: 0)
+        loop.execute { stuck.signal(); release.wait() }  // the loop is stuck in this item
+        #expect(stuck.wait(timeout: .now() + 30) == .success, "the loop took the item")
         let produced = LockedValue(0)
         let ran = LockedValue(0)
         let producer = Thread {
@@ -64,15 +66,13 @@ import Testing
         }
         producer.start()
         // Until the producer waits for room (however slowly a busy machine runs it; 30 s at most).
-        let deadline = Date().addingTimeInterval(30)
-        while loop.pendingCounts.waitsForRoom == 0 && Date() < deadline { usleep(1_000) }
-        usleep(20_000)  // had it not waited, it would go on producing
+        _ = waitUntil(seconds: 30) { loop.pendingCounts.waitsForRoom > 0 }
+        usleep(20_000)  // deliberate real time: had it not waited, it would go on producing (an absence, seen only in time)
         #expect(produced.current == 100, "the producer waits at the bound")
         #expect(loop.pendingCounts.pending == 100)
         #expect(loop.pendingCounts.waitsForRoom > 0)
         release.signal()
-        let drained = Date().addingTimeInterval(30)
-        while ran.current < 500 && Date() < drained { usleep(10_000) }
+        _ = waitUntil(seconds: 30) { ran.current == 500 }
         #expect(ran.current == 500, "nothing is lost")
         loop.stop()
     }

@@ -17,8 +17,7 @@ import TestSupport
 
     /// Waits (up to 10 s) until the encoder has encoded `count` frames.
     static func waitForEncoded(_ encoder: PreviewEncoder, _ count: Int) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while encoder.frameCounts.encoded < count, Date() < deadline { usleep(2_000) }
+        _ = waitUntil(seconds: 10) { encoder.frameCounts.encoded >= count }
         return encoder.frameCounts.encoded == count
     }
 

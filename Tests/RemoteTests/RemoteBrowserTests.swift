@@ -28,10 +28,9 @@ import TestSupport
         #expect(remote.tripod.ask("get exposure.duration")?.split(separator: " ").prefix(2) == ["ok", "exposure.duration=1/250"])
         #expect(remote.tripod.ask("get exposure.mode")?.split(separator: " ").prefix(2) == ["ok", "exposure.mode=custom"])
         var exposure: String?
-        let deadline = Date().addingTimeInterval(10)
-        while exposure != "1/250", Date() < deadline {
+        _ = waitUntil(seconds: 10, every: .milliseconds(100)) {
             exposure = remote.tripod.ask("status")?.split(separator: " ").first { $0.hasPrefix("exposure=") }.map { String($0.dropFirst(9)) }
-            usleep(100_000)
+            return exposure == "1/250"
         }
         #expect(exposure == "1/250", "status exposure=\(exposure ?? "none")")
         // The recording the page started and stopped is on disk, and none runs now.

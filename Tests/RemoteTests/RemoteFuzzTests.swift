@@ -128,10 +128,9 @@ import TestSupport
         #expect(remote.tripod.process.isRunning)
         // The bracket completes: 5 frames saved.
         var status = ""
-        let deadline = Date().addingTimeInterval(60)
-        while !status.contains("brackets=\"1 saved, 0 failed\""), Date() < deadline {
+        _ = waitUntil(every: .milliseconds(200)) {
             status = remote.tripod.ask("status") ?? ""
-            usleep(200_000)
+            return status.contains("brackets=\"1 saved, 0 failed\"")
         }
         #expect(status.contains("brackets=\"1 saved, 0 failed\""), "\(status)")
         // The server answers the owner at once, then wrong tokens lock this address out.

@@ -111,11 +111,9 @@ import TestSupport
         let http = remote.client
         #expect(remote.tripod.ask("capture")?.hasPrefix("ok") == true)
         var listed: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
+        _ = waitUntil(seconds: 30, every: .milliseconds(200)) {
             listed = http.request("GET", "/api/captures", headers: [remote.bearer])?.json?["captures"] as? [[String: Any]] ?? []
-            if listed.contains(where: { ($0["path"] as? String)?.hasSuffix(".json") == true }) { break }
-            usleep(200_000)
+            return listed.contains(where: { ($0["path"] as? String)?.hasSuffix(".json") == true })
         }
         guard let path = listed.compactMap({ $0["path"] as? String }).first(where: { $0.hasSuffix(".jpg") }) else {
             Issue.record("no JPEG listed: \(listed)"); return

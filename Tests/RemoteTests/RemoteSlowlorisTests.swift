@@ -51,7 +51,7 @@ import TestSupport
                             }
                         }
                     }
-                    usleep(50_000)
+                    usleep(50_000)  // deliberate real time: the tricklers' cadence (a byte every `interval`)
                 }
                 finished.signal()
             }
@@ -70,8 +70,7 @@ import TestSupport
         /// Waits until every connection was seen closed, or `within`, then stops: each closed
         /// one's life in seconds, shortest first.
         func stopOnceAllCut(within: Duration) -> [Double] {
-            let deadline = ContinuousClock.now + within
-            while openCount > 0, ContinuousClock.now < deadline { usleep(50_000) }
+            _ = waitUntil(seconds: within.secondsValue) { openCount == 0 }
             stop()
             return lifetimes.map(\.secondsValue).sorted()
         }
@@ -107,7 +106,7 @@ import TestSupport
         let pid = remote.tripod.process.processIdentifier
         // Warmed up (the preview's first frames, the first requests' allocations) before measuring.
         for _ in 0..<5 { #expect(http.request("GET", "/api/status", headers: [remote.bearer])?.status == 200) }
-        usleep(1_000_000)
+        usleep(1_000_000)  // deliberate real time: the memory settles before it is measured (printed, not judged)
         let before = Self.residentKiB(pid)
         let crowd = Tricklers(interval: .seconds(2))
         crowd.open(20, from: "127.0.0.2", port: remote.port)
@@ -116,7 +115,7 @@ import TestSupport
         defer { crowd.stop() }
         let crowdOpened = crowd.firstOpened ?? .now
         #expect(crowd.count == 40, "40 tricklers connected")
-        usleep(500_000)
+        usleep(500_000)  // deliberate real time: the crowd trickles a while before the memory is measured
         let during = Self.residentKiB(pid)
         // The owner, five times half a second apart, while the crowd trickles. All 40 are held at
         // each request before the deadline (10 s from the first trickler's connect) could have cut
@@ -133,11 +132,10 @@ import TestSupport
             // The figure (well under 1 s on a quiet machine) is measured and printed, and written in
             // docs/security.md; the verdict is that it is answered at all, which 906549f never did.
             answers.append(took)
-            usleep(500_000)
+            usleep(500_000)  // deliberate real time: the owner asks half a second apart while the crowd trickles
         }
         // Every trickler is cut at the deadline (from its accept), not before; none lives on.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while crowd.openCount > 0, ContinuousClock.now < deadline { usleep(100_000) }
+        _ = waitUntil(seconds: 20) { crowd.openCount == 0 }
         let lives = crowd.lifetimes.map(\.secondsValue).sorted()
         #expect(lives.count == 40, "\(40 - lives.count) tricklers still open")
         #expect((lives.first ?? 0) >= 10, "cut at \(lives.first ?? 0) s, before the 10 s deadline")
@@ -154,7 +152,7 @@ import TestSupport
         init(seconds: Int) { end = .now + .seconds(seconds) }
         func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
             guard ContinuousClock.now < end else { return nil }
-            usleep(100_000)
+            usleep(100_000)  // deliberate real time: a slow body, one byte every 100 ms
             buffer[0] = UInt8(ascii: "t")
             return 1
         }

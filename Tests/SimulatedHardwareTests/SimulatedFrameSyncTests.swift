@@ -6,6 +6,7 @@ import ManualLoop
 import SimulatedHardware
 import Syscalls
 import Testing
+import TestSupport
 
 /// Frame sync on the simulated camera, done as the fork's IPA does it: a server sends its frame
 /// timing every 30 frames, a client shortens one frame to line up, both report SyncReady and
@@ -183,10 +184,8 @@ import Testing
         try sender.send(second)
         for receiver in [a, b] {
             var got: FrameSyncPayload?
-            for _ in 0..<200 where got == nil {  // delivery on the loopback is asynchronous: wait up to 2 s
-                got = try receiver.newest()
-                if got == nil { usleep(10_000) }
-            }
+            // Delivery on the loopback is asynchronous: until a datagram is there, however busy the machine.
+            _ = try waitUntil(seconds: 30) { got = try receiver.newest(); return got != nil }
             #expect(got == second || got == first)
             if got == first { #expect(try receiver.newest() == second) }  // the second had not arrived yet
         }

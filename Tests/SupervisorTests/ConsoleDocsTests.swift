@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import TestSupport
 import Testing
 @testable import Supervisor
 @testable import Settings
@@ -16,7 +17,7 @@ import Testing
 
     @Test func everyCommandHasASectionWithItsUsage() throws {
         let doc = try Self.doc
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         for command in harness.supervisor.commands.commands {
             #expect(doc.contains("\n### \(command.name)\n"), "docs/console.md has no \"### \(command.name)\" section")
             #expect(doc.contains("`\(command.usage)`"), "docs/console.md does not show the usage `\(command.usage)`")

@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import TestSupport
 import Testing
 @testable import Supervisor
 
@@ -13,7 +14,7 @@ import Testing
     /// Runs every command in the table with every hostile argument, in every argument position the
     /// command accepts, and checks that nothing appeared outside the captures directory.
     @Test func noCommandWritesOutsideTheCapturesDirectory() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let outside = NSTemporaryDirectory() + "tripod-escape"
         try? FileManager.default.removeItem(atPath: outside)
         let (session, output) = harness.attach(kind: .control)

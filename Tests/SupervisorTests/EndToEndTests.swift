@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import TestSupport
 import Testing
 @testable import Supervisor
 @testable import Transports
@@ -163,11 +164,10 @@ import Testing
         // 4 s of simulated time, then the loop alone until the writer queue (its own thread, slow
         // on a busy machine) has written the frames: a real-time deadline is only a safety net.
         var steps = 0
-        let deadline = Date().addingTimeInterval(120)
-        while done == nil && Date() < deadline {
+        _ = waitUntil(seconds: 120, every: .milliseconds(5)) {
             if steps < 40 { board.advance(.milliseconds(100)); steps += 1 } else { board.loop.run() }
-            usleep(5_000)
             done = board.output.lines.first { $0.hasPrefix("event bracket.done") }
+            return done != nil
         }
         guard let done, let sidecar = SimulatedBoardHarness.field("sidecar", in: done) else {
             Issue.record("bracket did not finish: \(board.output.lines)")
@@ -175,10 +175,10 @@ import Testing
         }
         let captures = board.directory.appendingPathComponent("captures")
         let gcsv = captures.appendingPathComponent(String(sidecar.dropLast(5)) + ".gcsv")
-        let written = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: gcsv.path) && Date() < written {
+        _ = waitUntil(every: .milliseconds(10)) {
+            if FileManager.default.fileExists(atPath: gcsv.path) { return true }
             board.loop.run()
-            usleep(10_000)
+            return false
         }
         let text = try String(contentsOf: gcsv, encoding: .utf8)
         let lines = text.split(separator: "\n").map(String.init)

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import TestSupport
 import Testing
 @testable import Supervisor
 

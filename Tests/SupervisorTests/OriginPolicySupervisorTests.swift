@@ -3,6 +3,7 @@ import Foundation
 import Hardware
 import LinuxHardware
 import Settings
+import TestSupport
 import Testing
 @testable import Supervisor
 @testable import Transports

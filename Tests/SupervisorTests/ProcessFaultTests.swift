@@ -36,7 +36,7 @@ import TestSupport
 
     @Test(arguments: ["idle", "bracket", "writing", "recording"])
     func killNineThenRestart(phase: String) throws {
-        let first = try ControlSocketProcessTests.RunningTripod()
+        let first = try RunningTripod()
         let work = first.work
         defer { try? FileManager.default.removeItem(atPath: work) }
         #expect(first.ask("set capture.format both")?.hasPrefix("ok") == true)
@@ -48,21 +48,17 @@ import TestSupport
             video = SimulatedBoardHarness.field("file", in: started).map { first.captures + "/" + $0 }
             // Fragments reach the disk at each keyframe (1 s of video): wait for 2 s of encoded
             // frames, however slowly a loaded machine runs the child, so at least one is written.
-            let deadline = Date().addingTimeInterval(120)  // a safety net, not a verdict on speed
-            while Date() < deadline {
-                usleep(100_000)
+            _ = waitUntil(seconds: 120, every: .milliseconds(100)) {  // a safety net, not a verdict on speed
                 let status = first.ask("status") ?? ""
-                if Int(SimulatedBoardHarness.field("recording.frames", in: status) ?? "") ?? 0 >= 60 { break }
+                return Int(SimulatedBoardHarness.field("recording.frames", in: status) ?? "") ?? 0 >= 60
             }
         } else if phase != "idle" {
             #expect(first.ask("bracket ev 31 0.2")?.hasPrefix("ok bracket=") == true)
             if phase == "writing" {
                 // Until the first file (or its temp file) is on disk: frames are being encoded and written.
-                let deadline = Date().addingTimeInterval(60)
-                while Date() < deadline {
+                _ = waitUntil(every: .milliseconds(2)) {
                     let d = Self.disk(first.captures)
-                    if d.images + d.temps > 0 { break }
-                    usleep(2_000)
+                    return d.images + d.temps > 0
                 }
             }
         }
@@ -71,15 +67,13 @@ import TestSupport
         let killed = Self.disk(first.captures)
         // A recording killed mid-way leaves a fragmented MP4 that plays up to its last fragment.
         let playable = try video.map { try probe($0).framePTS.count }
-        let second = try ControlSocketProcessTests.RunningTripod(work: work)
+        let second = try RunningTripod(work: work)
         let status = second.ask("status") ?? "none"
         let after = Self.disk(second.captures)
         let next = second.ask("capture") ?? "none"
-        var done = false
-        let deadline = Date().addingTimeInterval(120)  // a loaded machine encodes slowly: wait, within reason
-        while !done && Date() < deadline {
-            usleep(20_000)
-            done = Self.disk(second.captures).sidecars.filter { $0 == "complete" }.count > killed.sidecars.filter { $0 == "complete" }.count
+        // A loaded machine encodes slowly: wait, within reason.
+        let done = waitUntil(seconds: 120) {
+            Self.disk(second.captures).sidecars.filter { $0 == "complete" }.count > killed.sidecars.filter { $0 == "complete" }.count
         }
         print("FAULT-CELL kill-9 | \(phase) | said: (killed: nothing) | restart: \(status.prefix(24))… "
               + "| recovered: \(done ? "yes" : "no: " + next) | disk after kill: \(killed.images) image(s), \(killed.temps) temp file(s), "
@@ -98,7 +92,7 @@ import TestSupport
     @Test(arguments: ["idle", "bracket", "recording"])
     func aStuckLoopStopsTheWatchdogPingsOnTheNotifySocket(phase: String) throws {
         let manager = try FakeNotifySocket()
-        let tripod = try ControlSocketProcessTests.RunningTripod(environment: ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "1000000"])
+        let tripod = try RunningTripod(environment: ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "1000000"])
         defer { try? FileManager.default.removeItem(atPath: tripod.work) }
         var pings: [Double] = []
         let start = Date()
@@ -139,13 +133,12 @@ import TestSupport
         switch phase {
         case "bracket":
             // The bracket ends by itself afterwards (done, or failed saying why): never stuck.
-            var ended = false
-            let deadline = Date().addingTimeInterval(120)  // a safety net: four 1 s frames, then the writes
-            while !ended && Date() < deadline {
-                ended = (tripod.ask("status") ?? "").contains("capture=idle")
+            // A safety net: four 1 s frames, then the writes.
+            let ended = waitUntil(seconds: 120, every: .milliseconds(100)) {
+                let idle = (tripod.ask("status") ?? "").contains("capture=idle")
                 // Read on as systemd does: a full notify socket would block the supervisor's sd_notify.
                 _ = manager.drain()
-                if !ended { usleep(100_000) }
+                return idle
             }
             after = (tripod.ask("status").flatMap { SimulatedBoardHarness.field("brackets", in: $0) }).map { "brackets \($0)" } ?? "no status"
             #expect(ended, "the bracket ends after the loop runs again")
@@ -161,7 +154,6 @@ import TestSupport
         #expect(resumed >= 1, "pings resume when the loop runs again")
         // Stop it while still reading the notify socket (its STOPPING=1 must not find it full).
         tripod.process.terminate()
-        let stopBy = Date().addingTimeInterval(60)
-        while tripod.process.isRunning && Date() < stopBy { _ = manager.drain(); usleep(10_000) }
+        _ = waitUntil { _ = manager.drain(); return !tripod.process.isRunning }
     }
 }

@@ -8,6 +8,7 @@ import Boards
 @testable import Supervisor
 @testable import Controls
 import Syscalls
+import TestSupport
 
 /// Defects from the issue-19 review, each with the test that would have caught it.
 @Suite struct RobustnessTests {

@@ -72,7 +72,7 @@ import TestSupport
             let done = try #require(events.first { $0.hasPrefix("event bracket.done") }, "\(events)")
             let sidecar = try #require(SimulatedBoardHarness.field("sidecar", in: done), "\(done)")
             let folder = (sidecar as NSString).deletingLastPathComponent
-            let out = try runTool("/usr/bin/exiftool", ["-s3", "-IFD0:Compression", RecordingSupervisorTests.file(h, folder + "/" + name)])
+            let out = try runTool("/usr/bin/exiftool", ["-s3", "-IFD0:Compression", h.captured(folder + "/" + name)])
             compressions.append(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         #expect(compressions == ["JPEG", "Uncompressed"], "\(compressions)")

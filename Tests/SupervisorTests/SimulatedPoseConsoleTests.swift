@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 import Settings
 import SimulatedHardware
+import TestSupport
 import Testing
 @testable import Startup
 @testable import Supervisor
@@ -11,7 +12,7 @@ import Testing
 /// (docs/photogrammetry.md).
 @Suite(.serialized) struct SimulatedPoseConsoleTests {
     @Test func poseAndObjectSceneAtTheConsoleReachTheSidecar() throws {
-        let harness = try ConsoleHarness(renderSize: PixelSize(width: 192, height: 108))
+        let harness = try SimulatedBoardHarness.devices(renderSize: PixelSize(width: 192, height: 108))
         let (session, output) = harness.attach(name: "pose")
         func reply(_ line: String) -> String {
             harness.send(line, from: session, output: output).last { $0.hasPrefix("ok") || $0.hasPrefix("err") } ?? ""
@@ -37,7 +38,7 @@ import Testing
 
         #expect(reply("set capture.format jpeg") == "ok capture.format=jpeg")
         #expect(reply("capture").hasPrefix("ok bracket=started"))
-        harness.advance(by: .seconds(2))
+        harness.advance(.seconds(2))
         let sidecar = try #require(FileManager.default.subpaths(atPath: harness.captures)?.first { $0.hasSuffix(".json") && $0.contains("TRP_") })
         let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: harness.captures + "/" + sidecar))) as? [String: Any])
         let frame = try #require((record["frames"] as? [[String: Any]])?.first)
@@ -53,7 +54,7 @@ import Testing
         #expect(reply("sim scene even") == "ok scene=even")
         #expect(camera?.scene.object == nil)
         #expect(reply("capture").hasPrefix("ok bracket=started"))
-        harness.advance(by: .seconds(2))
+        harness.advance(.seconds(2))
         let chart = try #require(FileManager.default.subpaths(atPath: harness.captures)?.first { $0.hasSuffix(".json") && $0.contains("TRP_") && $0 != sidecar })
         let chartRecord = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: harness.captures + "/" + chart))) as? [String: Any])
         let chartFrame = try #require((chartRecord["frames"] as? [[String: Any]])?.first)

@@ -100,8 +100,7 @@ private struct SoakSamples: Codable {
         defer { try? FileManager.default.removeItem(atPath: result) }
         let child = try startTestChild(filter: "soakChild", setting: soakResultVariable, to: result)
         // A safety net, not a verdict on speed: a soak stuck for 10 minutes is killed and reported.
-        let deadline = Date().addingTimeInterval(600)
-        while child.isRunning && Date() < deadline { usleep(50_000) }
+        _ = waitUntil(seconds: 600) { !child.isRunning }
         if child.isRunning {
             Glibc.kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()

@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import Media
+import TestSupport
 import Testing
 @testable import Supervisor
 

@@ -1,5 +1,6 @@
 import Hardware
 import ManualLoop
+import TestSupport
 import Testing
 @testable import Supervisor
 

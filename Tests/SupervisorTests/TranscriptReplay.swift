@@ -2,6 +2,7 @@ import Console
 import Foundation
 import Hardware
 import Settings
+import TestSupport
 import Testing
 @testable import Supervisor
 @testable import Transports
@@ -78,7 +79,7 @@ struct Transcript {
 
     /// Replays against a fresh supervisor; returns the transcript with the actual outputs.
     func replay() throws -> (actual: String, expected: String) {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         var kind = ConsoleSession.Kind.local
         for case .kind(let k, _) in steps { kind = k }
         let (session, output) = harness.attach(kind: kind, name: "transcript")
@@ -93,7 +94,7 @@ struct Transcript {
                 }
             case .expect(let line): expected.append(line)
             case .advance(let d, let source):
-                harness.advance(by: d)
+                harness.advance(d)
                 actual.append(source); expected.append(source)
                 actual += output.take().map { Self.normalise($0, captures: harness.captures) }
             case .kind(_, let source), .comment(let source):
@@ -149,7 +150,7 @@ struct Transcript {
 
     /// Every command in the table, and help, has its own transcript that runs it.
     @Test func everyCommandHasATranscript() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let names = ["help"] + harness.supervisor.commands.commands.map(\.name)
         let files = Set(try Transcript.names())
         for name in names {

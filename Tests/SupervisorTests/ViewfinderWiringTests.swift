@@ -40,10 +40,10 @@ final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
         // Frames are posted on the loop; the display thread draws them on its own time.
         // Until three are drawn, however slowly a busy machine runs the display thread (a minute
         // at most: a safety net, not a verdict on speed).
-        let drawn = Date().addingTimeInterval(60)
-        while display.frames.current < 3 && Date() < drawn {
+        _ = waitUntil {
+            if display.frames.current >= 3 { return true }
             loop.advance(by: .milliseconds(50))
-            usleep(10_000)
+            return false
         }
         #expect(display.frames.current >= 3)
         let reply = loop.perform { () -> [String] in
@@ -63,8 +63,7 @@ final class RecordingDisplay: DisplayDevice, @unchecked Sendable {
         #expect(display.nameReaders.current.isSubset(of: ["tripod-viewfinder"]), "\(display.nameReaders.current)")
         #expect(supervisor.viewfinder?.presenter.options.zebra == true)
         loop.perform { supervisor.requestStop(reason: "test") }
-        let released = Date().addingTimeInterval(30)
-        while display.showing.current && Date() < released { usleep(10_000) }
+        _ = waitUntil(seconds: 30) { !display.showing.current }
         #expect(!display.showing.current, "stopping gives the display back")
     }
 }

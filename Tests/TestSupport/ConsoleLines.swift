@@ -12,12 +12,7 @@ public final class ConsoleLines: Sendable {
 
     /// Waits up to `seconds` for the end of output; true when it came.
     public func waitForEnd(seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if state.withLock({ $0.ended }) { return true }
-            usleep(20_000)
-        }
-        return false
+        waitUntil(seconds: seconds) { state.withLock { $0.ended } }
     }
 
     public func append(_ data: Data) {

@@ -8,16 +8,6 @@ public struct FleetTestFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Waits until `condition` holds, checking every 20 ms, for at most `seconds`; true when it held.
-/// Generous timeouts: a loaded machine makes things slow, not wrong.
-public func waitUntil(seconds: Double = 60, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}
 
 /// A TCP port on 127.0.0.1 that nothing listens on now (bound with port 0, then released).
 public func freeLoopbackPort() throws -> Int {

@@ -40,9 +40,12 @@ public final class RunningTripod: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<200 {
-            if let probe = Self.connect(socket) { close(probe); break }
-            usleep(50_000)
+        // Until its control socket answers, however slowly a busy machine starts it (two minutes at
+        // most: a safety net), or it exits.
+        let socket = self.socket
+        _ = waitUntil(seconds: 120) {
+            if let probe = Self.connect(socket) { close(probe); return true }
+            return !process.isRunning
         }
     }
 
@@ -68,13 +71,11 @@ public final class RunningTripod: @unchecked Sendable {
     /// time; false at the deadline.
     @discardableResult
     public func waitForFrames(_ count: Int = 1, seconds: Double = 60) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let status = ask("status"), let range = status.range(of: #"\bframe=(\d+)"#, options: .regularExpression),
-               let frame = Int(status[range].dropFirst("frame=".count)), frame >= count { return true }
-            usleep(20_000)
+        waitUntil(seconds: seconds) {
+            guard let status = ask("status"), let range = status.range(of: #"\bframe=(\d+)"#, options: .regularExpression),
+                  let frame = Int(status[range].dropFirst("frame=".count)) else { return false }
+            return frame >= count
         }
-        return false
     }
 
     /// Sends `line` on a new connection and returns the first reply line starting with ok/err.

@@ -41,8 +41,7 @@ private let recorderDirectoryVariable = "TRIPOD_VIDEO_CRASH_DIRECTORY"
         // Wait (short polls, 60 s at most) until several fragments are on disk, then kill.
         let file = directory + "/d/CRASH.mp4"
         func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0 }
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline && size() < 400_000 { usleep(20_000) }
+        _ = waitUntil { size() >= 400_000 }
         Glibc.kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)

@@ -1,3 +1,4 @@
+#if DEBUG  // @testable: the supervisor's capture service and writers (see SimulatedBoardHarness)
 import Boards
 import Foundation
 import Hardware
@@ -11,15 +12,15 @@ import Settings
 
 /// The simulated board (IMX708: exposure delay 2, gain delay 2; 4 requests in flight), with
 /// in-memory storage, a scripted button and LED, on a manual clock, with one console attached.
-final class CaptureRig {
-    let loop = ManualEventLoop()
-    let storage: SimulatedStorage
-    let button: SimulatedButton
-    let led: SimulatedLED
-    let provider: SimulatedCameraProvider
-    let supervisor: Supervisor
-    let console = RecordingConsoleOutput()
-    let session: ConsoleSession
+public final class CaptureRig {
+    public let loop = ManualEventLoop()
+    public let storage: SimulatedStorage
+    public let button: SimulatedButton
+    public let led: SimulatedLED
+    public let provider: SimulatedCameraProvider
+    public let supervisor: Supervisor
+    public let console = RecordingConsoleOutput()
+    public let session: ConsoleSession
 
     /// `exposureControl` false gives a camera without exposure controls or metadata, and
     /// `maximumBufferCount` one that gives at most that many buffers per stream and starts only
@@ -27,7 +28,7 @@ final class CaptureRig {
     /// `sensorModel` another sensor of the database, `renderSize` larger frames for tests that
     /// measure pixels, `scene` what the camera looks at, `rawOutput` what the raw stream hands back
     /// (a Pi 5's or a Pi 4's layouts, board option `camera.raw`).
-    init(capacityBytes: Int64? = nil, exposureControl: Bool = true, maximumBufferCount: Int? = nil,
+    public init(capacityBytes: Int64? = nil, exposureControl: Bool = true, maximumBufferCount: Int? = nil,
          sensorModel: String = "imx708", renderSize: PixelSize = PixelSize(width: 96, height: 54),
          scene: SimulatedScene = SimulatedScene(), rawOutput: SimulatedRawOutput = .unpacked,
          storage given: SimulatedStorage? = nil, state: StateStore? = nil,
@@ -70,7 +71,7 @@ final class CaptureRig {
     /// event from the writer's queue (a real thread) is already among them depends on timing, so
     /// `settle(until:)` looks at these lines too.
     @discardableResult
-    func send(_ line: String) -> [String] {
+    public func send(_ line: String) -> [String] {
         let bound = LoopBound((supervisor, session), loop: loop)
         loop.execute { bound.value.0.run(line: line, from: bound.value.1) }
         loop.run()
@@ -84,12 +85,12 @@ final class CaptureRig {
     private var sinceLastSend: [String] = []
 
     /// Advances the clock in 5 ms steps, letting the writer queue finish between steps.
-    func settle(_ duration: Duration) {
+    public func settle(_ duration: Duration) {
         loop.advance(by: duration, inStepsOf: .milliseconds(5), draining: supervisor)
     }
 
     /// Advances until `predicate` holds on the console output so far (at most `limit`).
-    func settle(until predicate: ([String]) -> Bool, limit: Duration = .seconds(10)) -> [String] {
+    public func settle(until predicate: ([String]) -> Bool, limit: Duration = .seconds(10)) -> [String] {
         var lines = sinceLastSend
         sinceLastSend = []
         let end = loop.now() + limit
@@ -100,13 +101,14 @@ final class CaptureRig {
         return lines
     }
 
-    func sidecars() throws -> [BracketSidecar] {
+    public func sidecars() throws -> [BracketSidecar] {
         try storage.files.keys.filter { $0.hasSuffix(".json") }.sorted().map { try BracketSidecar.decode(storage.files[$0] ?? []) }
     }
 
-    var imageFiles: [String] { storage.files.keys.filter { $0.hasSuffix(".dng") || $0.hasSuffix(".jpg") }.sorted() }
+    public var imageFiles: [String] { storage.files.keys.filter { $0.hasSuffix(".dng") || $0.hasSuffix(".jpg") }.sorted() }
 }
 
 extension Array where Element == String {
-    func event(_ name: String) -> String? { first { $0.hasPrefix("event \(name) ") } }
+    public func event(_ name: String) -> String? { first { $0.hasPrefix("event \(name) ") } }
 }
+#endif

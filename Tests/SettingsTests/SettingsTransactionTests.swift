@@ -1,6 +1,7 @@
 import Camera
 import Console
 import Foundation
+import TestSupport
 import Testing
 @testable import Supervisor
 

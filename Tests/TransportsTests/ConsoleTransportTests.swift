@@ -1,6 +1,7 @@
 import Console
 import Foundation
 import Hardware
+import TestSupport
 import Testing
 @testable import Supervisor
 @testable import Transports
@@ -63,7 +64,7 @@ import Testing
     }
 
     @Test func aStuckClientNeverStallsTheSupervisorOrOthers() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let (mine, peer) = try socketPair()
         defer { close(peer) }
         let writer = DescriptorWriter(shared: SharedDescriptor(mine, users: 1), limitBytes: 16 << 10)
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func floodOnAControlClientRunsTheLimitAndSaysWhatWasDropped() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let (session, output) = harness.attach(kind: .control)
         let lines = harness.send(Array(String(repeating: "get exposure.iso\n", count: 200).utf8), from: session, output: output)
         #expect(lines.filter { $0 == "ok exposure.iso=100" }.count == ConsoleInputLimits.linesPerRead)
@@ -96,7 +97,7 @@ import Testing
     }
 
     @Test func stdioRunsAPipedScriptInFull() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let (session, output) = harness.attach(kind: .stdio)
         let lines = harness.send(Array(String(repeating: "get exposure.iso\n", count: 200).utf8), from: session, output: output)
         #expect(lines.count == 200)
@@ -104,7 +105,7 @@ import Testing
     }
 
     @Test func severalClientsEachInTheirOwnMode() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let (a, aOut) = harness.attach(kind: .control, name: "a")
         let (b, bOut) = harness.attach(kind: .serial, name: "b")
         #expect(harness.send("json on", from: a, output: aOut) == [#"{"type":"reply","ok":true,"values":{"json":"on"}}"#])
@@ -121,7 +122,7 @@ import Testing
     }
 
     @Test func quitOnAClientClosesOnlyThatClient() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let (a, aOut) = harness.attach(kind: .control, name: "a")
         let (b, bOut) = harness.attach(kind: .serial, name: "b")
         #expect(harness.send("quit", from: a, output: aOut) == ["ok closed=a"])
@@ -132,7 +133,7 @@ import Testing
     }
 
     @Test func quitOnStdioStopsAfterWorkInProgressWithStatusZero() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let stopped = LockedValue<Int32?>(nil)
         harness.onLoop { s in
             s.onStopped = { code in stopped.withLock { $0 = code } }
@@ -148,14 +149,14 @@ import Testing
     }
 
     @Test func endOfInputOnStdioStopsTheSupervisor() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let (session, _) = harness.attach(kind: .stdio, name: "stdio")
         harness.onLoop { $0.endOfInput(from: session) }
         #expect(harness.supervisor.state == .stopped)
     }
 
     @Test func endOfInputElsewhereLeavesTheSupervisorRunning() throws {
-        let harness = try ConsoleHarness()
+        let harness = try SimulatedBoardHarness.devices()
         let (session, _) = harness.attach(kind: .control, name: "ctl")
         harness.onLoop { $0.endOfInput(from: session) }
         #expect(harness.supervisor.state == .ready)

@@ -1,6 +1,7 @@
 import Camera
 import Console
 import Hardware
+import TestSupport
 import Testing
 @testable import Supervisor
 @testable import Controls

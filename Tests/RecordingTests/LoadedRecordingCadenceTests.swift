@@ -73,12 +73,12 @@ import Video
         func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
         /// The first line from `mark` on with `prefix`, waiting up to `seconds`.
         func line(from mark: Int, _ prefix: String, seconds: Double = 120) -> String? {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if let found = lines.since(mark).first(where: { $0.hasPrefix(prefix) }) { return found }
-                usleep(50_000)
+            var found: String?
+            _ = waitUntil(seconds: seconds, every: .milliseconds(50)) {
+                found = lines.since(mark).first { $0.hasPrefix(prefix) }
+                return found != nil
             }
-            return nil
+            return found
         }
 
         send("format 1280x720@30")
@@ -89,14 +89,13 @@ import Video
         send("record start")
         _ = line(from: 0, "ok recording")
         // Until the file has frames, however slowly the loaded machine writes them.
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
-            usleep(500_000)
+        _ = waitUntil(seconds: 120, every: .milliseconds(500)) {
             let mark = lines.count
             send("status")
             let status = line(from: mark, "ok state") ?? ""
-            if let frames = status.split(separator: " ").first(where: { $0.hasPrefix("recording.frames=") }),
-               let count = Int(frames.dropFirst("recording.frames=".count)), count >= 20 { break }
+            guard let frames = status.split(separator: " ").first(where: { $0.hasPrefix("recording.frames=") }),
+                  let count = Int(frames.dropFirst("recording.frames=".count)) else { return false }
+            return count >= 20
         }
         let mark = lines.count
         send("record stop")

@@ -202,7 +202,7 @@ import TestSupport
         func hashes(_ text: String) -> [String] {
             text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
         }
-        let recorded = Set(hashes(String(decoding: try runTool("/usr/bin/ffmpeg", ["-v", "error", "-i", RecordingSupervisorTests.file(h, file),
+        let recorded = Set(hashes(String(decoding: try runTool("/usr/bin/ffmpeg", ["-v", "error", "-i", h.captured(file),
                                                                                   "-f", "framemd5", "-"]), as: UTF8.self)))
         #expect(recorded.count > 30)
         for (index, client) in clients.enumerated() {
@@ -247,8 +247,7 @@ import TestSupport
         let url = try Self.url(h)
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.map(String.init))
         let silent = try Client("/usr/bin/socat", ["-u", "TCP:127.0.0.1:\(port)", "STDOUT"], directory: h.directory)
-        var waited = 0
-        while silent.process.isRunning, waited < 600 { Thread.sleep(forTimeInterval: 0.1); waited += 1 }
+        _ = waitUntil(seconds: 60) { !silent.process.isRunning }
         #expect(!silent.process.isRunning, "still connected after 60 s: the deadline is 10 s")
         if silent.process.isRunning { silent.process.terminate() }
         silent.process.waitUntilExit()

@@ -5,6 +5,7 @@ import Hardware
 import Media
 import Settings
 import SimulatedHardware
+import TestSupport
 import Testing
 @testable import Capture
 @testable import Supervisor

@@ -32,8 +32,7 @@ import TestSupport
         #expect(first.waitForFrames(), "the camera never streamed")
         let started = first.ask("timelapse start every 1s") ?? "none"
         #expect(started.hasPrefix("ok timelapse=started"), "\(started)")
-        var deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, Self.taken(first) < 3 { usleep(200_000) }
+        _ = waitUntil(seconds: 120, every: .milliseconds(200)) { Self.taken(first) >= 3 }
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
         let before = Self.shotNumbers(first.captures)
@@ -41,12 +40,10 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: first.state + "/timelapse.json"))
 
         let second = try RunningTripod(work: work)
-        deadline = Date().addingTimeInterval(120)
         var status = ""
-        while Date() < deadline {
+        _ = waitUntil(seconds: 120, every: .milliseconds(200)) {
             status = second.ask("timelapse status") ?? ""
-            if Self.shotNumbers(second.captures).count >= before.count + 2 { break }
-            usleep(200_000)
+            return Self.shotNumbers(second.captures).count >= before.count + 2
         }
         #expect(status.hasPrefix("ok timelapse=running"), "resumed by itself: \(status)")
         let after = Self.shotNumbers(second.captures)

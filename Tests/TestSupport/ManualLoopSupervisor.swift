@@ -1,3 +1,4 @@
+#if DEBUG  // @testable: the supervisor's writers, drained (see SimulatedBoardHarness)
 import Hardware
 import ManualLoop
 import SimulatedHardware
@@ -7,14 +8,14 @@ import SimulatedHardware
 extension ManualEventLoop {
     /// Runs `supervisor.start()` on this loop (as `tripod run` does on its own) and rethrows its
     /// start-up error.
-    func start(_ supervisor: Supervisor) throws(StartupError) {
+    public func start(_ supervisor: Supervisor) throws(StartupError) {
         try perform { () throws(StartupError) in try supervisor.start() }
     }
 
     /// Moves the clock by `duration` in steps of `step`, letting the capture writer (a real queue)
     /// finish what each step gave it before the next, so events land at the same simulated time
     /// on every run.
-    func advance(by duration: Duration, inStepsOf step: Duration, draining supervisor: Supervisor) {
+    public func advance(by duration: Duration, inStepsOf step: Duration, draining supervisor: Supervisor) {
         let end = now() + duration
         while now() < end {
             advance(to: min(end, now() + step))
@@ -26,3 +27,4 @@ extension ManualEventLoop {
         }
     }
 }
+#endif

@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import SimulatedHardware
+import TestSupport
 import Testing
 @testable import Supervisor
 

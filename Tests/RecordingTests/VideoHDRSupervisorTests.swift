@@ -1,6 +1,7 @@
 import Foundation
 import Hardware
 import SimulatedHardware
+import TestSupport
 import Testing
 @testable import Startup
 @testable import Supervisor
@@ -13,7 +14,7 @@ import Testing
 @Suite(.serialized) struct VideoHDRSupervisorTests {
     /// The simulated board with its camera's libcamera chosen (frames at 192x108), and a console.
     final class Board {
-        let harness: ConsoleHarness
+        let harness: SimulatedBoardHarness
         let provider: SimulatedCameraProvider
         let session: ConsoleSession
         let output: RecordingConsoleOutput
@@ -22,7 +23,7 @@ import Testing
 
         init(libcamera: SimulatedLibcamera = .raspberryPi0_5) throws {
             var simulated: SimulatedCameraProvider?
-            harness = try ConsoleHarness(renderSize: PixelSize(width: 192, height: 108)) { devices in
+            harness = try SimulatedBoardHarness.devices(renderSize: PixelSize(width: 192, height: 108)) { devices in
                 simulated = devices.cameraProvider as? SimulatedCameraProvider
                 simulated?.libcamera = libcamera
             }
@@ -39,7 +40,7 @@ import Testing
         /// The ok/err line of the reply to `line`.
         func reply(_ line: String) -> String { send(line).last { $0.hasPrefix("ok") || $0.hasPrefix("err") } ?? "" }
 
-        func advance(_ duration: Duration) { harness.advance(by: duration) }
+        func advance(_ duration: Duration) { harness.advance(duration) }
 
         var camera: SimulatedCamera? { provider.openedCamera }
     }

@@ -32,13 +32,11 @@ import TestSupport
         /// `done` holds, for at most `seconds` of real time; returns whether it did. The limit is a
         /// safety net, not a verdict on speed: a busy machine runs the transports' threads slowly.
         func pump(seconds: Double = 120, until done: () -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
+            waitUntil(seconds: seconds, every: .milliseconds(2)) {
                 if done() { return true }
                 loop.advance(by: .milliseconds(10))
-                usleep(2_000)
+                return false
             }
-            return done()
         }
 
         /// Serves the control socket through `syscalls` and sends it one `tripod ctl` line from

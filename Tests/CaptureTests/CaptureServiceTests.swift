@@ -3,6 +3,7 @@ import Foundation
 import Hardware
 import Media
 import SimulatedHardware
+import TestSupport
 import Testing
 @testable import Supervisor
 @testable import Capture

@@ -6,6 +6,7 @@ import LinuxHardware
 import ManualLoop
 import Motion
 import Stabilization
+import TestSupport
 import Testing
 import Video
 @testable import Supervisor

@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 import Testing
 import LinuxHardware
+import TestSupport
 @testable import Supervisor
 @testable import Settings
 

@@ -1,6 +1,7 @@
 import Console
 import Foundation
 import Hardware
+import TestSupport
 import Testing
 @testable import Supervisor
 @testable import Capture
