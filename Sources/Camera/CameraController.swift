@@ -43,22 +43,12 @@ public final class CameraController {
     /// stabilization crop (ScalerCrop) rides here.
     public var streamingControls: ControlList = [:]
 
-    /// Called on the loop for every completed regular frame (after `latest` is updated).
-    public var onFrame: ((CompletedRequest, FrameState) -> Void)?
-    /// Called on the loop for every complete frame, regular or a bracket's, in the order they
-    /// complete (before `onFrame` or the bracket's completion). While the video stream is
-    /// configured every request fills it, so recording takes its frames from here and a still or
-    /// bracket during a recording leaves no gap in the video.
-    public var onEveryFrame: ((CompletedRequest) -> Void)?
-    /// Called on the loop for every complete regular frame while a bracket may take one as its
-    /// still (`BracketEngine`'s zero shutter lag); set and cleared by that bracket.
-    public var onRegularFrameForBracket: ((CompletedRequest) -> Void)?
-    /// Called on the loop when the camera goes away.
-    public var onDisconnect: (() -> Void)?
-    /// Called on the loop after streaming stops: whoever holds frames (the viewfinder) drops them.
-    public var onStreamingStopped: (() -> Void)?
-    /// Called on the loop when streaming stopped on its own (a request the camera refused).
-    public var onStreamingError: ((any Error) -> Void)?
+    /// The stages every complete frame goes through, in order (FramePipeline.swift).
+    public let pipeline: FramePipeline
+    /// Where the controller reports the camera going away and streaming stopping, on the loop.
+    private let output: (CameraControllerEvent) -> Void
+    /// True once `close` has let go of the device: no frame or event goes out any more.
+    private var isClosed = false
 
     /// V4L2 capture drivers start streaming only once this many buffers are queued (videobuf2's
     /// `min_buffers_needed`: 2 in vimc's capture node); with fewer, no frame ever comes.
@@ -66,11 +56,16 @@ public final class CameraController {
 
     /// A controller for an opened device. `sensor` is the database entry (or `.unknown`).
     /// `sensorHDRSwitchable`: the camera manager can switch the sensor's own HDR (the format table
-    /// lists it); `sensorHDROn`: the device was opened with it on.
+    /// lists it); `sensorHDROn`: the device was opened with it on. `pipeline`: the stages each
+    /// complete frame goes through; `output`: the camera's lifecycle events, on the loop.
     public init(device: any CameraDevice, sensor: SensorDescription, loop: any EventLoop,
                 sensorHDRSwitchable: Bool = false, sensorHDROn: Bool = false,
-                frameSyncListener: (any FrameSyncChannelFactory)? = nil) throws {
+                frameSyncListener: (any FrameSyncChannelFactory)? = nil,
+                pipeline: FramePipeline = FramePipeline(),
+                output: @escaping (CameraControllerEvent) -> Void = { _ in }) throws {
         self.device = device
+        self.pipeline = pipeline
+        self.output = output
         self.frameSyncListener = frameSyncListener
         self.sensor = sensor
         self.loop = loop
@@ -124,7 +119,7 @@ public final class CameraController {
 
     /// Tries to restart streaming after a refused reconfiguration, every frame time while the camera
     /// answers busy (a viewer has not yet given back its frame); gives up after `restartAttempts`
-    /// and reports through `onStreamingError`.
+    /// and reports `.streamingFailed`.
     func restartStreaming(attemptsLeft: Int) {
         do {
             try startStreaming()
@@ -135,7 +130,7 @@ public final class CameraController {
             }
         } catch {
             lastError = error
-            onStreamingError?(error)
+            report(.streamingFailed(error))
         }
     }
 
@@ -228,19 +223,24 @@ public final class CameraController {
         // Buffers still referenced block the next configure (libcamera refuses to reconfigure
         // while the caller holds frame buffers): let go of the last frame and tell the viewers.
         frames.streamingStopped()
-        onStreamingStopped?()
+        report(.streamingStopped)
     }
 
     /// Lets go of the device for good: streaming stops, the device's events no longer reach this
     /// controller (`setEventHandler` with a handler that drops them, which also breaks the
-    /// device → handler → controller cycle) and every hook is cleared, so the device, and the camera
-    /// it holds open, goes away with the last reference to it (the frames already lent go back as
-    /// their holders drop them).
+    /// device → handler → controller cycle) and nothing more goes out (no frame reaches the
+    /// pipeline, no event the output), so the device, and the camera it holds open, goes away with
+    /// the last reference to it (the frames already lent go back as their holders drop them).
     public func close() {
         stopStreaming()
         device.setEventHandler { _ in }
-        onFrame = nil; onEveryFrame = nil; onRegularFrameForBracket = nil
-        onDisconnect = nil; onStreamingError = nil; onStreamingStopped = nil
+        isClosed = true
+    }
+
+    /// Reports `event` unless closed.
+    private func report(_ event: CameraControllerEvent) {
+        guard !isClosed else { return }
+        output(event)
     }
 
     /// Asks the controller to stop replacing regular requests until the returned hold is released
@@ -258,8 +258,9 @@ public final class CameraController {
 
     /// Bracket hook: queues one request with the current settings overridden by `controls` (e.g.
     /// AeEnable false, ExposureTime, AnalogueGain), filling `roles` (default: processed + raw).
-    /// `completion` runs on the loop with the completed request (check `isComplete`); it does not
-    /// reach `onFrame` and is not re-queued. Returns the request's cookie.
+    /// `completion` runs on the loop with the completed request (check `isComplete`), after the
+    /// pipeline's stages up to the bracket stage (which claims it) have seen a complete one; it is
+    /// not re-queued. Returns the request's cookie.
     @discardableResult
     public func queueRequest(controls: ControlList, roles: [StreamRole]? = nil,
                              completion: @escaping (CompletedRequest) -> Void) throws -> UInt64 {
@@ -282,7 +283,7 @@ public final class CameraController {
     /// Keeps `regularRequestLimit` regular requests queued (none while `holdsRegularRequests`). When every buffer is held (by a viewer or a
     /// bracket) the camera answers busy: streaming goes on with fewer requests and tries again at
     /// the next completion, or after a frame time when nothing is in flight. Any other error stops
-    /// streaming and is reported through `onStreamingError`.
+    /// streaming and is reported as `.streamingFailed`.
     private func refillRegularRequests() {
         while isStreaming && !holdsRegularRequests && run.regularInFlight.count < regularRequestLimit {
             do {
@@ -298,7 +299,7 @@ public final class CameraController {
             } catch {
                 lastError = error
                 stopStreaming()
-                onStreamingError?(error)
+                report(.streamingFailed(error))
                 return
             }
         }
@@ -336,12 +337,13 @@ public final class CameraController {
         switch event {
         case .disconnected:
             run.disconnected()
-            onDisconnect?()
+            report(.disconnected)
         case .requestCompleted(let completed):
             if let completion = run.takeCompletion(of: completed.cookie) {
                 if completed.isComplete {
-                    frames.explicitFrame(frameState(completed))
-                    onEveryFrame?(completed)
+                    let state = frameState(completed)
+                    frames.explicitFrame(state)
+                    if !isClosed { pipeline.deliver(PipelineFrame(request: completed, state: state, kind: .requested)) }
                 }
                 completion(completed)
                 refillRegularRequests()  // its buffers are free again
@@ -353,12 +355,20 @@ public final class CameraController {
             let state = frameState(completed)
             measureFrameSync(state)
             frames.regularFrame(state, request: completed)
-            onEveryFrame?(completed)
-            onRegularFrameForBracket?(completed)
-            onFrame?(completed, state)
+            if !isClosed { pipeline.deliver(PipelineFrame(request: completed, state: state, kind: .regular)) }
             refillRegularRequests()
         }
     }
+}
+
+/// What the controller reports besides frames, on its loop (the `output` given to its initialiser).
+public enum CameraControllerEvent {
+    /// The camera went away; requests in flight may never complete.
+    case disconnected
+    /// Streaming stopped (asked for, or on its own): whoever holds frames (the viewfinder) drops them.
+    case streamingStopped
+    /// Streaming stopped on its own: the camera refused a request (`lastError`).
+    case streamingFailed(any Error)
 }
 
 /// A bracket's claim that regular requests wait (see `CameraController.holdRegularRequests`).

@@ -288,22 +288,22 @@ public final class CaptureService {
         current.roles = Set(roles.filter { $0 == .raw ? raw : still })
         let bound = LoopBound(self, loop: loop)
         let engine: BracketEngine
+        let isButton: Bool
+        if case .button = trigger { isButton = true } else { isButton = false }
         do {
             engine = try BracketEngine(controller: camera, plan: plan, gate: attached.makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
                                        maximumRequestsInFlight: max(camera.bracketBuffersAvailable - 2, 1),
                                        takesRegularFramesFrom: triggerTime, notBefore: shot?.instant,
+                                       onFirstRequestQueued: { queuedAt in
+                                           // Usually within start(); later when the first request waited for a free buffer.
+                                           let lag = ShutterLag(edge: triggerTime, firstRequestQueued: queuedAt)
+                                           current.lag = lag.duration
+                                           if isButton { bound.value.counters.lags.record(lag) }
+                                       },
                                        onFrame: { bound.value.matched($0, in: current) },
                                        onFinish: { bound.value.engineFinished($0, in: current) })
             running = current
             current.engine = engine
-            let isButton: Bool
-            if case .button = trigger { isButton = true } else { isButton = false }
-            engine.onFirstRequestQueued = { queuedAt in
-                // Usually within start(); later when the first request waited for a free buffer.
-                let lag = ShutterLag(edge: triggerTime, firstRequestQueued: queuedAt)
-                current.lag = lag.duration
-                if isButton { bound.value.counters.lags.record(lag) }
-            }
             try engine.start()
         } catch let error as CameraError {
             running = nil

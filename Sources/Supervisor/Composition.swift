@@ -93,6 +93,32 @@ extension Supervisor {
         }
     }
 
+    /// The stages of a camera controller's frames (FramePipeline.swift), in order: the recorder
+    /// (every frame, a bracket's too: a still during a recording leaves no gap), the bracket stage,
+    /// then on the streaming frames the capture waiting for a first frame, the video stabilizer,
+    /// the HDR meter, the viewfinder and preview, and the trigger.
+    func makeFramePipeline() -> FramePipeline {
+        let bound = self.bound
+        return FramePipeline(
+            everyFrame: [FrameObserver("recorder") { [weak recorder = self.recorder] frame in recorder?.frameArrived(frame.request) }],
+            streaming: [
+                FrameObserver("capture") { [weak captureService = self.captureService] _ in captureService?.frameArrived() },
+                FrameObserver("video stabilizer") { [weak videoStabilizer = self.videoStabilizer] frame in
+                    videoStabilizer?.frameArrived(frameTime: frame.state.sensorTimestamp)
+                },
+                FrameObserver("HDR meter") { [weak videoHDR = self.videoHDR] frame in videoHDR?.frameArrived(frame.request) },
+                FrameObserver("viewfinder and preview") { frame in bound.value?.previewFrameArrived(frame) },
+                FrameObserver("trigger") { frame in bound.value?.triggerFrameArrived(frame.request) },
+            ])
+    }
+
+    /// A streaming frame to show: the viewfinder and the remote's preview get it (stabilized).
+    func previewFrameArrived(_ frame: PipelineFrame) {
+        guard let shown = previewFrame(frame.request, frame.state) else { return }
+        showOnViewfinder(shown, frame.state)
+        remote?.preview.offer(shown, sensorTimestampNanoseconds: frame.state.sensorTimestamp.nanoseconds)
+    }
+
     /// The one place the camera is attached: the supervisor, captures, recording and video HDR
     /// hold this controller (video stabilization gets it with the stabilization service). Nil lets
     /// go of it everywhere (the sensor-HDR switch needs the device released).

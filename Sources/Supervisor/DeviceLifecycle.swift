@@ -57,26 +57,18 @@ extension Supervisor {
             ?? SensorDatabase(Array(devices.sensors.values)).describe(device)
         let controller: CameraController
         let sensorHDR = devices.cameraProvider as? SensorHDRSwitch
+        let bound = self.bound
         do {
             controller = try CameraController(device: device, sensor: sensor, loop: loop,
                                               sensorHDRSwitchable: sensorHDR?.hasSensorHDR(cameraID: device.info.id) ?? false,
                                               sensorHDROn: sensorHDR?.isSensorHDROn(cameraID: device.info.id) ?? false,
-                                              frameSyncListener: devices.frameSyncListener)
+                                              frameSyncListener: devices.frameSyncListener,
+                                              pipeline: makeFramePipeline(),
+                                              output: { event in bound.value?.cameraEvent(event) })
         } catch {
             throw StartupError("camera \(device.info.model): \(error)")
         }
         attachCamera(controller)  // a disconnected camera's controller lets go of its device for good
-        let bound = self.bound
-        controller.onDisconnect = { bound.value?.cameraDisconnected() }
-        controller.onFrame = { completed, frame in bound.value?.streamingFrameCompleted(completed, frame) }
-        // Recording takes every frame, a bracket's too: a still during a recording leaves no gap.
-        controller.onEveryFrame = { [weak recorder = self.recorder] completed in recorder?.frameArrived(completed) }
-        controller.onStreamingStopped = { bound.value?.viewfinder?.presenter.mailbox.clear() }
-        controller.onStreamingError = { error in
-            guard let s = bound.value else { return }
-            s.log.error("camera stopped streaming: \(error)")
-            s.broadcast(ConsoleEvent("camera.state", [("state", "stopped"), ("reason", "\(error)")]))
-        }
         startStabilization(sensor: controller.sensor, format: controller.activeFormat)
         // Defaults the camera cannot do (focus on a fixed-focus sensor) are left alone. Saved settings
         // the camera refuses (saved with another camera) give way to the config file and defaults,
@@ -136,16 +128,17 @@ extension Supervisor {
         return keys
     }
 
-    /// Every streaming frame: video stabilization follows it, the viewfinder shows it.
-    func streamingFrameCompleted(_ completed: CompletedRequest, _ frame: FrameState) {
-        captureService.frameArrived()
-        videoStabilizer.frameArrived(frameTime: frame.sensorTimestamp)
-        videoHDR.frameArrived(completed)
-        if let shown = previewFrame(completed, frame) {
-            showOnViewfinder(shown, frame)
-            remote?.preview.offer(shown, sensorTimestampNanoseconds: frame.sensorTimestamp.nanoseconds)
+    /// The camera controller's events besides frames.
+    func cameraEvent(_ event: CameraControllerEvent) {
+        switch event {
+        case .disconnected:
+            cameraDisconnected()
+        case .streamingStopped:
+            viewfinder?.presenter.mailbox.clear()
+        case .streamingFailed(let error):
+            log.error("camera stopped streaming: \(error)")
+            broadcast(ConsoleEvent("camera.state", [("state", "stopped"), ("reason", "\(error)")]))
         }
-        triggerFrameArrived(completed)
     }
 
     func cameraDisconnected() {

@@ -94,8 +94,8 @@ struct BracketBenchmark: Benchmark {
 
     enum Way { case engine, setAndWait, restart }
 
-    /// A streaming, metered rig on a manual clock.
-    private func rig() throws -> (ManualEventLoop, SimulatedCamera, CameraController) {
+    /// A streaming, metered rig on a manual clock; its streaming frames reach `link`'s runner.
+    private func rig(_ link: RunnerLink) throws -> (ManualEventLoop, SimulatedCamera, CameraController) {
         var sensor = try SensorDescription.embedded(model: "imx708")
         sensor.exposureDelayFrames = 2
         sensor.gainDelayFrames = 2
@@ -103,7 +103,8 @@ struct BracketBenchmark: Benchmark {
         let provider = SimulatedCameraProvider(loop: loop, sensor: sensor, seed: 3)
         let device = try provider.open(id: provider.cameraID)
         guard let camera = device as? SimulatedCamera else { throw CameraError(.notReady, "bench: not a simulated camera") }
-        let controller = try CameraController(device: device, sensor: sensor, loop: loop)
+        let stage = FrameObserver("bench step") { frame in link.runner?.frameArrived(frame.state) }
+        let controller = try CameraController(device: device, sensor: sensor, loop: loop, pipeline: FramePipeline(streaming: [stage]))
         controller.requestsInFlight = 4
         let bound = LoopBound(controller, loop: loop)
         var failure: (any Error)?
@@ -116,21 +117,32 @@ struct BracketBenchmark: Benchmark {
     }
 
     private func measure(_ plan: BracketPlan, way: Way) throws -> Cost {
-        let (loop, camera, controller) = try rig()
+        let link = RunnerLink()
+        let (loop, camera, controller) = try rig(link)
         let box = LockedValue<Result<Cost, CameraError>?>(nil)
         let bound = LoopBound((camera, controller), loop: loop)
         loop.execute {
             let (camera, controller) = bound.value
             let runner = WayRunner(loop: loop, camera: camera, controller: controller) { _, result in box.withLock { $0 = result } }
+            link.runner = runner
             runner.run(plan, way: way)
         }
         while box.current == nil, loop.advance(by: .milliseconds(1)) >= 0, loop.now().nanoseconds < 120_000_000_000 {}
+        loop.execute { link.runner = nil }  // lets go of the rig
+        loop.advance(by: .milliseconds(1))
         switch box.current {
         case .success(let cost)?: return cost
         case .failure(let error)?: throw error
         case nil: throw CameraError(.notReady, "bench: \(way) did not finish")
         }
     }
+}
+
+/// The runner the rig's frame stage hands streaming frames to, once it exists (the rig, and its
+/// pipeline, are made first); it also keeps the runner alive until the measurement ends.
+/// Loop-confined.
+private final class RunnerLink: @unchecked Sendable {
+    var runner: WayRunner?
 }
 
 /// Runs one way on the loop and reports its cost once.
@@ -143,6 +155,8 @@ private final class WayRunner {
     var framesBefore: UInt64 = 0
     var steps: [ResolvedStep] = []
     var engine: BracketEngine?
+    /// The per-frame ways' step waiting for a frame whose metadata matches it; nil while none waits.
+    private var awaited: (index: Int, step: ResolvedStep, way: BracketBenchmark.Way)?
 
     init(loop: any EventLoop, camera: SimulatedCamera, controller: CameraController,
          report: @escaping (WayRunner, Result<BracketBenchmark.Cost, CameraError>) -> Void) {
@@ -156,7 +170,7 @@ private final class WayRunner {
         report(self, .success(BracketBenchmark.Cost(frames: framesUsed - startFrames,
                                                      sensorSeconds: Double((loop.now() - startTime).nanoseconds) / 1e9,
                                                      bracketFrames: engine?.statistics.sensorFramesUsed, steps: steps.count)))
-        controller.onFrame = nil
+        awaited = nil
     }
     var startFrames = 0
 
@@ -199,14 +213,18 @@ private final class WayRunner {
             report(self, .failure(CameraError(.notReady, "\(error)")))
             return
         }
+        awaited = (index, step, way)
+    }
+
+    /// A streaming frame: the step waited for is done when the frame's metadata matches it.
+    func frameArrived(_ state: FrameState) {
+        guard let (index, step, way) = awaited else { return }
         let tolerance = BracketMatching.lensTolerance(resolutionDioptres: controller.sensor.lensPositionResolutionDioptres)
-        controller.onFrame = { [self] _, state in
-            guard let actual = state.exposure,
-                  BracketMatching.match(actualExposureMicroseconds: actual.durationMicroseconds, actualGain: actual.gain,
-                                        actualLensDioptres: state.lensPositionDioptres, lensTolerance: tolerance,
-                                        steps: [step], pending: [0], controlInfo: [:]) != nil else { return }
-            controller.onFrame = nil
-            next(index + 1, way: way)
-        }
+        guard let actual = state.exposure,
+              BracketMatching.match(actualExposureMicroseconds: actual.durationMicroseconds, actualGain: actual.gain,
+                                    actualLensDioptres: state.lensPositionDioptres, lensTolerance: tolerance,
+                                    steps: [step], pending: [0], controlInfo: [:]) != nil else { return }
+        awaited = nil
+        next(index + 1, way: way)
     }
 }

@@ -8,7 +8,7 @@ import Testing
     let rig = try Rig()
     let log = rig.recordFrames()
     var cookies: [UInt64: UInt64] = [:]  // sequence -> cookie
-    rig.controller.onFrame = { completed, state in log.states.append(state); cookies[state.sequence] = completed.cookie }
+    rig.taps.onFrame = { completed, state in log.states.append(state); cookies[state.sequence] = completed.cookie }
     try rig.controller.startStreaming()
     rig.loop.advance(by: .milliseconds(200))
     try rig.controller.setExposure(.custom(durationMicroseconds: 16_667, iso: 400))
@@ -80,9 +80,9 @@ import Testing
         try rig.controller.setExposure(mode)
         rig.loop.advance(by: .milliseconds(400))
         var buffers: [FrameBuffer] = []
-        rig.controller.onFrame = { completed, _ in if let b = completed.buffers[.viewfinder] { buffers.append(b) } }
+        rig.taps.onFrame = { completed, _ in if let b = completed.buffers[.viewfinder] { buffers.append(b) } }
         rig.loop.advance(by: .milliseconds(200))
-        rig.controller.onFrame = nil
+        rig.taps.onFrame = nil
         return buffers
     }
     try rig.controller.startStreaming()

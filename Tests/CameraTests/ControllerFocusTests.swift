@@ -23,7 +23,7 @@ func edgeEnergy(_ buffer: FrameBuffer) -> Double {
     #expect(rig.controller.afSystem == "phase")
     var adjusting: [Bool] = []
     var states: [AutofocusState?] = []
-    rig.controller.onFrame = { _, state in adjusting.append(rig.controller.isAdjustingFocus); states.append(state.autofocusState) }
+    rig.taps.onFrame = { _, state in adjusting.append(rig.controller.isAdjustingFocus); states.append(state.autofocusState) }
     try rig.controller.setFocus(.locked(lensPositionDioptres: 12))
     try rig.controller.startStreaming()
     rig.loop.advance(by: .milliseconds(100))
@@ -39,7 +39,7 @@ func edgeEnergy(_ buffer: FrameBuffer) -> Double {
 @Test func contrastDetectScanReportsAdjustingThenFocuses() throws {
     let rig = try Rig(scene: SimulatedScene(subjectDistanceMetres: 0.4)) { $0.afSystem = "contrast" }
     var adjusting: [Bool] = []
-    rig.controller.onFrame = { _, _ in adjusting.append(rig.controller.isAdjustingFocus) }
+    rig.taps.onFrame = { _, _ in adjusting.append(rig.controller.isAdjustingFocus) }
     try rig.controller.setFocus(.auto)
     try rig.controller.startStreaming()
     rig.loop.advance(by: .milliseconds(100))

@@ -88,7 +88,7 @@ import Testing
 @Test func disconnectStopsStreamingAndIsReported() throws {
     let rig = try Rig()
     var disconnected = false
-    rig.controller.onDisconnect = { disconnected = true }
+    rig.taps.onEvent = { if case .disconnected = $0 { disconnected = true } }
     try rig.controller.startStreaming()
     rig.loop.advance(by: .milliseconds(100))
     rig.camera.simulateDisconnect()

@@ -26,6 +26,8 @@ struct Rig {
     let controller: CameraController
     /// The camera as the controller sees it when the rig hides controls (`hiding`), else nil.
     let fewerControls: FewerControlsCamera?
+    /// What the controller's pipeline and output hand the test (set and changed by the test).
+    let taps: FrameTaps
 
     init(model: String = "imx708", scene: SimulatedScene = SimulatedScene(), seed: UInt64 = 7,
          motion: any MotionTruth = StillMotion(), exposureControl: Bool = true,
@@ -45,7 +47,10 @@ struct Rig {
         let listed = hiding.isEmpty && hidingAfterConfigure.isEmpty
             ? nil : FewerControlsCamera(sim, hiding: hiding, hidingAfterConfigure: hidingAfterConfigure)
         fewerControls = listed
-        controller = try CameraController(device: listed ?? device, sensor: description, loop: loop)
+        let taps = FrameTaps()
+        self.taps = taps
+        controller = try CameraController(device: listed ?? device, sensor: description, loop: loop,
+                                          pipeline: taps.pipeline(), output: { taps.onEvent?($0) })
     }
 
     /// A rig streaming `format`, 300 ms in.
@@ -65,8 +70,22 @@ struct Rig {
     /// Collects every frame state the controller sees.
     func recordFrames() -> FrameLog {
         let log = FrameLog()
-        controller.onFrame = { _, state in log.states.append(state) }
+        taps.onFrame = { _, state in log.states.append(state) }
         return log
+    }
+}
+
+/// A test's hooks on a controller's frames and events: the pipeline it is made with calls
+/// `onEveryFrame` before the bracket stage (every complete frame, as the recorder sees them) and
+/// `onFrame` after it (the regular frames, as the viewfinder sees them).
+final class FrameTaps: @unchecked Sendable {
+    var onFrame: ((CompletedRequest, FrameState) -> Void)?
+    var onEveryFrame: ((CompletedRequest) -> Void)?
+    var onEvent: ((CameraControllerEvent) -> Void)?
+
+    func pipeline() -> FramePipeline {
+        FramePipeline(everyFrame: [FrameObserver("test: every frame") { [unowned self] in self.onEveryFrame?($0.request) }],
+                      streaming: [FrameObserver("test: streaming frames") { [unowned self] in self.onFrame?($0.request, $0.state) }])
     }
 }
 

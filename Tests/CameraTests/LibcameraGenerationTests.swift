@@ -136,7 +136,7 @@ import Testing
     final class Seen: @unchecked Sendable { var intervals: [Int64?] = []; var timestamps: [Int64] = [] }
     let seen = Seen()
     let controller = rig.controller
-    controller.onFrame = { _, state in
+    rig.taps.onFrame = { _, state in
         seen.intervals.append(controller.observedFrameIntervalMicroseconds)
         seen.timestamps.append(state.sensorTimestamp.nanoseconds)
     }

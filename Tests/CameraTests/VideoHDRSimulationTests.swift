@@ -91,7 +91,7 @@ import Testing
         let rig = try Rig()
         let log = rig.recordFrames()
         var even: VideoHDRPolicy.SceneMeasure?
-        rig.controller.onEveryFrame = { completed in
+        rig.taps.onEveryFrame = { completed in
             if let b = completed.buffers[rig.controller.processedRole] { even = FrameAnalysis.toneFractions(b) }
         }
         try rig.controller.startStreaming()
@@ -133,13 +133,15 @@ import Testing
         #expect(provider.hasSensorHDR(cameraID: provider.cameraID))
         try provider.setSensorHDR(true, cameraID: provider.cameraID)
         let device = try provider.open(id: provider.cameraID)
-        let controller = try CameraController(device: device, sensor: imx708, loop: loop, sensorHDRSwitchable: true, sensorHDROn: true)
+        final class States: @unchecked Sendable { var all: [FrameState] = [] }
+        let seen = States()
+        let controller = try CameraController(device: device, sensor: imx708, loop: loop, sensorHDRSwitchable: true, sensorHDROn: true,
+                                              pipeline: FramePipeline(streaming: [FrameObserver("test") { seen.all.append($0.state) }]))
         #expect(controller.formats.first { $0.label == "1920x1080@56" }?.videoHDR.sensor == true)
         try controller.selectFormat("1920x1080@56")
-        var states: [FrameState] = []
-        controller.onFrame = { _, state in states.append(state) }
         try controller.startStreaming()
         loop.advance(by: .seconds(1))
+        let states = seen.all
         let camera = try #require(provider.openedCamera)
         #expect(camera.activeMode?.hdr == true && camera.activeMode?.size == PixelSize(width: 2304, height: 1296))
         // 30 fps at most in the HDR mode, whatever the format's 56.

@@ -49,7 +49,8 @@ import Hardware
 ///
 /// Loop-confined, like the controller.
 public final class BracketEngine {
-    /// The streaming controller whose bracket hook it uses.
+    /// The streaming controller whose requests it queues; regular frames reach the engine through
+    /// its pipeline's bracket stage.
     public let controller: CameraController
     /// Asked before and after each frame (stabilization; `UngatedFrames` by default).
     public let gate: any BracketFrameGate
@@ -72,9 +73,6 @@ public final class BracketEngine {
     private var progress: BracketSteps
     /// Counters so far.
     public private(set) var statistics = Statistics()
-    /// Called once, on the loop, when the first request is handed to the camera (within `start()`
-    /// unless it had to wait for a buffer): the end of shutter lag.
-    public var onFirstRequestQueued: ((MonotonicTime) -> Void)?
     /// Where the bracket is: before `start`, waiting for a shot's instant, running, or finished.
     private enum Phase { case ready, waitingForInstant, running, finished }
     private var phase = Phase.ready
@@ -114,6 +112,9 @@ public final class BracketEngine {
     private let roles: [StreamRole]?
     /// The trigger, from which regular frames may serve the one step (nil: only the bracket's own).
     private let regularFramesFrom: MonotonicTime?
+    /// Called once, on the loop, when the first request is handed to the camera (within `start()`
+    /// unless it had to wait for a buffer): the end of shutter lag.
+    private let onFirstRequestQueued: (MonotonicTime) -> Void
     private let onFrame: (MatchedFrame) -> Void
     private let onFinish: (Outcome) -> Void
     /// Auto-range's state while the plan auto-ranges; nil otherwise.
@@ -130,18 +131,22 @@ public final class BracketEngine {
     private var holdsForWholeBracket = false
 
     /// An engine for `plan` on `controller` (streaming). Steps are resolved now from the exposure
-    /// settings (custom, locked) or the latest frame's exposure (auto). `onFrame` gets each kept frame, `onFinish` the outcome, both on the loop.
+    /// settings (custom, locked) or the latest frame's exposure (auto). `onFirstRequestQueued` gets
+    /// the time the first request went to the camera, `onFrame` each kept frame, `onFinish` the
+    /// outcome, all on the loop.
     /// `roles` are the streams each bracket request fills (nil: the controller's processed + raw).
     /// `takesRegularFramesFrom`: the trigger, for a plan of one step of the current settings (bias
     /// 0, no auto-range) that may take a regular frame exposed from then on (zero shutter lag).
     public init(controller: CameraController, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
                 roles: [StreamRole]? = nil, maximumSteps: Int = 32, maximumRequestsInFlight: Int = .max, limits: Limits = Limits(),
                 takesRegularFramesFrom trigger: MonotonicTime? = nil, notBefore: ExposureInstant? = nil,
+                onFirstRequestQueued: @escaping (MonotonicTime) -> Void = { _ in },
                 onFrame: @escaping (MatchedFrame) -> Void, onFinish: @escaping (Outcome) -> Void) throws {
         guard plan.steps.count <= maximumSteps else {
             throw CameraError(.outOfRange, "bracket: \(plan.steps.count) frames exceed the maximum of \(maximumSteps)")
         }
         self.controller = controller; self.gate = gate; self.limits = limits
+        self.onFirstRequestQueued = onFirstRequestQueued
         self.onFrame = onFrame; self.onFinish = onFinish; self.roles = roles
         self.notBefore = notBefore
         // A shot takes its own frames only: regular requests are held from its lead-in on.
@@ -212,21 +217,17 @@ public final class BracketEngine {
         if notBefore != nil {
             phase = .waitingForInstant
             holdsForWholeBracket = true
-            let bound = LoopBound(self, loop: controller.loop)
-            controller.onRegularFrameForBracket = { bound.value.regularFrameBeforeInstant($0) }
+            controller.pipeline.bracket.engage(.waitingForInstant(self))
             return
         }
         phase = .running
         if confirmsSettings, maximumRequestsInFlight < progress.count + pipelineDelayFrames { holdsForWholeBracket = true }
         if holdsForWholeBracket { holdRegularRequests() }
-        if regularFramesFrom != nil {
-            let bound = LoopBound(self, loop: controller.loop)
-            controller.onRegularFrameForBracket = { bound.value.regularFrameCompleted($0) }
-        }
+        if regularFramesFrom != nil { controller.pipeline.bracket.engage(.takingRegularFrames(self)) }
         do {
             try queueBurst(from: 0)
         } catch {
-            controller.onRegularFrameForBracket = nil
+            controller.pipeline.bracket.release(self)
             // The caller hears of it from the throw, not from onFinish.
             phase = .finished
             timers.cancelTimeoutAndRetry()
@@ -237,7 +238,8 @@ public final class BracketEngine {
 
     /// A regular frame while a shot waits: queues the first step and its lead-in once the requests
     /// in flight, the pipeline delay and the margin reach the instant from this frame.
-    private func regularFrameBeforeInstant(_ request: CompletedRequest) {
+    /// Called by the pipeline's bracket stage while this bracket waits there.
+    func regularFrameBeforeInstant(_ request: CompletedRequest) {
         guard waitingForInstant, !isFinished, let notBefore else { return }
         let periodNanoseconds = 1_000 * max(1, controller.observedFrameIntervalMicroseconds
             ?? request.metadata[ControlName.frameDuration]?.int64Value ?? controller.frameDurationRangeMicroseconds.minimum)
@@ -246,7 +248,7 @@ public final class BracketEngine {
         let framesAhead = Int64(controller.regularRequestLimit + 1 + pipelineDelayFrames + margin)
         guard exposed + framesAhead * periodNanoseconds >= notBefore.wallClockNanoseconds else { return }
         phase = .running
-        controller.onRegularFrameForBracket = nil
+        controller.pipeline.bracket.release(self)
         holdRegularRequests()
         let framesToInstant = Int(max(0, (notBefore.wallClockNanoseconds - exposed + periodNanoseconds - 1) / periodNanoseconds))
         let leadIn = framesToInstant + margin
@@ -391,7 +393,7 @@ public final class BracketEngine {
         if statistics.firstRequestQueuedAt == nil {
             let now = controller.loop.now()
             statistics.firstRequestQueuedAt = now
-            onFirstRequestQueued?(now)
+            onFirstRequestQueued(now)
         }
         return cookie
     }
@@ -472,8 +474,8 @@ public final class BracketEngine {
     /// trigger (no more than half a frame before it; frames come one frame time apart, so the first
     /// such frame is within half a frame either side), it fills the bracket's streams, the gate let
     /// the step go (its own request is queued) and, on a camera that reports them, its ExposureTime
-    /// and AnalogueGain match the step.
-    private func regularFrameCompleted(_ request: CompletedRequest) {
+    /// and AnalogueGain match the step. Called by the pipeline's bracket stage.
+    func regularFrameCompleted(_ request: CompletedRequest) {
         let frameMicroseconds = controller.observedFrameIntervalMicroseconds ?? controller.frameDurationRangeMicroseconds.minimum
         guard !isFinished, let trigger = regularFramesFrom,
               request.sensorTimestamp >= trigger - .microseconds(frameMicroseconds / 2),
@@ -557,7 +559,7 @@ public final class BracketEngine {
         guard !isFinished else { return }
         let wasWaitingForInstant = waitingForInstant
         phase = .finished
-        if regularFramesFrom != nil || wasWaitingForInstant { controller.onRegularFrameForBracket = nil }
+        if regularFramesFrom != nil || wasWaitingForInstant { controller.pipeline.bracket.release(self) }
         timers.cancelAll()
         releaseRegularRequests()
         onFinish(outcome)
