@@ -115,9 +115,11 @@ public enum TripodMain {
 
     /// Everything `tripod run` needs before its loop starts; each failure is a one-line StartupError.
     public struct PreparedRun {
-        public var supervisor: Supervisor
-        public var attachConsoles: (Supervisor) -> Void
-        public var flush: () -> Void
+        public let supervisor: Supervisor
+        /// Attaches the consoles and starts the fleet client; run on the loop once the supervisor started.
+        public let attachConsoles: (Supervisor) -> Void
+        /// Stops the fleet client and flushes the consoles; run once the loop ended.
+        public let flush: () -> Void
     }
 
     public static func prepare(_ arguments: RunArguments, loop: any EventLoop, log: Logger,
@@ -154,7 +156,7 @@ public enum TripodMain {
         let supervisor = Supervisor(devices: devices, loop: loop,
                                     services: services, log: log)
         // The fleet's MQTT front end joins the settings first, so the config file's fleet.* are checked.
-        let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: log)
+        let fleet = FleetClient(host: supervisor, shotRig: SupervisorShotRig(supervisor), settings: supervisor.settings, state: state, log: log)
         FleetShotWiring.connect(fleet, to: supervisor)
         for entry in config?.entries ?? [] where !SimulationConfig.owns(entry.key) {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile, requestedBy: nil) }

@@ -55,7 +55,7 @@ final class LoopRig {
         wallOffsetNanoseconds = offset
         let clock = ClockSyncState(synchronised: synchronised, estimatedErrorMicroseconds: synchronised ? 250 : 16_000_000,
                                    maximumErrorMicroseconds: 16_000_000)
-        let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: .discard,
+        let fleet = FleetClient(host: supervisor, shotRig: SupervisorShotRig(supervisor), settings: supervisor.settings, state: state, log: .discard,
                                 wallClock: { Date(timeIntervalSince1970: Double(offset + loop.now().nanoseconds) / 1e9) },
                                 clockSync: FixedClockSync(state: clock), resolver: resolver)
         self.fleet = fleet
