@@ -94,7 +94,7 @@ extension Supervisor {
         let shot = VideoShot(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
                              realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
                              clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
-        let bound = WeakSupervisor(self)
+        let bound = self.bound
         try worded { () throws(RecorderError) in
             try recorder.armShot(instant: instant, starts: starts, begin: { () throws(RecorderError) -> RecordingStarted in
                 guard let supervisor = bound.value else { throw RecorderError(.busy, "the rig is stopping") }

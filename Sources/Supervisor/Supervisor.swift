@@ -92,13 +92,11 @@ public final class Supervisor {
         self.services = services
         self.log = log
         self.startedAt = loop.now()
-        let work = WorkTracker()
-        self.work = work
         let link = SupervisorLink(loop: loop)
+        let work = WorkTracker(onIdle: { link.value?.finishStopIfIdle() })  // a stop waits for work in progress
+        self.work = work
         composed = ComposedServices(link: link, devices: devices, work: work, services: services)
         link.attach(self)
-        let weakSelf = WeakSupervisor(self)
-        work.onIdle = { weakSelf.value?.finishStopIfIdle() }
         applySettingsToComposedServices()
         wireSettings()
         registerCoreCommands()
@@ -320,7 +318,7 @@ public struct SupervisorServices {
     /// The state directory's path (the remote's token file); nil: none usable.
     public var stateDirectory: String?
     /// The wall clock (CLOCK_REALTIME) that time-lapse shots are due on; a test's follows its manual clock.
-    public var wallClock: @Sendable () -> Date
+    public let wallClock: @Sendable () -> Date
 
     public init(notifier: any ServiceNotifier = NullServiceNotifier(), state: StateStore? = nil, stateDirectory: String? = nil,
                 wallClock: @escaping @Sendable () -> Date = { Date() }) {
@@ -330,12 +328,6 @@ public struct SupervisorServices {
         self.stateDirectory = stateDirectory
         self.wallClock = wallClock
     }
-}
-
-/// The supervisor as its own work tracker's idle handler sees it (no retain cycle).
-struct WeakSupervisor {
-    weak var value: Supervisor?
-    init(_ value: Supervisor) { self.value = value }
 }
 
 /// The supervisor serves the console transports: sessions are its, the transports only move bytes.
