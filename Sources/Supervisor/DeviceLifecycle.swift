@@ -209,11 +209,11 @@ extension Supervisor {
         do { saved = try services.state?.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:] }
         catch { log.warning("IMU calibration ignored: \(error)"); saved = [:] }
         // 30 s of history: blur predictions need 4 s, gyro logs need the whole bracket.
-        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName], historyDuration: .seconds(30))
+        let bound = self.bound
+        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName], historyDuration: .seconds(30),
+                                    onCalibration: { calibration in bound.value?.saveCalibration(calibration) })
         runtime.savedGyroBias = saved[deviceName]?.bias
         runtime.savedCalibrations = saved
-        let bound = self.bound
-        tracker.onCalibration = { calibration in bound.value?.saveCalibration(calibration) }
         motion = tracker
         attachMotion(tracker)
     }
