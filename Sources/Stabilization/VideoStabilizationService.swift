@@ -8,7 +8,7 @@ import Motion
 /// (`RecordingStabilizer`, made here too) the ScalerCrop pauses, so nothing is cropped twice.
 /// What it cannot do is said as an event. Loop-confined.
 public final class VideoStabilizationService {
-    public init() {}
+    public init(onEvent: @escaping (Event) -> Void = { _ in }) { self.onEvent = onEvent }
 
     public enum Event: Equatable {
         /// Frames stay uncropped, and why (a line for the journal).
@@ -16,7 +16,7 @@ public final class VideoStabilizationService {
     }
 
     /// Where events go (the supervisor's wiring logs them).
-    public var onEvent: ((Event) -> Void)?
+    private let onEvent: (Event) -> Void
     /// True while a recording crops its own frames (`RecordingStabilizer`): the ScalerCrop pauses.
     /// The wiring sets it from the recorder's `stabilizesInSoftware`, then calls `restart`.
     public var recordingCropsItsOwnFrames = false
@@ -47,13 +47,13 @@ public final class VideoStabilizationService {
         guard let stabilization, stabilization.video.active != .off else { return }
         if recordingCropsItsOwnFrames { return }
         guard camera?.device.controlInfo[ControlName.scalerCrop] != nil else {
-            onEvent?(.unavailable("video stabilization: the camera has no ScalerCrop control; frames stay uncropped"))
+            onEvent(.unavailable("video stabilization: the camera has no ScalerCrop control; frames stay uncropped"))
             return
         }
         do throws(StabilizationError) {
             planner = try stabilization.makeCropPlanner()
         } catch {
-            onEvent?(.unavailable("video stabilization: \(error.message)"))
+            onEvent(.unavailable("video stabilization: \(error.message)"))
         }
     }
 
@@ -94,7 +94,7 @@ public final class VideoStabilizationService {
                                     orientationAt: { [weak motion] time in motion?.orientation(at: time) })
             }
         } catch {
-            onEvent?(.unavailable("video stabilization of the recording: \(error.message)"))
+            onEvent(.unavailable("video stabilization of the recording: \(error.message)"))
             return nil
         }
     }
