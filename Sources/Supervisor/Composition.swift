@@ -91,10 +91,10 @@ extension Supervisor {
         if let controller { videoHDR.attach(controller) }
     }
 
-    /// The motion tracker, once the IMU runs: the recorder reads the orientation at each frame's
-    /// time, and each saved bracket gets a gyro log.
+    /// The IMU's motion tracker (from `init`, when the board has an IMU): each saved bracket gets a
+    /// gyro log. (The recorder's stabilizers read the orientation through video stabilization,
+    /// which has the tracker.)
     func attachMotion(_ tracker: MotionTracker) {
-        recorder.orientationAt = { [weak tracker] time in tracker?.orientation(at: time) }
         captureService.attachGyroLogs(GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log))
     }
 
