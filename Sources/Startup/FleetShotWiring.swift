@@ -2,16 +2,20 @@ import Camera
 import Console
 import Fleet
 import FleetConsole
+import Hardware
 import Supervisor
 
-/// Joins the fleet client (module Fleet) and the supervisor, which do not know each other: the
-/// `fleet` command's work is the client's; a shot's part is armed on the supervisor's capture
-/// service, and the sender's report is written through the supervisor's captures' storage
-/// (`SupervisorShotRig`, given to the client at its `init`).
+/// Joins the fleet client (module Fleet) and the supervisor, which do not know each other, each
+/// through the other's initialiser: the `fleet` command's work is the client's (`fleetCommands`,
+/// given to the supervisor, which is made first); a shot's part is armed on the supervisor's
+/// capture service, and the sender's report is written through the supervisor's captures'
+/// storage (`SupervisorShotRig`, given to the client).
 public enum FleetShotWiring {
-    public static func connect(_ fleet: FleetClient, to supervisor: Supervisor) {
-        supervisor.fleetCommandHandler = { [weak fleet] arguments, session in
-            fleet?.fleetCommand(arguments, session: session) ?? .err(.unsupported, "the fleet client has stopped")
+    /// The supervisor's `fleetCommands`: the fleet client's, once `fleet` is attached (at the end
+    /// of `TripodMain.prepare`, once the client is made; weak, read on the loop).
+    public static func fleetCommands(_ fleet: LateBound<FleetClient>) -> FleetCommandHandler {
+        { arguments, session in
+            fleet.value?.fleetCommand(arguments, session: session) ?? .err(.unsupported, "the fleet client has stopped")
         }
     }
 }

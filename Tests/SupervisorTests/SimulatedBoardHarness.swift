@@ -14,7 +14,8 @@ final class SimulatedBoardHarness {
     let supervisor: Supervisor
     let output = RecordingConsoleOutput()
     let session: ConsoleSession
-    var stoppedWith: Int32?
+    /// The supervisor's exit status once it has stopped.
+    var stoppedWith: Int32? { supervisor.exitStatus }
     var logLines: [String] { logged.current }
     private let logged = LockedValue<[String]>([])
 
@@ -40,7 +41,6 @@ final class SimulatedBoardHarness {
             try supervisor.start()
             return supervisor.attach(name: "test", kind: kind, output: output)
         }
-        supervisor.onStopped = { [weak self] code in self?.stoppedWith = code }
         prepared.flush()
     }
 
