@@ -24,10 +24,10 @@ struct ComposedServices {
     let videoStabilizer: VideoStabilizationService
     let triggers = TriggerState()
 
-    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices) {
+    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices, motion: MotionTracker) {
         let loop = link.loop
         // What video stabilization cannot do goes to the log.
-        let videoStabilizer = VideoStabilizationService { event in
+        let videoStabilizer = VideoStabilizationService(motion: motion) { event in
             if case .unavailable(let why) = event { link.value?.log.warning(why) }
         }
         self.videoStabilizer = videoStabilizer
@@ -102,6 +102,6 @@ extension Supervisor {
     /// single frames), and the streaming frames' crop planner gets the camera.
     func attachStabilization(_ service: Stabilization) {
         captureService.attachFrameGates { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
-        if let camera { videoStabilizer.attach(camera: camera, stabilization: service, motion: motion) }
+        if let camera { videoStabilizer.attach(camera: camera, stabilization: service) }
     }
 }

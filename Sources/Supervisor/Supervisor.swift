@@ -105,7 +105,7 @@ public final class Supervisor {
             link.value?.saveCalibration(calibration)
         }
         self.motion = motion
-        composed = ComposedServices(link: link, devices: devices, work: work, services: services)
+        composed = ComposedServices(link: link, devices: devices, work: work, services: services, motion: motion)
         link.attach(self)
         runtime.savedGyroBias = savedCalibrations[motion.deviceName]?.bias
         runtime.savedCalibrations = savedCalibrations
