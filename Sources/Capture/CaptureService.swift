@@ -31,7 +31,7 @@ public enum CaptureProgress {
 public struct ShotArming {
     public var record: ShotRecord
     public var instant: ExposureInstant
-    public var ended: (_ sidecar: BracketSidecar?, _ failure: String?) -> Void
+    public let ended: (_ sidecar: BracketSidecar?, _ failure: String?) -> Void
 
     public init(record: ShotRecord, instant: ExposureInstant, ended: @escaping (_ sidecar: BracketSidecar?, _ failure: String?) -> Void) {
         self.record = record; self.instant = instant; self.ended = ended

@@ -11,7 +11,7 @@ public struct Command<Context>: Sendable {
     public var detail: [String]
     /// Allowed argument counts.
     public var arguments: ClosedRange<Int>
-    public var run: @Sendable (inout Context, [String]) -> Reply
+    public let run: @Sendable (inout Context, [String]) -> Reply
 
     public init(_ name: String, synopsis: String = "", summary: String, detail: [String] = [],
                 arguments: ClosedRange<Int> = 0...0, run: @escaping @Sendable (inout Context, [String]) -> Reply) {

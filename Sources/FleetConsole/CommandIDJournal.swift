@@ -18,8 +18,17 @@ final class CommandIDJournal {
     /// Commands waiting for their ids to be on disk, at most.
     static let maximumWaiting = 256
 
+    /// Where the ids are kept: on disk through a state writer, or in memory only (no state
+    /// directory: the work runs at once, and a restart forgets the ids).
+    private enum Keeping {
+        case inMemory
+        case onDisk(StateWriter)
+    }
+
     private let seen: SeenCommandIDs
-    private let writer: StateWriter?
+    private let keeping: Keeping
+    /// Runs after each write's commands ran, when there is room again (the fleet client drains its inbox).
+    private let roomFreed: () -> Void
     private let loop: any EventLoop
     private let log: Logger
     /// Admitted since the write in flight began: the next write covers them.
@@ -30,9 +39,11 @@ final class CommandIDJournal {
     /// Writes of the id list made (tests).
     private(set) var writes = 0
 
-    init(capacity: Int, remembered: [String], writer: StateWriter?, loop: any EventLoop, log: Logger) {
+    init(capacity: Int, remembered: [String], writer: StateWriter?, loop: any EventLoop, log: Logger,
+         roomFreed: @escaping () -> Void = {}) {
         seen = SeenCommandIDs(capacity: capacity, remembered: remembered)
-        self.writer = writer
+        keeping = writer.map { .onDisk($0) } ?? .inMemory
+        self.roomFreed = roomFreed
         self.loop = loop
         self.log = log
     }
@@ -40,9 +51,10 @@ final class CommandIDJournal {
     func contains(_ id: String) -> Bool { seen.contains(id) }
 
     /// How many more commands may be admitted now.
-    var room: Int { writer == nil ? .max : Self.maximumWaiting - waiting.count - writing.count }
-    /// Runs after each write's commands ran, when there is room again (the fleet client drains its inbox).
-    var roomFreed: (() -> Void)?
+    var room: Int {
+        guard case .onDisk = keeping else { return .max }
+        return Self.maximumWaiting - waiting.count - writing.count
+    }
 
     /// Remembers `id` and runs `work` once the id is on disk; `.duplicate` when it ran (or waits) already,
     /// `.full` when too many commands wait for the disk.
@@ -50,14 +62,14 @@ final class CommandIDJournal {
         guard !seen.contains(id) else { return .duplicate }
         guard waiting.count + writing.count < Self.maximumWaiting else { return .full }
         seen.insert(id)
-        guard writer != nil else { work(); return .admitted }
+        guard case .onDisk = keeping else { work(); return .admitted }
         waiting.append(work)
         if !writeInFlight { writeBatch() }
         return .admitted
     }
 
     private func writeBatch() {
-        guard let writer, !waiting.isEmpty else { return }
+        guard case .onDisk(let writer) = keeping, !waiting.isEmpty else { return }
         writing = waiting
         waiting = []
         writes += 1
@@ -73,6 +85,6 @@ final class CommandIDJournal {
         if let error { log.warning("fleet: cannot save the ids of commands run (\(error)); \(batch.count) commands could run again after a restart") }
         for work in batch { work() }
         writeBatch()
-        roomFreed?()
+        roomFreed()
     }
 }

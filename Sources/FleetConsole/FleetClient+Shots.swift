@@ -39,13 +39,12 @@ extension FleetClient {
     // MARK: The sender
 
     private func startShot(_ words: [String], session: ConsoleSession) throws(ConsoleError) -> [(String, String)] {
-        guard armShot != nil else { throw ConsoleError(.unsupported, "shots are not wired in this process") }
         guard let topics else { throw ConsoleError(.unsupported, "\(SettingsTable.fleetBroker.key) is off: a shot goes to the group through the broker") }
         guard isConnected else { throw ConsoleError(.busy, "not connected to the broker; a shot goes to the group through it (see the log)") }
         let now = wallClock()
         var (instant, action) = try ShotRequest.parse(words, now: now)
         var moved: [(String, String)] = []
-        if let grid = syncedFrameGrid?() {
+        if let grid = shotRig.syncedFrameGrid {
             let asked = Int64((instant.timeIntervalSince1970 * 1e9).rounded())
             let middle = grid.midFrame(atOrAfter: asked)
             instant = Date(timeIntervalSince1970: Double(middle) / 1e9)
@@ -62,18 +61,17 @@ extension FleetClient {
         let known = Set(rigsSeen.keys).union(asked).sorted()
         let time = FleetCommandMessage.formatTime(instant)
         let line = "fleet arm \(id) \(time) \(action.joined(separator: " "))"
-        let target = WeakFleetClient(self)
+        let target = bound
         let own = try armHere(id: id, instant: instant, action: action) { reply in
-            guard let fleet = target.client, let topics = fleet.topics else { return }
+            guard let fleet = target.value, let topics = fleet.topics else { return }
             let answered = Self.withRig(topics.rig, reply)
             fleet.answer(id: id, ReplyFormatter.lines(answered, mode: .json)[0])
             fleet.collected(id: id, rig: topics.rig, ShotAnswer(answered))
         }
         let payload = "{\"id\":\(Self.jsonString(id)),\"line\":\(Self.jsonString(line)),\"at\":\(Self.jsonString(time))}"
         publish(topics.groupCommands, payload)
-        let bound = LoopBound(target, loop: host.loop)
         let wait = Duration.milliseconds(Int64((instant.timeIntervalSince(now) * 1000).rounded(.up))) + Self.shotReplyWait
-        let timeout = host.loop.schedule(after: wait) { bound.value.client?.finishShot(id: id) }
+        let timeout = host.loop.schedule(after: wait) { target.value?.finishShot(id: id) }
         collecting[id] = (ShotCollection(id: id, instant: instant, action: action, sender: topics.rig, group: topics.group,
                                          asked: asked, known: known),
                           timeout, WeakSession(session))
@@ -115,8 +113,7 @@ extension FleetClient {
         let report = collection.report()
         // Retained, so that a collector started later still finds the shot (docs/collect.md).
         if let topics { publish(topics.report, String(decoding: report, as: UTF8.self), retain: true) }
-        guard let save = saveShotReport else { summarise(nil, "no captures storage in this process"); return }
-        save(report, collection.reportName, collection.senderFolder) { result in
+        shotRig.saveShotReport(report, name: collection.reportName, folder: collection.senderFolder) { result in
             switch result {
             case .success(let path): summarise(path, nil)
             case .failure(let error): summarise(nil, error.message)
@@ -163,10 +160,10 @@ extension FleetClient {
             return
         }
         let action = Array(words.dropFirst(4))
-        let target = WeakFleetClient(self)
+        let target = bound
         do throws(ConsoleError) {
             let fields = try armHere(id: shot, instant: instant, action: action) { reply in
-                guard let fleet = target.client, let topics = fleet.topics else { return }
+                guard let fleet = target.value, let topics = fleet.topics else { return }
                 fleet.answer(id: messageID, ReplyFormatter.lines(Self.withRig(topics.rig, reply), mode: .json)[0])
             }
             if let topics {
@@ -177,11 +174,10 @@ extension FleetClient {
         }
     }
 
-    /// Arms this rig's part of shot `id` through `armShot`, with the clock's state now. An id is
+    /// Arms this rig's part of shot `id` through `shotRig`, with the clock's state now. An id is
     /// armed once: it is marked before the attempt, so a refused shot is not tried again either.
     /// One part is armed at a time (`armedPart`, cleared when the part ends), whoever sent it.
     private func armHere(id: String, instant: Date, action: [String], ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)] {
-        guard let armShot else { throw ConsoleError(.unsupported, "shots are not wired in this process") }
         armedShots.insert(id)
         if let armed = armedPart {
             throw ConsoleError(.busy, "shot \(armed.shot) is armed on this rig until \(FleetCommandMessage.formatTime(armed.instant)); one shot is armed at a time (fleet cancel \(armed.shot) at this rig's console releases it)")
@@ -192,10 +188,10 @@ extension FleetClient {
                               realtimeMinusMonotonicNanoseconds: wall - host.loop.now().nanoseconds,
                               action: action, clock: clock?.word ?? "unknown", clockErrorMicroseconds: clock?.estimatedErrorMicroseconds)
         armedPart = ArmedPart(shot: id, instant: instant)
-        let target = WeakFleetClient(self)
+        let target = bound
         do throws(ConsoleError) {
-            return try armShot(order) { reply in
-                if let fleet = target.client, fleet.armedPart?.shot == id { fleet.armedPart = nil }
+            return try shotRig.armShot(order) { reply in
+                if let fleet = target.value, fleet.armedPart?.shot == id { fleet.armedPart = nil }
                 ended(reply)
             }
         } catch {
@@ -244,7 +240,7 @@ extension FleetClient {
     private func releaseArmedPart(because reason: String) {
         guard let armed = armedPart else { return }
         log.notice("fleet: shot \(armed.shot) released: \(reason)")
-        cancelArmedShot?(reason)
+        shotRig.cancelArmedShot(reason: reason)
     }
 
     /// `reply` with this rig's name first (ok replies).

@@ -52,20 +52,12 @@ public final class FleetClient {
     var retryPending: Bool { retryTimer != nil }
 
     // Shots at a shared instant (FleetClient+Shots.swift).
-    /// Arms this rig's part of a shot (Startup: the supervisor's `armShot`); nil: shots are refused.
-    public var armShot: ShotArmer?
-    /// Writes the sender's report through the captures' storage (Startup: the supervisor's).
-    public var saveShotReport: ShotReportSaver?
-    /// This rig's frame grid while frame sync holds it (Startup: from the camera); nil: no frame sync.
-    /// A shot sent from a synced rig is moved to the middle of a frame (`SyncedFrameGrid.midFrame`).
-    public var syncedFrameGrid: (() -> SyncedFrameGrid?)?
+    /// Where a shot's part is armed, cancelled and its report written (Startup: the supervisor's).
+    let shotRig: any ShotRig
     /// What this rig knows of each rig of its group, by name (retained state and status).
     var rigsSeen: [String: RigSeen] = [:]
     /// Shots this rig sent, collecting replies, by id.
     var collecting: [String: (collection: ShotCollection, timeout: ScheduledWork?, session: WeakSession)] = [:]
-    /// Ends the shot part armed here that still waits for its instant, failed with the reason
-    /// (Startup: the supervisor's `cancelShotWaitingForInstant`); nil: `fleet cancel` releases nothing.
-    public var cancelArmedShot: ((_ reason: String) -> Void)?
     /// The one shot part armed on this rig (sent from here or received), until it ends.
     var armedPart: ArmedPart?
     /// Shot ids this rig armed: a shot is armed once, however its command arrives.
@@ -113,11 +105,14 @@ public final class FleetClient {
     var topics: FleetTopics? { link?.topics }
     /// True while connected to the broker.
     var isConnected: Bool { connected }
+    /// This client as callbacks see it: weak (no retain cycle), read on the loop.
+    var bound: WeakLoopBound<FleetClient> { WeakLoopBound(self, loop: host.loop) }
 
-    public init(host: any ConsoleHost, settings: SettingsStore, state: StateStore?, log: Logger,
+    public init(host: any ConsoleHost, shotRig: any ShotRig, settings: SettingsStore, state: StateStore?, log: Logger,
                 wallClock: @escaping @Sendable () -> Date = { Date() }, clockSync: any ClockSyncReading = KernelClockSync(),
                 resolver: any HostResolving = SystemResolver()) {
         self.host = host
+        self.shotRig = shotRig
         self.resolver = resolver
         self.clockSync = clockSync
         self.settings = settings
@@ -126,11 +121,12 @@ public final class FleetClient {
         var remembered: [String] = []
         do { remembered = try state?.load([String].self, from: StateStore.File.fleetCommandIDs) ?? [] }
         catch { log.warning("fleet: \(error); the ids of commands already run are forgotten") }
+        let late = LateBound<FleetClient>(loop: host.loop)
         self.journal = CommandIDJournal(capacity: Self.rememberedIDs, remembered: remembered,
-                                        writer: state.map { StateWriter(store: $0, loop: host.loop) }, loop: host.loop, log: log)
+                                        writer: state.map { StateWriter(store: $0, loop: host.loop) }, loop: host.loop, log: log,
+                                        roomFreed: { late.value?.drainInbox() })
         if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
-        let target = WeakFleetClient(self)
-        journal.roomFreed = { target.client?.drainInbox() }
+        late.attach(self)
         settings.participate(.init(name: "fleet") { change throws(ConsoleError) in try Self.check(change) })
         settings.observe { [weak self] change in
             if change.touches(any: SettingsTable.fleet), change.old.fleet.connection != change.new.fleet.connection {
@@ -201,12 +197,12 @@ public final class FleetClient {
         let connection = generation
         let inbox = self.inbox
         let loop = host.loop
-        let target = LoopBound(WeakFleetClient(self), loop: loop)
+        let target = bound
         do {
             let client = try MosquittoClient(clientID: topics.clientID, cleanSession: false) { event in
                 var lane = FleetInbox.Lane.commands
                 if case .message(let topic, _, _) = event { lane = topics.lane(of: topic) }
-                if inbox.push(.init(connection: connection, event: event), lane: lane) { loop.execute { target.value.client?.drainInbox() } }
+                if inbox.push(.init(connection: connection, event: event), lane: lane) { loop.execute { target.value?.drainInbox() } }
             }
             try client.sendImmediately()
             try client.setWill(topic: topics.state, payload: "offline", qos: 1, retain: true)
@@ -240,10 +236,10 @@ public final class FleetClient {
     /// The lookup and `mosquitto_connect_async` run on a thread of their own (`BrokerConnector`): a
     /// host that never resolves leaves the loop answering.
     private func firstConnect(_ made: Link, connection: Int, retry: Duration) {
-        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        let target = bound
         BrokerConnector.attempt(made.client, host: made.broker.host, port: made.broker.port, tls: made.broker.scheme == .mqtts,
                                 keepaliveSeconds: Self.keepaliveSeconds, resolver: resolver, loop: host.loop) { outcome in
-            target.value.client?.connectAttemptEnded(outcome, connection: connection, retry: retry)
+            target.value?.connectAttemptEnded(outcome, connection: connection, retry: retry)
         }
     }
 
@@ -256,9 +252,9 @@ public final class FleetClient {
             if retry == Self.firstRetry {
                 log.warning("fleet: broker \(made.broker) not reachable (\(error)); retrying with backoff, the rig works locally meanwhile")
             }
-            let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+            let target = bound
             retryTimer = host.loop.schedule(after: retry) {
-                guard let fleet = target.value.client else { return }
+                guard let fleet = target.value else { return }
                 fleet.retryTimer = nil
                 guard fleet.generation == connection, let link = fleet.link else { return }
                 fleet.firstConnect(link, connection: connection, retry: min(retry * 2, Self.longestRetry))
@@ -280,8 +276,8 @@ public final class FleetClient {
         // malformed messages, connection events), no write is in flight and the inbox asks no hop
         // while they wait: drain again on the loop's next turn.
         if journal.room > 0, inbox.waiting.commands > 0 {
-            let target = LoopBound(WeakFleetClient(self), loop: host.loop)
-            host.loop.execute { target.value.client?.drainInbox() }
+            let target = bound
+            host.loop.execute { target.value?.drainInbox() }
         }
     }
 
@@ -346,8 +342,8 @@ public final class FleetClient {
         // The command runs once its id is on disk, so a restart cannot run it again; the journal
         // writes off the loop, in batches, and keeps the commands in their order.
         let result = message.result
-        let target = WeakFleetClient(self)
-        switch journal.admit(id, then: { target.client?.carryOut(id: id, result) }) {
+        let target = bound
+        switch journal.admit(id, then: { target.value?.carryOut(id: id, result) }) {
         case .admitted:
             break
         case .duplicate:
@@ -422,10 +418,10 @@ public final class FleetClient {
             return
         }
         let delay = Duration.milliseconds(Int64((at.timeIntervalSince(wallClock()) * 1000).rounded(.up)))
-        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        let target = bound
         let immediate = FleetCommand(id: command.id, line: command.line, at: nil, notAfter: command.notAfter)
         scheduled[command.id] = host.loop.schedule(after: max(.zero, delay)) {
-            guard let fleet = target.value.client, fleet.scheduled.removeValue(forKey: immediate.id) != nil else { return }
+            guard let fleet = target.value, fleet.scheduled.removeValue(forKey: immediate.id) != nil else { return }
             fleet.carryOut(id: immediate.id, .success(immediate))
         }
     }
@@ -461,9 +457,9 @@ public final class FleetClient {
     // MARK: Status
 
     private func scheduleStatusPoll() {
-        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        let target = bound
         statusTimer = host.loop.schedule(after: Self.statusPoll) {
-            guard let client = target.value.client else { return }
+            guard let client = target.value else { return }
             client.pollStatus()
             client.scheduleStatusPoll()
         }
@@ -476,9 +472,9 @@ public final class FleetClient {
     private func pollStatusSoon() {
         guard !statusPollQueued else { return }
         statusPollQueued = true
-        let target = LoopBound(WeakFleetClient(self), loop: host.loop)
+        let target = bound
         host.loop.execute {
-            guard let fleet = target.value.client else { return }
+            guard let fleet = target.value else { return }
             fleet.statusPollQueued = false
             fleet.pollStatus()
         }
@@ -543,15 +539,15 @@ extension FleetClient {
 /// Where a command's session writes: its first reply answers the command's id; events are the
 /// events session's to publish. Called on the loop.
 private final class CommandReplyOutput: ConsoleOutput {
-    weak var client: FleetClient?
+    let client: WeakLoopBound<FleetClient>
     weak var session: ConsoleSession?
     let id: String
     private(set) var answered = false
-    init(_ client: FleetClient, id: String) { self.client = client; self.id = id }
+    init(_ client: FleetClient, id: String) { self.client = WeakLoopBound(client, loop: client.host.loop); self.id = id }
     func write(lines: [String]) {
         for line in lines where !answered && !line.hasPrefix("{\"type\":\"event\"") {
             answered = true
-            client?.commandAnswered(id: id, line, session: session)
+            client.value?.commandAnswered(id: id, line, session: session)
         }
     }
     func close() {}
@@ -560,15 +556,9 @@ private final class CommandReplyOutput: ConsoleOutput {
 /// Where a fleet session's lines go: back to the fleet client, on the loop.
 private final class SessionOutput: ConsoleOutput {
     enum Role { case events, status }
-    weak var client: FleetClient?
+    let client: WeakLoopBound<FleetClient>
     let role: Role
-    init(_ client: FleetClient, role: Role) { self.client = client; self.role = role }
-    func write(lines: [String]) { client?.sessionWrote(lines, role: role) }
+    init(_ client: FleetClient, role: Role) { self.client = WeakLoopBound(client, loop: client.host.loop); self.role = role }
+    func write(lines: [String]) { client.value?.sessionWrote(lines, role: role) }
     func close() {}
-}
-
-/// The fleet client as callbacks posted to the loop see it (no retain cycle).
-struct WeakFleetClient {
-    weak var client: FleetClient?
-    init(_ client: FleetClient) { self.client = client }
 }

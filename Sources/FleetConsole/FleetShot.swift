@@ -19,9 +19,21 @@ public struct ShotOrder: Sendable, Equatable {
     public var clockErrorMicroseconds: Int?
 }
 
-/// Arms a shot on this rig and calls `ended` (on the loop) with the reply the sender collects;
-/// throws when it cannot be armed. Returns the armed fields.
-public typealias ShotArmer = (_ order: ShotOrder, _ ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)]
+/// What the fleet client's shots need of the rig they run on (Startup: the supervisor's), passed
+/// in at its `init`. Called on the loop.
+public protocol ShotRig: AnyObject {
+    /// Arms this rig's part of a shot and calls `ended` (on the loop) with the reply the sender
+    /// collects; throws when it cannot be armed. Returns the armed fields.
+    func armShot(_ order: ShotOrder, ended: @escaping (Reply) -> Void) throws(ConsoleError) -> [(String, String)]
+    /// Ends the shot part armed here that still waits for its instant, failed with `reason`.
+    func cancelArmedShot(reason: String)
+    /// This rig's frame grid while frame sync holds it; nil: no frame sync. A shot sent from a
+    /// synced rig is moved to the middle of a frame (`SyncedFrameGrid.midFrame`).
+    var syncedFrameGrid: SyncedFrameGrid? { get }
+    /// Writes a shot's report atomically (`bytes`, named `name`, in `folder` of the captures or
+    /// their root), and calls `done` with its path or the error.
+    func saveShotReport(_ bytes: [UInt8], name: String, folder: String?, done: @escaping (Result<String, ConsoleError>) -> Void)
+}
 
 /// This rig's frames while frame sync holds them on the server's grid: a frame's wall-clock start
 /// and the fixed frame duration (Startup: the camera's latest frame and `FrameSyncStatus`).
@@ -45,11 +57,6 @@ public struct SyncedFrameGrid: Equatable, Sendable {
         return ms >= instantNanoseconds ? ms : ms + 1_000_000
     }
 }
-
-/// Writes a shot's report atomically (`bytes`, named `name`, in `folder` of the captures or their
-/// root), and calls `done` with its path or the error.
-public typealias ShotReportSaver = (_ bytes: [UInt8], _ name: String, _ folder: String?,
-                                    _ done: @escaping (Result<String, ConsoleError>) -> Void) -> Void
 
 /// The words of a shot: when, and what.
 enum ShotRequest {

@@ -78,3 +78,21 @@ public struct WeakLoopBound<Value: AnyObject>: @unchecked Sendable {
         return stored
     }
 }
+
+/// A weak handle on a loop-confined object, made before the object exists: its parts are built in
+/// its `init` with callbacks that need it, and it is attached once, at the end of that `init`.
+/// Weak for the same reason as `WeakLoopBound`; `value` is nil before `attach` and once it has gone.
+public final class LateBound<Value: AnyObject>: @unchecked Sendable {
+    public let loop: any EventLoop
+    private weak var stored: Value?
+
+    public init(loop: any EventLoop) { self.loop = loop }
+
+    /// Called once, by the object's `init`, when it is whole.
+    public func attach(_ value: Value) { stored = value }
+
+    public var value: Value? {
+        loop.preconditionInEventLoop()
+        return stored
+    }
+}

@@ -9,8 +9,8 @@ import Synchronization
 /// device flooding a stuck loop is held back instead of growing memory without bound; the loop's
 /// own thread never waits). Cancelled timers are dropped at the next turn, not at their deadline.
 ///
-/// `onTick` runs on the loop once per iteration (at least every `tickInterval`), which is where the
-/// systemd watchdog is fed: a stuck loop stops ticking, and systemd restarts the service.
+/// The loop wakes at least every `tickInterval`; the systemd watchdog is fed by a timer of its own
+/// (`Watchdog.scheduleTicks`): a stuck loop stops feeding it, and systemd restarts the service.
 public final class PosixEventLoop: EventLoop, @unchecked Sendable {
     // `condition` guards `pending`, `timers`, `stopRequested`, `running`, `waitsForRoom`; the rest is loop-confined.
     private let condition = MonotonicCondition()
@@ -33,9 +33,7 @@ public final class PosixEventLoop: EventLoop, @unchecked Sendable {
         var work: @Sendable () -> Void
     }
 
-    /// Runs on the loop each iteration; set before `run()`.
-    public var onTick: (() -> Void)?
-    /// The longest the loop sleeps without ticking.
+    /// The longest the loop sleeps without waking.
     public var tickInterval: Duration = .milliseconds(500)
 
     public init(maximumPendingWork: Int = 65_536) {
@@ -115,7 +113,6 @@ public final class PosixEventLoop: EventLoop, @unchecked Sendable {
             condition.lock(); running = false; condition.broadcastRoom(); condition.unlock()
         }
         while true {
-            onTick?()
             condition.lock()
             timers.removeAll { $0.handle.isCancelled }
             while pending.isEmpty && !stopRequested && !timerDue() {

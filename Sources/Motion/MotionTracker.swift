@@ -8,7 +8,7 @@ public final class MotionTracker {
     /// The current gyro bias (loaded, or measured while still).
     public private(set) var calibration: GyroCalibration?
     /// Called when a new calibration is measured: persist it.
-    public var onCalibration: ((GyroCalibration) -> Void)?
+    private let onCalibration: (GyroCalibration) -> Void
     /// Stillness needed before the bias is (re)measured.
     public var calibrationStillness: Duration = .seconds(2)
     public private(set) var filter: MahonyFilter
@@ -28,9 +28,12 @@ public final class MotionTracker {
     /// - Parameters:
     ///   - calibration: a stored bias for this device, if the supervisor has one.
     ///   - historyDuration: how far back blur can be asked for.
+    ///   - onCalibration: called with each new calibration measured (the supervisor persists it).
     public init(deviceName: String, calibration: GyroCalibration? = nil,
-                filter: MahonyFilter = MahonyFilter(), historyDuration: Duration = .seconds(4)) {
+                filter: MahonyFilter = MahonyFilter(), historyDuration: Duration = .seconds(4),
+                onCalibration: @escaping (GyroCalibration) -> Void = { _ in }) {
         self.deviceName = deviceName
+        self.onCalibration = onCalibration
         self.calibration = calibration?.deviceName == deviceName ? calibration : nil
         self.filter = filter
         self.history = SampleHistory(duration: historyDuration)
@@ -75,7 +78,7 @@ public final class MotionTracker {
                                        sampleCount: stillness.windowCount)
         calibration = measured
         lastCalibrationAt = now
-        onCalibration?(measured)
+        onCalibration(measured)
     }
 
     /// True when the rig has been still for the detector's window.

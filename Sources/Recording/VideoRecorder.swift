@@ -41,10 +41,9 @@ public final class VideoRecorder {
     /// Frames `submit` refused (a buffer the encoder cannot take), reported once per recording.
     private var submitFailureReported = false
     private let naming = CaptureNaming(prefix: "VID")
-    /// Video stabilization of the frames being encoded (a recording or the pre-record ring), where
-    /// its stabilizers come from, and where it reads the orientation at a given time.
+    /// Video stabilization of the frames being encoded (a recording or the pre-record ring) and
+    /// where its stabilizers come from (each reads the orientation from the tracker it was made with).
     private let stabilization: RecordingStabilizerSlot
-    public var orientationAt: (MonotonicTime) -> Quaternion? { get { stabilization.orientationAt } set { stabilization.orientationAt = newValue } }
     /// True while the encoded frames are stabilized here (the viewfinder's ScalerCrop stays off then,
     /// or the video would be cropped twice).
     public var stabilizesInSoftware: Bool { stabilization.isActive }
@@ -171,7 +170,7 @@ public final class VideoRecorder {
         }
         guard let camera else { throw RecorderError(.busy, "the camera is not open") }
         if service == nil {
-            let me = WeakRecorder(self)
+            let me = WeakLoopBound(self, loop: loop)  // the recorder owns the service; its events arrive on the loop
             service = RecordingService(storage: storage, loop: loop, speedProbe: speedProbe) { event in me.value?.handle(event) }
         }
         if restabilize || stabilization.current == nil { replaceStabilizer() }
@@ -487,13 +486,6 @@ public final class VideoRecorder {
         if let error = status.lastError { fields.append(("recording.error", error)) }
         return fields
     }
-}
-
-/// The recorder as its service's events see them: weak (the recorder owns the service), and read
-/// only on the loop, where the events are delivered (`loop.execute`).
-private struct WeakRecorder: @unchecked Sendable {
-    public weak var value: VideoRecorder?
-    public init(_ value: VideoRecorder) { self.value = value }
 }
 
 extension VideoRecorder {

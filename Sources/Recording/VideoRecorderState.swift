@@ -61,8 +61,6 @@ struct MotionCoverage {
 /// stabilized here. A class: its callbacks run while it changes.
 final class RecordingStabilizerSlot {
     private(set) var current: RecordingStabilizer?
-    /// Where the orientation at a given time is read.
-    var orientationAt: (MonotonicTime) -> Quaternion? = { _ in nil }
     /// A stabilizer for the video stabilization mode and format in force, or nil (off, no IMU).
     private let make: () -> RecordingStabilizer?
     /// Told `isActive` whenever it may have changed (the viewfinder's ScalerCrop follows it).

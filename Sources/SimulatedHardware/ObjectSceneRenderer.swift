@@ -28,8 +28,7 @@ extension SimulatedFrameRenderer {
                                        blurSteps: Int((defocusPixels / Self.blurStepPixels).rounded()), coarse: coarse)
         let pixelArray = self.pixelArray, cfa = self.cfa, focal = focalLengthSensorPixels, cache = objectPlanes
         let empty = ScenePlanes(kind: kind, size: size, values: [])
-        var source = PlaneSource(ready: empty)
-        source.draw = {
+        return PlaneSource(ready: empty, draw: {
             cache.planes(for: key) {
                 var planes = Self.drawObjectScene(pixelArray: pixelArray, crop: crop, size: size, kind: kind, cfa: cfa,
                                                   focalLengthSensorPixels: focal, pose: key.pose, rotationDegrees: key.rotationDegrees,
@@ -38,8 +37,7 @@ extension SimulatedFrameRenderer {
                 if key.blurSteps > 0 { planes.blur(horizontalPixels: extent, verticalPixels: extent) }
                 return planes
             }
-        }
-        return source
+        })
     }
 
     /// The widest grid a streaming frame of the object scene is ray cast on.

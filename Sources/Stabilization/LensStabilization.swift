@@ -4,7 +4,7 @@
 /// Rules: `supported` is read-only and true when the IMU is healthy and the active format allows it;
 /// `enabled` can be set only while supported; it is sticky across captures; when `supported` becomes
 /// false, `enabled` is forced off and stays off after support returns (the user enables it again).
-/// Every change of either value is reported through `onChange`. Loop-confined (not Sendable).
+/// Every change of either value is reported through `onChange` (given at `init`). Loop-confined (not Sendable).
 public final class LensStabilization {
     /// A change of one of the two observable values.
     public enum Change: Equatable, Sendable {
@@ -20,19 +20,22 @@ public final class LensStabilization {
     /// Why `supported` is false (for the error message), nil when supported.
     public private(set) var unsupportedReason: String?
     /// Called on every change, in order (support first, then a forced `enabled` change).
-    public var onChange: ((Change) -> Void)?
+    private let onChange: (Change) -> Void
 
     private var imuHealthy: Bool
     private var formatAllows: Bool
     private var imuReason: String?
     private var formatReason: String?
 
-    /// Starts with the IMU and format states given (enabled off).
-    public init(imuHealthy: Bool = false, formatAllows: Bool = false) {
+    /// Starts with the IMU and format states given (enabled off), with no change reported:
+    /// `formatReason` says why the format does not allow it, as `formatChanged`'s `reason`.
+    public init(imuHealthy: Bool = false, formatAllows: Bool = false, formatReason: String? = nil,
+                onChange: @escaping (Change) -> Void = { _ in }) {
         self.imuHealthy = imuHealthy
         self.formatAllows = formatAllows
+        self.onChange = onChange
         imuReason = imuHealthy ? nil : "the IMU is not running"
-        formatReason = formatAllows ? nil : "the active format does not allow it"
+        self.formatReason = formatAllows ? nil : (formatReason ?? "the active format does not allow it")
         supported = imuHealthy && formatAllows
         unsupportedReason = supported ? nil : (imuReason ?? formatReason)
     }
@@ -45,7 +48,7 @@ public final class LensStabilization {
         }
         guard on != enabled else { return }
         enabled = on
-        onChange?(.enabled(on, forced: false))
+        onChange(.enabled(on, forced: false))
     }
 
     /// The IMU's health changed (`reason` says why it is unhealthy).
@@ -67,10 +70,10 @@ public final class LensStabilization {
         unsupportedReason = now ? nil : (imuReason ?? formatReason)
         guard now != supported else { return }
         supported = now
-        onChange?(.supported(now))
+        onChange(.supported(now))
         if !now && enabled {
             enabled = false
-            onChange?(.enabled(false, forced: true))
+            onChange(.enabled(false, forced: true))
         }
     }
 }

@@ -5,9 +5,10 @@ import Motion
 /// The stabilization service: lens stabilization for brackets, automatic still stabilization and
 /// video stabilization, their settings, their events, and the per-capture frame gates.
 ///
-/// The supervisor owns one, feeds it the IMU health and the active format, passes the three
-/// `stabilization.*` settings as typed values (`setLensEnabled`, `setStillAutomatic`,
-/// `setVideoPreferred`), turns `onEvent` into console events, and hands
+/// The supervisor makes one when the camera starts (with its first format), feeds it the IMU health
+/// and each later format, passes the three `stabilization.*` settings as typed values
+/// (`setLensEnabled`, `setStillAutomatic`, `setVideoPreferred`), turns its events (`onEvent`,
+/// given at `init`) into console events, and hands
 /// `makeGate(kind:)` to the bracket engine for each capture. Loop-confined (the camera's loop, which
 /// also feeds `tracker`).
 public final class Stabilization {
@@ -30,7 +31,7 @@ public final class Stabilization {
     /// Gating/retake numbers for the gates made from now on.
     public var thresholds = StillStabilizationThresholds()
     /// Called on the loop for every change.
-    public var onEvent: ((Event) -> Void)?
+    private let onEvent: (Event) -> Void
     /// The IMU's last reported health.
     public private(set) var imuHealth: IMUHealth
     /// The active format, once known.
@@ -43,19 +44,27 @@ public final class Stabilization {
     /// - Parameters:
     ///   - tracker: the supervisor's tracker, fed with the IMU's samples on `loop`.
     ///   - sensor: the camera's database entry (for focal length and pixel pitch).
+    ///   - format: the active format to start from, if known: a starting point, reported as no event
+    ///     (later ones go through `formatChanged`, which reports what they change).
+    ///   - onEvent: called on the loop for every change from here on.
     public init(tracker: MotionTracker, sensor: SensorDescription, loop: any EventLoop,
-                imuHealth: IMUHealth = .unavailable(reason: "not started")) {
+                imuHealth: IMUHealth = .unavailable(reason: "not started"), format: FormatSelection? = nil,
+                onEvent: @escaping (Event) -> Void = { _ in }) {
         self.tracker = tracker; self.sensor = sensor; self.loop = loop; self.imuHealth = imuHealth
-        lens = LensStabilization(imuHealthy: imuHealth == .running, formatAllows: false)
-        video = VideoStabilization()
-        video.imuChanged(healthy: imuHealth == .running)
-        lens.onChange = { [weak self] change in
+        self.onEvent = onEvent
+        self.format = format
+        focalLengthPixels = format.flatMap { Self.focalLengthPixels($0, sensor: sensor) }
+        lens = LensStabilization(imuHealthy: imuHealth == .running, formatAllows: focalLengthPixels != nil,
+                                 formatReason: format.map { Self.lensUnsupportedReason($0, sensor: sensor) }) { change in
             switch change {
-            case .supported(let s): self?.onEvent?(.lensSupported(s))
-            case .enabled(let e, let forced): self?.onEvent?(.lensEnabled(e, forced: forced))
+            case .supported(let s): onEvent(.lensSupported(s))
+            case .enabled(let e, let forced): onEvent(.lensEnabled(e, forced: forced))
             }
         }
-        video.onActiveChange = { [weak self] mode in self?.onEvent?(.videoActive(mode)) }
+        video = VideoStabilization { mode in onEvent(.videoActive(mode)) }
+        video.imuChanged(healthy: imuHealth == .running)
+        // No event: the preferred mode is off until `setVideoPreferred`, so the active one stays off.
+        if let format { video.formatChanged(format.format, framesPerSecond: format.fixedFps ?? format.format.maximumFps) }
     }
 
     /// Feed every `.health` event of the IMU here.
@@ -72,13 +81,21 @@ public final class Stabilization {
     /// Feed the active format after every `selectFormat`/`apply` (and once at start).
     public func formatChanged(_ selection: FormatSelection) {
         format = selection
+        focalLengthPixels = Self.focalLengthPixels(selection, sensor: sensor)
+        lens.formatChanged(allows: focalLengthPixels != nil, reason: Self.lensUnsupportedReason(selection, sensor: sensor))
+        video.formatChanged(selection.format, framesPerSecond: selection.fixedFps ?? selection.format.maximumFps)
+    }
+
+    /// Focal length of `selection`'s sensor mode in mode pixels; nil when the optics are unknown.
+    private static func focalLengthPixels(_ selection: FormatSelection, sensor: SensorDescription) -> Double? {
         let f = selection.format
         let mode = sensor.modes.first { $0.width == f.sensorModeSize.width && $0.height == f.sensorModeSize.height }
-        focalLengthPixels = mode.flatMap { Motion.focalLengthPixels(sensor: sensor, mode: $0) }
-        lens.formatChanged(allows: focalLengthPixels != nil,
-                           reason: "format \(f.label): the sensor database lacks the lens focal length or pixel pitch of \(sensor.model)")
-        let fps = selection.fixedFps ?? f.maximumFps
-        video.formatChanged(f, framesPerSecond: fps)
+        return mode.flatMap { Motion.focalLengthPixels(sensor: sensor, mode: $0) }
+    }
+
+    /// Why `selection` does not allow lens stabilization, when it does not.
+    private static func lensUnsupportedReason(_ selection: FormatSelection, sensor: SensorDescription) -> String {
+        "format \(selection.format.label): the sensor database lacks the lens focal length or pixel pitch of \(sensor.model)"
     }
 
     /// `stabilization.lens`: lens stabilization for brackets. Throws `.unsupported` for on while
@@ -89,14 +106,14 @@ public final class Stabilization {
     public func setStillAutomatic(_ on: Bool) {
         guard on != stillAutomatic else { return }
         stillAutomatic = on
-        onEvent?(.stillAutomatic(on))
+        onEvent(.stillAutomatic(on))
     }
 
     /// `stabilization.video`: the preferred video mode (never fails: an unsupported wish leaves the
     /// active mode off). Events for the preference, then for the active mode when it changes.
     public func setVideoPreferred(_ mode: StabilizationMode) {
         guard mode != video.preferred else { return }
-        onEvent?(.videoPreferred(mode))
+        onEvent(.videoPreferred(mode))
         video.setPreferred(mode)
     }
 

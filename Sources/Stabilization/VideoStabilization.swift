@@ -17,13 +17,13 @@ public final class VideoStabilization {
     /// The mode in force now.
     public private(set) var active: StabilizationMode = .off
     /// Called with the new active mode whenever it changes.
-    public var onActiveChange: ((StabilizationMode) -> Void)?
+    private let onActiveChange: (StabilizationMode) -> Void
 
     private var format: CameraFormat?
     private var framesPerSecond = 30.0
     private var imuHealthy = false
 
-    public init() {}
+    public init(onActiveChange: @escaping (StabilizationMode) -> Void = { _ in }) { self.onActiveChange = onActiveChange }
 
     /// The active mode for `preferred` on `format` at `framesPerSecond` with the IMU state given.
     public static func resolve(preferred: StabilizationMode, format: CameraFormat, framesPerSecond: Double,
@@ -54,6 +54,6 @@ public final class VideoStabilization {
         let now = format.map { Self.resolve(preferred: preferred, format: $0, framesPerSecond: framesPerSecond, imuHealthy: imuHealthy) } ?? .off
         guard now != active else { return }
         active = now
-        onActiveChange?(now)
+        onActiveChange(now)
     }
 }

@@ -8,7 +8,12 @@ import Motion
 /// (`RecordingStabilizer`, made here too) the ScalerCrop pauses, so nothing is cropped twice.
 /// What it cannot do is said as an event. Loop-confined.
 public final class VideoStabilizationService {
-    public init() {}
+    /// `motion`: the IMU's tracker (one that nothing feeds without an IMU: then video
+    /// stabilization is never active, and nothing is planned).
+    public init(motion: MotionTracker, onEvent: @escaping (Event) -> Void = { _ in }) {
+        self.motion = motion
+        self.onEvent = onEvent
+    }
 
     public enum Event: Equatable {
         /// Frames stay uncropped, and why (a line for the journal).
@@ -16,7 +21,7 @@ public final class VideoStabilizationService {
     }
 
     /// Where events go (the supervisor's wiring logs them).
-    public var onEvent: ((Event) -> Void)?
+    private let onEvent: (Event) -> Void
     /// True while a recording crops its own frames (`RecordingStabilizer`): the ScalerCrop pauses.
     /// The wiring sets it from the recorder's `stabilizesInSoftware`, then calls `restart`.
     public var recordingCropsItsOwnFrames = false
@@ -24,18 +29,17 @@ public final class VideoStabilizationService {
     public private(set) var planner: EISCropPlanner?
     private weak var camera: CameraController?
     private var stabilization: Stabilization?
-    /// The IMU's motion; nil without an IMU (then nothing is planned).
-    private var motion: MotionTracker?
+    /// The IMU's motion: each frame's orientation.
+    private let motion: MotionTracker
     /// The previews' stabilizer while a recording warps its own frames, and the margin it frames with.
     private var preview: PreviewStabilizer?
     private var previewMargin = 0.0
 
     /// A new camera and its stabilization service (at start, after a reconnect or a reopen); the
     /// planner starts again for them.
-    public func attach(camera: CameraController, stabilization: Stabilization, motion: MotionTracker?) {
+    public func attach(camera: CameraController, stabilization: Stabilization) {
         self.camera = camera
         self.stabilization = stabilization
-        self.motion = motion
         restart()
     }
 
@@ -47,13 +51,13 @@ public final class VideoStabilizationService {
         guard let stabilization, stabilization.video.active != .off else { return }
         if recordingCropsItsOwnFrames { return }
         guard camera?.device.controlInfo[ControlName.scalerCrop] != nil else {
-            onEvent?(.unavailable("video stabilization: the camera has no ScalerCrop control; frames stay uncropped"))
+            onEvent(.unavailable("video stabilization: the camera has no ScalerCrop control; frames stay uncropped"))
             return
         }
         do throws(StabilizationError) {
             planner = try stabilization.makeCropPlanner()
         } catch {
-            onEvent?(.unavailable("video stabilization: \(error.message)"))
+            onEvent(.unavailable("video stabilization: \(error.message)"))
         }
     }
 
@@ -61,14 +65,14 @@ public final class VideoStabilizationService {
     /// the frame warped along the causal path (`PreviewStabilizer`); otherwise `buffer` itself
     /// (the ScalerCrop, when on, already stabilized it).
     public func previewFrame(_ buffer: FrameBuffer, sensorTimestamp: MonotonicTime, exposureMicroseconds: Double) -> FrameBuffer {
-        guard recordingCropsItsOwnFrames, let stabilization, let motion, stabilization.video.active != .off else {
+        guard recordingCropsItsOwnFrames, let stabilization, stabilization.video.active != .off else {
             preview = nil
             return buffer
         }
         let margin = RotationPathPlanner.margin(for: stabilization.video.active)
         if preview == nil || previewMargin != margin {
             preview = try? PreviewStabilizer(margin: margin, geometry: { [weak stabilization] in stabilization?.warpGeometry(frameSize: $0) },
-                                             orientationAt: { [weak motion] in motion?.orientation(at: $0) })
+                                             orientationAt: { [weak motion = self.motion] in motion?.orientation(at: $0) })
             previewMargin = margin
         }
         return preview?.frame(for: buffer, sensorTimestamp: sensorTimestamp, exposureMicroseconds: exposureMicroseconds) ?? buffer
@@ -77,7 +81,7 @@ public final class VideoStabilizationService {
     /// Every streaming frame: feeds the orientation at `frameTime` (the frame's sensor timestamp)
     /// to the planner and puts its newest crop on the next requests.
     public func frameArrived(frameTime: MonotonicTime) {
-        guard let planner, let stabilization, let motion else { return }
+        guard let planner, let stabilization else { return }
         guard let crop = planner.push(frameTime: frameTime, orientation: motion.orientation).last,
               let rect = stabilization.scalerCrop(for: crop) else { return }
         // Zoom crops within the stabilized field about its centre, keeping the shift whole.
@@ -85,16 +89,16 @@ public final class VideoStabilizationService {
     }
 
     /// Video stabilization of a recording's own frames (each warped from the orientations of its
-    /// own exposure); nil when the mode is off or there is no IMU.
+    /// own exposure); nil when the mode is off (always, without an IMU) or before a camera.
     public func makeRecordingStabilizer() -> RecordingStabilizer? {
-        guard let motion, let stabilization else { return nil }
+        guard let stabilization else { return nil }
         do throws(StabilizationError) {
             return try stabilization.makePathPlanner().map { planner in
                 RecordingStabilizer(planner: planner, geometry: { [weak stabilization] size in stabilization?.warpGeometry(frameSize: size) },
-                                    orientationAt: { [weak motion] time in motion?.orientation(at: time) })
+                                    orientationAt: { [weak motion = self.motion] time in motion?.orientation(at: time) })
             }
         } catch {
-            onEvent?(.unavailable("video stabilization of the recording: \(error.message)"))
+            onEvent(.unavailable("video stabilization of the recording: \(error.message)"))
             return nil
         }
     }

@@ -66,28 +66,27 @@ public enum TripodMain {
         let log = Logger.standardError()
         let loop = PosixEventLoop()
         let prepared: PreparedRun
+        let finished = LockedValue<Int32?>(nil)
         do {
-            prepared = try prepare(arguments, loop: loop, log: log)
+            prepared = try prepare(arguments, loop: loop, log: log) { code in
+                finished.withLock { $0 = code }
+                loop.stop()
+            }
         } catch {
             printError(error.message)
             return 1
         }
         let supervisor = prepared.supervisor
         var status: Int32 = 0
-        let finished = LockedValue<Int32?>(nil)
-        supervisor.onStopped = { code in
-            finished.withLock { $0 = code }
-            loop.stop()
-        }
         let signalSources = installSignalHandlers(loop: loop, supervisor: LoopBound(supervisor, loop: loop))
         defer { signalSources.forEach { $0.cancel() } }
         let failure = LockedValue<StartupError?>(nil)
-        let bound = LoopBound((supervisor, prepared.attachConsoles), loop: loop)
+        let bound = LoopBound(prepared, loop: loop)
         loop.execute {
-            let (supervisor, attachConsoles) = bound.value
+            let prepared = bound.value
             do throws(StartupError) {
-                try supervisor.start()
-                attachConsoles(supervisor)
+                try prepared.supervisor.start()
+                prepared.attachConsoles()
             } catch {
                 failure.withLock { $0 = error }
                 loop.stop()
@@ -115,13 +114,27 @@ public enum TripodMain {
 
     /// Everything `tripod run` needs before its loop starts; each failure is a one-line StartupError.
     public struct PreparedRun {
-        public var supervisor: Supervisor
-        public var attachConsoles: (Supervisor) -> Void
-        public var flush: () -> Void
+        public let supervisor: Supervisor
+        let consoles: ConsoleTransports.PreparedConsoles
+        let fleet: FleetClient
+
+        /// Attaches the consoles and starts the fleet client; call on the loop once the supervisor started.
+        public func attachConsoles() {
+            consoles.attach(supervisor)
+            fleet.start()
+        }
+
+        /// Stops the fleet client and flushes the consoles; call once the loop ended.
+        public func flush() {
+            fleet.shutdown()
+            consoles.flush()
+        }
     }
 
+    /// `onStopped`: the supervisor's, called once on the loop when it has stopped, with the exit status.
     public static func prepare(_ arguments: RunArguments, loop: any EventLoop, log: Logger,
-                        notifier: any ServiceNotifier = SystemdNotifier()) throws(StartupError) -> PreparedRun {
+                               notifier: any ServiceNotifier = SystemdNotifier(),
+                               onStopped: @escaping (_ exitStatus: Int32) -> Void = { _ in }) throws(StartupError) -> PreparedRun {
         let catalog = BoardCatalog.standard()
         let boardName: String
         if let named = arguments.board { boardName = named } else { boardName = try detectBoardName(catalog: catalog) }
@@ -151,19 +164,18 @@ public enum TripodMain {
             log.warning("state directory \(arguments.state): \(error); save and calibration will not persist")
         }
         let services = SupervisorServices(notifier: notifier, state: state, stateDirectory: stateDirectory)
-        let supervisor = Supervisor(devices: devices, loop: loop,
-                                    services: services, log: log)
+        let fleetLink = LateBound<FleetClient>(loop: loop)
+        let supervisor = Supervisor(devices: devices, loop: loop, services: services, log: log, onStopped: onStopped,
+                                    fleetCommands: FleetShotWiring.fleetCommands(fleetLink))
         // The fleet's MQTT front end joins the settings first, so the config file's fleet.* are checked.
-        let fleet = FleetClient(host: supervisor, settings: supervisor.settings, state: state, log: log)
-        FleetShotWiring.connect(fleet, to: supervisor)
+        let fleet = FleetClient(host: supervisor, shotRig: SupervisorShotRig(supervisor), settings: supervisor.settings, state: state, log: log)
+        fleetLink.attach(fleet)
         for entry in config?.entries ?? [] where !SimulationConfig.owns(entry.key) {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile, requestedBy: nil) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }
         }
         let consoles = ConsoleTransports.prepare(console: console, socket: arguments.socket, loop: loop, log: log)
-        return PreparedRun(supervisor: supervisor,
-                           attachConsoles: { consoles.attach($0); fleet.start() },
-                           flush: { fleet.shutdown(); consoles.flush() })
+        return PreparedRun(supervisor: supervisor, consoles: consoles, fleet: fleet)
     }
 
     static let defaultConfigPath = "/etc/tripod/tripod.conf"

@@ -11,19 +11,7 @@ import Video
 /// The supervisor as the services' callbacks see it: weak (the services it owns keep these
 /// callbacks, so a strong reference would keep a stopped supervisor alive) and attached once its
 /// `init` has made every service; read on the loop only.
-final class SupervisorLink: @unchecked Sendable {
-    let loop: any EventLoop
-    private weak var supervisor: Supervisor?
-
-    init(loop: any EventLoop) { self.loop = loop }
-
-    func attach(_ supervisor: Supervisor) { self.supervisor = supervisor }
-
-    var value: Supervisor? {
-        loop.preconditionInEventLoop()
-        return supervisor
-    }
-}
+typealias SupervisorLink = LateBound<Supervisor>
 
 /// The composition: the services made once, in the supervisor's `init`, and wired service to
 /// service through their initialisers. Data flows one way: services report events out (through
@@ -33,12 +21,16 @@ struct ComposedServices {
     let recorder: VideoRecorder
     let timelapse: Timelapse
     let videoHDR: VideoHDRService
-    let videoStabilizer = VideoStabilizationService()
+    let videoStabilizer: VideoStabilizationService
     let triggers = TriggerState()
 
-    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices) {
+    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices, motion: MotionTracker) {
         let loop = link.loop
-        let videoStabilizer = self.videoStabilizer
+        // What video stabilization cannot do goes to the log.
+        let videoStabilizer = VideoStabilizationService(motion: motion) { event in
+            if case .unavailable(let why) = event { link.value?.log.warning(why) }
+        }
+        self.videoStabilizer = videoStabilizer
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
         let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
                                      serialNumber: devices.serialNumber,
@@ -81,16 +73,11 @@ struct ComposedServices {
 
 extension Supervisor {
     /// The settings the composed services start with (later changes reach them through
-    /// SettingsWiring.swift), and video stabilization's warnings to the log. Called once, from
-    /// `init`, before the commands are registered.
+    /// SettingsWiring.swift). Called once, from `init`, before the commands are registered.
     func applySettingsToComposedServices() {
         captureService.captureFormat = typed.captureFormat
         captureService.dngCompression = typed.dngCompression
         timelapse.rampRateEVPerHour = typed.timelapseRampRateEVPerHour
-        let bound = self.bound
-        videoStabilizer.onEvent = { event in
-            if case .unavailable(let why) = event { bound.value?.log.warning(why) }
-        }
     }
 
     /// The stages of a camera controller's frames (FramePipeline.swift), in order: the recorder
@@ -130,10 +117,10 @@ extension Supervisor {
         if let controller { videoHDR.attach(controller) }
     }
 
-    /// The motion tracker, once the IMU runs: the recorder reads the orientation at each frame's
-    /// time, and each saved bracket gets a gyro log.
+    /// The IMU's motion tracker (from `init`, when the board has an IMU): each saved bracket gets a
+    /// gyro log. (The recorder's stabilizers read the orientation through video stabilization,
+    /// which has the tracker.)
     func attachMotion(_ tracker: MotionTracker) {
-        recorder.orientationAt = { [weak tracker] time in tracker?.orientation(at: time) }
         captureService.attachGyroLogs(GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log))
     }
 
@@ -141,6 +128,6 @@ extension Supervisor {
     /// single frames), and the streaming frames' crop planner gets the camera.
     func attachStabilization(_ service: Stabilization) {
         captureService.attachFrameGates { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
-        if let camera { videoStabilizer.attach(camera: camera, stabilization: service, motion: motion) }
+        if let camera { videoStabilizer.attach(camera: camera, stabilization: service) }
     }
 }

@@ -73,7 +73,7 @@ extension Supervisor {
         fields += recordingStatusFields()
         fields += streamStatusFields()
         fields.append(("imu.samples", String(runtime.imuSamples)))
-        if let motion {
+        if hasIMU {
             fields.append(("imu.still", motion.isStill ? "yes" : "no"))
             fields.append(("imu.rate", ValueParser.formatNumber(motion.angularSpeedDegreesPerSecond) + "°/s"))
         }

@@ -5,6 +5,7 @@ import Motion
 import Stabilization
 import Capture
 import Settings
+import Syscalls
 
 /// Live device state the supervisor keeps for `status` and for the capture path.
 struct DeviceRuntime {
@@ -156,7 +157,6 @@ extension Supervisor {
             runtime.imuHealth = nil
             return
         }
-        startMotionTracking(deviceName: imuCalibrationKey)
         let bound = self.bound
         do {
             try imu.start { event in
@@ -173,7 +173,7 @@ extension Supervisor {
         switch imuEvent {
         case .samples(let batch):
             runtime.imuSamples += batch.count
-            if let corrected = motion?.ingest(batch) { recorder.motionArrived(corrected) }
+            recorder.motionArrived(motion.ingest(batch))
         case .health(let health):
             guard health != runtime.imuHealth else { return }
             runtime.imuHealth = health
@@ -191,24 +191,27 @@ extension Supervisor {
 
     /// The key of the IMU's saved calibration: where it is wired, which is known before the driver
     /// has identified the chip and stays the same across restarts.
-    var imuCalibrationKey: String {
-        let imu = devices.board.imu
+    var imuCalibrationKey: String { Self.imuCalibrationKey(devices.board) }
+
+    static func imuCalibrationKey(_ board: BoardDescription) -> String {
+        let imu = board.imu
         return "\(imu.backend):\(imu.bus ?? "sim")@\(imu.address.map { String($0, radix: 16) } ?? "auto")"
     }
 
-    /// Tracks the IMU's motion, with the gyro bias saved per device in the state directory.
-    private func startMotionTracking(deviceName: String) {
+    /// The supervisor's motion tracker (made in its `init`): the IMU's, with the gyro bias saved per
+    /// device in the state directory (`saved`, every device's); without an IMU, one named "none"
+    /// that nothing feeds, so every capture reports Unavailable. `onCalibration` saves a new bias.
+    static func makeMotionTracker(devices: BoardDevices, state: StateStore?, log: Logger,
+                                  onCalibration: @escaping (GyroCalibration) -> Void) -> (MotionTracker, saved: [String: GyroCalibration]) {
+        guard devices.imu != nil else { return (MotionTracker(deviceName: "none"), [:]) }
+        let deviceName = imuCalibrationKey(devices.board)
         let saved: [String: GyroCalibration]
-        do { saved = try services.state?.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:] }
+        do { saved = try state?.load([String: GyroCalibration].self, from: StateStore.File.imuCalibration) ?? [:] }
         catch { log.warning("IMU calibration ignored: \(error)"); saved = [:] }
         // 30 s of history: blur predictions need 4 s, gyro logs need the whole bracket.
-        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName], historyDuration: .seconds(30))
-        runtime.savedGyroBias = saved[deviceName]?.bias
-        runtime.savedCalibrations = saved
-        let bound = self.bound
-        tracker.onCalibration = { calibration in bound.value?.saveCalibration(calibration) }
-        motion = tracker
-        attachMotion(tracker)
+        let tracker = MotionTracker(deviceName: deviceName, calibration: saved[deviceName], historyDuration: .seconds(30),
+                                    onCalibration: onCalibration)
+        return (tracker, saved)
     }
 
     /// Saves a new gyro bias when it moved by more than 0.03 °/s from the saved one; the tracker

@@ -14,7 +14,7 @@ import Video
 public typealias FleetCommandHandler = (_ arguments: [String], _ session: ConsoleSession) -> Reply
 
 extension Supervisor {
-    /// Adds `fleet` (docs/fleet.md): its work is the fleet client's (`fleetCommandHandler`).
+    /// Adds `fleet` (docs/fleet.md): its work is the fleet client's (`fleetCommands`).
     func registerFleetCommands() {
         commands.add(Command("fleet", synopsis: "shot in <duration> <action> | shot at <time> <action> | cancel <shot> | status | arm <id> <time> <action>",
                              summary: "a shot at a shared instant on every rig of the group; the rigs seen",
@@ -32,7 +32,7 @@ extension Supervisor {
                                       "status: each rig seen on the broker: online or offline, its state, its clock.",
                                       "arm: what a shot sends over MQTT; refused at a console."],
                              arguments: 1...64) { context, args in
-            guard let handler = context.supervisor.fleetCommandHandler else {
+            guard let handler = context.supervisor.fleetCommands else {
                 return .err(.unsupported, "no fleet client runs in this process (tripod run has one; set \(SettingsTable.fleetBroker.key))")
             }
             return handler(args, context.session)
@@ -94,7 +94,7 @@ extension Supervisor {
         let shot = VideoShot(id: id, targetWallClockNanoseconds: instant.wallClockNanoseconds,
                              realtimeMinusMonotonicNanoseconds: instant.realtimeMinusMonotonicNanoseconds,
                              clock: clock, clockErrorMicroseconds: clockErrorMicroseconds)
-        let bound = WeakSupervisor(self)
+        let bound = self.bound
         try worded { () throws(RecorderError) in
             try recorder.armShot(instant: instant, starts: starts, begin: { () throws(RecorderError) -> RecordingStarted in
                 guard let supervisor = bound.value else { throw RecorderError(.busy, "the rig is stopping") }

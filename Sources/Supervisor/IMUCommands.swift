@@ -16,7 +16,7 @@ extension Supervisor {
     }
 
     func imuReply() -> Reply {
-        guard let motion else { return .err(.unsupported, "this board has no IMU") }
+        guard hasIMU else { return .err(.unsupported, "this board has no IMU") }
         let name = deviceSummary().first { $0.0 == "imu" }?.1 ?? motion.deviceName
         var fields: [(String, String)] = [("imu", name), ("samples", String(runtime.imuSamples)),
                                           ("still", motion.isStill ? "yes" : "no")]

@@ -5,15 +5,13 @@ import Motion
 import Stabilization
 
 extension Supervisor {
-    /// Creates the stabilization service over the motion tracker (a tracker with no samples when the
+    /// Creates the stabilization service over the motion tracker (one that nothing feeds when the
     /// board has no IMU, so every capture reports Unavailable) and turns its changes into events.
+    /// The camera's first format is its starting point: no event for it.
     func startStabilization(sensor: SensorDescription, format: FormatSelection) {
-        let tracker = motion ?? MotionTracker(deviceName: "none")
         let health = runtime.imuHealth ?? .unavailable(reason: "this board has no IMU")
-        let service = Stabilization(tracker: tracker, sensor: sensor, loop: loop, imuHealth: health)
-        service.formatChanged(format)
         let bound = self.bound
-        service.onEvent = { event in
+        let service = Stabilization(tracker: motion, sensor: sensor, loop: loop, imuHealth: health, format: format) { event in
             guard let s = bound.value else { return }
             s.broadcast(ConsoleEvent(event.consoleName, event.consoleFields))
             // A forced off is stored, so `get` and `save` say off (the one place the event becomes a setting).

@@ -16,14 +16,14 @@ extension Supervisor {
         let wanted = change.new.stream
         let credentials = try Self.streamCredentials(wanted)
         let old = change.old.stream
-        if streamServer == nil || wanted.rtsp != old.rtsp || wanted.credentialsFile != old.credentialsFile {
+        if liveStream.server == nil || wanted.rtsp != old.rtsp || wanted.credentialsFile != old.credentialsFile {
             stopStream()
             guard case .address(let address, let port) = wanted.rtsp else { return }
-            do throws(StreamError) { streamServer = try RTSPServer(address: address, port: port, credentials: credentials) } catch {
+            do throws(StreamError) { liveStream = .serving(try RTSPServer(address: address, port: port, credentials: credentials)) } catch {
                 throw ConsoleError(.device, "\(SettingsTable.streamRTSP.key) \(error.message)")
             }
         }
-        guard let server = streamServer, camera != nil else { return }
+        guard let server = liveStream.server, camera != nil else { return }
         do throws(ConsoleError) { try worded { () throws(RecorderError) in try recorder.setStream(server, bitrateBitsPerSecond: wanted.bitrateBitsPerSecond) } } catch {
             stopStream()
             throw error
@@ -48,19 +48,31 @@ extension Supervisor {
 
     /// Stops feeding the stream and closes its server (every client).
     func stopStream() {
-        guard let server = streamServer else { return }
+        guard case .serving(let server) = liveStream else { return }
         try? recorder.setStream(nil, bitrateBitsPerSecond: 0)
         recorder.drainEncoder()  // no push is under way once the queue has done what it had
         server.stop()
-        streamServer = nil
+        liveStream = .off
     }
 
     /// `status` fields: the stream's URL, clients and the access units dropped for slow clients.
     func streamStatusFields() -> [(String, String)] {
-        guard let server = streamServer else { return [] }
+        guard case .serving(let server) = liveStream else { return [] }
         let counts = server.counts
         return [("stream", server.url), ("stream.clients", String(counts.clients)),
                 ("stream.sent", String(counts.pushed)), ("stream.dropped", String(counts.dropped))]
+    }
+}
+
+/// The live stream: off, or serving through its RTSP server (`stream.rtsp` names an address).
+enum LiveStream {
+    case off
+    case serving(RTSPServer)
+
+    /// The server while serving.
+    var server: RTSPServer? {
+        guard case .serving(let server) = self else { return nil }
+        return server
     }
 }
 

@@ -51,8 +51,9 @@ public final class Supervisor {
     var runtime = DeviceRuntime()
     /// The camera, once started; attached everywhere at once (`attachCamera`, Composition.swift).
     public internal(set) var camera: CameraController?
-    /// Bias-corrected IMU samples, orientation and blur predictions, once the IMU runs.
-    public internal(set) var motion: MotionTracker?
+    /// Bias-corrected IMU samples, orientation and blur predictions: the IMU's; when the board has
+    /// none (`hasIMU` false), a tracker that nothing feeds (DeviceLifecycle.swift).
+    public let motion: MotionTracker
     var watchdogTicks: WatchdogTicks?
     /// Lens, still and video stabilization, once the camera runs.
     public internal(set) var stabilization: Stabilization?
@@ -77,28 +78,38 @@ public final class Supervisor {
     var remoteEdge = RemoteEdge()
     /// The remote's server while `remote.listen` names an address it listens on.
     var remote: RemoteServer? { remoteEdge.listening }
-    /// The live stream's RTSP server while `stream.rtsp` names an address (StreamWiring.swift).
-    var streamServer: RTSPServer?
+    /// The live stream: serving through its RTSP server while `stream.rtsp` names an address (StreamWiring.swift).
+    var liveStream = LiveStream.off
     private var madeStateWriter: StateWriter?
-    /// The `fleet` command's work, set by Startup to the fleet client's (FleetWiring.swift).
-    public var fleetCommandHandler: FleetCommandHandler?
+    /// The `fleet` command's work: the fleet client's, given by Startup (FleetWiring.swift); nil: none runs.
+    let fleetCommands: FleetCommandHandler?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
-    public var onStopped: ((Int32) -> Void)?
+    private let onStopped: (Int32) -> Void
 
+    /// `onStopped`: called once, on the loop, when the supervisor has stopped, with the exit status.
+    /// `fleetCommands`: the `fleet` command's work (the fleet client's); nil: no fleet client runs.
     public init(devices: BoardDevices, loop: any EventLoop,
-                services: SupervisorServices = SupervisorServices(), log: Logger) {
+                services: SupervisorServices = SupervisorServices(), log: Logger,
+                onStopped: @escaping (_ exitStatus: Int32) -> Void = { _ in }, fleetCommands: FleetCommandHandler? = nil) {
         self.devices = devices
+        self.onStopped = onStopped
+        self.fleetCommands = fleetCommands
         self.loop = loop
         self.services = services
         self.log = log
         self.startedAt = loop.now()
-        let work = WorkTracker()
-        self.work = work
         let link = SupervisorLink(loop: loop)
-        composed = ComposedServices(link: link, devices: devices, work: work, services: services)
+        let work = WorkTracker(onIdle: { link.value?.finishStopIfIdle() })  // a stop waits for work in progress
+        self.work = work
+        let (motion, savedCalibrations) = Self.makeMotionTracker(devices: devices, state: services.state, log: log) { calibration in
+            link.value?.saveCalibration(calibration)
+        }
+        self.motion = motion
+        composed = ComposedServices(link: link, devices: devices, work: work, services: services, motion: motion)
         link.attach(self)
-        let weakSelf = WeakSupervisor(self)
-        work.onIdle = { weakSelf.value?.finishStopIfIdle() }
+        runtime.savedGyroBias = savedCalibrations[motion.deviceName]?.bias
+        runtime.savedCalibrations = savedCalibrations
+        if hasIMU { attachMotion(motion) }
         applySettingsToComposedServices()
         wireSettings()
         registerCoreCommands()
@@ -170,6 +181,12 @@ public final class Supervisor {
 
     public var isBusy: Bool { !work.isEmpty }
 
+    /// True when the board has an IMU (its samples feed `motion` once it runs).
+    var hasIMU: Bool { devices.imu != nil }
+
+    /// The exit status once stopped (what `onStopped` got); nil before.
+    public var exitStatus: Int32? { state == .stopped ? stopRequest?.exitCode ?? 0 : nil }
+
     /// True while work of this kind is in progress.
     func isWorking(on reason: String) -> Bool { work.contains(reason) }
 
@@ -182,7 +199,7 @@ public final class Supervisor {
         state = .stopped
         log.notice("stopped")
         for session in sessions.all where session.kind != .stdio { session.output.close() }
-        onStopped?(stopRequest?.exitCode ?? 0)
+        onStopped(stopRequest?.exitCode ?? 0)
     }
 
     // MARK: Consoles
@@ -320,7 +337,7 @@ public struct SupervisorServices {
     /// The state directory's path (the remote's token file); nil: none usable.
     public var stateDirectory: String?
     /// The wall clock (CLOCK_REALTIME) that time-lapse shots are due on; a test's follows its manual clock.
-    public var wallClock: @Sendable () -> Date
+    public let wallClock: @Sendable () -> Date
 
     public init(notifier: any ServiceNotifier = NullServiceNotifier(), state: StateStore? = nil, stateDirectory: String? = nil,
                 wallClock: @escaping @Sendable () -> Date = { Date() }) {
@@ -330,12 +347,6 @@ public struct SupervisorServices {
         self.stateDirectory = stateDirectory
         self.wallClock = wallClock
     }
-}
-
-/// The supervisor as its own work tracker's idle handler sees it (no retain cycle).
-struct WeakSupervisor {
-    weak var value: Supervisor?
-    init(_ value: Supervisor) { self.value = value }
 }
 
 /// The supervisor serves the console transports: sessions are its, the transports only move bytes.

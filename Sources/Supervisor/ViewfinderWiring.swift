@@ -66,7 +66,7 @@ extension Supervisor {
         if let stabilization {
             let video = stabilization.video.active
             if video != .off || stabilization.lens.enabled {
-                let roll = motion.map { Self.rollDegrees($0.orientation) } ?? 0
+                let roll = hasIMU ? Self.rollDegrees(motion.orientation) : 0
                 status.stabilization = ViewfinderStatus.StabilizationState(
                     mode: video != .off ? video.rawValue : "lens", rollDegrees: roll, marginUsed: 0)
             }

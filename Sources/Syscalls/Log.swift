@@ -11,7 +11,7 @@ public enum LogPriority: Int, Sendable, Comparable {
 /// When journald reads stderr (systemd sets `JOURNAL_STREAM`), each line starts with `<N>` so
 /// the journal records its priority; otherwise lines read `tripod: warning: ...`.
 public struct Logger: Sendable {
-    public var sink: @Sendable (String) -> Void
+    public let sink: @Sendable (String) -> Void
     public var withPriorityPrefix: Bool
     public var minimum: LogPriority
 

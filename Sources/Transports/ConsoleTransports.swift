@@ -31,8 +31,8 @@ public enum ConsoleTransports {
     /// The consoles of `tripod run`, made before the supervisor starts: `attach` serves them (call
     /// on the loop after `start()`), `flush` sends what is queued and closes the control socket.
     public struct PreparedConsoles {
-        public var attach: (any ConsoleHost) -> Void
-        public var flush: () -> Void
+        public let attach: (any ConsoleHost) -> Void
+        public let flush: () -> Void
     }
 
     /// Binds the control socket at `socket` (a failure is logged: `tripod ctl` will not reach this

@@ -153,6 +153,8 @@ private final class ShutterRig: @unchecked Sendable {
     private var supervisor: Supervisor?
     private var flush: (() -> Void)?
     private let loopExited = DispatchSemaphore(value: 0)
+    /// Signalled when the supervisor has stopped.
+    private let supervisorStopped = DispatchSemaphore(value: 0)
 
     /// Starts the loop thread.
     init() {
@@ -191,7 +193,8 @@ private final class ShutterRig: @unchecked Sendable {
     /// On the loop: builds and starts the supervisor, attaches the tap, runs the setup commands.
     private func start(_ arguments: RunArguments, log: Logger, setup: [String]) throws(ShutterBenchError) -> SimulatedInputLine {
         let prepared: TripodMain.PreparedRun
-        do { prepared = try TripodMain.prepare(arguments, loop: loop, log: log, notifier: NullServiceNotifier()) }
+        let stopped = supervisorStopped
+        do { prepared = try TripodMain.prepare(arguments, loop: loop, log: log, notifier: NullServiceNotifier()) { _ in stopped.signal() } }
         catch { throw ShutterBenchError("prepare: \(error.message)") }
         let supervisor = prepared.supervisor
         self.supervisor = supervisor
@@ -214,10 +217,9 @@ private final class ShutterRig: @unchecked Sendable {
 
     /// Stops the supervisor (after the bracket in progress), then the loop and its thread.
     func shutDown() {
-        let stopped = DispatchSemaphore(value: 0)
+        let stopped = supervisorStopped
         loop.execute { [self] in
             guard let supervisor else { stopped.signal(); return }
-            supervisor.onStopped = { _ in stopped.signal() }
             supervisor.requestStop(reason: "benchmark done")
         }
         _ = stopped.wait(timeout: .now() + 10)

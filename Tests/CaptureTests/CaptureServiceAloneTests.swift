@@ -21,9 +21,8 @@ import Testing
     let provider = SimulatedCameraProvider(loop: loop, sensor: sensor)
     let camera = try CameraController(device: try provider.open(id: provider.cameras()[0].id), sensor: sensor, loop: loop)
     let storage = SimulatedStorage()
-    let work = WorkTracker()
     var idle = 0
-    work.onIdle = { idle += 1 }
+    let work = WorkTracker(onIdle: { idle += 1 })
     var events: [ConsoleEvent] = []
     let service = CaptureService(loop: loop, storage: storage, work: work, readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
                                  emit: { events.append(ConsoleEvent($0)) })

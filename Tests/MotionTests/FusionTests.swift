@@ -23,7 +23,8 @@ final class FusionRun {
     private(set) var tracker: MotionTracker
     let pending = LockedValue<[IMUSample]>([])
 
-    init(model: IMUChipModel = .mpu6050, mounting: String = "yXZ") throws {
+    init(model: IMUChipModel = .mpu6050, mounting: String = "yXZ",
+         onCalibration: @escaping (GyroCalibration) -> Void = { _ in }) throws {
         var c = IMUConfiguration()
         c.axisMapping = try AxisMapping(mounting)
         imu = SimulatedIMU(loop: loop, model: model, profile: MotionProfile.still.make(origin: loop.now()),
@@ -33,7 +34,7 @@ final class FusionRun {
         try imu.start { if case .samples(let s) = $0 { sink.withLock { $0 += s } } }
         // The driver names the chip once it has identified it; calibrations are keyed by that name.
         loop.advance(by: .milliseconds(150))
-        tracker = MotionTracker(deviceName: imu.name)
+        tracker = MotionTracker(deviceName: imu.name, onCalibration: onCalibration)
     }
 
     /// Advances by `duration` in 10 ms steps, feeding the tracker; calls `each` per sample.
@@ -51,9 +52,8 @@ final class FusionRun {
 struct FusionTests {
     @Test("bias is measured automatically while still, in the camera frame")
     func calibration() throws {
-        let run = try FusionRun()
         let stored = LockedValue<[GyroCalibration]>([])
-        run.tracker.onCalibration = { c in stored.withLock { $0.append(c) } }
+        let run = try FusionRun(onCalibration: { c in stored.withLock { $0.append(c) } })
         run.run(for: .seconds(4))
         let calibration = try #require(run.tracker.calibration)
         let expected = try AxisMapping("yXZ").toCamera(SimulatedIMUChipTraits().gyroBias)

@@ -16,7 +16,9 @@ final class Rig {
     let camera: SimulatedCamera
     let controller: CameraController
     let stabilization: Stabilization
-    private(set) var events: [Stabilization.Event] = []
+    /// The service's events, in order, since the rig was made (or `clearEvents`).
+    var events: [Stabilization.Event] { eventLog.events }
+    private let eventLog: EventLog
 
     /// Starts still (so the tracker measures the gyro bias, as at boot on a table) for `settle`.
     init(seed: UInt64 = 3, renderSize: PixelSize? = nil, format: String = "1920x1080@30",
@@ -31,9 +33,9 @@ final class Rig {
         camera.maximumRenderSize = renderSize ?? PixelSize(width: 96, height: 54)  // small: no test here needs more
         controller = try CameraController(device: device, sensor: sensor, loop: loop)
         try controller.selectFormat(format)
-        stabilization = Stabilization(tracker: tracker, sensor: sensor, loop: loop)
-        stabilization.formatChanged(controller.activeFormat)
-        stabilization.onEvent = { [unowned self] in events.append($0) }
+        let eventLog = EventLog()
+        self.eventLog = eventLog
+        stabilization = Stabilization(tracker: tracker, sensor: sensor, loop: loop, format: controller.activeFormat) { eventLog.events.append($0) }
         let bound = LoopBound(self, loop: loop)
         try imu.start { event in bound.value.handle(event) }
         loop.advance(by: settle)
@@ -46,7 +48,12 @@ final class Rig {
         }
     }
 
-    func clearEvents() { events = [] }
+    func clearEvents() { eventLog.events = [] }
+
+    /// Where the service's events are kept (made before the service, which reports into it).
+    private final class EventLog {
+        var events: [Stabilization.Event] = []
+    }
 
     /// Switches the truth to a profile from now on.
     func move(_ profile: String, amplitude: Double? = nil) throws {

@@ -51,9 +51,8 @@ struct StickyTests {
 
     @Test("a format whose optics are unknown does not allow it, and forces it off")
     func formatWithoutOptics() throws {
-        let lens = LensStabilization(imuHealthy: true, formatAllows: true)
         var changes: [LensStabilization.Change] = []
-        lens.onChange = { changes.append($0) }
+        let lens = LensStabilization(imuHealthy: true, formatAllows: true) { changes.append($0) }
         try lens.setEnabled(true)
         lens.formatChanged(allows: false, reason: "no focal length")
         lens.formatChanged(allows: true)

@@ -13,16 +13,14 @@ struct WiringExampleTests {
     func wiring() throws {
         let rig = try Rig(format: "1920x1080")  // full frame-rate range, up to 56 fps: auto → standard
         var storedLens = false       // the supervisor's typed setting
-        var console: [String] = []
-        rig.stabilization.onEvent = { event in
-            console.append(consoleLine(event))
-            if case .lensEnabled(let on, forced: true) = event { storedLens = on }  // a forced off is stored
-        }
+        rig.clearEvents()            // the events from here on, as the supervisor's `onEvent` hears them
         try rig.stabilization.setLensEnabled(true)
         storedLens = true
         rig.stabilization.setVideoPreferred(.auto)
         rig.imu.bus.unplugged.insert(rig.imu.address)
         rig.loop.advance(by: .seconds(1))
+        let console = rig.events.map(consoleLine)
+        for case .lensEnabled(let on, forced: true) in rig.events { storedLens = on }  // a forced off is stored
         #expect(console == ["stabilization.lens enabled=on", "stabilization.video preferred=auto",
                             "stabilization.video active=standard", "stabilization.lens supported=false",
                             "stabilization.lens enabled=off forced=yes", "stabilization.video active=off"])

@@ -26,7 +26,7 @@ public final class SimulatedBoardHarness {
     /// What the default session (`session`) received.
     public let output = RecordingConsoleOutput()
     /// The exit code the supervisor stopped with, once it stopped.
-    public private(set) var stoppedWith: Int32?
+    public var stoppedWith: Int32? { supervisor.exitStatus }
     public var logLines: [String] { logged.current }
     /// The captures directory, inside `sandbox`.
     public var captures: String { directory.appendingPathComponent("captures").path }
@@ -60,7 +60,6 @@ public final class SimulatedBoardHarness {
             try supervisor.start()
             return supervisor.attach(name: "test", kind: kind, output: output)
         }
-        supervisor.onStopped = { [weak self] code in self?.stoppedWith = code }
         prepared.flush()
     }
 
@@ -74,7 +73,6 @@ public final class SimulatedBoardHarness {
         try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
         supervisor = try startSimulatedSupervisor(on: loop, renderSize: renderSize, capturesDirectory: captures,
                                                   log: Self.logger(into: logged), adjust: adjust)
-        supervisor.onStopped = { [weak self] code in self?.stoppedWith = code }
     }
 
     /// A supervisor from the board's devices alone, with no console attached (see `init(renderSize:adjust:)`).

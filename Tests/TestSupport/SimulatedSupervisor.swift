@@ -12,7 +12,7 @@ import Syscalls
 public func startSimulatedSupervisor(
     on loop: ManualEventLoop, catalog: BoardCatalog = .standard(), board name: String = "sim",
     renderSize: PixelSize? = nil, frameSync: FrameSyncAddress? = nil, capturesDirectory: String, log: Logger = .discard,
-    adjust: (inout BoardDevices) -> Void = { _ in }
+    adjust: (inout BoardDevices) -> Void = { _ in }, fleetCommands: FleetCommandHandler? = nil
 ) throws(StartupError) -> Supervisor {
     var board = try catalog.board(name)
     if let renderSize { board.camera.maximumRenderSize = renderSize }
@@ -21,7 +21,7 @@ public func startSimulatedSupervisor(
         var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: capturesDirectory, log: log)
         adjust(&devices)
-        let supervisor = Supervisor(devices: devices, loop: loop, log: log)
+        let supervisor = Supervisor(devices: devices, loop: loop, log: log, fleetCommands: fleetCommands)
         try supervisor.start()
         return supervisor
     }

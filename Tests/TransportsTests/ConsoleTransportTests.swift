@@ -134,18 +134,14 @@ import Testing
 
     @Test func quitOnStdioStopsAfterWorkInProgressWithStatusZero() throws {
         let harness = try SimulatedBoardHarness.devices()
-        let stopped = LockedValue<Int32?>(nil)
-        harness.onLoop { s in
-            s.onStopped = { code in stopped.withLock { $0 = code } }
-            s.beginWork("bracket")
-        }
+        harness.onLoop { $0.beginWork("bracket") }
         let (session, output) = harness.attach(kind: .stdio, name: "stdio")
         #expect(harness.send("quit", from: session, output: output) == ["ok state=\"stopping after work in progress\""])
         #expect(harness.supervisor.state == .stopping)
-        #expect(stopped.current == nil)
+        #expect(harness.supervisor.exitStatus == nil)
         harness.onLoop { $0.endWork("bracket") }
         #expect(harness.supervisor.state == .stopped)
-        #expect(stopped.current == 0)
+        #expect(harness.supervisor.exitStatus == 0)
     }
 
     @Test func endOfInputOnStdioStopsTheSupervisor() throws {
