@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import Supervisor
 
 /// What the supervisor says about stabilization when the camera starts (pinned before the
