@@ -179,11 +179,10 @@ public final class DRMDisplay: DisplayDevice {
 
     /// Blocks (poll) until the queued flip's event arrives and `drmHandleEvent` clears the flag.
     private func waitForFlip() throws(HardwareError) {
-        var context = drmEventContext()
-        context.version = 2
-        context.page_flip_handler = { _, _, _, _, userData in
-            userData?.assumingMemoryBound(to: Int32.self).pointee = 0
-        }
+        // drmEventContext, version 2: only the page-flip handler, which clears the pending flag.
+        var context = drmEventContext(version: 2, vblank_handler: nil,
+                                      page_flip_handler: { _, _, _, _, userData in userData?.assumingMemoryBound(to: Int32.self).pointee = 0 },
+                                      page_flip_handler2: nil, sequence_handler: nil)
         while flipPending.pointee != 0 {
             guard try Self.waitForEvent(on: card.fd, of: devicePath, timeoutMilliseconds: flipTimeoutMilliseconds,
                                         syscalls: card.syscalls) else {
