@@ -169,19 +169,26 @@ extension ScenePlanes {
         return Int(min(max((8 * pointTolerancePixels / curvature).squareRoot(), 1), longest))
     }
 
+    /// The four pixels around the 16.16 fixed-point point (`x`, `y`) of a `width` × `height`
+    /// plane (the right and bottom neighbours wrap), as indices, and its fractions across and
+    /// down. Wrapping arithmetic: the points are inside the planes, so nothing can overflow.
+    @inline(__always)
+    private static func bilinearTaps(x: Int, y: Int, width w: Int, height h: Int)
+        -> (i00: Int, i10: Int, i01: Int, i11: Int, tx: Float, ty: Float) {
+        let mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
+        let x0 = x &>> fractionBits, y0 = y &>> fractionBits
+        let x1 = x0 &+ 1 < w ? x0 &+ 1 : 0, y1 = y0 &+ 1 < h ? y0 &+ 1 : 0
+        let r0 = y0 &* w, r1 = y1 &* w
+        return (r0 &+ x0, r0 &+ x1, r1 &+ x0, r1 &+ x1, Float(x & mask) * unit, Float(y & mask) * unit)
+    }
+
     /// One row of three full-colour planes, bilinear between the four pixels around each point.
     private static func bilinearRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
                                     source: UnsafePointer<Float>, target out: UnsafeMutablePointer<Float>, channelStride cs: Int) {
-        let n = w * h, mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
+        let n = w * h
         let r = source, g = source + n, b = source + 2 * n
-        // Wrapping arithmetic: the points are inside the planes, so nothing can overflow.
         for i in 0..<w {
-            let x = xs[i], y = ys[i]
-            let x0 = x &>> fractionBits, y0 = y &>> fractionBits
-            let tx = Float(x & mask) * unit, ty = Float(y & mask) * unit
-            let x1 = x0 &+ 1 < w ? x0 &+ 1 : 0, y1 = y0 &+ 1 < h ? y0 &+ 1 : 0
-            let r0 = y0 &* w, r1 = y1 &* w
-            let p00 = r0 &+ x0, p10 = r0 &+ x1, p01 = r1 &+ x0, p11 = r1 &+ x1
+            let (p00, p10, p01, p11, tx, ty) = bilinearTaps(x: xs[i], y: ys[i], width: w, height: h)
             @inline(__always) func blend(_ p: UnsafePointer<Float>) -> Float {
                 let top = p[p00] + (p[p10] - p[p00]) * tx
                 let bottom = p[p01] + (p[p11] - p[p01]) * tx
@@ -204,14 +211,9 @@ extension ScenePlanes {
     private static func bilinearRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
                                     interleaved p: UnsafePointer<SIMD4<Float>>, target out: UnsafeMutablePointer<Float>,
                                     channelStride cs: Int) {
-        let mask = (1 << fractionBits) - 1, unit = 1 / Float(1 << fractionBits)
         for i in 0..<w {
-            let x = xs[i], y = ys[i]
-            let x0 = x &>> fractionBits, y0 = y &>> fractionBits
-            let tx = Float(x & mask) * unit, ty = Float(y & mask) * unit
-            let x1 = x0 &+ 1 < w ? x0 &+ 1 : 0, y1 = y0 &+ 1 < h ? y0 &+ 1 : 0
-            let r0 = y0 &* w, r1 = y1 &* w
-            let p00 = p[r0 &+ x0], p10 = p[r0 &+ x1], p01 = p[r1 &+ x0], p11 = p[r1 &+ x1]
+            let (i00, i10, i01, i11, tx, ty) = bilinearTaps(x: xs[i], y: ys[i], width: w, height: h)
+            let p00 = p[i00], p10 = p[i10], p01 = p[i01], p11 = p[i11]
             let top = p00 + (p10 - p00) * tx
             let bottom = p01 + (p11 - p01) * tx
             let v = top + (bottom - top) * ty
