@@ -9,9 +9,11 @@ import Motion
 /// What it cannot do is said as an event. Loop-confined.
 public final class VideoStabilizationService {
     /// `motion`: the IMU's tracker (one that nothing feeds without an IMU: then video
-    /// stabilization is never active, and nothing is planned).
-    public init(motion: MotionTracker, onEvent: @escaping (Event) -> Void = { _ in }) {
+    /// stabilization is never active, and nothing is planned); `camera`: the camera's owner, whose
+    /// controller gets the ScalerCrop.
+    public init(motion: MotionTracker, camera: CameraSlot, onEvent: @escaping (Event) -> Void = { _ in }) {
         self.motion = motion
+        self.cameraSlot = camera
         self.onEvent = onEvent
     }
 
@@ -27,7 +29,10 @@ public final class VideoStabilizationService {
     public var recordingCropsItsOwnFrames = false
     /// The crop planner of the streaming frames; nil while video stabilization is off or paused.
     public private(set) var planner: EISCropPlanner?
-    private weak var camera: CameraController?
+    /// The camera's one owner (the composition's).
+    private let cameraSlot: CameraSlot
+    /// The camera whose streaming requests carry the crop, while one is attached.
+    private var camera: CameraController? { cameraSlot.controller }
     private var stabilization: Stabilization?
     /// The IMU's motion: each frame's orientation.
     private let motion: MotionTracker
@@ -35,10 +40,9 @@ public final class VideoStabilizationService {
     private var preview: PreviewStabilizer?
     private var previewMargin = 0.0
 
-    /// A new camera and its stabilization service (at start, after a reconnect or a reopen); the
-    /// planner starts again for them.
-    public func attach(camera: CameraController, stabilization: Stabilization) {
-        self.camera = camera
+    /// The stabilization service of a newly attached camera (at start, after a reconnect or a
+    /// reopen); the planner starts again for them.
+    public func attach(stabilization: Stabilization) {
         self.stabilization = stabilization
         restart()
     }
