@@ -50,10 +50,10 @@ public final class CaptureService {
     public let loop: any EventLoop
     /// Where captures are saved (the writer's).
     public var storage: any Storage { writers.storage }
-    /// The camera's one owner (the composition's): the controller while one is attached.
-    public let cameraSlot: CameraSlot
+    /// The camera's one owner (the composition's), read only.
+    private let attachedCamera: any AttachedCamera
     /// The camera, while one is attached.
-    public var camera: CameraController? { cameraSlot.controller }
+    public var camera: CameraController? { attachedCamera.controller }
     /// The settings pushed on every settings change (CaptureServiceState.swift).
     private var settings = CaptureSettings()
     /// Files written per frame (`capture.format`).
@@ -166,11 +166,11 @@ public final class CaptureService {
     /// words; `wantsStillsFromStart`: a board with a shutter button streams stills from the start.
     /// `serialNumber`: the camera's serial in every file's EXIF (BodySerialNumber, CameraSerialNumber).
     /// `camera`: the camera's owner, which the composition attaches the controller to.
-    public init(loop: any EventLoop, camera: CameraSlot, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false, serialNumber: String? = nil,
+    public init(loop: any EventLoop, camera: any AttachedCamera, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false, serialNumber: String? = nil,
                 readBracket: @escaping BracketArgumentsReader, captureFormatKey: String,
                 emit: @escaping (CaptureEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
         self.loop = loop
-        self.cameraSlot = camera
+        self.attachedCamera = camera
         self.writers = FrameWriterSlot(storage: storage, serialNumber: serialNumber, loop: loop)
         self.work = work
         self.wantsStillsFromStart = wantsStillsFromStart

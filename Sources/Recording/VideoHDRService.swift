@@ -14,8 +14,8 @@ public final class VideoHDRService {
     /// `camera`: the camera's owner, which the composition attaches the controller to (then
     /// `cameraAttached`); `settingKey`: the console's key of `video.hdr`; `recordingID`: the
     /// recorder's recording in progress, if any; `onEvent`: where events go.
-    public init(camera: CameraSlot, settingKey: String, recordingID: @escaping () -> String? = { nil }, onEvent: @escaping (Event) -> Void = { _ in }) {
-        self.cameraSlot = camera
+    public init(camera: any AttachedCamera, settingKey: String, recordingID: @escaping () -> String? = { nil }, onEvent: @escaping (Event) -> Void = { _ in }) {
+        self.attached = camera
         self.settingKey = settingKey
         self.recordingID = recordingID
         self.onEvent = onEvent
@@ -39,10 +39,10 @@ public final class VideoHDRService {
     /// `video.hdr` as set: a format without HDR turns the policy's `on` back to auto, and a later
     /// format with HDR takes the setting again.
     private var requested = VideoHDRPolicy.Preference.auto
-    /// The camera's one owner (the composition's).
-    private let cameraSlot: CameraSlot
-    /// The camera it switches, while one is attached.
-    private var camera: CameraController? { cameraSlot.controller }
+    /// The camera's one owner (the composition's), read only.
+    private let attached: any AttachedCamera
+    /// The camera it switches, while one is attached: what video HDR asks of it.
+    private var camera: (any HDRCamera)? { attached.controller }
     /// The recording in progress (its id), or nil: the sensor's HDR cannot switch during one.
     private let recordingID: () -> String?
     /// The format the policy's scene history belongs to: a restart for the sensor's HDR keeps it.

@@ -22,10 +22,10 @@ public final class VideoRecorder {
     /// Where videos go; nil when the captures storage cannot stream (then `record` says so).
     public let storage: (any StreamingStorage)?
     public let work: WorkTracker
-    /// The camera's one owner (the composition's): the controller while one is attached.
-    private let cameraSlot: CameraSlot
-    /// The camera, while one is attached.
-    private var camera: CameraController? { cameraSlot.controller }
+    /// The camera's one owner (the composition's), read only.
+    private let attached: any AttachedCamera
+    /// The camera, while one is attached: what recording asks of it (the video stream and its rate).
+    private var camera: (any VideoStreamCamera)? { attached.controller }
     /// The board's hardware H.264 encoder ("h264_v4l2m2m"), tried first for `video.codec h264`.
     public let boardEncoder: String?
     /// Where events go (the console layer words them for the consoles and the journal).
@@ -88,14 +88,14 @@ public final class VideoRecorder {
     /// false when it has ended; `makeStabilizer`: a stabilizer for the mode in force, or nil;
     /// `stabilizerChanged`: told whether the encoded frames are stabilized here, whenever that may
     /// have changed.
-    public init(loop: any EventLoop, camera: CameraSlot, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
+    public init(loop: any EventLoop, camera: any AttachedCamera, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
                 speedProbe: (any EncoderSpeedProbe)? = nil, settingKeys: SettingKeys,
                 emit: @escaping (RecorderEvent) -> Void = { _ in },
                 onRecordingChange: @escaping (Bool) -> Void = { _ in },
                 makeStabilizer: @escaping () -> RecordingStabilizer? = { nil },
                 stabilizerChanged: @escaping (_ stabilizesInSoftware: Bool) -> Void = { _ in }) {
         self.loop = loop
-        self.cameraSlot = camera
+        self.attached = camera
         self.onRecordingChange = onRecordingChange
         self.stabilization = RecordingStabilizerSlot(make: makeStabilizer, changed: stabilizerChanged)
         self.speedProbe = speedProbe

@@ -31,7 +31,7 @@ struct ComposedServices {
         let loop = link.loop
         let camera = self.camera
         // What video stabilization cannot do goes to the log.
-        let videoStabilizer = VideoStabilizationService(motion: motion, camera: camera) { event in
+        let videoStabilizer = VideoStabilizationService(motion: motion, crop: camera) { event in
             if case .unavailable(let why) = event { link.value?.log.warning(why) }
         }
         self.videoStabilizer = videoStabilizer
