@@ -51,8 +51,8 @@ public final class VideoHDRService {
     private var restartPending = false
     /// A deferred switch already reported (reported once per recording).
     private var deferralReported = false
-    /// Between `cameraAttached` and `cameraStarted`: the settings are being applied to a new camera, whose
-    /// format is not yet the one asked for, so nothing is decided or switched.
+    /// Between `cameraAttached` and `cameraStarted`: the settings are being applied to a new
+    /// camera, whose format is not yet the one asked for, so nothing is decided or switched.
     private var suspended = false
     /// An HdrMode asked for and not yet seen in a frame's metadata: frames left to see it in, and
     /// the value the frames reported instead.
