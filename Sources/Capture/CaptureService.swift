@@ -42,15 +42,18 @@ public struct ShotArming {
 /// `BracketEngine` on the camera and saves its frames through a `FrameWriter` (the store on its
 /// own queue). One bracket at a time. Loop-confined.
 ///
-/// It owns its state and never calls back into the supervisor: the supervisor pushes what it
-/// needs (the camera, `capture.format`, whether captures are accepted), and what happens flows
-/// out as events (`emit`) and as work marks (`work`), which a stop waits for.
+/// It owns its state and never calls back into the supervisor: it reads the camera from the
+/// camera's one owner (`CameraSlot`), the supervisor pushes what else it needs (`capture.format`,
+/// whether captures are accepted), and what happens flows out as events (`emit`) and as work
+/// marks (`work`), which a stop waits for.
 public final class CaptureService {
     public let loop: any EventLoop
     /// Where captures are saved (the writer's).
     public var storage: any Storage { writers.storage }
-    /// The camera, once it is open (wired by the supervisor at start).
-    public var camera: CameraController?
+    /// The camera's one owner (the composition's), read only.
+    private let attachedCamera: any AttachedCamera
+    /// The camera, while one is attached.
+    public var camera: CameraController? { attachedCamera.controller }
     /// The settings pushed on every settings change (CaptureServiceState.swift).
     private var settings = CaptureSettings()
     /// Files written per frame (`capture.format`).
@@ -162,10 +165,12 @@ public final class CaptureService {
     /// `emit` and `onButtonEvent` are where what happens flows out; `readBracket` reads a preset's
     /// words; `wantsStillsFromStart`: a board with a shutter button streams stills from the start.
     /// `serialNumber`: the camera's serial in every file's EXIF (BodySerialNumber, CameraSerialNumber).
-    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false, serialNumber: String? = nil,
+    /// `camera`: the camera's owner, which the composition attaches the controller to.
+    public init(loop: any EventLoop, camera: any AttachedCamera, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false, serialNumber: String? = nil,
                 readBracket: @escaping BracketArgumentsReader, captureFormatKey: String,
                 emit: @escaping (CaptureEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
         self.loop = loop
+        self.attachedCamera = camera
         self.writers = FrameWriterSlot(storage: storage, serialNumber: serialNumber, loop: loop)
         self.work = work
         self.wantsStillsFromStart = wantsStillsFromStart

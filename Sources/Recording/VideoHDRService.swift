@@ -11,9 +11,11 @@ public final class VideoHDRService {
     /// The console's key of the preference (`video.hdr`), given by the edge: refusals name it.
     public let settingKey: String
 
-    /// `settingKey`: the console's key of `video.hdr`; `recordingID`: the recorder's recording in
-    /// progress, if any; `onEvent`: where events go.
-    public init(settingKey: String, recordingID: @escaping () -> String? = { nil }, onEvent: @escaping (Event) -> Void = { _ in }) {
+    /// `camera`: the camera's owner, which the composition attaches the controller to (then
+    /// `cameraAttached`); `settingKey`: the console's key of `video.hdr`; `recordingID`: the
+    /// recorder's recording in progress, if any; `onEvent`: where events go.
+    public init(camera: any AttachedCamera, settingKey: String, recordingID: @escaping () -> String? = { nil }, onEvent: @escaping (Event) -> Void = { _ in }) {
+        self.attached = camera
         self.settingKey = settingKey
         self.recordingID = recordingID
         self.onEvent = onEvent
@@ -37,8 +39,10 @@ public final class VideoHDRService {
     /// `video.hdr` as set: a format without HDR turns the policy's `on` back to auto, and a later
     /// format with HDR takes the setting again.
     private var requested = VideoHDRPolicy.Preference.auto
-    /// The camera it switches; set on every start of the camera.
-    private weak var camera: CameraController?
+    /// The camera's one owner (the composition's), read only.
+    private let attached: any AttachedCamera
+    /// The camera it switches, while one is attached: what video HDR asks of it.
+    private var camera: (any HDRCamera)? { attached.controller }
     /// The recording in progress (its id), or nil: the sensor's HDR cannot switch during one.
     private let recordingID: () -> String?
     /// The format the policy's scene history belongs to: a restart for the sensor's HDR keeps it.
@@ -47,8 +51,8 @@ public final class VideoHDRService {
     private var restartPending = false
     /// A deferred switch already reported (reported once per recording).
     private var deferralReported = false
-    /// Between `attach` and `cameraStarted`: the settings are being applied to a new camera, whose
-    /// format is not yet the one asked for, so nothing is decided or switched.
+    /// Between `cameraAttached` and `cameraStarted`: the settings are being applied to a new
+    /// camera, whose format is not yet the one asked for, so nothing is decided or switched.
     private var suspended = false
     /// An HdrMode asked for and not yet seen in a frame's metadata: frames left to see it in, and
     /// the value the frames reported instead.
@@ -85,10 +89,10 @@ public final class VideoHDRService {
         return camera.hdrMode.map { .hdrMode($0) }
     }
 
-    /// A new camera (at start, after a reconnect, or reopened for the sensor's HDR): decisions wait
-    /// until `cameraStarted`, once the settings have selected its format.
-    public func attach(_ camera: CameraController) {
-        self.camera = camera
+    /// A new camera attached to the slot (at start, after a reconnect, or reopened for the sensor's
+    /// HDR): decisions wait until `cameraStarted`, once the settings have selected its format.
+    public func cameraAttached() {
+        guard let camera else { return }
         if camera.device.info.id != cameraID { notAppliedModes = []; sensorHDRUnusable = false }
         cameraID = camera.device.info.id
         confirming = nil

@@ -12,17 +12,20 @@ import Video
 /// files) and what recording asks of the camera (the video stream and its rate), and it is fed
 /// the same frames. Loop-confined.
 ///
-/// Like the capture service it never calls back into the supervisor: the supervisor pushes the
-/// camera, the `video.*` settings and the capture state to label files with; what happens flows out
-/// as events (`emit`), a work mark while a recording runs (a stop waits for its file to be
-/// finalised), and the LED's resting pattern (`onRecordingChange`).
+/// Like the capture service it never calls back into the supervisor: it reads the camera from the
+/// camera's one owner (`CameraSlot`), the supervisor pushes the `video.*` settings and the capture
+/// state to label files with; what happens flows out as events (`emit`), a work mark while a
+/// recording runs (a stop waits for its file to be finalised), and the LED's resting pattern
+/// (`onRecordingChange`).
 public final class VideoRecorder {
     public let loop: any EventLoop
     /// Where videos go; nil when the captures storage cannot stream (then `record` says so).
     public let storage: (any StreamingStorage)?
     public let work: WorkTracker
-    /// The camera, once open.
-    public var camera: CameraController?
+    /// The camera's one owner (the composition's), read only.
+    private let attached: any AttachedCamera
+    /// The camera, while one is attached: what recording asks of it (the video stream and its rate).
+    private var camera: (any VideoStreamCamera)? { attached.controller }
     /// The board's hardware H.264 encoder ("h264_v4l2m2m"), tried first for `video.codec h264`.
     public let boardEncoder: String?
     /// Where events go (the console layer words them for the consoles and the journal).
@@ -78,19 +81,21 @@ public final class VideoRecorder {
     /// The live stream fed with the encoder's packets (nil sink: off) and its encoder's bit rate.
     private var stream = LiveStreamFeed()
 
+    /// `camera`: the camera's owner, which the composition attaches the controller to;
     /// `boardEncoder`: the board's hardware H.264 encoder, if any; `speedProbe`: times libx264 at a
     /// start to choose its preset (`EncoderPresetChoice`); `settingKeys`: the settings' console keys,
     /// for messages; `emit`: where events go; `onRecordingChange`: true when a recording starts,
     /// false when it has ended; `makeStabilizer`: a stabilizer for the mode in force, or nil;
     /// `stabilizerChanged`: told whether the encoded frames are stabilized here, whenever that may
     /// have changed.
-    public init(loop: any EventLoop, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
+    public init(loop: any EventLoop, camera: any AttachedCamera, storage: any Storage, work: WorkTracker, boardEncoder: String? = nil,
                 speedProbe: (any EncoderSpeedProbe)? = nil, settingKeys: SettingKeys,
                 emit: @escaping (RecorderEvent) -> Void = { _ in },
                 onRecordingChange: @escaping (Bool) -> Void = { _ in },
                 makeStabilizer: @escaping () -> RecordingStabilizer? = { nil },
                 stabilizerChanged: @escaping (_ stabilizesInSoftware: Bool) -> Void = { _ in }) {
         self.loop = loop
+        self.attached = camera
         self.onRecordingChange = onRecordingChange
         self.stabilization = RecordingStabilizerSlot(make: makeStabilizer, changed: stabilizerChanged)
         self.speedProbe = speedProbe

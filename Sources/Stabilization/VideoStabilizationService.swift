@@ -9,9 +9,11 @@ import Motion
 /// What it cannot do is said as an event. Loop-confined.
 public final class VideoStabilizationService {
     /// `motion`: the IMU's tracker (one that nothing feeds without an IMU: then video
-    /// stabilization is never active, and nothing is planned).
-    public init(motion: MotionTracker, onEvent: @escaping (Event) -> Void = { _ in }) {
+    /// stabilization is never active, and nothing is planned); `crop`: the ScalerCrop on the
+    /// camera's streaming requests (the camera's owner gives it).
+    public init(motion: MotionTracker, crop: any StreamingCrop, onEvent: @escaping (Event) -> Void = { _ in }) {
         self.motion = motion
+        self.crop = crop
         self.onEvent = onEvent
     }
 
@@ -27,7 +29,8 @@ public final class VideoStabilizationService {
     public var recordingCropsItsOwnFrames = false
     /// The crop planner of the streaming frames; nil while video stabilization is off or paused.
     public private(set) var planner: EISCropPlanner?
-    private weak var camera: CameraController?
+    /// The ScalerCrop on the attached camera's streaming requests.
+    private let crop: any StreamingCrop
     private var stabilization: Stabilization?
     /// The IMU's motion: each frame's orientation.
     private let motion: MotionTracker
@@ -35,10 +38,9 @@ public final class VideoStabilizationService {
     private var preview: PreviewStabilizer?
     private var previewMargin = 0.0
 
-    /// A new camera and its stabilization service (at start, after a reconnect or a reopen); the
-    /// planner starts again for them.
-    public func attach(camera: CameraController, stabilization: Stabilization) {
-        self.camera = camera
+    /// The stabilization service of a newly attached camera (at start, after a reconnect or a
+    /// reopen); the planner starts again for them.
+    public func attach(stabilization: Stabilization) {
         self.stabilization = stabilization
         restart()
     }
@@ -47,10 +49,10 @@ public final class VideoStabilizationService {
     /// while a recording crops its own frames); the ScalerCrop in force is dropped meanwhile.
     public func restart() {
         planner = nil
-        camera?.streamingControls[ControlName.scalerCrop] = nil
+        crop.cropStreaming(to: nil)
         guard let stabilization, stabilization.video.active != .off else { return }
         if recordingCropsItsOwnFrames { return }
-        guard camera?.device.controlInfo[ControlName.scalerCrop] != nil else {
+        guard crop.canCropStreaming else {
             onEvent(.unavailable("video stabilization: the camera has no ScalerCrop control; frames stay uncropped"))
             return
         }
@@ -82,10 +84,10 @@ public final class VideoStabilizationService {
     /// to the planner and puts its newest crop on the next requests.
     public func frameArrived(frameTime: MonotonicTime) {
         guard let planner, let stabilization else { return }
-        guard let crop = planner.push(frameTime: frameTime, orientation: motion.orientation).last,
-              let rect = stabilization.scalerCrop(for: crop) else { return }
+        guard let planned = planner.push(frameTime: frameTime, orientation: motion.orientation).last,
+              let rect = stabilization.scalerCrop(for: planned) else { return }
         // Zoom crops within the stabilized field about its centre, keeping the shift whole.
-        camera?.streamingControls[ControlName.scalerCrop] = .rectangle(camera?.zoomed(rect) ?? rect)
+        crop.cropStreaming(to: rect)
     }
 
     /// Video stabilization of a recording's own frames (each warped from the orientations of its

@@ -17,6 +17,9 @@ typealias SupervisorLink = LateBound<Supervisor>
 /// service through their initialisers. Data flows one way: services report events out (through
 /// the link, worded at the edge) and never call back into the supervisor.
 struct ComposedServices {
+    /// The camera's one owner: the services below read the controller from it, and only the
+    /// supervisor attaches and releases it (`attachCamera`, `releaseCamera`).
+    let camera = CameraSlot()
     let capture: CaptureService
     let recorder: VideoRecorder
     let timelapse: Timelapse
@@ -26,13 +29,14 @@ struct ComposedServices {
 
     init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices, motion: MotionTracker) {
         let loop = link.loop
+        let camera = self.camera
         // What video stabilization cannot do goes to the log.
-        let videoStabilizer = VideoStabilizationService(motion: motion) { event in
+        let videoStabilizer = VideoStabilizationService(motion: motion, crop: camera) { event in
             if case .unavailable(let why) = event { link.value?.log.warning(why) }
         }
         self.videoStabilizer = videoStabilizer
         // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
-        let capture = CaptureService(loop: loop, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
+        let capture = CaptureService(loop: loop, camera: camera, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
                                      serialNumber: devices.serialNumber,
                                      readBracket: BracketCommandParser.read, captureFormatKey: SettingsTable.captureFormat.key,
                                      emit: { event in link.value?.broadcast(ConsoleEvent(event)) },  // events flow out to the consoles, worded
@@ -40,7 +44,7 @@ struct ComposedServices {
         // The LED rests on the recording pattern while one runs. The recorder's stabilizer comes
         // from video stabilization, which pauses its ScalerCrop while the recorder crops its own
         // frames (told, not asked: no pointer back).
-        let recorder = VideoRecorder(loop: loop, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
+        let recorder = VideoRecorder(loop: loop, camera: camera, storage: devices.storage, work: work, boardEncoder: devices.board.video?.encoder,
                                      speedProbe: devices.measuresEncoderSpeed ? X264SpeedProbe() : nil, settingKeys: .table,
                                      emit: { event in link.value?.broadcast(ConsoleEvent(event)) },
                                      onRecordingChange: { [weak capture] recording in
@@ -64,7 +68,7 @@ struct ComposedServices {
                               persist: { state in link.value?.persistTimelapse(state) },
                               emit: { event in link.value?.broadcast(ConsoleEvent(event)) })
         // The sensor's HDR does not switch during a recording.
-        videoHDR = VideoHDRService(settingKey: SettingsTable.videoHDR.key, recordingID: { [weak recorder] in recorder?.recordingID },
+        videoHDR = VideoHDRService(camera: camera, settingKey: SettingsTable.videoHDR.key, recordingID: { [weak recorder] in recorder?.recordingID },
                                    onEvent: { event in link.value?.videoHDREvent(event) })
         self.capture = capture
         self.recorder = recorder
@@ -106,15 +110,18 @@ extension Supervisor {
         remote?.preview.offer(shown, sensorTimestampNanoseconds: frame.state.sensorTimestamp.nanoseconds)
     }
 
-    /// The one place the camera is attached: the supervisor, captures, recording and video HDR
-    /// hold this controller (video stabilization gets it with the stabilization service). Nil lets
-    /// go of it everywhere (the sensor-HDR switch needs the device released).
-    func attachCamera(_ controller: CameraController?) {
-        if let old = camera, old !== controller { old.close() }  // a replaced controller lets go of its device
-        camera = controller
-        captureService.camera = controller
-        recorder.camera = controller
-        if let controller { videoHDR.attach(controller) }
+    /// The one place the camera is attached: the camera's slot, which captures, recording, video
+    /// HDR and video stabilization read, gets this controller (a replaced one is closed, letting
+    /// go of its device), and video HDR starts over for it.
+    func attachCamera(_ controller: CameraController) {
+        cameraSlot.attach(controller)
+        videoHDR.cameraAttached()
+    }
+
+    /// Closes the camera and lets go of it everywhere at once (the sensor-HDR switch needs the
+    /// device released) until the next `attachCamera`.
+    func releaseCamera(reason: String) {
+        cameraSlot.release(reason: reason)
     }
 
     /// The IMU's motion tracker (from `init`, when the board has an IMU): each saved bracket gets a
@@ -128,6 +135,6 @@ extension Supervisor {
     /// single frames), and the streaming frames' crop planner gets the camera.
     func attachStabilization(_ service: Stabilization) {
         captureService.attachFrameGates { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
-        if let camera { videoStabilizer.attach(camera: camera, stabilization: service) }
+        if camera != nil { videoStabilizer.attach(stabilization: service) }
     }
 }

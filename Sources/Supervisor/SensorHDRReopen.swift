@@ -14,7 +14,8 @@ extension Supervisor {
     func reopenCamera(sensorHDR on: Bool) {
         guard let info = camera?.device.info, devices.cameraProvider is SensorHDRSwitch else { return }
         broadcast(ConsoleEvent("camera.state", [("state", "restarting"), ("reason", Self.sensorHDRReason(on))]))
-        releaseCamera()
+        // Closed and let go of everywhere: libcamera switches the sensor's HDR only with no camera open.
+        releaseCamera(reason: Self.sensorHDRReason(on))
         // On a later turn: the cancelled requests' completions, still queued on the loop, hold the
         // old camera and its frames until they run.
         let bound = self.bound
@@ -22,12 +23,6 @@ extension Supervisor {
     }
 
     private static func sensorHDRReason(_ on: Bool) -> String { "sensor HDR \(on ? "on" : "off")" }
-
-    /// Stops the camera and lets go of it everywhere it is wired (`CameraController.close`), so the
-    /// device is released: libcamera switches the sensor's HDR only with no camera open.
-    private func releaseCamera() {
-        attachCamera(nil)
-    }
 
     private func switchSensorHDR(_ on: Bool, camera info: CameraInfo, attemptsLeft: Int) {
         guard state == .ready, let switcher = devices.cameraProvider as? SensorHDRSwitch else { return }

@@ -49,8 +49,11 @@ public final class Supervisor {
     var stopRequestedAt: MonotonicTime? { stopRequest?.at }
     /// Device state that commands and `status` read.
     var runtime = DeviceRuntime()
-    /// The camera, once started; attached everywhere at once (`attachCamera`, Composition.swift).
-    public internal(set) var camera: CameraController?
+    /// The camera's one owner, made with the services (Composition.swift): `attachCamera` and
+    /// `releaseCamera` change it, for every service at once.
+    var cameraSlot: CameraSlot { composed.camera }
+    /// The camera, while one is attached (started, and not released for a reopen).
+    public var camera: CameraController? { composed.camera.controller }
     /// Bias-corrected IMU samples, orientation and blur predictions: the IMU's; when the board has
     /// none (`hasIMU` false), a tracker that nothing feeds (DeviceLifecycle.swift).
     public let motion: MotionTracker

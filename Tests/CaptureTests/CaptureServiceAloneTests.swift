@@ -24,9 +24,8 @@ import Testing
     var idle = 0
     let work = WorkTracker(onIdle: { idle += 1 })
     var events: [ConsoleEvent] = []
-    let service = CaptureService(loop: loop, storage: storage, work: work, readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
+    let service = CaptureService(loop: loop, camera: CameraSlot(.attached(camera)), storage: storage, work: work, readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
                                  emit: { events.append(ConsoleEvent($0)) })
-    service.camera = camera
     service.acceptsCaptures = true
     service.captureFormat = .jpeg
     try camera.startStreaming()
@@ -53,7 +52,7 @@ import Testing
     let loop = ManualEventLoop()
     var events: [ConsoleEvent] = []
     var asked: [CaptureService.ButtonEvent] = []
-    let service = CaptureService(loop: loop, storage: SimulatedStorage(), work: WorkTracker(), readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
+    let service = CaptureService(loop: loop, camera: CameraSlot(), storage: SimulatedStorage(), work: WorkTracker(), readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
                                  emit: { events.append(ConsoleEvent($0)) }, onButtonEvent: { asked.append($0) })
     func command(_ action: ButtonAction) -> ButtonCommand {
         ButtonCommand(action: action, gesture: .press, edgeTimestamp: loop.now(), wasQueued: false)

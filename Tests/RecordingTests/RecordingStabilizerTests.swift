@@ -103,7 +103,7 @@ import Video
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tripod-rec-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let recorder = VideoRecorder(loop: ManualEventLoop(), storage: try PosixStorage(root: root), work: WorkTracker(),
+        let recorder = VideoRecorder(loop: ManualEventLoop(), camera: CameraSlot(), storage: try PosixStorage(root: root), work: WorkTracker(),
                                      settingKeys: .init(prerecord: "video.prerecord", framesPerSecond: "video.fps",
                                                         triggerAction: "trigger.action", stream: "stream.rtsp"))
         var next = recorder.settings

@@ -76,8 +76,8 @@ struct PreviewStabilizerTests {
         let rig = try Rig(format: "1920x1080")
         rig.stabilization.setVideoPreferred(.cinematic)
         #expect(rig.stabilization.video.active == .cinematic)
-        let service = VideoStabilizationService(motion: rig.tracker)
-        service.attach(camera: rig.controller, stabilization: rig.stabilization)
+        let service = VideoStabilizationService(motion: rig.tracker, crop: CameraSlot(.attached(rig.controller)))
+        service.attach(stabilization: rig.stabilization)
         let input = Self.frame()
         #expect(service.previewFrame(input, sensorTimestamp: rig.loop.now(), exposureMicroseconds: 10_000) === input)
         service.recordingCropsItsOwnFrames = true
