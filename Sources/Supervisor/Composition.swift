@@ -26,8 +26,11 @@ struct ComposedServices {
     let videoHDR: VideoHDRService
     let videoStabilizer: VideoStabilizationService
     let triggers = TriggerState()
+    /// The supervisor, for the services' callbacks (weak; attached at the end of its `init`).
+    let link: SupervisorLink
 
     init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices, motion: MotionTracker) {
+        self.link = link
         let loop = link.loop
         let camera = self.camera
         // What video stabilization cannot do goes to the log.

@@ -130,7 +130,8 @@ public final class Supervisor {
     /// A handle for callbacks from other threads. Weak: the services, camera and devices the
     /// supervisor owns keep these callbacks, so a strong handle would keep a stopped supervisor,
     /// its camera and its frame buffers alive for good.
-    var bound: WeakLoopBound<Supervisor> { WeakLoopBound(self, loop: loop) }
+    /// The same link the composed services' callbacks hold (one handle on the supervisor).
+    var bound: SupervisorLink { composed.link }
 
     // MARK: Lifecycle
 

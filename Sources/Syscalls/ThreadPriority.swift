@@ -4,10 +4,10 @@ import Glibc
 /// thread: `setpriority(PRIO_PROCESS, 0, n)` changes the calling thread only, and the threads it
 /// starts afterwards inherit it.
 public enum ThreadPriority {
-    /// The calling thread's nice value (getpriority(PRIO_PROCESS, 0)).
+    /// The calling thread's nice value (getpriority(PRIO_PROCESS, 0), which cannot fail for the
+    /// calling thread).
     public static var callingThreadNice: Int32 {
-        errno = 0
-        return getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
     }
 
     /// Lowers the calling thread's priority to nice value `nice` (setpriority(PRIO_PROCESS, 0,

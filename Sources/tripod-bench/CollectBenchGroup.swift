@@ -83,13 +83,12 @@ final class CollectBenchGroup {
     /// machines they are on a real fleet.
     func collect(_ shot: (id: String, at: Date), tripod: String, key: String, into: String, curlFirst: Bool = false,
                  othersNice: Int32 = 0) throws -> Sample {
-        self.othersNice = othersNice
         var curl: (seconds: Double, cpu: Double)?
-        if curlFirst, curlFiles[shot.id] != nil { curl = try curlFetch(shot.id, into: into + "-curl") }
+        if curlFirst, curlFiles[shot.id] != nil { curl = try curlFetch(shot.id, into: into + "-curl", nice: othersNice) }
         let cpuBefore = Self.childrenCPUSeconds()
         let started = Date()
-        let (status, output) = niced(tripod, ["collect", "--broker", "mqtt://127.0.0.1:\(brokerPort)", "--group", name, "--into", into,
-                                                 "--key", key, "--shot", shot.id, "--deadline", "120"])
+        let (status, output) = Self.run(tripod, ["collect", "--broker", "mqtt://127.0.0.1:\(brokerPort)", "--group", name, "--into", into,
+                                                 "--key", key, "--shot", shot.id, "--deadline", "120"], nice: othersNice)
         let ended = Date()
         let cpuCollect = Self.childrenCPUSeconds() - cpuBefore
         guard status == 0 else { throw HardwareError(.invalidArgument, "collect: tripod collect --shot \(shot.id) ended with \(status)") }
@@ -108,7 +107,7 @@ final class CollectBenchGroup {
             }
             curlFiles[shot.id] = list
         }
-        if curl == nil { curl = try curlFetch(shot.id, into: into + "-curl") }
+        if curl == nil { curl = try curlFetch(shot.id, into: into + "-curl", nice: othersNice) }
         try? FileManager.default.removeItem(atPath: into)
         try? FileManager.default.removeItem(atPath: into + "-curl")
         return Sample(process: ended.timeIntervalSince(started), ready: ready, phase: phase, curl: curl?.seconds ?? .nan,
@@ -119,7 +118,7 @@ final class CollectBenchGroup {
     /// The shot's files fetched by `curl --parallel --parallel-max 8` into `into`, with each rig's
     /// own remote token (the collection key is never a bearer secret: its holder signs each
     /// request); its wall and CPU seconds.
-    private func curlFetch(_ shot: String, into: String) throws -> (seconds: Double, cpu: Double) {
+    private func curlFetch(_ shot: String, into: String, nice: Int32) throws -> (seconds: Double, cpu: Double) {
         var arguments = ["-s", "--parallel", "--parallel-max", "8"]
         var previous = 0
         for file in curlFiles[shot] ?? [] {
@@ -131,18 +130,10 @@ final class CollectBenchGroup {
         }
         let cpuBefore = Self.childrenCPUSeconds()
         let started = Date()
-        let (status, _) = niced("/usr/bin/curl", arguments)
+        let (status, _) = Self.run("/usr/bin/curl", arguments, nice: nice)
         let seconds = Date().timeIntervalSince(started)
         guard status == 0 else { throw HardwareError(.invalidArgument, "collect: curl ended with \(status)") }
         return (seconds, Self.childrenCPUSeconds() - cpuBefore)
-    }
-
-    /// The nice value `collect` runs the collector and curl at.
-    private var othersNice: Int32 = 0
-
-    /// `run`, under `nice -n othersNice` when it is above 0.
-    private func niced(_ executable: String, _ arguments: [String]) -> (Int32, String) {
-        othersNice > 0 ? Self.run("/usr/bin/nice", ["-n", String(othersNice), executable] + arguments) : Self.run(executable, arguments)
     }
 
     /// Sets every thread of `rig` to nice value `nice` (setpriority on each task of
@@ -162,7 +153,9 @@ final class CollectBenchGroup {
 
     /// Runs `executable` with `arguments` (TestSupport's `runProcess`); its exit status and
     /// standard output, -1 and nothing when it cannot be started.
-    static func run(_ executable: String, _ arguments: [String]) -> (Int32, String) {
+    /// `nice` above 0 runs it under `nice -n`.
+    static func run(_ executable: String, _ arguments: [String], nice: Int32 = 0) -> (Int32, String) {
+        let (executable, arguments) = nice > 0 ? ("/usr/bin/nice", ["-n", String(nice), executable] + arguments) : (executable, arguments)
         guard let (status, output) = try? runProcess(executable, arguments) else { return (-1, "") }
         return (status, String(decoding: output, as: UTF8.self))
     }
