@@ -3,6 +3,18 @@
 #include <netinet/in.h>
 #include <string.h>
 
+static char escaped_nul_marker;
+
+void *tripod_mhd_escaped_nul_marker(void) { return &escaped_nul_marker; }
+
+/// MHD_OPTION_URI_LOG_CALLBACK: sees the URL before it is unescaped; its result is the request's
+/// first context (req_cls).
+static void *mark_escaped_nul(void *context, const char *uri, struct MHD_Connection *connection) {
+    (void)context;
+    (void)connection;
+    return (uri != NULL && strstr(uri, "%00") != NULL) ? &escaped_nul_marker : NULL;
+}
+
 struct MHD_Daemon *tripod_mhd_start(const struct sockaddr *address, tripod_mhd_limits limits,
                                     const char *certificate_pem, const char *key_pem,
                                     MHD_AccessHandlerCallback handler, void *handler_context,
@@ -34,6 +46,7 @@ struct MHD_Daemon *tripod_mhd_start(const struct sockaddr *address, tripod_mhd_l
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
+                            MHD_OPTION_URI_LOG_CALLBACK, mark_escaped_nul, NULL,
                             MHD_OPTION_END);
 }
 

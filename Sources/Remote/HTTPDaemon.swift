@@ -187,13 +187,17 @@ private final class PendingRequest {
 private let httpAccess: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
     guard let context, let connection, let requestContext else { return .NO }
     let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue()
-    guard let pending = requestContext.pointee.map({ Unmanaged<PendingRequest>.fromOpaque($0).takeUnretainedValue() }) else {
+    let escapedNUL = requestContext.pointee == tripod_mhd_escaped_nul_marker()
+    guard !escapedNUL, let pending = requestContext.pointee.map({ Unmanaged<PendingRequest>.fromOpaque($0).takeUnretainedValue() }) else {
         let state = PendingRequest()
         // One pass over the headers: it returns how many there are and counts the unnamed ones.
         var unnamed = 0
         let headerCount = Int(withUnsafeMutablePointer(to: &unnamed) { MHD_get_connection_values(connection, .HEADER_KIND, countUnnamed, $0) })
         let contentLength = lookUp(connection, "Content-Length")
-        if headerCount > daemon.limits.headerCount {
+        if escapedNUL {
+            // Unescaped, the URL would end at the NUL: `a.jpg%00.txt` would serve a.jpg.
+            state.refused = .text(400, "a NUL (%00) in the URL")
+        } else if headerCount > daemon.limits.headerCount {
             state.refused = .text(431, "too many headers (at most \(daemon.limits.headerCount))")
         } else if unnamed > 0 {
             state.refused = .text(400, "a header without a name")
@@ -245,7 +249,8 @@ private let httpCompleted: MHD_RequestCompletedCallback = { context, connection,
         Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().deadlines.requestEnded(UInt(bitPattern: connection))
     }
     guard let requestContext, let state = requestContext.pointee else { return }
-    Unmanaged<PendingRequest>.fromOpaque(state).release()
+    // A request closed before its first access call still holds the marker, which owns nothing.
+    if state != tripod_mhd_escaped_nul_marker() { Unmanaged<PendingRequest>.fromOpaque(state).release() }
     requestContext.pointee = nil
 }
 

@@ -140,6 +140,17 @@ import TestSupport
             #expect(expected.contains(response?.status ?? 0), "\(trick): \(response?.status ?? 0)")
             #expect(response?.text.contains("secret") == false)
         }
+        // An escaped NUL anywhere in the URL: unescaped as a C string, `a.jpg%00.txt` would be a.jpg.
+        for trick in ["/captures/" + path + "%00.txt", "/captures/" + path + "%00/../../secret.txt", "/api/status?x=%00"] {
+            let response = http.request("GET", trick, headers: [remote.bearer])
+            #expect(response?.status == 400 && response?.text.contains("a NUL (%00) in the URL") == true,
+                    "\(trick): \(response?.status ?? 0)")
+            let servedTheFile = response?.body == onDisk
+            #expect(!servedTheFile, "\(trick) served the file")
+        }
+        // The marker only refuses: the same file without the NUL is still served on the next request.
+        let again = http.request("GET", "/captures/" + path, headers: [remote.bearer])?.body == onDisk
+        #expect(again)
     }
 
     @Test func thePreviewStreamsChangingJPEGsAbout640Wide() throws {

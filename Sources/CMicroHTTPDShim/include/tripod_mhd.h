@@ -28,12 +28,20 @@ typedef struct {
 /// `limits`, the access handler, MHD_OPTION_NOTIFY_COMPLETED and MHD_OPTION_NOTIFY_CONNECTION
 /// (each connection's start and close, on libmicrohttpd's threads). With `certificate_pem` and
 /// `key_pem` (NUL-terminated PEM text, both or neither) it serves HTTPS (MHD_USE_TLS,
-/// MHD_OPTION_HTTPS_MEM_CERT, MHD_OPTION_HTTPS_MEM_KEY). NULL when it cannot start.
+/// MHD_OPTION_HTTPS_MEM_CERT, MHD_OPTION_HTTPS_MEM_KEY). Every request's raw URL is first read by
+/// MHD_OPTION_URI_LOG_CALLBACK: one that holds an escaped NUL ("%00") starts with its request
+/// context set to `tripod_mhd_escaped_nul_marker()` instead of NULL, because libmicrohttpd hands
+/// the access handler the URL unescaped, as a C string, which the NUL would cut short.
+/// NULL when it cannot start.
 struct MHD_Daemon *tripod_mhd_start(const struct sockaddr *address, tripod_mhd_limits limits,
                                     const char *certificate_pem, const char *key_pem,
                                     MHD_AccessHandlerCallback handler, void *handler_context,
                                     MHD_RequestCompletedCallback completed, void *completed_context,
                                     MHD_NotifyConnectionCallback notify, void *notify_context);
+
+/// The request context a request starts with when its raw URL holds "%00" (see tripod_mhd_start):
+/// a fixed address that is never a request's own state.
+void *tripod_mhd_escaped_nul_marker(void);
 
 /// 1 when this libmicrohttpd was built with TLS (MHD_is_feature_supported(MHD_FEATURE_TLS)).
 int tripod_mhd_supports_tls(void);
