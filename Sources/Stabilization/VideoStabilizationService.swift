@@ -10,10 +10,13 @@ import Motion
 public final class VideoStabilizationService {
     /// `motion`: the IMU's tracker (one that nothing feeds without an IMU: then video
     /// stabilization is never active, and nothing is planned); `crop`: the ScalerCrop on the
-    /// camera's streaming requests (the camera's owner gives it).
-    public init(motion: MotionTracker, crop: any StreamingCrop, onEvent: @escaping (Event) -> Void = { _ in }) {
+    /// camera's streaming requests (the camera's owner gives it); `stabilization`: the
+    /// stabilization service's slot (filled when the camera starts; `restart` then).
+    public init(motion: MotionTracker, crop: any StreamingCrop, stabilization: StabilizationSlot,
+                onEvent: @escaping (Event) -> Void = { _ in }) {
         self.motion = motion
         self.crop = crop
+        self.stabilizationSlot = stabilization
         self.onEvent = onEvent
     }
 
@@ -31,18 +34,21 @@ public final class VideoStabilizationService {
     public private(set) var planner: EISCropPlanner?
     /// The ScalerCrop on the attached camera's streaming requests.
     private let crop: any StreamingCrop
-    private var stabilization: Stabilization?
+    /// The stabilization service, once the camera has started.
+    private let stabilizationSlot: StabilizationSlot
+    private var stabilization: Stabilization? { stabilizationSlot.service }
     /// The IMU's motion: each frame's orientation.
     private let motion: MotionTracker
-    /// The previews' stabilizer while a recording warps its own frames, and the margin it frames with.
-    private var preview: PreviewStabilizer?
-    private var previewMargin = 0.0
+    /// What the previews show: the streaming frames as they come, or warped by a stabilizer.
+    private var preview = PreviewState.unwarped
 
-    /// The stabilization service of a newly attached camera (at start, after a reconnect or a
-    /// reopen); the planner starts again for them.
-    public func attach(stabilization: Stabilization) {
-        self.stabilization = stabilization
-        restart()
+    /// What `previewFrame` gives the previews.
+    private enum PreviewState {
+        /// The streaming frames as they come: no recording warps its own frames, the mode is off,
+        /// or the stabilizer could not be made (tried again on the next frame).
+        case unwarped
+        /// Warped along the causal path, framed with the recording mode's `margin`.
+        case warped(PreviewStabilizer, margin: Double)
     }
 
     /// A new crop planner for the active video stabilization mode and format (none when off, or
@@ -68,16 +74,22 @@ public final class VideoStabilizationService {
     /// (the ScalerCrop, when on, already stabilized it).
     public func previewFrame(_ buffer: FrameBuffer, sensorTimestamp: MonotonicTime, exposureMicroseconds: Double) -> FrameBuffer {
         guard recordingCropsItsOwnFrames, let stabilization, stabilization.video.active != .off else {
-            preview = nil
+            preview = .unwarped
             return buffer
         }
         let margin = RotationPathPlanner.margin(for: stabilization.video.active)
-        if preview == nil || previewMargin != margin {
-            preview = try? PreviewStabilizer(margin: margin, geometry: { [weak stabilization] in stabilization?.warpGeometry(frameSize: $0) },
-                                             orientationAt: { [weak motion = self.motion] in motion?.orientation(at: $0) })
-            previewMargin = margin
+        if case .warped(let stabilizer, let shownMargin) = preview, shownMargin == margin {
+            return stabilizer.frame(for: buffer, sensorTimestamp: sensorTimestamp, exposureMicroseconds: exposureMicroseconds)
         }
-        return preview?.frame(for: buffer, sensorTimestamp: sensorTimestamp, exposureMicroseconds: exposureMicroseconds) ?? buffer
+        do throws(StabilizationError) {
+            let stabilizer = try PreviewStabilizer(margin: margin, geometry: { [weak stabilization] in stabilization?.warpGeometry(frameSize: $0) },
+                                                   orientationAt: { [weak motion = self.motion] in motion?.orientation(at: $0) })
+            preview = .warped(stabilizer, margin: margin)
+            return stabilizer.frame(for: buffer, sensorTimestamp: sensorTimestamp, exposureMicroseconds: exposureMicroseconds)
+        } catch {
+            preview = .unwarped
+            return buffer
+        }
     }
 
     /// Every streaming frame: feeds the orientation at `frameTime` (the frame's sensor timestamp)

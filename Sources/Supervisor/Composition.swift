@@ -25,6 +25,10 @@ struct ComposedServices {
     let timelapse: Timelapse
     let videoHDR: VideoHDRService
     let videoStabilizer: VideoStabilizationService
+    /// The stabilization service's one owner: filled when the camera starts (StabilizationWiring.swift).
+    let stabilization = StabilizationSlot()
+    /// Where the state that outlives a restart is written: the state directory's writer, when one is usable.
+    let stateKeeping: StateKeeping
     let triggers = TriggerState()
     /// The supervisor, for the services' callbacks (weak; attached at the end of its `init`).
     let link: SupervisorLink
@@ -33,8 +37,9 @@ struct ComposedServices {
         self.link = link
         let loop = link.loop
         let camera = self.camera
+        stateKeeping = services.state.map { .stateDirectory(StateWriter(store: $0, loop: loop)) } ?? .noStateDirectory
         // What video stabilization cannot do goes to the log.
-        let videoStabilizer = VideoStabilizationService(motion: motion, crop: camera) { event in
+        let videoStabilizer = VideoStabilizationService(motion: motion, crop: camera, stabilization: stabilization) { event in
             if case .unavailable(let why) = event { link.value?.log.warning(why) }
         }
         self.videoStabilizer = videoStabilizer
@@ -134,10 +139,10 @@ extension Supervisor {
         captureService.attachGyroLogs(GyroLogMaker(motion: tracker, orientation: devices.board.imu.orientation, log: log))
     }
 
-    /// Stabilization, once it runs: each capture asks it for its gate (lens for brackets, still for
-    /// single frames), and the streaming frames' crop planner gets the camera.
+    /// Stabilization, once it runs (its slot filled): each capture asks it for its gate (lens for
+    /// brackets, still for single frames), and the streaming frames' crop planner starts for it.
     func attachStabilization(_ service: Stabilization) {
         captureService.attachFrameGates { bracket in service.makeGate(kind: bracket ? .bracket : .single) }
-        if camera != nil { videoStabilizer.attach(stabilization: service) }
+        videoStabilizer.restart()
     }
 }

@@ -41,7 +41,7 @@ extension Supervisor {
     }
 
     func stopDevices() {
-        viewfinder?.stop()
+        stopViewfinder()
         stopCaptureButton()
         camera?.stopStreaming()
         devices.imu?.stop()
@@ -218,7 +218,7 @@ extension Supervisor {
     /// recalibrates every time the rig is still, and most of those change nothing worth a write.
     /// The file is written off the loop (two fsyncs), after the writes asked for before it.
     func saveCalibration(_ calibration: GyroCalibration) {
-        guard let writer = stateWriter else { return }
+        guard case .stateDirectory(let writer) = stateKeeping else { return }
         if let saved = runtime.savedGyroBias, ((calibration.bias - saved) * (calibration.bias - saved)).sum().squareRoot() < 0.0005 { return }
         runtime.savedGyroBias = calibration.bias
         runtime.savedCalibrations[calibration.deviceName] = calibration
@@ -269,8 +269,7 @@ extension Supervisor {
         }
         out.append(("shutter", shutterState ?? "none"))
         out.append(("led", devices.led.map { "\($0.address)" } ?? "none"))
-        // Once the viewfinder runs, only its thread touches the display.
-        out.append(("display", viewfinder?.displayName ?? devices.display.name))
+        out.append(("display", displayName))
         return out
     }
 }

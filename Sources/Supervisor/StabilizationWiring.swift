@@ -20,7 +20,7 @@ extension Supervisor {
             }
             if case .videoActive = event { s.videoStabilizationChanged() }
         }
-        stabilization = service
+        composed.stabilization.start(service)
         attachStabilization(service)
     }
 

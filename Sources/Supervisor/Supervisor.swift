@@ -58,10 +58,10 @@ public final class Supervisor {
     /// none (`hasIMU` false), a tracker that nothing feeds (DeviceLifecycle.swift).
     public let motion: MotionTracker
     var watchdogTicks: WatchdogTicks?
-    /// Lens, still and video stabilization, once the camera runs.
-    public internal(set) var stabilization: Stabilization?
-    /// The display's viewfinder, when the board has a display.
-    var viewfinder: ViewfinderService?
+    /// Lens, still and video stabilization, once the camera runs (made for its sensor, StabilizationWiring.swift).
+    public var stabilization: Stabilization? { composed.stabilization.service }
+    /// The display's viewfinder: showing from start to stop when the board has a display it could take.
+    var viewfinderState = ViewfinderState.notStarted
     /// The services made once, in `init`, and wired to each other there (Composition.swift).
     let composed: ComposedServices
     /// Captures (console and shutter button).
@@ -83,7 +83,8 @@ public final class Supervisor {
     var remote: RemoteServer? { remoteEdge.listening }
     /// The live stream: serving through its RTSP server while `stream.rtsp` names an address (StreamWiring.swift).
     var liveStream = LiveStream.off
-    private var madeStateWriter: StateWriter?
+    /// Where saved settings, presets, the time-lapse and the gyro bias are written (made with the services).
+    var stateKeeping: StateKeeping { composed.stateKeeping }
     /// The `fleet` command's work: the fleet client's, given by Startup (FleetWiring.swift); nil: none runs.
     let fleetCommands: FleetCommandHandler?
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
@@ -268,16 +269,10 @@ public final class Supervisor {
         if inputEnded, !session.isClosed { endOfInput(from: session) }
     }
 
-    /// Writes persisted state off the loop; nil when no state directory is usable.
-    var stateWriter: StateWriter? {
-        if let madeStateWriter { return madeStateWriter }
-        let made = services.state.map { StateWriter(store: $0, loop: loop) }
-        madeStateWriter = made
-        return made
-    }
-
     /// Blocks until every state write asked for so far has run (tests; the results still hop to the loop).
-    func waitForStateWrites() { madeStateWriter?.drain() }
+    func waitForStateWrites() {
+        if case .stateDirectory(let writer) = stateKeeping { writer.drain() }
+    }
 
     /// Sends an event to every console, each in its own mode, on its own line.
     /// Events are rare (brackets, button, device state) and are also what a headless user reads in

@@ -4,19 +4,63 @@ import Camera
 import Motion
 import Viewfinder
 
+/// The display's viewfinder as the supervisor's start and stop leave it. Its service runs a display
+/// thread of its own that holds the display (DRM master), so it exists only from start to stop.
+enum ViewfinderState {
+    /// Before start (or a start that failed before the camera streamed).
+    case notStarted
+    /// The board has no display (the null display): nothing is shown.
+    case noDisplay
+    /// The display could not be taken at start (why, as logged): the rig runs without a viewfinder.
+    case unavailable(String)
+    /// Its display thread shows the streaming frames.
+    case showing(ViewfinderService)
+    /// Stopped with the supervisor: the display is given back. Its name as the display thread last read it.
+    case stopped(displayName: String)
+}
+
 extension Supervisor {
+    /// The viewfinder while it shows frames.
+    var viewfinder: ViewfinderService? {
+        if case .showing(let service) = viewfinderState { return service }
+        return nil
+    }
+
     /// Starts the viewfinder when the board has a display (not the null display).
     func startViewfinder() {
-        guard !(devices.display is NullDisplay), camera != nil else { return }
+        guard camera != nil else { return }
+        guard !(devices.display is NullDisplay) else {
+            viewfinderState = .noDisplay
+            return
+        }
         let service: ViewfinderService
         do {
             service = try ViewfinderService(display: devices.display, log: log)
         } catch {
             log.warning("display \(devices.display.name): \(error); continuing without a viewfinder")
+            viewfinderState = .unavailable("\(error)")
             return
         }
-        viewfinder = service
+        viewfinderState = .showing(service)
         applyViewfinderOptions()
+    }
+
+    /// Stops the display thread, which gives the display back; the frames it still holds go.
+    func stopViewfinder() {
+        guard case .showing(let service) = viewfinderState else { return }
+        service.stop()
+        service.presenter.mailbox.clear()
+        viewfinderState = .stopped(displayName: service.displayName)
+    }
+
+    /// The display's name for `status`: once the viewfinder has run, as its display thread read it
+    /// (only that thread touches the display).
+    var displayName: String {
+        switch viewfinderState {
+        case .showing(let service): service.displayName
+        case .stopped(let name): name
+        case .notStarted, .noDisplay, .unavailable: devices.display.name
+        }
     }
 
     /// Hands a streaming frame's preview (`previewFrame`) to the display thread (never blocks).

@@ -40,14 +40,14 @@ public enum ConsoleTransports {
     /// goes through `syscalls`.
     public static func prepare(console: String, socket: String, loop: any EventLoop, log: Logger,
                                syscalls: any SystemCalls = SystemSyscalls()) -> PreparedConsoles {
-        var control: ControlSocketServer? = nil
-        do throws(StartupError) { control = try ControlSocketServer(path: socket, syscalls: syscalls) }
-        catch { log.warning("\(error.message); tripod ctl will not reach this supervisor") }
+        // The control socket, or why it could not be bound: then consoles are served without it.
+        let control = Result { () throws(StartupError) in try ControlSocketServer(path: socket, syscalls: syscalls) }
+        if case .failure(let error) = control { log.warning("\(error.message); tripod ctl will not reach this supervisor") }
         var writers: [DescriptorWriter] = []
         let stdout = DescriptorWriter(descriptor: STDOUT_FILENO, syscalls: syscalls)
         writers.append(stdout)
         let attach: (any ConsoleHost) -> Void = { supervisor in
-            control?.serve(supervisor: LoopBound(supervisor, loop: loop))
+            if case .success(let server) = control { server.serve(supervisor: LoopBound(supervisor, loop: loop)) }
             guard console == "stdio" else {
                 SerialConsole(path: console, baud: supervisor.consoleBaud ?? 115200,
                               supervisor: LoopBound(supervisor, loop: loop), syscalls: syscalls).connect()
@@ -60,7 +60,7 @@ public enum ConsoleTransports {
             }
         }
         return PreparedConsoles(attach: attach, flush: {
-            control?.shutdown()
+            if case .success(let server) = control { server.shutdown() }
             writers.forEach { $0.flush() }
         })
     }

@@ -76,8 +76,10 @@ struct PreviewStabilizerTests {
         let rig = try Rig(format: "1920x1080")
         rig.stabilization.setVideoPreferred(.cinematic)
         #expect(rig.stabilization.video.active == .cinematic)
-        let service = VideoStabilizationService(motion: rig.tracker, crop: CameraSlot(.attached(rig.controller)))
-        service.attach(stabilization: rig.stabilization)
+        let slot = StabilizationSlot()
+        slot.start(rig.stabilization)
+        let service = VideoStabilizationService(motion: rig.tracker, crop: CameraSlot(.attached(rig.controller)), stabilization: slot)
+        service.restart()
         let input = Self.frame()
         #expect(service.previewFrame(input, sensorTimestamp: rig.loop.now(), exposureMicroseconds: 10_000) === input)
         service.recordingCropsItsOwnFrames = true

@@ -64,7 +64,7 @@ extension Supervisor {
     /// Writes `presets` to the state directory (when there is one) off the loop, then keeps them
     /// and answers `reply`; nothing changes when the write fails.
     private func storePresets(_ presets: [String: [String]], context: inout CommandContext, reply: Reply) -> Reply {
-        guard let writer = stateWriter else {
+        guard case .stateDirectory(let writer) = stateKeeping else {
             captureService.presets = presets
             return reply
         }

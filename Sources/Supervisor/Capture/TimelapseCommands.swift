@@ -54,7 +54,7 @@ extension Supervisor {
 
     /// Keeps the time-lapse's state in timelapse.json (nil deletes it), off the loop.
     func persistTimelapse(_ state: TimelapseState?) {
-        guard let writer = stateWriter else { return }
+        guard case .stateDirectory(let writer) = stateKeeping else { return }
         beginWork("timelapse.save")
         let bound = LoopBound(self, loop: loop)
         let done: @Sendable ((any Error)?) -> Void = { error in

@@ -19,7 +19,7 @@ extension Supervisor {
 
     /// Writes the settings that differ from defaults + config file, off the loop; answers once written.
     func saveSettings(_ context: inout CommandContext) -> Reply {
-        guard let writer = stateWriter else { return .err(.unsupported, "no state directory; start with --state DIR") }
+        guard case .stateDirectory(let writer) = stateKeeping else { return .err(.unsupported, "no state directory; start with --state DIR") }
         let changed = settings.changedFromBase
         let reply = context.answerLater()
         beginWork("save")
@@ -35,7 +35,7 @@ extension Supervisor {
         let change: SettingsChange
         do throws(ConsoleError) { change = try settings.reset(requestedBy: context.origin) } catch { return .error(error) }
         let done: Reply = .ok([("reset", String(change.keys.count))])
-        guard let writer = stateWriter else { return done }
+        guard case .stateDirectory(let writer) = stateKeeping else { return done }
         let reply = context.answerLater()
         beginWork("save")
         writer.reset(StateStore.File.settings) { error in
