@@ -159,6 +159,7 @@ let package = Package(
         .testTarget(name: "FleetConsoleTests", dependencies: ["FleetConsole", "Fleet", "Settings", "Console", "Hardware", "LinuxHardware", "Transports",
                                                             "Supervisor", "Startup", "Syscalls", "TestSupport", "ManualLoop", "SimulatedHardware", "Media", "Video"]),
         .testTarget(name: "CollectTests", dependencies: ["Collect", "Fleet", "FleetConsole", "Settings", "Hardware", "Startup", "TestSupport", "Media", "Remote"]),
+        .testTarget(name: "UnitsTests", dependencies: ["Units"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),
         // Helpers shared by test targets and benchmarks (ffprobe and other tools, a storage with
