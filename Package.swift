@@ -62,16 +62,23 @@ let package = Package(
 
         // MARK: Swift modules, by role.
         .target(name: "Hardware"),
+        // The process's life: its version, why it cannot start, the work a stop waits for. Pure.
+        .target(name: "Lifecycle"),
         // The one seam for system calls on descriptors (device nodes, serial ports, sockets):
         // the protocol, the real Glibc calls, and errno → HardwareError through the one mapping.
         .target(name: "Syscalls", dependencies: ["Hardware", "CFileSync"]),
+        // The log: one line per event, to stderr or the journal, written through the syscall seam.
+        .target(name: "Logging", dependencies: ["Syscalls"]),
+        // Frame sync's datagrams over UDP multicast: the real channel, for the libcamera board's
+        // alignment listener and the simulated camera's rigs alike.
+        .target(name: "FrameSyncNetwork", dependencies: ["Hardware", "Syscalls"]),
         // The sensor database and board catalog: descriptions embedded in the binary, and the search
         // for board/ files. Data only, no backend.
-        .target(name: "Boards", dependencies: ["Hardware"]),
+        .target(name: "Boards", dependencies: ["Hardware", "Lifecycle"]),
         // The manual clock tests and benchmarks run the simulated board on; the firmware never links it.
         .target(name: "ManualLoop", dependencies: ["Hardware"]),
         // Optimised in debug builds too: it renders full-size frames in real time for tools/run and tests.
-        .target(name: "SimulatedHardware", dependencies: ["Hardware", "Syscalls", "Motion", "Boards"],
+        .target(name: "SimulatedHardware", dependencies: ["Hardware", "FrameSyncNetwork", "Motion", "Boards"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "LinuxHardware", dependencies: [
             "Hardware", "Syscalls", "Motion", "CCameraShim", "CGPIOD", "CDRM", "CI2C", "CV4L2", "CSystemd",
@@ -91,24 +98,24 @@ let package = Package(
         // domain's messages and summaries. Pure.
         .target(name: "Units"),
         .target(name: "Console", dependencies: ["Units"]),
-        .target(name: "Viewfinder", dependencies: ["Hardware", "Syscalls", "Camera", "Motion"]),
+        .target(name: "Viewfinder", dependencies: ["Hardware", "Logging", "Camera", "Motion"]),
         .target(name: "Stabilization", dependencies: ["Hardware", "Camera", "Motion", "Video"]),
         .target(name: "Video", dependencies: ["Hardware", "Motion", "CFFmpeg", "CFFmpegShim"]),
         // Captures: the bracket in progress, the frame writer's queue, gyro logs, bracket presets.
-        .target(name: "Capture", dependencies: ["Hardware", "Syscalls", "Camera", "Units", "Media", "Motion", "Controls"]),
+        .target(name: "Capture", dependencies: ["Hardware", "Lifecycle", "Logging", "Camera", "Units", "Media", "Motion", "Controls"]),
         // Recording: the video stream, the recording service and its stabilizer.
-        .target(name: "Recording", dependencies: ["Hardware", "Syscalls", "Camera", "Units", "Media", "Motion", "Stabilization", "Video"]),
+        .target(name: "Recording", dependencies: ["Hardware", "Lifecycle", "Camera", "Units", "Media", "Motion", "Stabilization", "Video"]),
         // The settings: one table of typed keys, the one commit path, the config file, persisted state.
         .target(name: "Settings", dependencies: ["Hardware", "Syscalls", "Console", "Camera", "Video", "Controls", "Capture", "Media", "Triggers"]),
         // The console transports: stdio, the serial port, the control socket, each client's writer and reader.
-        .target(name: "Transports", dependencies: ["Hardware", "Syscalls", "Console"]),
+        .target(name: "Transports", dependencies: ["Hardware", "Lifecycle", "Syscalls", "Logging", "Console"]),
         // The fleet's link: MQTT through libmosquitto, the broker's lookup, the group's topics, the
         // inbox to the loop, the clock's sync state. Speaks no console words.
         .target(name: "Fleet", dependencies: ["Hardware", "CMosquitto", "CClock"]),
         // The fleet's console (docs/fleet.md), at the edge: the group's commands run as console lines,
         // state, status, events and replies published, shots across rigs; a console client of the
         // supervisor through ConsoleHost, never importing it.
-        .target(name: "FleetConsole", dependencies: ["Fleet", "Hardware", "Syscalls", "Console", "Settings", "Transports"]),
+        .target(name: "FleetConsole", dependencies: ["Fleet", "Hardware", "Logging", "Console", "Settings", "Transports"]),
         // The browser remote: the HTTP server (libmicrohttpd), its token, the API over the console's
         // operations, the MJPEG preview, the page. Serves a `RemoteHost` (the supervisor).
         .target(name: "Remote", dependencies: [
@@ -121,13 +128,13 @@ let package = Package(
         .target(name: "Stream", dependencies: ["Hardware", "Video", "CGstRTSPShim"]),
         // Composition and the dispatch of operations; knows no backend (the device graph comes from Startup).
         .target(name: "Supervisor", dependencies: [
-            "Hardware", "Syscalls", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
+            "Hardware", "Lifecycle", "Logging", "Camera", "Motion", "Media", "Console", "Viewfinder", "Stabilization", "Video",
             "Controls", "Capture", "Recording", "Settings", "Transports", "Remote", "Triggers", "Stream",
         ]),
         // The composition root: command line, board catalog → device graph (choosing backends), the
         // real loop, then the supervisor.
         .target(name: "Startup", dependencies: [
-            "Supervisor", "Settings", "Syscalls", "Transports", "Fleet", "FleetConsole", "Collect", "Remote", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
+            "Supervisor", "Settings", "Lifecycle", "Logging", "FrameSyncNetwork", "Transports", "Fleet", "FleetConsole", "Collect", "Remote", "Boards", "Hardware", "SimulatedHardware", "LinuxHardware", "Camera", "Console", "Motion",
         ]),
         .executableTarget(name: "tripod", dependencies: ["Startup"]),
         // The console fuzz target: tools/fuzz-console builds it with -sanitize=fuzzer; built normally it
@@ -136,46 +143,49 @@ let package = Package(
         // Declares every module it imports.
         .executableTarget(name: "tripod-bench", dependencies: [
             "Startup", "Supervisor", "Boards", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Media",
-            "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Syscalls", "Settings", "Capture", "Recording",
-            "Controls", "Transports", "Fleet", "FleetConsole", "Stabilization", "Triggers", "Stream",
+            "Motion", "SimulatedHardware", "TestSupport", "Video", "Viewfinder", "Settings", "Capture", "Recording",
+            "Controls", "Transports", "Fleet", "FleetConsole", "Stabilization", "Triggers", "Stream", "Lifecycle", "Logging",
         ]),
 
         // MARK: Tests, one target per module plus end-to-end.
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "SimulatedHardware", "Boards"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop", "Syscalls", "TestSupport"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "Boards", "ManualLoop", "FrameSyncNetwork", "TestSupport"]),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "Syscalls", "CV4L2", "Media", "SimulatedHardware", "ManualLoop", "TestSupport"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "SimulatedHardware", "Boards", "ManualLoop", "TestSupport"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "SimulatedHardware", "ManualLoop"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SimulatedHardware", "ManualLoop"], exclude: ["Chart"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Console", "Camera", "Controls", "Hardware", "LinuxHardware", "Supervisor", "TestSupport"]),
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FleetConsole", "Settings", "Console", "Hardware", "LinuxHardware", "Transports",
-                                                     "Supervisor", "Startup", "TestSupport", "ManualLoop", "SimulatedHardware", "Media", "Camera", "Collect", "Remote"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet"]),
+        .testTarget(name: "FleetConsoleTests", dependencies: ["FleetConsole", "Fleet", "Settings", "Console", "Hardware", "LinuxHardware", "Transports",
+                                                            "Supervisor", "Startup", "Syscalls", "TestSupport", "ManualLoop", "SimulatedHardware", "Media", "Video"]),
+        .testTarget(name: "CollectTests", dependencies: ["Collect", "Fleet", "FleetConsole", "Settings", "Hardware", "Startup", "TestSupport", "Media", "Remote"]),
+        .testTarget(name: "UnitsTests", dependencies: ["Units"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "CPNG", "TestSupport"], exclude: ["Reference"]),
         // Helpers shared by test targets and benchmarks (ffprobe and other tools, a storage with
         // injected faults, the simulated board's supervisor on the manual clock); never the firmware.
-        .target(name: "TestSupport", dependencies: ["Hardware", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "SimulatedHardware", "Startup",
-                                                   "Supervisor", "Settings", "Transports", "Capture", "Media"],
+        .target(name: "TestSupport", dependencies: ["Hardware", "Lifecycle", "Logging", "Syscalls", "LinuxHardware", "Boards", "ManualLoop", "SimulatedHardware",
+                                                   "Startup", "Supervisor", "Settings", "Transports", "Capture", "Media", "Console", "Fleet", "FleetConsole"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Settings", "Console", "Hardware", "Transports", "Syscalls", "TestSupport"],
                     exclude: ["Browser"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "LinuxHardware", "SimulatedHardware", "Motion", "ManualLoop", "TestSupport", "Boards"]),
         .testTarget(name: "TriggersTests", dependencies: ["Triggers", "Hardware", "Supervisor", "TestSupport"]),
         .testTarget(name: "StabilizationTests", dependencies: ["Stabilization", "SimulatedHardware", "Boards", "ManualLoop"]),
-        .testTarget(name: "ControlsTests", dependencies: ["Controls", "Hardware", "SimulatedHardware", "ManualLoop", "Capture", "Console", "Settings",
+        .testTarget(name: "ControlsTests", dependencies: ["Controls", "Hardware", "Lifecycle", "SimulatedHardware", "ManualLoop", "Capture", "Console", "Settings",
                                                      "Supervisor", "TestSupport"]),
         .testTarget(name: "ManualLoopTests", dependencies: ["ManualLoop", "Hardware"]),
         .testTarget(name: "SyscallsTests", dependencies: ["Syscalls", "TestSupport"]),
-        .testTarget(name: "BoardsTests", dependencies: ["Boards", "Hardware", "ManualLoop", "SimulatedHardware", "Startup", "Supervisor"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Boards", "Camera", "Console", "Controls", "Hardware", "ManualLoop", "Media",
+        .testTarget(name: "BoardsTests", dependencies: ["Boards", "Hardware", "Lifecycle", "ManualLoop", "SimulatedHardware", "Startup", "Supervisor"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Lifecycle", "Boards", "Camera", "Console", "Controls", "Hardware", "ManualLoop", "Media",
                                                     "Settings", "SimulatedHardware", "Supervisor", "TestSupport"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Motion",
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Lifecycle", "Camera", "Console", "Hardware", "LinuxHardware", "ManualLoop", "Motion",
                                                       "SimulatedHardware", "Stabilization", "Startup", "Supervisor", "TestSupport", "Transports", "Video"]),
-        .testTarget(name: "TransportsTests", dependencies: ["Transports", "Console", "Hardware", "ManualLoop", "Supervisor", "Syscalls", "TestSupport"],
+        .testTarget(name: "TransportsTests", dependencies: ["Transports", "Console", "Hardware", "Lifecycle", "Logging", "ManualLoop", "Supervisor", "Syscalls", "TestSupport"],
                     exclude: ["ConsolePTY"]),
         .testTarget(name: "StreamTests", dependencies: ["Stream", "Hardware", "Supervisor", "TestSupport"]),
-        .testTarget(name: "StartupTests", dependencies: ["Startup", "Hardware", "Supervisor", "TestSupport"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Syscalls", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
+        .testTarget(name: "StartupTests", dependencies: ["Startup", "Hardware", "Lifecycle", "Supervisor", "TestSupport"]),
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "Lifecycle", "Logging", "Startup", "Boards", "SimulatedHardware", "ManualLoop", "TestSupport",
                                                      "Settings", "Capture", "Controls", "Recording", "Stabilization", "Viewfinder", "Transports",
                                                      "Camera", "Console", "LinuxHardware", "Media", "Motion", "Video", "Triggers", "Stream"],
                     exclude: ["Transcripts"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Lifecycle
 
 /// Finds board and sensor descriptions: files named on the command line, the board directory
 /// (`board/` in a checkout, `/usr/share/tripod/board` when installed, or `$TRIPOD_BOARD_DIR`), and

@@ -1,7 +1,6 @@
 import Camera
 import Controls
 import Hardware
-import Syscalls
 
 /// The shutter button's outputs, at the capture service that owns the button: a capture or a
 /// preset's bracket starts here, autofocus goes to the camera; what is not the capture service's

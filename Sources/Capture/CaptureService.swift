@@ -2,7 +2,7 @@ import Camera
 import Foundation
 import Controls
 import Hardware
-import Syscalls
+import Lifecycle
 import Media
 
 /// Who asked for a bracket.

@@ -2,7 +2,6 @@ import Camera
 import Foundation
 import Controls
 import Hardware
-import Syscalls
 import Media
 
 // The state a `CaptureService` owns, grouped by who sets it; the service forwards each field

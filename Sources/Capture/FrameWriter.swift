@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Controls
 import Hardware
-import Syscalls
 import Media
 
 /// Runs the `CaptureStore` (synchronous, hundreds of ms per 12 MP frame) on its own serial queue,

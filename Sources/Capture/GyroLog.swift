@@ -2,7 +2,8 @@ import Camera
 import Foundation
 import Controls
 import Hardware
-import Syscalls
+import Lifecycle
+import Logging
 import Media
 import Motion
 

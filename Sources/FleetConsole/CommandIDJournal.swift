@@ -1,7 +1,7 @@
 import Fleet
 import Hardware
+import Logging
 import Settings
-import Syscalls
 
 /// The ids of the fleet's commands, on disk before each command runs, written in batches.
 ///

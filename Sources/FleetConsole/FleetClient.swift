@@ -2,8 +2,8 @@ import Foundation  // Date, JSONSerialization
 import Fleet
 import Console
 import Hardware
+import Logging
 import Settings
-import Syscalls
 import Transports
 
 /// The rig's MQTT front end (docs/fleet.md): publishes its state, status and events, and runs the

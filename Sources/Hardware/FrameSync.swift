@@ -102,7 +102,7 @@ public struct FrameSyncPayload: Equatable, Sendable {
 
 /// A way to the other cameras' sync datagrams: `send` on a server, `newest` (every datagram
 /// waiting, the newest kept) on a client or a listener. The real one is a UDP multicast socket
-/// (Syscalls' `MulticastFrameSyncChannel`); tests use one in memory.
+/// (`MulticastFrameSyncChannel`, module FrameSyncNetwork); tests use one in memory.
 public protocol FrameSyncChannel: AnyObject {
     func send(_ payload: FrameSyncPayload) throws
     /// Reads every datagram waiting without blocking; the newest valid one, or nil when none came.

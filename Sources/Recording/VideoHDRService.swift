@@ -1,6 +1,5 @@
 import Camera
 import Hardware
-import Syscalls
 
 /// Video HDR (`video.hdr auto|on|off`), the one owner of its state: the preference and what `auto`
 /// has chosen (`VideoHDRPolicy`, fed a tone measure of every streaming frame), and the switching.

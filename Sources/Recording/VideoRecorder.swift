@@ -1,7 +1,7 @@
 import Camera
 import Foundation
 import Hardware
-import Syscalls
+import Lifecycle
 import Media
 import Motion
 import Stabilization

@@ -52,9 +52,9 @@ public struct SettingsChange: Sendable {
 public final class SettingsStore {
     /// A service that takes part in the transaction: it applies the change, or refuses it.
     public struct Participant {
-        public var name: String
-        public var apply: (SettingsChange) throws(ConsoleError) -> Void
-        public var inForce: ((inout TypedSettings) -> Void)?
+        public let name: String
+        public let apply: (SettingsChange) throws(ConsoleError) -> Void
+        public let inForce: ((inout TypedSettings) -> Void)?
 
         public init(name: String, apply: @escaping (SettingsChange) throws(ConsoleError) -> Void,
                     inForce: ((inout TypedSettings) -> Void)? = nil) {

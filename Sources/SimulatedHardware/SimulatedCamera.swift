@@ -1,6 +1,6 @@
 import Foundation
 import Hardware
-import Syscalls
+import FrameSyncNetwork
 
 /// The simulated camera: implements `CameraDevice` on an event loop, with frames paced by the
 /// loop's clock (on a `ManualEventLoop` a minute of streaming runs in milliseconds).

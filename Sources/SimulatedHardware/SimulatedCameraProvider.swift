@@ -1,6 +1,6 @@
 import Boards
 import Hardware
-import Syscalls
+import FrameSyncNetwork
 
 /// The simulated board's camera manager: one simulated camera built from a sensor description.
 public final class SimulatedCameraProvider: CameraProvider {

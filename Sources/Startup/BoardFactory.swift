@@ -1,11 +1,13 @@
 import Camera
 import Foundation
 import Boards
+import FrameSyncNetwork
 import Hardware
+import Lifecycle
 import LinuxHardware
+import Logging
 import SimulatedHardware
 import Supervisor
-import Syscalls
 
 /// Builds a board's device graph from its description: the simulated devices for "sim" backends,
 /// the real ones (libcamera, libgpiod, i2c-dev/IIO, DRM) otherwise. Built once, in `main`.

@@ -2,6 +2,7 @@ import Camera
 import Foundation
 import Boards
 import Hardware
+import Lifecycle
 import LinuxHardware
 import SimulatedHardware
 import Supervisor

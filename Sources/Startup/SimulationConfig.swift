@@ -1,4 +1,5 @@
 import Hardware
+import Lifecycle
 import Settings
 import SimulatedHardware
 import Supervisor

@@ -4,10 +4,11 @@ import Boards
 import Fleet
 import FleetConsole
 import Hardware
+import Lifecycle
 import LinuxHardware
+import Logging
 import Supervisor
 import Settings
-import Syscalls
 import Transports
 
 /// The `tripod` executable's body: parses arguments, runs a subcommand, returns the exit status.

@@ -1,5 +1,6 @@
 import Console
 import Hardware
+import Lifecycle
 
 extension Supervisor {
     /// The firmware's version, in the banner, `tripod --version` and gyro logs.

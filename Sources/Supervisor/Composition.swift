@@ -1,5 +1,6 @@
 import Console
 import Hardware
+import Lifecycle
 import Motion
 import Stabilization
 import Camera

@@ -1,11 +1,12 @@
 import Camera
 import Console
 import Hardware
+import Lifecycle
+import Logging
 import Motion
 import Stabilization
 import Capture
 import Settings
-import Syscalls
 
 /// Live device state the supervisor keeps for `status` and for the capture path.
 struct DeviceRuntime {

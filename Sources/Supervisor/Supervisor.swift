@@ -2,6 +2,8 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Lifecycle
+import Logging
 import Motion
 import Stabilization
 import Capture
@@ -9,7 +11,6 @@ import Recording
 import Remote
 import Settings
 import Stream
-import Syscalls
 import Transports
 import Viewfinder
 

@@ -1,5 +1,5 @@
 import Hardware
-import Syscalls
+import Logging
 
 /// What the console transports serve: the one owner of sessions and their command dispatch (the
 /// supervisor). Transports read and write descriptors and hand bytes to the host on its loop; they

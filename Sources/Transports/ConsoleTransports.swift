@@ -1,5 +1,7 @@
 import Foundation
 import Hardware
+import Lifecycle
+import Logging
 import Syscalls
 
 /// The console transports as the supervisor's owner starts them (TripodMain, benchmarks).

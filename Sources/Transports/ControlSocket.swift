@@ -1,5 +1,7 @@
 import Foundation
 import Hardware
+import Lifecycle
+import Logging
 import Syscalls
 
 /// The local control socket (AF_UNIX stream) that `tripod ctl` talks to. Each connection is a

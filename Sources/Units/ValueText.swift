@@ -25,11 +25,14 @@ public enum ValueText {
 
     /// A number with at most 3 decimals and no trailing zeros.
     public static func number(_ v: Double) -> String {
-        let rounded = (v * 1000).rounded() / 1000
+        // From 1e15 up a Double steps by 1/8 or more: nothing to round, and the ×1000 would blur it.
+        let rounded = abs(v) < 1e15 ? (v * 1000).rounded() / 1000 : v
         if rounded == rounded.rounded() && abs(rounded) < 1e15 { return String(Int64(rounded)) }
         var s = String(rounded)
         if s.contains("e") { return s }
         while s.hasSuffix("0") { s.removeLast() }
+        // A whole number too large for the Int64 path reads "1000000000000000.0": no bare point.
+        if s.hasSuffix(".") { s.removeLast() }
         return s
     }
 }

@@ -1,7 +1,7 @@
 import Camera
 import Foundation
 import Hardware
-import Syscalls
+import Logging
 import Motion
 
 /// Shows the viewfinder on the board's display, off the capture path: the camera posts each frame

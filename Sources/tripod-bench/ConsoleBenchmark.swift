@@ -1,6 +1,7 @@
 import Boards
 import Foundation
 import Hardware
+import Lifecycle
 import LinuxHardware
 import Settings
 import Startup

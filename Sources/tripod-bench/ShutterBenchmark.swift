@@ -2,12 +2,12 @@ import Dispatch
 import Foundation
 import Hardware
 import LinuxHardware
+import Logging
 import SimulatedHardware
 import Startup
 import Supervisor
 import Controls
 import Settings
-import Syscalls
 import Transports
 
 /// Shutter lag through the real path, on the simulated board with the real clock: a supervisor

@@ -1,10 +1,11 @@
 import Foundation
 import Hardware
+import Lifecycle
+import Logging
 import ManualLoop
 import SimulatedHardware
 import Startup
 import Supervisor
-import Syscalls
 
 /// Supervisor start to ready on the simulated board, two ways, against the cost of starting the
 /// process at all (`tripod --version`) in the same run:

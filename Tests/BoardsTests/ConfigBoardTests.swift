@@ -1,6 +1,7 @@
 import Boards
 import Foundation
 import Hardware
+import Lifecycle
 import Testing
 @testable import Startup
 @testable import Supervisor

@@ -3,6 +3,7 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Lifecycle
 import ManualLoop
 import SimulatedHardware
 import Testing

@@ -2,6 +2,7 @@ import Camera
 import Console
 import Foundation
 import Hardware
+import Lifecycle
 import LinuxHardware
 import ManualLoop
 import Motion

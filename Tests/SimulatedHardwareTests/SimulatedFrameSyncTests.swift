@@ -1,10 +1,10 @@
 import Foundation
 import Boards
+import FrameSyncNetwork
 import Glibc
 import Hardware
 import ManualLoop
 import SimulatedHardware
-import Syscalls
 import Testing
 import TestSupport
 

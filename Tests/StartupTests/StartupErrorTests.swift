@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Lifecycle
 import TestSupport
 import Testing
 @testable import Startup

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Logging
 import Media
 import SimulatedHardware
 import Testing
@@ -8,7 +9,6 @@ import ManualLoop
 import TestSupport
 @testable import Startup
 @testable import Supervisor
-import Syscalls
 @testable import Transports
 
 /// The fault matrix (issue 19, section 3) on the simulated board, in process on the manual clock:

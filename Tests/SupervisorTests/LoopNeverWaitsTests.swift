@@ -2,6 +2,7 @@ import Boards
 import Dispatch
 import Foundation
 import Hardware
+import Lifecycle
 import Media
 import ManualLoop
 import Motion

@@ -1,5 +1,7 @@
 import Foundation
 import Hardware
+import Lifecycle
+import Logging
 import ManualLoop
 import SimulatedHardware
 import Testing
@@ -7,7 +9,6 @@ import Boards
 @testable import Startup
 @testable import Supervisor
 @testable import Controls
-import Syscalls
 import TestSupport
 
 /// Defects from the issue-19 review, each with the test that would have caught it.

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Lifecycle
 import Settings
 import SimulatedHardware
 import TestSupport

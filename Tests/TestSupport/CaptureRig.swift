@@ -2,6 +2,7 @@
 import Boards
 import Foundation
 import Hardware
+import Lifecycle
 import ManualLoop
 import Media
 import SimulatedHardware

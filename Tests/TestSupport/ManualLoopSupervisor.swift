@@ -1,5 +1,6 @@
 #if DEBUG  // @testable: the supervisor's writers, drained (see SimulatedBoardHarness)
 import Hardware
+import Lifecycle
 import ManualLoop
 import SimulatedHardware
 @testable import Supervisor

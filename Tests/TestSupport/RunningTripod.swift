@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Lifecycle
 import Transports
 
 /// A `tripod run` on the simulated board with its stdin held open (end of input would stop it).

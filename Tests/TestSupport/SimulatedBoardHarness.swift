@@ -4,11 +4,12 @@
 import Boards
 import Foundation
 import Hardware
+import Lifecycle
+import Logging
 import ManualLoop
 import SimulatedHardware
 @testable import Startup
 @testable import Supervisor
-import Syscalls
 @testable import Transports
 
 /// The one harness that starts a supervisor on the simulated board, on the manual clock, with its

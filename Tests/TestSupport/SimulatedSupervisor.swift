@@ -1,10 +1,11 @@
 import Boards
 import Glibc
 import Hardware
+import Lifecycle
+import Logging
 import ManualLoop
 import Startup
 import Supervisor
-import Syscalls
 
 /// Builds the simulated board's devices (frames rendered at most at `renderSize`), lets `adjust`
 /// swap some of them (a storage with faults, a counting display) and starts a supervisor on them,

@@ -1,5 +1,6 @@
 import Foundation
 import Hardware
+import Lifecycle
 import Testing
 @testable import Supervisor
 @testable import Transports

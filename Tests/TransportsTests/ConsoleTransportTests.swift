@@ -1,6 +1,7 @@
 import Console
 import Foundation
 import Hardware
+import Lifecycle
 import TestSupport
 import Testing
 @testable import Supervisor

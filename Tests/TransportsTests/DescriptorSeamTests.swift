@@ -1,5 +1,7 @@
 import Foundation
 import Hardware
+import Lifecycle
+import Logging
 import ManualLoop
 import Syscalls
 import Testing

@@ -1,6 +1,7 @@
 import Camera
 import Foundation
 import Hardware
+import Lifecycle
 import Media
 import Units
 

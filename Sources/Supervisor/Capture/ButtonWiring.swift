@@ -1,6 +1,7 @@
 import Foundation  // replacingOccurrences
 import Camera
 import Console
+import Lifecycle
 import Recording
 import Hardware
 import Capture

@@ -22,7 +22,7 @@ import Testing
         let fleet = try LoopFleet(names: ["r1", "r2"])
         defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
         #expect(fleet.waitUntilEveryRigSeesEveryRig())
-        let observer = try Observer(broker: fleet.broker)
+        let observer = try MQTTObserver(broker: fleet.broker)
         let r2 = fleet["r2"]
         let topics = FleetTopics(group: "g", rig: "r2")
         func send(_ message: String, shot: String, in seconds: Double, at: Double?) throws {
@@ -80,7 +80,7 @@ import Testing
         let fleet = try LoopFleet(names: ["r1", "r2", "r3"])
         defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
         #expect(fleet.waitUntilEveryRigSeesEveryRig())
-        let observer = try Observer(broker: fleet.broker)
+        let observer = try MQTTObserver(broker: fleet.broker)
         let r1 = fleet["r1"]
         let sent = try #require(r1.type("fleet shot in 30s capture").last)
         let id = try #require(fields(sent)["shot"], "\(sent)")
@@ -112,7 +112,7 @@ import Testing
         let r1 = fleet["r1"]
         let topics = FleetTopics(group: "g", rig: "r1")
         #expect(fleet.pump { r1.fleet.rigsSeen["r1"]?.status != nil })
-        let observer = try Observer(broker: fleet.broker)
+        let observer = try MQTTObserver(broker: fleet.broker)
         for n in 0..<1100 { try observer.publish("tripod/g/x\(n)/state", "online") }
         let big = "{\"values\":{\"state\":\"" + String(repeating: "x", count: 16 * 1024) + "\"}}"
         try observer.publish("tripod/g/x0/status", big)
@@ -185,7 +185,7 @@ import Testing
         let directory = NSTemporaryDirectory() + "tripod-inbox-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let observer = try Observer(broker: broker)
+        let observer = try MQTTObserver(broker: broker)
         let rig = try LoopRig("r1", loop: loop, broker: broker, state: StateStore(storage: try PosixStorage(root: directory)))
         defer { rig.stop(); rig.removeWork() }
         let topics = FleetTopics(group: "g", rig: "r1")
@@ -249,11 +249,11 @@ import Testing
         #expect(acl.contains("pattern write tripod/studio/%u/#"), "\(acl)")
         try acl.write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
         for (user, password) in [("r1", "pw-r1"), ("r2", "pw-r2")] {
-            try run("/usr/bin/mosquitto_passwd", (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"]) + ["-b", directory + "/passwd", user, password])
+            _ = try runTool("/usr/bin/mosquitto_passwd", (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"]) + ["-b", directory + "/passwd", user, password])
         }
         let broker = try Broker(extraConfig: ["allow_anonymous false", "password_file \(directory)/passwd", "acl_file \(directory)/acl"])
-        let one = try Observer(broker: broker, user: "r1", password: "pw-r1")
-        let two = try Observer(broker: broker, user: "r2", password: "pw-r2")
+        let one = try MQTTObserver(broker: broker, user: "r1", password: "pw-r1")
+        let two = try MQTTObserver(broker: broker, user: "r2", password: "pw-r2")
         try two.publish("tripod/studio/r1/reply", "{\"id\":\"r1-1764950400000\",\"type\":\"reply\",\"ok\":true,\"values\":{\"rig\":\"r1\",\"status\":\"complete\"}}")
         try two.publish("tripod/studio/r1/state", "offline")
         try two.publish("tripod/studio/r2/state", "online")
@@ -265,7 +265,7 @@ import Testing
         let credentials = directory + "/r1.credentials"
         try "r1\npw-r1\n".write(toFile: credentials, atomically: true, encoding: .utf8)
         chmod(credentials, 0o600)
-        let rig = try Rig(broker: broker.port, group: "studio", rig: "r1", extraConfig: ["fleet.credentials = \(credentials)"])
+        let rig = try FleetRig(broker: broker.port, group: "studio", rig: "r1", extraConfig: ["fleet.credentials = \(credentials)"])
         defer { rig.stop(); rig.removeWork() }
         #expect(waitUntil { two.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         let answer = try two.ask(rig.topics, id: "acl-group", line: "get zoom", toGroup: true)
@@ -277,8 +277,8 @@ import Testing
     /// flood's end (within 1 s on a quiet machine), and RSS grows by less than 10 MB.
     @Test func aFloodOfFreshIdsLeavesStatusAnsweredAndMemoryBounded() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rig = try Rig(broker: broker.port, rig: "flood")
+        let observer = try MQTTObserver(broker: broker)
+        let rig = try FleetRig(broker: broker.port, rig: "flood")
         defer { rig.stop(); rig.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         _ = try observer.ask(rig.topics, id: "before-flood", line: "status")
@@ -331,18 +331,6 @@ func documentedBlock(_ name: String) throws -> String {
         throw FleetTestFailure("docs/fleet.md has no ```\(name) block")
     }
     return String(text[start.upperBound..<end.lowerBound]) + "\n"
-}
-
-/// Runs a program to its end; throws unless it exits 0.
-func run(_ program: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw FleetTestFailure("\(program) \(arguments) exited \(process.terminationStatus)") }
 }
 
 /// VmRSS of process `pid`, kB (/proc/<pid>/status).

@@ -1,17 +1,22 @@
+// The fleet's processes for the FleetConsole and Collect tests (and what they read back): an MQTT
+// observer, a `tripod run` with the fleet's settings, the capture files, a reply's fields. The
+// observer writes commands as the fleet client does (`@testable`), which only a debug build allows;
+// release builds (the benchmarks link TestSupport) leave it out.
+#if DEBUG
+import Console
+import Fleet
+@testable import FleetConsole
 import Foundation
 import Hardware
-import TestSupport
-@testable import Fleet
-@testable import FleetConsole
 
 /// An MQTT client of the test (through the same libmosquitto wrapper): subscribes to everything
 /// under `tripod/#` and keeps what arrives, in order.
-final class Observer: @unchecked Sendable {
-    struct Received: Sendable, Equatable {
-        var topic: String
-        var payload: String
-        var retained: Bool
-        var receivedAt = Date()
+public final class MQTTObserver: @unchecked Sendable {
+    public struct Received: Sendable, Equatable {
+        public var topic: String
+        public var payload: String
+        public var retained: Bool
+        public var receivedAt = Date()
     }
     private let received = LockedValue<[Received]>([])
     private let connectedCount = LockedValue(0)
@@ -21,7 +26,7 @@ final class Observer: @unchecked Sendable {
 
     /// Returns once the broker acknowledged the subscription (SUBACK), so nothing published after
     /// this returns can be missed, however busy the broker is.
-    init(broker: Broker, user: String? = nil, password: String? = nil) throws {
+    public init(broker: Broker, user: String? = nil, password: String? = nil) throws {
         let received = self.received
         let connectedCount = self.connectedCount
         let subscribed = self.subscribed
@@ -45,16 +50,16 @@ final class Observer: @unchecked Sendable {
 
     deinit { client.disconnect() }
 
-    var messages: [Received] { received.current }
+    public var messages: [Received] { received.current }
 
-    func messages(on topic: String) -> [Received] { messages.filter { $0.topic == topic } }
+    public func messages(on topic: String) -> [Received] { messages.filter { $0.topic == topic } }
 
-    func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
+    public func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
         try client.publish(topic: topic, payload: payload, qos: 1, retain: retain)
     }
 
     /// The replies carrying `id`, decoded.
-    func replies(_ topics: FleetTopics, id: String) -> [[String: Any]] {
+    public func replies(_ topics: FleetTopics, id: String) -> [[String: Any]] {
         messages(on: topics.reply).compactMap { message in
             guard let object = try? JSONSerialization.jsonObject(with: Data(message.payload.utf8)) as? [String: Any],
                   object["id"] as? String == id else { return nil }
@@ -63,7 +68,7 @@ final class Observer: @unchecked Sendable {
     }
 
     /// Sends a command and waits for its one reply.
-    func ask(_ topics: FleetTopics, id: String, line: String, toGroup: Bool = false, extra: String = "") throws -> [String: Any] {
+    public func ask(_ topics: FleetTopics, id: String, line: String, toGroup: Bool = false, extra: String = "") throws -> [String: Any] {
         try publish(toGroup ? topics.groupCommands : topics.rigCommands,
                     "{\"id\":\(FleetClient.jsonString(id)),\"line\":\(FleetClient.jsonString(line))\(extra)}")
         guard waitUntil({ !replies(topics, id: id).isEmpty }) else { throw FleetTestFailure("no reply to \(id) (\(line))") }
@@ -72,7 +77,7 @@ final class Observer: @unchecked Sendable {
 
     /// True once the rig published `online` and, after it, its status: it has subscribed by then
     /// (one connection's packets are handled in order).
-    func sawOnlineThenStatus(_ topics: FleetTopics, after index: Int = 0) -> Bool {
+    public func sawOnlineThenStatus(_ topics: FleetTopics, after index: Int = 0) -> Bool {
         let all = messages
         guard let online = all.indices.last(where: { $0 >= index && all[$0].topic == topics.state && all[$0].payload == "online" }) else { return false }
         return all[online...].contains { $0.topic == topics.status }
@@ -80,19 +85,19 @@ final class Observer: @unchecked Sendable {
 }
 
 /// `tripod run --board sim-small` as its own process, with the fleet's settings in its config file.
-final class Rig {
-    let process = Process()
-    let stdin = Pipe()
-    let work: String
-    let topics: FleetTopics
-    var socket: String { work + "/ctl.sock" }
-    var state: String { work + "/state" }
-    var captures: String { work + "/captures" }
-    var logFile: String { work + "/tripod.log" }
+public final class FleetRig {
+    public let process = Process()
+    public let stdin = Pipe()
+    public let work: String
+    public let topics: FleetTopics
+    public var socket: String { work + "/ctl.sock" }
+    public var state: String { work + "/state" }
+    public var captures: String { work + "/captures" }
+    public var logFile: String { work + "/tripod.log" }
 
     /// `work`: an existing directory (state kept from a previous run).
     /// `board`: a board name or a board file (`tripod run --board`).
-    init(broker port: Int, group: String = "g", rig: String = "r1", work existing: String? = nil, extraConfig: [String] = [],
+    public init(broker port: Int, group: String = "g", rig: String = "r1", work existing: String? = nil, extraConfig: [String] = [],
          board: String = "sim-small") throws {
         work = existing ?? NSTemporaryDirectory() + "tripod-fleet-\(UUID().uuidString)"
         topics = FleetTopics(group: group, rig: rig)
@@ -109,7 +114,7 @@ final class Rig {
         try process.run()
     }
 
-    static func executable() throws -> String {
+    public static func executable() throws -> String {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let candidates = [Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("tripod").path,
                           here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/tripod").path]
@@ -120,7 +125,7 @@ final class Rig {
     }
 
     /// `tripod ctl LINE` on this rig's control socket: its reply line, or nil.
-    func ctl(_ line: String) -> String? {
+    public func ctl(_ line: String) -> String? {
         let ctl = Process()
         let output = Pipe()
         guard let tripod = try? Self.executable() else { return nil }
@@ -134,21 +139,40 @@ final class Rig {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init)
     }
 
-    func kill9() {
+    public func kill9() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// SIGTERM: a clean stop (publishes `offline`, then disconnects).
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
     }
 
-    var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
-    func removeWork() { try? FileManager.default.removeItem(atPath: work) }
+    public func removeWork() { try? FileManager.default.removeItem(atPath: work) }
 
     deinit { stop() }
 }
+
+/// The files of captures under `directory`, relative paths, sorted.
+public func captureFiles(_ directory: String) -> [String] {
+    ((FileManager.default.enumerator(atPath: directory)?.allObjects as? [String]) ?? [])
+        .filter { !$0.hasSuffix(".tmp") && ($0.hasSuffix(".dng") || $0.hasSuffix(".jpg") || $0.hasSuffix(".json")) }
+        .sorted()
+}
+
+/// The fields of a human-mode reply or event line (`ok a=1 b=2`), values without spaces or quoted.
+public func fields(_ line: String) -> [String: String] {
+    guard let words = try? tokenize(line) else { return [:] }
+    var result: [String: String] = [:]
+    for word in words.dropFirst() {
+        guard let equals = word.firstIndex(of: "=") else { continue }
+        result[String(word[..<equals])] = String(word[word.index(after: equals)...])
+    }
+    return result
+}
+#endif

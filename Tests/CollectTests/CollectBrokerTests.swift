@@ -15,7 +15,7 @@ import Settings
     /// SUBSCRIBEs, mosquitto sends 20 at once and the rest after the confirmation.)
     @Test func everyRetainedMessageIsInOnceSubscribeReturns() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
+        let observer = try MQTTObserver(broker: broker)
         let count = 300
         for n in 1...count {
             try observer.publish("tripod/rt/r\(n)/state", "online", retain: true)
@@ -61,7 +61,7 @@ import Settings
         try "pattern read tripod/g/#\npattern write tripod/g/%u/#\npattern write tripod/g/cmd\n"
             .write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
         for (user, password) in [("r1", "pw-r1"), ("collector", "pw-collector")] {
-            try run("/usr/bin/mosquitto_passwd", (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"])
+            _ = try runTool("/usr/bin/mosquitto_passwd", (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"])
                         + ["-b", directory + "/passwd", user, password])
         }
         for (user, password) in [("r1", "pw-r1"), ("collector", "pw-collector")] {
@@ -96,7 +96,7 @@ import Settings
         let directory = NSTemporaryDirectory() + "tripod-collect-tls-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        _ = try runTool("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                                          "-keyout", directory + "/broker.key", "-out", directory + "/broker.crt", "-days", "2",
                                          "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
         chmod(directory + "/broker.key", 0o644)  // mosquitto may drop to another user

@@ -152,17 +152,6 @@ struct LoopFleet {
     func removeWork() { rigs.forEach { $0.removeWork() } }
 }
 
-/// The fields of a human-mode reply or event line (`ok a=1 b=2`), values without spaces or quoted.
-func fields(_ line: String) -> [String: String] {
-    guard let words = try? tokenize(line) else { return [:] }
-    var result: [String: String] = [:]
-    for word in words.dropFirst() {
-        guard let equals = word.firstIndex(of: "=") else { continue }
-        result[String(word[..<equals])] = String(word[word.index(after: equals)...])
-    }
-    return result
-}
-
 @Suite(.serialized) struct FleetShotTests {
     /// Three rigs, one with an unsynchronised clock: one command reaches each, each rig's first
     /// exposure starts at or after the instant by its own clock (within one frame), the sender's
@@ -172,7 +161,7 @@ func fields(_ line: String) -> [String: String] {
         let fleet = try LoopFleet(names: ["r1", "r2", "r3"], unsynchronised: ["r3"])
         defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
         #expect(fleet.waitUntilEveryRigSeesEveryRig())
-        let observer = try Observer(broker: fleet.broker)
+        let observer = try MQTTObserver(broker: fleet.broker)
         let reply = try #require(fleet["r1"].type("fleet shot in 2s bracket ev 3 1").last)
         #expect(reply.hasPrefix("ok shot="), "\(reply)")
         let shot = fields(reply)
@@ -290,7 +279,7 @@ func fields(_ line: String) -> [String: String] {
         let fleet = try LoopFleet(names: ["r1", "r2", "r3"])
         defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
         #expect(fleet.waitUntilEveryRigSeesEveryRig())
-        let observer = try Observer(broker: fleet.broker)
+        let observer = try MQTTObserver(broker: fleet.broker)
         fleet["r3"].stop()
         #expect(fleet.pump { fleet["r1"].fleet.rigsSeen["r3"]?.state == "offline" })
         let r1 = fleet["r1"]
@@ -417,7 +406,7 @@ func fields(_ line: String) -> [String: String] {
         let fleet = try LoopFleet(names: ["b1", "b2"])
         defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
         #expect(fleet.waitUntilEveryRigSeesEveryRig())
-        let before = try Observer(broker: fleet.broker)
+        let before = try MQTTObserver(broker: fleet.broker)
         let reply = try #require(fleet["b1"].type("fleet shot in 20s capture").last)
         let id = try #require(fields(reply)["shot"], "\(reply)")
         #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedShots.contains(id) } })
@@ -427,7 +416,7 @@ func fields(_ line: String) -> [String: String] {
         try fleet.broker.start()
         // The rigs reconnect (libmosquitto's own retry, then the client's on the loop) and say they are
         // online again, however long a busy machine takes (a minute at most: a safety net).
-        let observer = try Observer(broker: fleet.broker)
+        let observer = try MQTTObserver(broker: fleet.broker)
         let reconnected = waitUntil {
             fleet.advance(by: .milliseconds(100), step: .milliseconds(20))
             return fleet.rigs.allSatisfy { observer.messages(on: "tripod/g/\($0.name)/state").last?.payload == "online" }
@@ -451,7 +440,7 @@ func fields(_ line: String) -> [String: String] {
         let fleet = try LoopFleet(names: ["s1", "s2"])
         defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
         #expect(fleet.waitUntilEveryRigSeesEveryRig())
-        let observer = try Observer(broker: fleet.broker)
+        let observer = try MQTTObserver(broker: fleet.broker)
         let reply = try #require(fleet["s1"].type("fleet shot in 3s capture").last)
         let id = try #require(fields(reply)["shot"], "\(reply)")
         #expect(fleet.pump { fleet.rigs.allSatisfy { $0.fleet.armedShots.contains(id) } })
@@ -469,8 +458,8 @@ func fields(_ line: String) -> [String: String] {
     /// stops waiting for it, and the report names it missing while the others complete.
     @Test func aRigKilledDuringAShotIsNamedMissing() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rigs = [try Rig(broker: broker.port, rig: "k1"), try Rig(broker: broker.port, rig: "k2"), try Rig(broker: broker.port, rig: "k3")]
+        let observer = try MQTTObserver(broker: broker)
+        let rigs = [try FleetRig(broker: broker.port, rig: "k1"), try FleetRig(broker: broker.port, rig: "k2"), try FleetRig(broker: broker.port, rig: "k3")]
         defer { rigs.forEach { $0.stop(); $0.removeWork() } }
         for rig in rigs { #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)") }
         #expect(waitUntil { rigs.allSatisfy { $0.ctl("fleet status")?.hasPrefix("ok broker=connected rigs=3 online=3") == true } },
@@ -498,8 +487,8 @@ func fields(_ line: String) -> [String: String] {
     /// (a busy machine can only make it later).
     @Test func aShotBetweenTripodRunProcesses() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rigs = [try Rig(broker: broker.port, rig: "p1"), try Rig(broker: broker.port, rig: "p2")]
+        let observer = try MQTTObserver(broker: broker)
+        let rigs = [try FleetRig(broker: broker.port, rig: "p1"), try FleetRig(broker: broker.port, rig: "p2")]
         defer { rigs.forEach { $0.stop(); $0.removeWork() } }
         for rig in rigs { #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)") }
         // Each rig has seen the other's state once it published a status after the other's online.
@@ -528,7 +517,7 @@ func fields(_ line: String) -> [String: String] {
         let fleet = try LoopFleet(names: ["r1", "r2"])
         defer { fleet.rigs.forEach { $0.stop() }; fleet.removeWork() }
         #expect(fleet.waitUntilEveryRigSeesEveryRig())
-        let observer = try Observer(broker: fleet.broker)
+        let observer = try MQTTObserver(broker: fleet.broker)
         let answer = try #require(fleet["r1"].type("fleet shot in 30s capture").last)
         let id = try #require(fields(answer)["shot"], "\(answer)")
         let r2 = fleet["r2"]

@@ -11,8 +11,8 @@ import Testing
     /// retained `offline`.
     @Test func stateIsOnlineThenTheLastWillSaysOfflineAfterKill9() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rig = try Rig(broker: broker.port)
+        let observer = try MQTTObserver(broker: broker)
+        let rig = try FleetRig(broker: broker.port)
         defer { rig.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         let status = try #require(observer.messages(on: rig.topics.status).last)
@@ -41,7 +41,7 @@ import Testing
         #expect(seconds <= Double(FleetClient.keepaliveSeconds) * 1.5, "offline after \(seconds) s")
         print("fleet: Last Will offline \(String(format: "%.3f", seconds)) s after kill -9")
         // A late subscriber sees the retained offline.
-        let late = try Observer(broker: broker)
+        let late = try MQTTObserver(broker: broker)
         #expect(waitUntil(seconds: 30) { late.messages(on: rig.topics.state).contains { $0.payload == "offline" && $0.retained } })
     }
 
@@ -49,8 +49,8 @@ import Testing
     /// console's JSON reply; a clean stop publishes offline.
     @Test func commandsOnTheRigAndGroupTopicsAreAnsweredWithTheirIds() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rig = try Rig(broker: broker.port)
+        let observer = try MQTTObserver(broker: broker)
+        let rig = try FleetRig(broker: broker.port)
         defer { rig.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         var milliseconds: [Double] = []
@@ -92,8 +92,8 @@ import Testing
     /// QoS 1 may deliver twice: an id runs once, also after the rig restarts (the ids are persisted).
     @Test func aDuplicatedIdRunsOnceEvenAcrossARestart() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rig = try Rig(broker: broker.port)
+        let observer = try MQTTObserver(broker: broker)
+        let rig = try FleetRig(broker: broker.port)
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         let capture = "{\"id\":\"d1\",\"line\":\"capture\"}"
         try observer.publish(rig.topics.rigCommands, capture)
@@ -107,7 +107,7 @@ import Testing
         let captured = captureFiles(rig.captures)
         rig.stop()
         let count = observer.messages.count
-        let again = try Rig(broker: broker.port, work: rig.work)
+        let again = try FleetRig(broker: broker.port, work: rig.work)
         defer { again.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(again.topics, after: count) }, "\(again.log)")
         try observer.publish(again.topics.rigCommands, capture)
@@ -119,8 +119,8 @@ import Testing
     /// Bad input gets one clear `err` reply and nothing else happens.
     @Test func malformedUnknownFailingAndRefusedCommandsGetAnErrReplyOnly() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rig = try Rig(broker: broker.port)
+        let observer = try MQTTObserver(broker: broker)
+        let rig = try FleetRig(broker: broker.port)
         defer { rig.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         try observer.publish(rig.topics.rigCommands, "{not json")
@@ -162,13 +162,13 @@ import Testing
     /// once the broker is up, and publishes its state and status; commands then run.
     @Test func aBrokerThatComesUpLaterIsJoinedWithBackoff() throws {
         let broker = try Broker(start: false)
-        let rig = try Rig(broker: broker.port)
+        let rig = try FleetRig(broker: broker.port)
         defer { rig.removeWork() }
         #expect(waitUntil { rig.ctl("status")?.hasPrefix("ok state=ready") == true }, "\(rig.log)")
         #expect(rig.log.contains("not reachable") || rig.log.contains("fleet: connecting"), "\(rig.log)")
         try broker.start()
         let started = Date()
-        let observer = try Observer(broker: broker)
+        let observer = try MQTTObserver(broker: broker)
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         print("fleet: connected \(String(format: "%.1f", Date().timeIntervalSince(started))) s after the broker came up")
         #expect(try observer.ask(rig.topics, id: "late", line: "status")["ok"] as? Bool == true)
@@ -176,7 +176,7 @@ import Testing
         broker.stop()
         let count = observer.messages.count
         try broker.start()
-        let again = try Observer(broker: broker)
+        let again = try MQTTObserver(broker: broker)
         #expect(waitUntil { again.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         #expect(observer.messages.count >= count)
         #expect(try again.ask(rig.topics, id: "after-restart", line: "status")["ok"] as? Bool == true)
@@ -200,8 +200,8 @@ import Testing
         let credentials = directory + "/credentials"
         try "rig\ns3cret pass\n".write(toFile: credentials, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: credentials)
-        let observer = try Observer(broker: broker, user: "rig", password: "s3cret pass")
-        let rig = try Rig(broker: broker.port, extraConfig: ["fleet.credentials = \(credentials)"])
+        let observer = try MQTTObserver(broker: broker, user: "rig", password: "s3cret pass")
+        let rig = try FleetRig(broker: broker.port, extraConfig: ["fleet.credentials = \(credentials)"])
         defer { rig.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
     }
@@ -216,17 +216,10 @@ extension FleetBrokerTests {
         let credentials = directory + "/credentials"
         try "rig\npassword\n".write(toFile: credentials, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: credentials)
-        let rig = try Rig(broker: try freeLoopbackPort(), extraConfig: ["fleet.credentials = \(credentials)"])
+        let rig = try FleetRig(broker: try freeLoopbackPort(), extraConfig: ["fleet.credentials = \(credentials)"])
         defer { rig.removeWork() }
         rig.process.waitUntilExit()
         #expect(rig.process.terminationStatus == 1)
         #expect(rig.log.contains("fleet.credentials \(credentials) has mode 644") && rig.log.contains("chmod 600"), "\(rig.log)")
     }
-}
-
-/// The files of captures under `directory`, relative paths, sorted.
-func captureFiles(_ directory: String) -> [String] {
-    ((FileManager.default.enumerator(atPath: directory)?.allObjects as? [String]) ?? [])
-        .filter { !$0.hasSuffix(".tmp") && ($0.hasSuffix(".dng") || $0.hasSuffix(".jpg") || $0.hasSuffix(".json")) }
-        .sorted()
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Syscalls
 
 /// Syslog priorities used in log lines (`<3>` error … `<7>` debug), as journald reads them.
 public enum LogPriority: Int, Sendable, Comparable {

@@ -10,10 +10,10 @@ import TestSupport
 /// mosquitto (docs/collect.md).
 final class CollectFleet {
     let broker: Broker
-    let observer: Observer
+    let observer: MQTTObserver
     let work: String
     let key: String
-    var rigs: [String: Rig] = [:]
+    var rigs: [String: FleetRig] = [:]
     var ports: [String: Int] = [:]
     /// Config lines every rig gets besides the fleet's and the remote's.
     let extraConfig: [String]
@@ -31,7 +31,7 @@ final class CollectFleet {
         self.rigConfig = rigConfig
         self.board = board
         broker = try given ?? Broker()
-        observer = try Observer(broker: broker, user: user?.name, password: user?.password)
+        observer = try MQTTObserver(broker: broker, user: user?.name, password: user?.password)
         work = NSTemporaryDirectory() + "tripod-collect-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         key = work + "/collect-key"
@@ -49,7 +49,7 @@ final class CollectFleet {
     /// Starts rig `name` (again: on its work folder, captures and port).
     func start(_ name: String, work existing: String? = nil) throws {
         let port = ports[name] ?? 0
-        rigs[name] = try Rig(broker: broker.port, rig: name, work: existing,
+        rigs[name] = try FleetRig(broker: broker.port, rig: name, work: existing,
                              extraConfig: ["remote.listen = 127.0.0.1:\(port)", "remote.collect = \(key)"] + extraConfig + (rigConfig[name] ?? []),
                              board: board)
     }
@@ -108,7 +108,7 @@ final class CollectRun: @unchecked Sendable {
     private let errors = LockedValue<String>("")
 
     init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: try Rig.executable())
+        process.executableURL = URL(fileURLWithPath: try FleetRig.executable())
         process.arguments = ["collect"] + arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -26,8 +26,8 @@ import TestSupport
 
     @Test func neitherTheBrokersUsersNorTheTokensHolderTakeTheRig() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rig = try Rig(broker: broker.port, extraConfig: ["remote.listen = 127.0.0.1:0"])
+        let observer = try MQTTObserver(broker: broker)
+        let rig = try FleetRig(broker: broker.port, extraConfig: ["remote.listen = 127.0.0.1:0"])
         defer { rig.stop(); rig.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         let tokenReply = try #require(rig.ctl("remote token"))
@@ -81,8 +81,8 @@ import TestSupport
     /// lets the next run as someone else, and each reply answers its own id.
     @Test func aLineAfterADeferredOneIsStillJudgedAsMQTTAndAnswersItsOwnID() throws {
         let broker = try Broker()
-        let observer = try Observer(broker: broker)
-        let rig = try Rig(broker: broker.port)
+        let observer = try MQTTObserver(broker: broker)
+        let rig = try FleetRig(broker: broker.port)
         defer { rig.stop(); rig.removeWork() }
         #expect(waitUntil { observer.sawOnlineThenStatus(rig.topics) }, "\(rig.log)")
         let reconnects = observer.messages.count

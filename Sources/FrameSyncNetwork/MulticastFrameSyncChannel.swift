@@ -1,5 +1,6 @@
 import Glibc
 import Hardware
+import Syscalls
 
 /// Frame sync's datagrams over UDP multicast (`FrameSyncChannel`): a sender connected to the
 /// group, or a receiver joined to it. Several receivers on one host (a client camera and Tripod's
