@@ -248,12 +248,13 @@ public final class CameraController {
     /// the controller refills regular requests when the last is released, and a restart of
     /// streaming ends every hold.
     public func holdRegularRequests() -> RegularRequestHold {
-        RegularRequestHold(controller: self, generation: run.hold())
+        run.hold()
     }
 
-    /// Ends a hold taken with `holdRegularRequests` (once; on the run it was taken on).
-    fileprivate func release(_ hold: RegularRequestHold) {
-        if run.release(heldGeneration: hold.generation) { refillRegularRequests() }
+    /// Ends a hold taken with `holdRegularRequests`: regular requests flow again when it was the
+    /// last in force. A hold already released, or taken on an earlier run, changes nothing.
+    public func releaseRegularRequests(_ hold: RegularRequestHold) {
+        if run.release(hold) { refillRegularRequests() }
     }
 
     /// Bracket hook: queues one request with the current settings overridden by `controls` (e.g.
@@ -371,22 +372,12 @@ public enum CameraControllerEvent {
     case streamingFailed(any Error)
 }
 
-/// A bracket's claim that regular requests wait (see `CameraController.holdRegularRequests`).
-/// Loop-confined like the controller.
-public final class RegularRequestHold {
-    private weak var controller: CameraController?
-    fileprivate let generation: Int
-    private var released = false
-
-    fileprivate init(controller: CameraController, generation: Int) {
-        self.controller = controller
-        self.generation = generation
-    }
-
-    /// Lets regular requests flow again, unless another hold is in force. Idempotent.
-    public func release() {
-        guard !released else { return }
-        released = true
-        controller?.release(self)
-    }
+/// A bracket's claim that regular requests wait (see `CameraController.holdRegularRequests`): a
+/// value naming the streaming run it was taken on and its number there. The holder gives it back
+/// to the controller it came from (`releaseRegularRequests`); the controller keeps which are in force.
+public struct RegularRequestHold: Hashable, Sendable {
+    /// The streaming run the hold was taken on (a restart ends every hold).
+    let generation: Int
+    /// The hold's number on its controller.
+    let number: Int
 }

@@ -16,13 +16,15 @@ struct StreamingRun {
     private var regularControls: [UInt64: ControlList] = [:]
     /// Explicit requests in flight, with what runs when each completes.
     private var explicitCompletions: [UInt64: (CompletedRequest) -> Void] = [:]
-    /// Holds on regular requests in force on this run.
-    private var holds = 0
+    /// The numbers of the holds on regular requests in force on this run.
+    private var holds: Set<Int> = []
+    /// The last hold's number (each hold gets the next, so a second release of one is ignored).
+    private var lastHold = 0
 
     /// Cookie of the most recent request handed out (0 before any).
     var lastQueuedCookie: UInt64 { nextCookie - 1 }
     /// True while any hold on regular requests is in force.
-    var holdsRegularRequests: Bool { holds > 0 }
+    var holdsRegularRequests: Bool { !holds.isEmpty }
     /// True when no request of either kind is in flight.
     var isIdle: Bool { regularInFlight.isEmpty && explicitCompletions.isEmpty }
 
@@ -36,7 +38,7 @@ struct StreamingRun {
     mutating func started() {
         isStreaming = true
         generation += 1
-        holds = 0
+        holds = []
     }
 
     /// Streaming is stopping (before the device is told).
@@ -49,7 +51,7 @@ struct StreamingRun {
     mutating func stopped() {
         regularInFlight = []
         regularControls = [:]
-        holds = 0
+        holds = []
     }
 
     /// The camera went away.
@@ -58,18 +60,18 @@ struct StreamingRun {
         regularInFlight = []
     }
 
-    /// One more hold on regular requests; returns the run it holds.
-    mutating func hold() -> Int {
-        holds += 1
-        return generation
+    /// One more hold on regular requests, on this run.
+    mutating func hold() -> RegularRequestHold {
+        lastHold += 1
+        holds.insert(lastHold)
+        return RegularRequestHold(generation: generation, number: lastHold)
     }
 
-    /// Ends a hold taken on run `heldGeneration`; true when it was the last in force (regular
-    /// requests flow again). A hold of another run is ignored.
-    mutating func release(heldGeneration: Int) -> Bool {
-        guard heldGeneration == generation, holds > 0 else { return false }
-        holds -= 1
-        return holds == 0
+    /// Ends `hold`; true when it was the last in force (regular requests flow again). A hold of
+    /// another run, or one already released, is ignored.
+    mutating func release(_ hold: RegularRequestHold) -> Bool {
+        guard hold.generation == generation, holds.remove(hold.number) != nil else { return false }
+        return holds.isEmpty
     }
 
     /// A regular request went to the device with `controls`.

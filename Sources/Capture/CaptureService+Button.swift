@@ -73,7 +73,7 @@ extension CaptureService {
     private func buttonCaptureFailed(_ reason: String, _ command: ButtonCommand) {
         let trigger = CaptureTrigger.button(edge: command.edgeTimestamp, queued: command.wasQueued)
         emit(.bracketFailed(BracketFailure(bracketID: nil, reason: reason, framesKept: 0, trigger: trigger)))
-        button?.captureDidFinish()
+        button.captureDidFinish()
         showPattern(.error)
     }
 }

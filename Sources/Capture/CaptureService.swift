@@ -43,9 +43,11 @@ public struct ShotArming {
 /// own queue). One bracket at a time. Loop-confined.
 ///
 /// It owns its state and never calls back into the supervisor: it reads the camera from the
-/// camera's one owner (`CameraSlot`), the supervisor pushes what else it needs (`capture.format`,
-/// whether captures are accepted), and what happens flows out as events (`emit`) and as work
-/// marks (`work`), which a stop waits for.
+/// camera's one owner (`CameraSlot`) and the settings in force from the view it was given
+/// (`capture.format`, `media.dng.compression`, `button.*`), the supervisor pushes whether captures
+/// are accepted, and what happens flows out as events (`emit`) and as work marks (`work`), which a
+/// stop waits for. It owns the shutter button (`NoShutterButton` on a board without one) and the
+/// status LED.
 public final class CaptureService {
     public let loop: any EventLoop
     /// Where captures are saved (the writer's).
@@ -54,12 +56,10 @@ public final class CaptureService {
     private let attachedCamera: any AttachedCamera
     /// The camera, while one is attached.
     public var camera: CameraController? { attachedCamera.controller }
-    /// The settings pushed on every settings change (CaptureServiceState.swift).
-    private var settings = CaptureSettings()
-    /// Files written per frame (`capture.format`).
-    public var captureFormat: CaptureFormat { get { settings.captureFormat } set { settings.captureFormat = newValue } }
-    /// How DNGs store the raw samples (`media.dng.compression`); a bracket keeps the one it started with.
-    public var dngCompression: DNGCompression { get { settings.dngCompression } set { settings.dngCompression = newValue } }
+    /// The settings in force, read when used (the settings store's view).
+    private let settings: any CaptureSettingsView
+    /// Files written per frame (`capture.format`), as in force.
+    public var captureFormat: CaptureFormat { settings.captureFormat }
     /// False before start and once a stop began: no new bracket starts.
     public var acceptsCaptures = false
     /// When the stop began (pushed by the supervisor): a button press from before it still captures.
@@ -79,18 +79,18 @@ public final class CaptureService {
     private let writers: FrameWriterSlot
     /// What a button gesture asks that is not a capture (CaptureService+Button.swift).
     public let onButtonEvent: (ButtonEvent) -> Void
-    /// The shutter button and status LED, when the board has them (`attachControls`).
-    public private(set) var button: ButtonController?
-    public private(set) var led: StatusLEDPlayer?
+    /// The shutter button: the board's, or `NoShutterButton`. Made with the service; the
+    /// supervisor starts and stops it with the devices.
+    public let button: any ShutterButton
+    /// The status LED, when the board has one.
+    public let led: StatusLEDPlayer?
     /// The LED pattern between brackets: ready, or recording while a video records (pushed by the
     /// supervisor's recording wiring).
     public var restingPattern: StatusLEDPattern = .ready {
         didSet { if running == nil, led?.pattern != .error { led?.show(restingPattern) } }
     }
-    /// Debounce, gestures and busy policy of the button, from the `button.*` settings (ButtonWiring.swift).
-    public var buttonConfiguration: ButtonConfiguration { get { settings.buttonConfiguration } set { settings.buttonConfiguration = newValue } }
     /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
-    public var presets: [String: [String]] { get { settings.presets } set { settings.presets = newValue } }
+    public var presets: [String: [String]] = [:]
     /// Buffer, memory and wait limits (CaptureServiceState.swift).
     private var limits = CaptureLimits()
     /// Extra buffers per stream `prepare` allocates for bracket requests; the engine keeps at most
@@ -98,7 +98,7 @@ public final class CaptureService {
     public var bracketBuffersPerStream: Int { get { limits.bracketBuffersPerStream } set { limits.bracketBuffersPerStream = newValue } }
     /// True on a board with a shutter button: the camera streams stills from the start, so the
     /// first press reconfigures nothing.
-    public let wantsStillsFromStart: Bool
+    public var wantsStillsFromStart: Bool { !(button is NoShutterButton) }
     /// What the camera's streams are for when it starts: stills once prepared (or with a button).
     public var streamingConfiguration: StreamingConfiguration {
         isPrepared || wantsStillsFromStart ? .stills(bracketBuffersPerStream: bracketBuffersPerStream) : StreamingConfiguration()
@@ -123,11 +123,6 @@ public final class CaptureService {
     // MARK: Attachments: what comes up after the service is made, each set in one call from the
     // composition (Supervisor's Composition.swift), never field by field.
 
-    /// The shutter button and status LED (either may be absent on a board).
-    public func attachControls(button: ButtonController?, led: StatusLEDPlayer?) {
-        self.button = button; self.led = led
-    }
-
     /// The gyro logs of saved brackets, once the IMU runs.
     public func attachGyroLogs(_ maker: GyroLogMaker?) { attached.gyroLogs = maker }
 
@@ -143,7 +138,8 @@ public final class CaptureService {
     public final class Running {
         public let plan: BracketPlan
         let trigger: CaptureTrigger
-        var engine: BracketEngine?
+        /// The bracket's engine; let go once the bracket ended (it and its callbacks hold each other).
+        var engine = EngineState.notYetMade
         public internal(set) var id: String?
         public internal(set) var framesSaved = 0
         var storageFailure: String?
@@ -160,24 +156,54 @@ public final class CaptureService {
         init(plan: BracketPlan, trigger: CaptureTrigger, observer: ((CaptureProgress) -> Void)? = nil) {
             self.plan = plan; self.trigger = trigger; self.observer = observer
         }
+
+        /// Where the bracket's engine is in its life.
+        enum EngineState {
+            /// The bracket was planned; its engine (whose callbacks name this bracket) comes next.
+            case notYetMade
+            /// The engine runs the bracket.
+            case running(BracketEngine)
+            /// The bracket ended: the engine was let go.
+            case released
+        }
+
+        /// Cancels the bracket's engine while it runs (its frames already kept stay).
+        func cancelEngine(reason: String) {
+            if case .running(let engine) = engine { engine.cancel(reason: reason) }
+        }
     }
 
     /// `emit` and `onButtonEvent` are where what happens flows out; `readBracket` reads a preset's
-    /// words; `wantsStillsFromStart`: a board with a shutter button streams stills from the start.
-    /// `serialNumber`: the camera's serial in every file's EXIF (BodySerialNumber, CameraSerialNumber).
-    /// `camera`: the camera's owner, which the composition attaches the controller to.
-    public init(loop: any EventLoop, camera: any AttachedCamera, storage: any Storage, work: WorkTracker, wantsStillsFromStart: Bool = false, serialNumber: String? = nil,
+    /// words; `settings`: the settings in force. `controls`: the board's shutter, half-press and
+    /// LED lines (a board with a shutter button streams stills from the start); `ledFailed` hears
+    /// of an LED that stopped working. `serialNumber`: the camera's serial in every file's EXIF
+    /// (BodySerialNumber, CameraSerialNumber). `camera`: the camera's owner, which the composition
+    /// attaches the controller to.
+    public init(loop: any EventLoop, camera: any AttachedCamera, storage: any Storage, work: WorkTracker, settings: any CaptureSettingsView,
+                controls: CaptureControls = CaptureControls(), serialNumber: String? = nil,
                 readBracket: @escaping BracketArgumentsReader, captureFormatKey: String,
-                emit: @escaping (CaptureEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in }) {
+                emit: @escaping (CaptureEvent) -> Void = { _ in }, onButtonEvent: @escaping (ButtonEvent) -> Void = { _ in },
+                ledFailed: @escaping (HardwareError) -> Void = { _ in }) {
         self.loop = loop
         self.attachedCamera = camera
         self.writers = FrameWriterSlot(storage: storage, serialNumber: serialNumber, loop: loop)
         self.work = work
-        self.wantsStillsFromStart = wantsStillsFromStart
+        self.settings = settings
         self.readBracket = readBracket
         self.captureFormatKey = captureFormatKey
         self.emit = emit
         self.onButtonEvent = onButtonEvent
+        // The button's decisions come back here, on the loop (weak: the service owns the button).
+        let service = LateBound<CaptureService>(loop: loop)
+        if let shutter = controls.shutter {
+            self.button = ButtonController(configuration: settings.buttonConfiguration, loop: loop, shutter: shutter, halfPress: controls.halfPress) { output in
+                service.value?.handle(buttonOutput: output)
+            }
+        } else {
+            self.button = NoShutterButton()
+        }
+        self.led = controls.led.map { StatusLEDPlayer(line: $0, loop: loop, onError: ledFailed) }
+        service.attach(self)
     }
 
     /// The writer, made on first use with the camera's sensor (identity, black level, ISO convention)
@@ -185,7 +211,7 @@ public final class CaptureService {
     public func writer(for camera: CameraController) -> FrameWriter { writers.writer(for: camera) }
 
     /// Blocks until every write submitted so far has run (tests; shutdown after the last bracket).
-    public func drainWrites() { writers.opened?.drain() }
+    public func drainWrites() { if case .made(let writer) = writers.state { writer.drain() } }
 
     // MARK: Prepare
 
@@ -308,7 +334,7 @@ public final class CaptureService {
                                        onFrame: { bound.value.matched($0, in: current) },
                                        onFinish: { bound.value.engineFinished($0, in: current) })
             running = current
-            current.engine = engine
+            current.engine = .running(engine)
             try engine.start()
         } catch let error as CameraError {
             running = nil
@@ -321,7 +347,7 @@ public final class CaptureService {
         let lagAtStart = current.lag
         work.begin("bracket")
         showPattern(.busy)
-        if case .console = trigger { button?.captureDidStart() }
+        if case .console = trigger { button.captureDidStart() }
         let frames = plan.autoRange.map { plan.steps.count + 2 * $0.maximumExtraSteps } ?? plan.steps.count
         let record = BracketPlanRecord(kind: plan.kind, summary: plan.summary, frameCount: min(frames, maximum))
         var start = BracketStart(plan: record, outputs: BracketOutputs(rawSize: raw ? camera.activeFormat.format.sensorModeSize : nil,
@@ -329,7 +355,7 @@ public final class CaptureService {
                                                                       rawBitDepth: raw ? camera.activeFormat.format.rawBitDepth : nil,
                                                                       rawImagedArea: raw ? camera.activeFormat.format.sensorModeCrop : nil),
                                  startTime: Date(), startMonotonic: triggerTime, shutterLag: current.lag,
-                                 dngCompression: dngCompression, timelapse: { if case .timelapse(let shot) = trigger { return shot } else { return nil } }())
+                                 dngCompression: settings.dngCompression, timelapse: { if case .timelapse(let shot) = trigger { return shot } else { return nil } }())
         start.shot = shot?.record
         let run = LoopBound(current, loop: loop)
         writer(for: camera).begin(start) { result in bound.value.began(result, in: run.value) }
@@ -354,14 +380,14 @@ public final class CaptureService {
     /// A stop began: a shot still waiting for its instant (nothing queued yet) fails now instead of
     /// holding the stop until then; a shot whose frames are coming completes.
     public func cancelShotWaitingForInstant(reason: String) {
-        guard let running, running.shot != nil, let engine = running.engine, engine.waitingForInstant else { return }
+        guard let running, running.shot != nil, case .running(let engine) = running.engine, engine.waitingForInstant else { return }
         engine.cancel(reason: reason)
     }
 
     /// The camera went away: a running bracket fails now (its frames already kept stay), and a
     /// capture waiting for the first frame fails too.
     public func cameraDisconnected() {
-        running?.engine?.cancel(reason: "camera disconnected mid-bracket")
+        running?.cancelEngine(reason: "camera disconnected mid-bracket")
         failWaitingForFirstFrame("camera disconnected before its first frame")
     }
 
@@ -388,7 +414,7 @@ public final class CaptureService {
         case .success(let id): current.id = id
         case .failure(let error):
             current.storageFailure = error.message
-            current.engine?.cancel(reason: error.message)
+            current.cancelEngine(reason: error.message)
         }
     }
 
@@ -428,7 +454,7 @@ public final class CaptureService {
             break
         case .failure(let error):
             if current.storageFailure == nil { current.storageFailure = error.message }
-            current.engine?.cancel(reason: error.message)
+            current.cancelEngine(reason: error.message)
         }
     }
 
@@ -438,7 +464,7 @@ public final class CaptureService {
         case .failed(let reason, let s): current.statistics = s; current.engineFailure = reason
         }
         let bound = LoopBound(self, loop: loop), run = LoopBound(current, loop: loop)
-        guard let writer = writers.opened else { ended(.success(nil), in: current); return }
+        guard case .made(let writer) = writers.state else { ended(.success(nil), in: current); return }
         writer.end(failure: current.storageFailure ?? current.engineFailure) { result in bound.value.ended(result, in: run.value) }
     }
 
@@ -462,7 +488,7 @@ public final class CaptureService {
             showPattern(.error)
         } else {
             counters.bracketsSaved += 1
-            if let s = sidecar, let (path, render) = attached.gyroLogs?.make(for: s, camera: camera), let writer = writers.opened {
+            if let s = sidecar, let (path, render) = attached.gyroLogs?.make(for: s, camera: camera), case .made(let writer) = writers.state {
                 let me = LoopBound(self, loop: loop)
                 writer.writeFile(rendering: render, to: path) { error in
                     if let error { me.value.emit(.gyroLogFailed(path: path, reason: "\(error)")) }
@@ -472,7 +498,7 @@ public final class CaptureService {
                                           shot: sidecar?.shot, sidecarPath: sidecar.map { $0.folder + "/" + $0.id + ".json" })))
             showPattern(restingPattern)
         }
-        current.engine = nil  // breaks the engine ↔ callbacks cycle
+        current.engine = .released  // breaks the engine ↔ callbacks cycle
         running = nil
         current.observer?(.finished(sidecar: failure == nil ? sidecar : nil, failure: failure))
         work.end("bracket")
@@ -483,7 +509,7 @@ public final class CaptureService {
             }
             if running != nil { return }
         }
-        button?.captureDidFinish()
+        button.captureDidFinish()
     }
 
     /// Shows a pattern on the status LED (when there is one); an error shows for 3 s, then ready

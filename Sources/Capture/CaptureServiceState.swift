@@ -7,18 +7,6 @@ import Media
 // The state a `CaptureService` owns, grouped by who sets it; the service forwards each field
 // under its old name, so callers do not see the grouping.
 
-/// The settings the supervisor pushes into the capture service on every settings change.
-struct CaptureSettings {
-    /// Files written per frame (`capture.format`).
-    var captureFormat: CaptureFormat = .both
-    /// How DNGs store the raw samples (`media.dng.compression`); a bracket keeps the one it started with.
-    var dngCompression: DNGCompression = .lossless
-    /// Debounce, gestures and busy policy of the button, from the `button.*` settings (ButtonWiring.swift).
-    var buttonConfiguration = ButtonConfiguration()
-    /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
-    var presets: [String: [String]] = [:]
-}
-
 /// The capture service's memory and time limits (tests and benchmarks change them).
 struct CaptureLimits {
     /// Extra buffers per stream `prepare` allocates for bracket requests; the engine keeps at most
@@ -39,7 +27,7 @@ struct CaptureCounters {
 }
 
 /// What comes up after the capture service is made, each set by one `attach…` call from the
-/// composition (Supervisor's Composition.swift). The button and LED stay on the service.
+/// composition (Supervisor's Composition.swift).
 struct CaptureAttachments {
     /// Makes each saved bracket's gyro log; nil without an IMU.
     var gyroLogs: GyroLogMaker?
@@ -54,12 +42,19 @@ struct CaptureAttachments {
 /// The capture store's writer: made on first use with the camera's sensor (identity, black level,
 /// ISO convention) and the camera's serial number, then kept. Loop-confined.
 final class FrameWriterSlot {
+    /// Whether the writer was made yet.
+    enum State {
+        /// No capture yet: the writer waits for the first camera's sensor.
+        case awaitingFirstCapture
+        /// Made for the first camera a capture used, and kept for every capture after it.
+        case made(FrameWriter)
+    }
+
     let storage: any Storage
     /// The camera's serial number for the EXIF; nil: none.
     let serialNumber: String?
     private let loop: any EventLoop
-    /// The writer, once made.
-    private(set) var opened: FrameWriter?
+    private(set) var state = State.awaitingFirstCapture
 
     init(storage: any Storage, serialNumber: String?, loop: any EventLoop) {
         self.storage = storage; self.serialNumber = serialNumber; self.loop = loop
@@ -67,11 +62,11 @@ final class FrameWriterSlot {
 
     /// The writer, made now if it is the first use.
     func writer(for camera: CameraController) -> FrameWriter {
-        if let opened { return opened }
+        if case .made(let writer) = state { return writer }
         var configuration = CaptureStore.Configuration(sensor: camera.sensor)
         configuration.camera.serialNumber = serialNumber
         let made = FrameWriter(storage: storage, configuration: configuration, loop: loop)
-        opened = made
+        state = .made(made)
         return made
     }
 }

@@ -21,7 +21,15 @@ public final class FrameWriter: @unchecked Sendable {
     private let storage: any Storage
     private let configuration: CaptureStore.Configuration
     private var store: CaptureStore?
-    private var recorder: BracketRecorder?
+    /// The bracket being written, on `queue`: closed between brackets (and after a refused `begin`),
+    /// else the recorder `begin` opened, until `end`.
+    private var bracket = OpenBracket.closed
+
+    /// Whether a bracket is open for writing (`begin` to `end`).
+    private enum OpenBracket {
+        case closed
+        case open(BracketRecorder)
+    }
 
     public init(storage: any Storage, configuration: CaptureStore.Configuration, loop: any EventLoop) {
         self.storage = storage; self.configuration = configuration; self.loop = loop
@@ -42,13 +50,13 @@ public final class FrameWriter: @unchecked Sendable {
             let result: Result<String, MediaError>
             do {
                 let recorder = try self.openStore().beginBracket(start)
-                self.recorder = recorder
+                self.bracket = .open(recorder)
                 result = .success(recorder.id)
             } catch let e as MediaError {
-                self.recorder = nil
+                self.bracket = .closed
                 result = .failure(e)
             } catch {
-                self.recorder = nil
+                self.bracket = .closed
                 result = .failure(MediaError(.storage, "bracket not started: \(error)"))
             }
             self.loop.execute { done(result) }
@@ -64,7 +72,7 @@ public final class FrameWriter: @unchecked Sendable {
             let frame = Self.copied(frame)  // the lent buffers go back to the camera here
             self.queue.async {
                 let result: Result<FrameRecord?, MediaError>
-                if let recorder = self.recorder, recorder.sidecar.result.status == .inProgress {
+                if case .open(let recorder) = self.bracket, recorder.sidecar.result.status == .inProgress {
                     do {
                         result = .success(try recorder.addFrame(frame, requested: requested, index: index,
                                                                 clampedSettings: clamped, stabilization: stabilization,
@@ -89,7 +97,7 @@ public final class FrameWriter: @unchecked Sendable {
     public func end(failure: String?, then done: @escaping @Sendable (Result<BracketSidecar?, MediaError>) -> Void) {
         submit {
             let result: Result<BracketSidecar?, MediaError>
-            if let recorder = self.recorder {
+            if case .open(let recorder) = self.bracket {
                 do {
                     if let failure {
                         try recorder.fail(reason: failure)
@@ -105,7 +113,7 @@ public final class FrameWriter: @unchecked Sendable {
             } else {
                 result = .success(nil)
             }
-            self.recorder = nil
+            self.bracket = .closed
             self.loop.execute { done(result) }
         }
     }

@@ -19,8 +19,6 @@ import Video
 /// (`onRecordingChange`).
 public final class VideoRecorder {
     public let loop: any EventLoop
-    /// Where videos go; nil when the captures storage cannot stream (then `record` says so).
-    public let storage: (any StreamingStorage)?
     public let work: WorkTracker
     /// The camera's one owner (the composition's), read only.
     private let attached: any AttachedCamera
@@ -36,7 +34,12 @@ public final class VideoRecorder {
     private let onRecordingChange: (Bool) -> Void
     /// The `video.*` settings in force (pushed on every change).
     public private(set) var settings = VideoSettings()
-    private var service: RecordingService?
+    /// The encoder side: where videos go, and the recording service once something asked for video.
+    private var encoding: Encoding
+    /// The recording service, once started (nil before, and without video storage).
+    private var service: RecordingService? {
+        if case .started(let service, _) = encoding { service } else { nil }
+    }
     /// What the service was last configured with.
     private var configuredSettings: VideoSettings?
     /// The recording in progress (its id), from `start` until its `stopped` event.
@@ -59,6 +62,17 @@ public final class VideoRecorder {
     public static let motionCoverWait: Duration = .milliseconds(500)
     /// A shot's `record start` or `record stop` waiting for its instant (`armShot`).
     private var armedShot: ArmedShot?
+
+    /// Where the encoder side stands.
+    private enum Encoding {
+        /// The captures storage cannot stream video files: `record` says so.
+        case unavailable
+        /// Nothing asked for video yet (a recording, a pre-record, the live stream): no encoder
+        /// queue runs. Videos will go to this storage.
+        case notStarted(any StreamingStorage)
+        /// The recording service (encoder queue, files), made at the first arm and kept.
+        case started(RecordingService, storage: any StreamingStorage)
+    }
 
     /// A shot's record action, armed: it runs on the first frame whose exposure starts at or after
     /// `instant` (frame metadata decides, never a timer).
@@ -99,7 +113,7 @@ public final class VideoRecorder {
         self.onRecordingChange = onRecordingChange
         self.stabilization = RecordingStabilizerSlot(make: makeStabilizer, changed: stabilizerChanged)
         self.speedProbe = speedProbe
-        self.storage = storage as? any StreamingStorage
+        self.encoding = (storage as? any StreamingStorage).map(Encoding.notStarted) ?? .unavailable
         self.work = work
         self.boardEncoder = boardEncoder
         self.emit = emit
@@ -163,22 +177,23 @@ public final class VideoRecorder {
         let frames = Self.prerollFrames(prerecordSeconds: s.prerecordSeconds, framesPerSecond: s.captureFramesPerSecond)
         if triggerPrerollWanted, frames > 0 { s.prerecordSeconds = 0; s.queueCapacityFrames += frames + 1 }
         // Cinematic holds frames back; the queue makes room for the look-ahead released at a stop.
-        s.queueCapacityFrames += 2 * (stabilization.current?.lookaheadFrames ?? 0)
+        s.queueCapacityFrames += 2 * stabilization.lookaheadFrames
         return s
     }
 
     /// Configures the encoder and asks the camera for the video stream at the recording's rate;
     /// `restabilize` starts a new stabilizer (else one is made only when there is none).
     private func arm(restabilize: Bool) throws(RecorderError) {
-        guard let storage else {
+        if case .unavailable = encoding {
             throw RecorderError(.unsupported, "captures storage cannot stream video files")
         }
         guard let camera else { throw RecorderError(.busy, "the camera is not open") }
-        if service == nil {
+        if case .notStarted(let storage) = encoding {
             let me = WeakLoopBound(self, loop: loop)  // the recorder owns the service; its events arrive on the loop
-            service = RecordingService(storage: storage, loop: loop, speedProbe: speedProbe) { event in me.value?.handle(event) }
+            encoding = .started(RecordingService(storage: storage, loop: loop, speedProbe: speedProbe) { event in me.value?.handle(event) },
+                                storage: storage)
         }
-        if restabilize || stabilization.current == nil { replaceStabilizer() }
+        if restabilize || !stabilization.isActive { replaceStabilizer() }
         try configureService()
         let effective = effectiveSettings()
         do {
@@ -320,7 +335,9 @@ public final class VideoRecorder {
         if let recordingID { throw RecorderError(.busy, "already recording \(recordingID); record stop first") }
         guard let camera, camera.isStreaming else { throw RecorderError(.busy, "the camera is not streaming") }
         try arm(restabilize: false)
-        guard let service, let storage else { throw RecorderError(.unsupported, "captures storage cannot stream video files") }
+        guard case .started(let service, let storage) = encoding else {
+            throw RecorderError(.unsupported, "captures storage cannot stream video files")
+        }
         let folder = naming.folder(for: Date())
         let id = nextID(in: folder, storage: storage)
         var request = RecordingRequest(id: id, folder: folder, capture: capture, axisMapping: axisMapping,
@@ -408,7 +425,7 @@ public final class VideoRecorder {
             + .microseconds(Int64(completed.metadata[ControlName.exposureTime]?.doubleValue ?? 0))
         let role: StreamRole = camera.videoStream != nil ? .videoRecording : camera.processedRole
         do throws(VideoError) {
-            if let stabilizer = stabilization.current {
+            if case .stabilizing(let stabilizer) = stabilization.state {
                 guard let frame = try RecordingService.frame(of: completed, role: role) else { return }
                 for ready in stabilizer.push(frame) { deliver(ready, to: service) }
             } else if trigger.frames != nil {
@@ -475,7 +492,12 @@ public final class VideoRecorder {
 
     /// Fields for `status`.
     public func statusFields() -> [(String, String)] {
-        guard let status = service?.status else { return [("recording", storage == nil ? "unavailable" : "off")] }
+        let status: RecordingStatus
+        switch encoding {
+        case .unavailable: return [("recording", "unavailable")]
+        case .notStarted: return [("recording", "off")]
+        case .started(let service, _): status = service.status
+        }
         var fields: [(String, String)] = []
         if let id = recordingID {
             fields.append(("recording", id))

@@ -57,10 +57,20 @@ struct MotionCoverage {
 }
 
 /// Video stabilization of the frames being encoded (a recording or the pre-record ring): the
-/// stabilizer in use (nil: off), where a new one comes from, and who is told whether the frames are
+/// stabilizer in use, where a new one comes from, and who is told whether the frames are
 /// stabilized here. A class: its callbacks run while it changes.
 final class RecordingStabilizerSlot {
-    private(set) var current: RecordingStabilizer?
+    /// Whether the encoded frames are stabilized here, and by which stabilizer.
+    enum State {
+        /// Not stabilized here (video stabilization off, no IMU, or nothing encoded).
+        case off
+        /// Each frame goes through this stabilizer before the encoder.
+        case stabilizing(RecordingStabilizer)
+
+        init(_ made: RecordingStabilizer?) { self = made.map(State.stabilizing) ?? .off }
+    }
+
+    private(set) var state = State.off
     /// A stabilizer for the video stabilization mode and format in force, or nil (off, no IMU).
     private let make: () -> RecordingStabilizer?
     /// Told `isActive` whenever it may have changed (the viewfinder's ScalerCrop follows it).
@@ -72,13 +82,20 @@ final class RecordingStabilizerSlot {
     }
 
     /// True while the encoded frames are stabilized here.
-    var isActive: Bool { current != nil }
+    var isActive: Bool {
+        if case .stabilizing = state { true } else { false }
+    }
+
+    /// Frames the stabilizer holds back (cinematic's look-ahead); 0 when off.
+    var lookaheadFrames: Int {
+        if case .stabilizing(let stabilizer) = state { stabilizer.lookaheadFrames } else { 0 }
+    }
 
     /// Gives the frames the stabilizer holds (cinematic's look-ahead, crops smoothed over what is
     /// known) to `service`; then a fresh stabilizer if `restart`, else none.
     func handOverHeldFrames(to service: RecordingService?, restart: Bool) {
-        if let current, let service { for frame in current.flush() { service.submit(frame) } }
-        current = restart ? make() : nil
+        if case .stabilizing(let stabilizer) = state, let service { for frame in stabilizer.flush() { service.submit(frame) } }
+        state = restart ? State(make()) : .off
     }
 
     /// Hands the held frames over and starts a new stabilizer for the mode in force.
@@ -89,8 +106,8 @@ final class RecordingStabilizerSlot {
 
     /// Drops the stabilizer (its held frames are not encoded), telling when there was one.
     func drop() {
-        guard current != nil else { return }
-        current = nil
+        guard isActive else { return }
+        state = .off
         changed(isActive)
     }
 }

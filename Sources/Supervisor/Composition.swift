@@ -34,7 +34,8 @@ struct ComposedServices {
     /// The supervisor, for the services' callbacks (weak; attached at the end of its `init`).
     let link: SupervisorLink
 
-    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices, motion: MotionTracker) {
+    /// `settings`: the store whose settings in force the capture services read (never copied in).
+    init(link: SupervisorLink, devices: BoardDevices, work: WorkTracker, services: SupervisorServices, motion: MotionTracker, settings: SettingsStore) {
         self.link = link
         let loop = link.loop
         let camera = self.camera
@@ -44,12 +45,17 @@ struct ComposedServices {
             if case .unavailable(let why) = event { link.value?.log.warning(why) }
         }
         self.videoStabilizer = videoStabilizer
-        // With a shutter button the camera streams stills from the start: the first press reconfigures nothing.
-        let capture = CaptureService(loop: loop, camera: camera, storage: devices.storage, work: work, wantsStillsFromStart: devices.shutter != nil,
+        // The capture services read the settings in force through this view.
+        let inForce = InForceCaptureSettings(settings)
+        // The shutter button, the half press and the LED, where the board has them. With a shutter
+        // button the camera streams stills from the start: the first press reconfigures nothing.
+        let capture = CaptureService(loop: loop, camera: camera, storage: devices.storage, work: work, settings: inForce,
+                                     controls: CaptureControls(shutter: devices.shutter, halfPress: devices.halfPress, led: devices.led),
                                      serialNumber: devices.serialNumber,
                                      readBracket: BracketCommandParser.read, captureFormatKey: SettingsTable.captureFormat.key,
                                      emit: { event in link.value?.broadcast(ConsoleEvent(event)) },  // events flow out to the consoles, worded
-                                     onButtonEvent: { event in link.value?.handle(buttonEvent: event) })
+                                     onButtonEvent: { event in link.value?.handle(buttonEvent: event) },
+                                     ledFailed: { error in link.value?.log.warning("status LED: \(error.message); continuing without it") })
         // The LED rests on the recording pattern while one runs. The recorder's stabilizer comes
         // from video stabilization, which pauses its ScalerCrop while the recorder crops its own
         // frames (told, not asked: no pointer back).
@@ -69,7 +75,7 @@ struct ComposedServices {
             recorder?.stillKept(VideoStill(bracketID: id, frame: frame, sequence: request.sequence,
                                            sensorTimestampNanoseconds: request.sensorTimestamp.nanoseconds))
         }
-        timelapse = Timelapse(loop: loop, capture: capture, wallClock: services.wallClock,
+        timelapse = Timelapse(loop: loop, capture: capture, settings: inForce, wallClock: services.wallClock,
                               resolveAction: { words throws(CaptureError) in
                                   guard let supervisor = link.value else { throw CaptureError(.unsupported, "stopped") }
                                   do throws(ConsoleError) { return try supervisor.timelapseAction(words) } catch { throw CaptureError(error) }
@@ -85,14 +91,6 @@ struct ComposedServices {
 }
 
 extension Supervisor {
-    /// The settings the composed services start with (later changes reach them through
-    /// SettingsWiring.swift). Called once, from `init`, before the commands are registered.
-    func applySettingsToComposedServices() {
-        captureService.captureFormat = typed.captureFormat
-        captureService.dngCompression = typed.dngCompression
-        timelapse.rampRateEVPerHour = typed.timelapseRampRateEVPerHour
-    }
-
     /// The stages of a camera controller's frames (FramePipeline.swift), in order: the recorder
     /// (every frame, a bracket's too: a still during a recording leaves no gap), the bracket stage,
     /// then on the streaming frames the capture waiting for a first frame, the video stabilizer,

@@ -266,7 +266,7 @@ extension Supervisor {
             out.append(("imu", "none"))
         }
         let shutterState = devices.shutter.map { line in
-            captureService.button?.failure.map { "\(line.address) stopped: \($0)" } ?? "\(line.address)"
+            captureService.button.failure.map { "\(line.address) stopped: \($0)" } ?? "\(line.address)"
         }
         out.append(("shutter", shutterState ?? "none"))
         out.append(("led", devices.led.map { "\($0.address)" } ?? "none"))

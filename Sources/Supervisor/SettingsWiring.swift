@@ -48,10 +48,9 @@ extension Supervisor {
         // The recording's rate is capped by the format's: a new format re-arms a pre-record.
         if change.old.format != change.new.format { try? applyVideoSettings(change.new.video) }
         if change.touches(any: SettingsTable.display) { applyViewfinderOptions() }
-        if change.touches(any: SettingsTable.button) { applyButtonSettings() }
-        if change.touches(SettingsTable.captureFormat) { captureService.captureFormat = change.new.captureFormat }
-        if change.touches(SettingsTable.dngCompression) { captureService.dngCompression = change.new.dngCompression }
-        if change.touches(SettingsTable.timelapseRampRate) { timelapse.rampRateEVPerHour = change.new.timelapseRampRateEVPerHour }
+        // The button keeps its configuration (debouncers, gestures): a new one reaches it here.
+        // capture.format, media.dng.compression and timelapse.ramp.rate are read where used.
+        if change.touches(any: SettingsTable.button), change.old.button != change.new.button { captureService.button.reconfigure(change.new.button) }
         if (change.touches(SettingsTable.remoteListen) && change.old.remote.listen != change.new.remote.listen)
             || (change.touches(SettingsTable.remoteTLS) && change.old.remote.tls != change.new.remote.tls)
             || (change.touches(SettingsTable.remoteCollect) && change.old.remote.collectKeyFile != change.new.remote.collectKeyFile) { applyRemoteListen() }

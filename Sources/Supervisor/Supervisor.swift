@@ -110,12 +110,11 @@ public final class Supervisor {
             link.value?.saveCalibration(calibration)
         }
         self.motion = motion
-        composed = ComposedServices(link: link, devices: devices, work: work, services: services, motion: motion)
+        composed = ComposedServices(link: link, devices: devices, work: work, services: services, motion: motion, settings: settings)
         link.attach(self)
         runtime.savedGyroBias = savedCalibrations[motion.deviceName]?.bias
         runtime.savedCalibrations = savedCalibrations
         if hasIMU { attachMotion(motion) }
-        applySettingsToComposedServices()
         wireSettings()
         registerCoreCommands()
         registerCameraCommands()

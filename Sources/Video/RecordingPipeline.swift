@@ -34,7 +34,8 @@ final class RecordingPipeline {
     private struct Active {
         var request: RecordingRequest
         var part = 1
-        var file: VideoFileWriter?
+        /// The part's file: open, or waiting for the keyframe that opens it.
+        var file = PartFile.awaitingKeyframe(dropped: [])
         /// The frame whose forced keyframe starts the next part.
         var splitAt: UInt64?
         var keyframeWanted = true
@@ -44,8 +45,21 @@ final class RecordingPipeline {
         var framesWritten = 0
         var dropped = 0
         var closedBytes: Int64 = 0
-        /// Drops seen before the first file opened (the encoder's lookahead delays it).
-        var pendingDropped: [DroppedFrame] = []
+
+        /// The part's file while one is open.
+        var openFile: VideoFileWriter? {
+            if case .writing(let file) = file { file } else { nil }
+        }
+    }
+
+    /// A recording's current part on disk.
+    private enum PartFile {
+        /// No file is open: the next keyframe opens one (the first part's, or the next part's after
+        /// a split). `dropped`: drops seen meanwhile (the encoder's lookahead delays the first
+        /// file), recorded in that file when it opens.
+        case awaitingKeyframe(dropped: [DroppedFrame])
+        /// The part's file, open and being written.
+        case writing(VideoFileWriter)
     }
 
     /// Stills noted during the recording (`RecordingService.noteStill`), for the sidecars.
@@ -141,12 +155,12 @@ final class RecordingPipeline {
     /// next file's margin (after a split, or the pre-record window).
     func takeMotion(_ samples: [IMUSample]) {
         motion += samples
-        if let file = recording?.file {
+        if let file = recording?.openFile {
             do { try file.appendMotion(motion) } catch { end(error: error); return }
         }
         // Before the first file opens, keep all; otherwise the ring's span (with the margin) or the
         // last 3 s (the IMU runs ahead of the camera by its pipeline latency).
-        guard recording == nil || recording?.file != nil, let newest = motion.last?.timestamp else { return }
+        guard recording == nil || recording?.openFile != nil, let newest = motion.last?.timestamp else { return }
         let keepFrom = min(newest - .seconds(3), (recording == nil ? ring?.packets.first?.sensorTimestamp : nil).map { $0 - GyroLogFile.margin } ?? newest)
         if let cut = motion.firstIndex(where: { $0.timestamp >= keepFrom }), cut > 0 { motion.removeFirst(cut) }
     }
@@ -155,7 +169,11 @@ final class RecordingPipeline {
         for frame in frames where frame.cause == .queueFull { droppedBeforeEncoder.insert(frame.sequence) }
         guard !frames.isEmpty, recording != nil else { return }
         recording?.dropped += frames.count
-        if let file = recording?.file { file.recordDropped(frames) } else { recording?.pendingDropped += frames }
+        switch recording?.file {
+        case .writing(let file)?: file.recordDropped(frames)
+        case .awaitingKeyframe(let dropped)?: recording?.file = .awaitingKeyframe(dropped: dropped + frames)
+        case nil: break
+        }
         publish()
     }
 
@@ -196,7 +214,7 @@ final class RecordingPipeline {
         var force = stream?.sink.takeKeyframeRequest() ?? false
         if var active = recording {
             if active.keyframeWanted { force = true; active.keyframeWanted = false }
-            if settings.splitMinutes > 0, active.splitAt == nil, let start = active.file?.first?.sensorTimestamp,
+            if settings.splitMinutes > 0, active.splitAt == nil, let start = active.openFile?.first?.sensorTimestamp,
                frame.sensorTimestamp - start >= .nanoseconds(Int64(settings.splitMinutes * 60e9)) {
                 active.splitAt = frame.sequence
                 force = true
@@ -223,23 +241,26 @@ final class RecordingPipeline {
 
     private func write(_ packet: EncodedPacket) {
         guard var active = recording, let encoder else { return }
-        if active.splitAt == packet.sequence, packet.isKeyframe, let file = active.file {
+        if active.splitAt == packet.sequence, packet.isKeyframe, let file = active.openFile {
             active.splitAt = nil
             active.closedBytes += file.bytesWritten
             recording = active
             let (sidecar, error) = file.close(error: nil, stills: stills.withLock { $0 })
             emit(.fileClosed(sidecar))
-            if let error { recording?.file = nil; end(error: error, closed: true); return }
-            active.file = nil
+            if let error { recording?.file = .awaitingKeyframe(dropped: []); end(error: error, closed: true); return }
+            active.file = .awaitingKeyframe(dropped: [])
             active.part += 1
         }
-        if active.file == nil {
+        let file: VideoFileWriter
+        switch active.file {
+        case .writing(let open):
+            file = open
+        case .awaitingKeyframe(let dropped):
             guard packet.isKeyframe else { return }  // a file starts at a keyframe
             do {
-                let file = try VideoFileWriter(request: active.request, part: active.part, settings: settings, encoder: encoder, storage: storage)
-                file.recordDropped(active.pendingDropped)
-                active.pendingDropped = []
-                active.file = file
+                file = try VideoFileWriter(request: active.request, part: active.part, settings: settings, encoder: encoder, storage: storage)
+                file.recordDropped(dropped)
+                active.file = .writing(file)
             } catch {
                 recording = active
                 end(error: error)
@@ -247,7 +268,6 @@ final class RecordingPipeline {
             }
         }
         recording = active
-        guard let file = active.file else { return }
         do {
             let opening = file.first == nil
             try file.write(packet)
@@ -283,12 +303,12 @@ final class RecordingPipeline {
     private func end(error: VideoError?, closed: Bool = false) {
         guard var active = recording else { return }
         var failure = error
-        if !closed, let file = active.file {
+        if !closed, let file = active.openFile {
             let (sidecar, closeError) = file.close(error: error, stills: stills.withLock { $0 })
             emit(.fileClosed(sidecar))
             failure = failure ?? closeError
             active.closedBytes += file.bytesWritten
-            active.file = nil
+            active.file = .awaitingKeyframe(dropped: [])
         }
         recording = active
         publish()  // the final counts, trailer included
@@ -318,7 +338,7 @@ final class RecordingPipeline {
             s.id = active.request.id
             s.framesWritten = active.framesWritten
             s.droppedFrames = active.dropped
-            s.bytesWritten = active.closedBytes + (active.file?.bytesWritten ?? 0)
+            s.bytesWritten = active.closedBytes + (active.openFile?.bytesWritten ?? 0)
             if let first = active.first, let last = active.last {
                 s.durationSeconds = (last - first).secondsValue * settings.timeStretch
             }

@@ -154,9 +154,17 @@ private final class WayRunner {
     var startTime = MonotonicTime(nanoseconds: 0)
     var framesBefore: UInt64 = 0
     var steps: [ResolvedStep] = []
-    var engine: BracketEngine?
-    /// The per-frame ways' step waiting for a frame whose metadata matches it; nil while none waits.
-    private var awaited: (index: Int, step: ResolvedStep, way: BracketBenchmark.Way)?
+    /// What the runner does now.
+    private var progress = Progress.idle
+
+    private enum Progress {
+        /// Nothing runs (before `run`, and once a per-frame way is done).
+        case idle
+        /// The engine runs the bracket; it is kept after its end for its statistics.
+        case engine(BracketEngine)
+        /// A per-frame way's step waits for a frame whose metadata matches it.
+        case awaiting(index: Int, step: ResolvedStep, way: BracketBenchmark.Way)
+    }
 
     init(loop: any EventLoop, camera: SimulatedCamera, controller: CameraController,
          report: @escaping (WayRunner, Result<BracketBenchmark.Cost, CameraError>) -> Void) {
@@ -169,10 +177,15 @@ private final class WayRunner {
     func done() {
         report(self, .success(BracketBenchmark.Cost(frames: framesUsed - startFrames,
                                                      sensorSeconds: Double((loop.now() - startTime).nanoseconds) / 1e9,
-                                                     bracketFrames: engine?.statistics.sensorFramesUsed, steps: steps.count)))
-        awaited = nil
+                                                     bracketFrames: engineStatistics?.sensorFramesUsed, steps: steps.count)))
+        if case .awaiting = progress { progress = .idle }
     }
     var startFrames = 0
+
+    /// The engine's statistics, for the engine's way.
+    private var engineStatistics: BracketEngine.Statistics? {
+        if case .engine(let engine) = progress { engine.statistics } else { nil }
+    }
 
     func run(_ plan: BracketPlan, way: BracketBenchmark.Way) {
         startTime = loop.now()
@@ -185,7 +198,7 @@ private final class WayRunner {
             })
             steps = engine.steps
             if way == .engine {
-                self.engine = engine
+                progress = .engine(engine)
                 try engine.start()
             } else {
                 next(0, way: way)
@@ -213,18 +226,18 @@ private final class WayRunner {
             report(self, .failure(CameraError(.notReady, "\(error)")))
             return
         }
-        awaited = (index, step, way)
+        progress = .awaiting(index: index, step: step, way: way)
     }
 
     /// A streaming frame: the step waited for is done when the frame's metadata matches it.
     func frameArrived(_ state: FrameState) {
-        guard let (index, step, way) = awaited else { return }
+        guard case .awaiting(let index, let step, let way) = progress else { return }
         let tolerance = BracketMatching.lensTolerance(resolutionDioptres: controller.sensor.lensPositionResolutionDioptres)
         guard let actual = state.exposure,
               BracketMatching.match(actualExposureMicroseconds: actual.durationMicroseconds, actualGain: actual.gain,
                                     actualLensDioptres: state.lensPositionDioptres, lensTolerance: tolerance,
                                     steps: [step], pending: [0], controlInfo: [:]) != nil else { return }
-        awaited = nil
+        progress = .idle
         next(index + 1, way: way)
     }
 }

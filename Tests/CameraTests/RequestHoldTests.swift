@@ -16,10 +16,10 @@ import Testing
     #expect(rig.controller.holdsRegularRequests)
     rig.loop.advance(by: .milliseconds(200))
     #expect(rig.camera.requestsWaiting == 0, "held: completed regular requests are not replaced")
-    first.release()
-    first.release()  // a second release of the same hold changes nothing
+    rig.controller.releaseRegularRequests(first)
+    rig.controller.releaseRegularRequests(first)  // a second release of the same hold changes nothing
     #expect(rig.controller.holdsRegularRequests, "the other hold is still in force")
-    second.release()
+    rig.controller.releaseRegularRequests(second)
     #expect(!rig.controller.holdsRegularRequests)
     #expect(rig.camera.requestsWaiting > 0, "refilled when the last hold ends")
     let frames = rig.recordFrames()
@@ -36,8 +36,8 @@ import Testing
     try rig.controller.startStreaming()
     #expect(!rig.controller.holdsRegularRequests, "a restart ends the holds of the old run")
     let current = rig.controller.holdRegularRequests()
-    stale.release()
+    rig.controller.releaseRegularRequests(stale)
     #expect(rig.controller.holdsRegularRequests, "the old run's hold does not release the new one")
-    current.release()
+    rig.controller.releaseRegularRequests(current)
     #expect(!rig.controller.holdsRegularRequests)
 }

@@ -5,6 +5,7 @@ import Foundation
 import Hardware
 import Lifecycle
 import ManualLoop
+import Settings
 import SimulatedHardware
 import Testing
 @testable import Supervisor
@@ -25,10 +26,13 @@ import Testing
     var idle = 0
     let work = WorkTracker(onIdle: { idle += 1 })
     var events: [ConsoleEvent] = []
-    let service = CaptureService(loop: loop, camera: CameraSlot(.attached(camera)), storage: storage, work: work, readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
+    // The service reads capture.format from the settings in force.
+    let settings = SettingsStore()
+    try settings.update(origin: .console) { $0.captureFormat = .jpeg }
+    let service = CaptureService(loop: loop, camera: CameraSlot(.attached(camera)), storage: storage, work: work, settings: InForceCaptureSettings(settings),
+                                 readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
                                  emit: { events.append(ConsoleEvent($0)) })
     service.acceptsCaptures = true
-    service.captureFormat = .jpeg
     try camera.startStreaming()
     loop.advance(by: .milliseconds(200))
     let reply = try loop.perform { () throws(CaptureError) in try service.start(.single, trigger: .console) }.replyFields
@@ -53,7 +57,8 @@ import Testing
     let loop = ManualEventLoop()
     var events: [ConsoleEvent] = []
     var asked: [CaptureService.ButtonEvent] = []
-    let service = CaptureService(loop: loop, camera: CameraSlot(), storage: SimulatedStorage(), work: WorkTracker(), readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
+    let service = CaptureService(loop: loop, camera: CameraSlot(), storage: SimulatedStorage(), work: WorkTracker(), settings: InForceCaptureSettings(SettingsStore()),
+                                 readBracket: BracketCommandParser.read, captureFormatKey: "capture.format",
                                  emit: { events.append(ConsoleEvent($0)) }, onButtonEvent: { asked.append($0) })
     func command(_ action: ButtonAction) -> ButtonCommand {
         ButtonCommand(action: action, gesture: .press, edgeTimestamp: loop.now(), wasQueued: false)

@@ -23,7 +23,7 @@ import Testing
         #expect(board.reply("set button.busy reject") == "ok button.busy=reject")
         #expect(board.reply("set button.required on") == "ok button.required=on")
         #expect(board.reply("get button.long-press") == "ok button.long-press=bracket:hdr5")
-        let live = try #require(board.supervisor.captureService.button?.configuration)
+        let live = try #require(liveButton(board.supervisor)?.configuration)
         #expect(live.longPressThresholdMilliseconds == 1500)
         #expect(live.debounceWindowMilliseconds == 20)
         #expect(live.doublePressWindowMilliseconds == 250)
@@ -33,7 +33,7 @@ import Testing
         #expect(live.whileBusy == .reject)
         #expect(live.required)
         #expect(board.reply("reset").hasPrefix("ok reset="))
-        let back = try #require(board.supervisor.captureService.button?.configuration)
+        let back = try #require(liveButton(board.supervisor)?.configuration)
         #expect(back == ButtonConfiguration(), "reset returns the running button to the defaults")
     }
 
@@ -48,7 +48,7 @@ import Testing
         }
         let restarted = try SimulatedBoardHarness { $0.state = shared.path }
         #expect(restarted.reply("get button.long") == "ok button.long=1200ms")
-        let live = try #require(restarted.supervisor.captureService.button?.configuration)
+        let live = try #require(liveButton(restarted.supervisor)?.configuration)
         #expect(live.longPressThresholdMilliseconds == 1200)
         #expect(live.doublePress == .toggleRecording)
     }
@@ -67,7 +67,7 @@ import Testing
         #expect(busy.hasPrefix("err bad-value") && busy.contains("queue-one") && busy.contains("reject"), "\(busy)")
         #expect(board.reply("set button.required maybe").hasPrefix("err bad-value"))
         #expect(board.reply("get button.long") == "ok button.long=800ms", "refused values are not stored")
-        #expect(board.supervisor.captureService.button?.configuration == ButtonConfiguration())
+        #expect(liveButton(board.supervisor)?.configuration == ButtonConfiguration())
     }
 
     @Test func configFileSetsTheButton() throws {
@@ -76,7 +76,7 @@ import Testing
             .write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let board = try SimulatedBoardHarness { $0.config = file.path }
-        let live = try #require(board.supervisor.captureService.button?.configuration)
+        let live = try #require(liveButton(board.supervisor)?.configuration)
         #expect(live.longPressThresholdMilliseconds == 1000)
         #expect(live.longPress == .bracket(preset: "hdr3"))
         #expect(live.whileBusy == .reject)
@@ -107,7 +107,7 @@ import Testing
         // Without the requirement the board starts (the console still works).
         let relaxed = try SimulatedBoardHarness(board: boardFile.path)
         #expect(relaxed.supervisor.state == .ready)
-        #expect(relaxed.supervisor.captureService.button == nil)
+        #expect(relaxed.supervisor.captureService.button is NoShutterButton, "the null button")
         let config = dir.appendingPathComponent("tripod.conf")
         try "button.required = on\n".write(to: config, atomically: true, encoding: .utf8)
         var message: String?
@@ -219,4 +219,9 @@ import Testing
         #expect(board.send("button hold 1200").contains("ok button=hold"))
         #expect(settle(board, .seconds(4)).contains { $0.hasPrefix("event bracket.done") && $0.contains("frames=3") })
     }
+}
+
+/// The simulated board's shutter button, as the capture service made it (nil: the null button).
+private func liveButton(_ supervisor: Supervisor) -> ButtonController? {
+    supervisor.captureService.button as? ButtonController
 }

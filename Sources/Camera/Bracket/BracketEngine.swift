@@ -368,7 +368,7 @@ public final class BracketEngine {
     }
 
     private func releaseRegularRequests() {
-        regularRequestHold?.release()
+        if let hold = regularRequestHold { controller.releaseRegularRequests(hold) }
         regularRequestHold = nil
     }
 

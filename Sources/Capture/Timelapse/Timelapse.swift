@@ -43,7 +43,9 @@ public struct TimelapseState: Hashable, Sendable, Codable {
 /// running) is counted as missed and never taken later: shots are not bunched. With `ramp auto`
 /// each shot's raw frame is metered and the next one's exposure ramped (`ExposureRamp`), and each
 /// frame gets an XMP sidecar with the correction left. Loop-confined; owns its state, which flows
-/// out through `persist` (the supervisor's state writer) and `emit` (the consoles).
+/// out through `persist` (the supervisor's state writer) and `emit` (the consoles). The ramp's
+/// rate is the `timelapse.ramp.rate` in force, read from `settings` whenever the ramp moves or is
+/// kept.
 public final class Timelapse {
     public let loop: any EventLoop
     let capture: CaptureService
@@ -52,10 +54,8 @@ public final class Timelapse {
     let emit: (TimelapseEvent) -> Void
     /// The action's words as a plan (the supervisor's bracket parser, which knows the presets).
     let resolveAction: ([String]) throws(CaptureError) -> BracketPlan
-    /// `timelapse.ramp.rate`, EV per hour, pushed on every settings change.
-    public var rampRateEVPerHour = 30.0 {
-        didSet { state?.ramp?.rateEVPerHour = rampRateEVPerHour }
-    }
+    /// The settings in force: the ramp's rate (`timelapse.ramp.rate`) and `capture.format`.
+    let settings: any CaptureSettingsView
     public private(set) var state: TimelapseState?
     /// The shot in progress and its metering, once its base frame was metered.
     private var shotInProgress: (shot: Int, metering: ExposureRamp.Metering?)?
@@ -63,11 +63,23 @@ public final class Timelapse {
     /// A due shot is late beyond this and is missed: half the interval, at most a second.
     static func lateness(interval: Duration) -> Duration { min(interval / 2, .seconds(1)) }
 
-    public init(loop: any EventLoop, capture: CaptureService, wallClock: @escaping () -> Date,
+    public init(loop: any EventLoop, capture: CaptureService, settings: any CaptureSettingsView, wallClock: @escaping () -> Date,
                 resolveAction: @escaping ([String]) throws(CaptureError) -> BracketPlan,
                 persist: @escaping (TimelapseState?) -> Void, emit: @escaping (TimelapseEvent) -> Void) {
-        self.loop = loop; self.capture = capture; self.wallClock = wallClock; self.resolveAction = resolveAction
+        self.loop = loop; self.capture = capture; self.settings = settings; self.wallClock = wallClock; self.resolveAction = resolveAction
         self.persist = persist; self.emit = emit
+    }
+
+    /// `state` kept (timelapse.json) with the ramp's rate in force.
+    private func save(_ state: TimelapseState?) {
+        persist(state.map(withRateInForce))
+    }
+
+    /// `state` with its ramp's rate set to the `timelapse.ramp.rate` in force.
+    private func withRateInForce(_ state: TimelapseState) -> TimelapseState {
+        var ramped = state
+        ramped.ramp?.rateEVPerHour = settings.timelapseRampRateEVPerHour
+        return ramped
     }
 
     public var isRunning: Bool { state != nil }
@@ -78,7 +90,7 @@ public final class Timelapse {
     public func start(_ plan: TimelapsePlan) throws(CaptureError) -> TimelapseState {
         if let state { throw CaptureError(.busy, "a time-lapse is running (\(state.plan.summary)); timelapse stop first") }
         let action = try check(plan)
-        let started = TimelapseState(plan: plan, startTime: wallClock(), rampRateEVPerHour: rampRateEVPerHour)
+        let started = TimelapseState(plan: plan, startTime: wallClock(), rampRateEVPerHour: settings.timelapseRampRateEVPerHour)
         state = started
         emit(.started(plan, framesPerShot: action.steps.count))
         fire()
@@ -91,12 +103,10 @@ public final class Timelapse {
         guard state == nil else { return }
         do { _ = try check(saved.plan) } catch {
             emit(.notResumed(reason: error.message, taken: saved.taken))
-            persist(nil)
+            save(nil)
             return
         }
-        var resumed = saved
-        resumed.ramp?.rateEVPerHour = rampRateEVPerHour
-        state = resumed
+        state = withRateInForce(saved)
         emit(.resumed(saved))
         fire()
     }
@@ -105,7 +115,7 @@ public final class Timelapse {
     public func suspend() {
         timer?.cancel()
         timer = nil
-        if let state { persist(state) }
+        if let state { save(state) }
         state = nil
     }
 
@@ -117,7 +127,7 @@ public final class Timelapse {
         timer?.cancel()
         timer = nil
         state = nil
-        persist(nil)
+        save(nil)
         emit(.stopped(finished, reason: reason))
         return finished
     }
@@ -203,10 +213,10 @@ public final class Timelapse {
         guard let after = state else { return }  // a shot that could not start may have stopped it
         if let last, after.nextShot > last {
             if shotInProgress == nil { stop(reason: "done") }  // else the last shot's end stops it
-            else { persist(after) }
+            else { save(after) }
             return
         }
-        persist(after)
+        save(after)
         let delay = after.due(after.nextShot).timeIntervalSince(wallClock())
         let bound = LoopBound(self, loop: loop)
         timer = loop.schedule(after: .nanoseconds(Int64((max(delay, 0) * 1e9).rounded(.up)))) { bound.value.fire() }
@@ -243,7 +253,7 @@ public final class Timelapse {
     /// EV steps made manual around the ramp's exposure.
     private func shotPlan(_ current: TimelapseState) throws(CaptureError) -> BracketPlan {
         let action = try resolveAction(current.plan.action)
-        guard let ramp = current.ramp, let base = ramp.nextEV(after: current.plan.interval), let camera = capture.camera else { return action }
+        guard let ramp = withRateInForce(current).ramp, let base = ramp.nextEV(after: current.plan.interval), let camera = capture.camera else { return action }
         let limits = Self.rampLimits(camera: camera, interval: current.plan.interval, frames: action.steps.count)
         let iso = camera.sensor.isoPerGain
         let steps: [BracketStep] = action.steps.map { step in
@@ -285,7 +295,7 @@ public final class Timelapse {
                     return
                 }
             }
-            persist(state)
+            save(state)
             if let last = current.plan.lastShot(startingAt: current.startTime), current.nextShot > last, timer == nil { stop(reason: "done") }
         }
     }

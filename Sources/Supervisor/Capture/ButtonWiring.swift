@@ -9,24 +9,12 @@ import Controls
 import Settings
 
 extension Supervisor {
-    /// Starts the shutter button (debounce, gestures, busy policy) driving the capture service,
-    /// the status LED patterns, and prepares the still stream so a press only queues requests.
+    /// Starts the capture service's shutter button (debounce, gestures, busy policy) and the status
+    /// LED's patterns, and prepares the still stream so a press only queues requests.
     func startCaptureButton() {
         let service = captureService
-        let bound = self.bound
-        let led = devices.led.map { line in
-            StatusLEDPlayer(line: line, loop: loop) { error in
-                bound.value?.log.warning("status LED: \(error.message); continuing without it")
-            }
-        }
-        service.buttonConfiguration = typed.button
-        let button = devices.shutter.map { shutter in
-            ButtonController(configuration: typed.button, loop: loop, shutter: shutter,
-                             halfPress: devices.halfPress) { [weak service] output in service?.handle(buttonOutput: output) }
-        }
-        service.attachControls(button: button, led: led)
-        guard let button else { service.led?.show(.ready); return }
-        button.start()
+        guard devices.shutter != nil else { service.led?.show(.ready); return }
+        service.button.start()
         do throws(CaptureError) { _ = try service.prepare() } catch {
             log.warning("capture: prepare at start failed: \(error.message); the first press will set up the still stream")
         }
@@ -43,18 +31,9 @@ extension Supervisor {
         throw StartupError("\(SettingsTable.buttonRequired.key) is on but board \(devices.board.name) has no shutter button (\(why))")
     }
 
-    /// Applies the `button.*` settings to the running button (after `set`, `reset`).
-    func applyButtonSettings() {
-        let service = captureService
-        let configuration = typed.button
-        guard configuration != service.buttonConfiguration else { return }
-        service.buttonConfiguration = configuration
-        service.button?.reconfigure(configuration)
-    }
-
     /// Stops the button and the LED pattern (before the lines are closed).
     func stopCaptureButton() {
-        captureService.button?.stop()
+        captureService.button.stop()
         captureService.led?.stop()
     }
 
