@@ -32,11 +32,13 @@ extension Supervisor {
                                       "status: each rig seen on the broker: online or offline, its state, its clock.",
                                       "arm: what a shot sends over MQTT; refused at a console."],
                              arguments: 1...64) { context, args in
-            guard let handler = context.supervisor.fleetCommands else {
-                return .err(.unsupported, "no fleet client runs in this process (tripod run has one; set \(SettingsTable.fleetBroker.key))")
-            }
-            return handler(args, context.session)
+            context.supervisor.fleetCommands(args, context.session)
         })
+    }
+
+    /// The `fleet` command in a process that runs no fleet client (the null object).
+    public static func noFleetClient(_ arguments: [String], _ session: ConsoleSession) -> Reply {
+        .err(.unsupported, "no fleet client runs in this process (tripod run has one; set \(SettingsTable.fleetBroker.key))")
     }
 
     /// `fleet cancel`: a shot's capture or recording still waiting for its instant ends now, failed

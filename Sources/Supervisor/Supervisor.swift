@@ -86,16 +86,17 @@ public final class Supervisor {
     var liveStream = LiveStream.off
     /// Where saved settings, presets, the time-lapse and the gyro bias are written (made with the services).
     var stateKeeping: StateKeeping { composed.stateKeeping }
-    /// The `fleet` command's work: the fleet client's, given by Startup (FleetWiring.swift); nil: none runs.
-    let fleetCommands: FleetCommandHandler?
+    /// The `fleet` command's work: the fleet client's, given by Startup (FleetWiring.swift), or
+    /// `Supervisor.noFleetClient`'s refusal in a process that runs none.
+    let fleetCommands: FleetCommandHandler
     /// Called once, on the loop, when the supervisor has stopped; gets the exit status.
     private let onStopped: (Int32) -> Void
 
     /// `onStopped`: called once, on the loop, when the supervisor has stopped, with the exit status.
-    /// `fleetCommands`: the `fleet` command's work (the fleet client's); nil: no fleet client runs.
+    /// `fleetCommands`: the `fleet` command's work (the fleet client's); by default none runs.
     public init(devices: BoardDevices, loop: any EventLoop,
                 services: SupervisorServices = SupervisorServices(), log: Logger,
-                onStopped: @escaping (_ exitStatus: Int32) -> Void = { _ in }, fleetCommands: FleetCommandHandler? = nil) {
+                onStopped: @escaping (_ exitStatus: Int32) -> Void = { _ in }, fleetCommands: @escaping FleetCommandHandler = Supervisor.noFleetClient) {
         self.devices = devices
         self.onStopped = onStopped
         self.fleetCommands = fleetCommands

@@ -13,7 +13,7 @@ import Supervisor
 public func startSimulatedSupervisor(
     on loop: ManualEventLoop, catalog: BoardCatalog = .standard(), board name: String = "sim",
     renderSize: PixelSize? = nil, frameSync: FrameSyncAddress? = nil, capturesDirectory: String, log: Logger = .discard,
-    adjust: (inout BoardDevices) -> Void = { _ in }, fleetCommands: FleetCommandHandler? = nil
+    adjust: (inout BoardDevices) -> Void = { _ in }, fleetCommands: @escaping FleetCommandHandler = Supervisor.noFleetClient
 ) throws(StartupError) -> Supervisor {
     var board = try catalog.board(name)
     if let renderSize { board.camera.maximumRenderSize = renderSize }
