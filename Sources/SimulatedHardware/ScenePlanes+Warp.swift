@@ -207,17 +207,32 @@ extension ScenePlanes {
         }
     }
 
-    /// `bilinearRow` from interleaved planes: the same arithmetic on all three channels at once.
+    /// `bilinearRow` from interleaved planes: the same arithmetic on all three channels at once;
+    /// four pixels' (R, G, B, 0) results turned into one vector per channel, stored whole.
     private static func bilinearRow(xs: UnsafePointer<Int>, ys: UnsafePointer<Int>, width w: Int, height h: Int,
                                     interleaved p: UnsafePointer<SIMD4<Float>>, target out: UnsafeMutablePointer<Float>,
                                     channelStride cs: Int) {
-        for i in 0..<w {
+        @inline(__always) func sample(_ i: Int) -> SIMD4<Float> {
             let (i00, i10, i01, i11, tx, ty) = bilinearTaps(x: xs[i], y: ys[i], width: w, height: h)
             let p00 = p[i00], p10 = p[i10], p01 = p[i01], p11 = p[i11]
             let top = p00 + (p10 - p00) * tx
             let bottom = p01 + (p11 - p01) * tx
-            let v = top + (bottom - top) * ty
+            return top + (bottom - top) * ty
+        }
+        let red = UnsafeMutableRawPointer(out), green = UnsafeMutableRawPointer(out + cs), blue = UnsafeMutableRawPointer(out + 2 * cs)
+        var i = 0
+        while i &+ 4 <= w {
+            let a = sample(i), b = sample(i &+ 1), c = sample(i &+ 2), d = sample(i &+ 3)
+            let offset = i &* 4
+            red.storeBytes(of: SIMD4(a.x, b.x, c.x, d.x), toByteOffset: offset, as: SIMD4<Float>.self)
+            green.storeBytes(of: SIMD4(a.y, b.y, c.y, d.y), toByteOffset: offset, as: SIMD4<Float>.self)
+            blue.storeBytes(of: SIMD4(a.z, b.z, c.z, d.z), toByteOffset: offset, as: SIMD4<Float>.self)
+            i &+= 4
+        }
+        while i < w {
+            let v = sample(i)
             out[i] = v.x; out[i &+ cs] = v.y; out[i &+ 2 &* cs] = v.z
+            i &+= 1
         }
     }
 

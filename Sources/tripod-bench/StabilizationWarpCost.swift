@@ -48,10 +48,11 @@ struct WarpCostRun {
         return (rows, notes, metrics)
     }
 
-    /// A Cortex-A76 core's time for this kernel ÷ this machine's, estimated: the kernel is scalar
-    /// integer work per sample (four byte loads, six multiplies, about a dozen adds and shifts, one
-    /// store; two divides per 16 samples) over rows that stay in L1/L2 (a 16-row band of 1080p
-    /// luma is ~30 KiB), so it scales with per-clock integer throughput and clock: an A76 (4-wide,
+    /// A Cortex-A76 core's time for this kernel ÷ this machine's, estimated: per sample two 16-bit
+    /// loads of tap pairs and two stores to a scratch line (scalar), then the blend of 16 samples at
+    /// once in 16-bit lanes (128-bit vectors here as in NEON; two float divides per 16 samples) over
+    /// rows that stay in L1/L2 (a 16-row band of 1080p luma is ~30 KiB), so it scales with
+    /// per-clock load/integer throughput and clock: an A76 (4-wide,
     /// 2 loads a cycle, 2.4 GHz on the Pi 5) does ~0.6–0.75 of a Sapphire Rapids core's work per
     /// clock (6-wide, 3 loads) and this VM's cores run 2.1–3 GHz. Not measured on an A76.
     /// (2.1 GHz / 2.4 GHz ÷ 0.75 = 1.2 to 3 GHz / 2.4 GHz ÷ 0.6 = 2.1.)

@@ -44,6 +44,28 @@ struct RotationWarpTests {
     static func smooth(_ x: Double, _ y: Double) -> Double { 128 + 60 * sin(x / 9) * cos(y / 7) + 0.1 * x }
     static func smoothChroma(_ x: Double, _ y: Double) -> Double { 128 + 40 * cos(x / 13 + y / 11) }
 
+    @Test("the 16-lane blend in 16-bit lanes gives the bytes of the scalar integer blend")
+    func sixteenLaneBlendIsTheScalarBlend() {
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<4096 {
+            // Every other round only the extremes (0, 255), where 16-bit overflow would show first.
+            func tap() -> UInt16 { round & 1 == 0 ? UInt16.random(in: 0...255, using: &rng) : (Bool.random(using: &rng) ? 255 : 0) }
+            var p = (SIMD16<UInt16>(), SIMD16<UInt16>(), SIMD16<UInt16>(), SIMD16<UInt16>()), ax = SIMD16<UInt16>(), ay = SIMD16<UInt16>()
+            for k in 0..<16 {
+                p.0[k] = tap(); p.1[k] = tap(); p.2[k] = tap(); p.3[k] = tap()
+                ax[k] = UInt16.random(in: 0...255, using: &rng); ay[k] = UInt16.random(in: 0...255, using: &rng)
+            }
+            let lanes = YUVRotationWarp.blend16(p.0, p.1, p.2, p.3, ax: ax, ay: ay)
+            for k in 0..<16 {
+                let p00 = Int(p.0[k]), p10 = Int(p.1[k]), p01 = Int(p.2[k]), p11 = Int(p.3[k]), fx = Int(ax[k]), fy = Int(ay[k])
+                let upper = (p00 << 8) + (p10 - p00) * fx, lower = (p01 << 8) + (p11 - p01) * fx
+                let expected = ((upper << 8) + (lower - upper) * fy + 32768) >> 16
+                #expect(Int(lanes[k]) == expected, "taps \(p00) \(p10) \(p01) \(p11), fractions \(fx) \(fy)")
+                if Int(lanes[k]) != expected { return }
+            }
+        }
+    }
+
     @Test("the view equal to the camera with no margin gives the frame back")
     func identity() throws {
         let frame = try pattern(Self.size, luma: Self.smooth, chroma: Self.smoothChroma)
