@@ -82,12 +82,12 @@ public final class CaptureService {
     /// The shutter button: the board's, or `NoShutterButton`. Made with the service; the
     /// supervisor starts and stops it with the devices.
     public let button: any ShutterButton
-    /// The status LED, when the board has one.
-    public let led: StatusLEDPlayer?
+    /// The status LED: the board's, or `NoStatusLED`.
+    public let led: any StatusLight
     /// The LED pattern between brackets: ready, or recording while a video records (pushed by the
     /// supervisor's recording wiring).
     public var restingPattern: StatusLEDPattern = .ready {
-        didSet { if running == nil, led?.pattern != .error { led?.show(restingPattern) } }
+        didSet { if running == nil, led.pattern != .error { led.show(restingPattern) } }
     }
     /// Bracket presets: name → `bracket` arguments (see BracketPresets.swift).
     public var presets: [String: [String]] = [:]
@@ -202,7 +202,7 @@ public final class CaptureService {
         } else {
             self.button = NoShutterButton()
         }
-        self.led = controls.led.map { StatusLEDPlayer(line: $0, loop: loop, onError: ledFailed) }
+        self.led = controls.led.map { StatusLEDPlayer(line: $0, loop: loop, onError: ledFailed) } ?? NoStatusLED()
         service.attach(self)
     }
 
@@ -512,16 +512,15 @@ public final class CaptureService {
         button.captureDidFinish()
     }
 
-    /// Shows a pattern on the status LED (when there is one); an error shows for 3 s, then ready
-    /// unless a bracket runs again.
+    /// Shows a pattern on the status LED; an error shows for 3 s, then ready unless a bracket runs
+    /// again.
     public func showPattern(_ pattern: StatusLEDPattern) {
-        guard let led else { return }
         led.show(pattern)
         guard pattern == .error else { return }
         let me = LoopBound(self, loop: loop)
         _ = loop.schedule(after: .seconds(3)) {
             let service = me.value
-            if service.running == nil, service.led?.pattern == .error { service.led?.show(service.restingPattern) }
+            if service.running == nil, service.led.pattern == .error { service.led.show(service.restingPattern) }
         }
     }
 

@@ -24,11 +24,30 @@ public enum StatusLEDPattern: String, Hashable, Sendable, CaseIterable {
     }
 }
 
+/// What shows the camera's status: the board's LED (`StatusLEDPlayer`), or `NoStatusLED` on a
+/// board without one. Confined to the loop.
+public protocol StatusLight: AnyObject {
+    /// The pattern last asked for (`.off` after `stop`).
+    var pattern: StatusLEDPattern { get }
+    /// Starts `pattern` from its first step (a no-op if it is already playing).
+    func show(_ pattern: StatusLEDPattern)
+    /// Stops the pattern and turns the light off.
+    func stop()
+}
+
+/// A board without a status LED (the null object): remembers the pattern asked for, shows nothing.
+public final class NoStatusLED: StatusLight {
+    public private(set) var pattern = StatusLEDPattern.off
+    public init() {}
+    public func show(_ pattern: StatusLEDPattern) { self.pattern = pattern }
+    public func stop() { pattern = .off }
+}
+
 /// Plays `StatusLEDPattern`s on an output line with the loop's timers. Confined to `loop`.
 ///
 /// A write error (`gpiod_line_set_value` failing) stops the player and is reported once through
 /// `onError`; the camera keeps working without its LED.
-public final class StatusLEDPlayer {
+public final class StatusLEDPlayer: StatusLight {
     public let loop: any EventLoop
     private let line: any GPIOOutputLine
     private let onError: (HardwareError) -> Void

@@ -261,13 +261,13 @@ import Video
         h.send("button press")
         h.advance(.milliseconds(500))
         #expect(h.supervisor.recorder.isRecording == true)
-        #expect(h.supervisor.captureService.led?.pattern == .recording)
+        #expect(h.supervisor.captureService.led.pattern == .recording)
         h.advance(.seconds(1))
         h.send("button press")
         h.advance(.milliseconds(500))
         let events = h.output.take()
         #expect(events.contains { $0.hasPrefix("event record.stopped id=VID_000001") }, "\(events)")
         #expect(h.supervisor.recorder.isRecording == false)
-        #expect(h.supervisor.captureService.led?.pattern == .ready)
+        #expect(h.supervisor.captureService.led.pattern == .ready)
     }
 }

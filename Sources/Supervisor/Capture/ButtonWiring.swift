@@ -13,12 +13,12 @@ extension Supervisor {
     /// LED's patterns, and prepares the still stream so a press only queues requests.
     func startCaptureButton() {
         let service = captureService
-        guard devices.shutter != nil else { service.led?.show(.ready); return }
+        guard devices.shutter != nil else { service.led.show(.ready); return }
         service.button.start()
         do throws(CaptureError) { _ = try service.prepare() } catch {
             log.warning("capture: prepare at start failed: \(error.message); the first press will set up the still stream")
         }
-        service.led?.show(.ready)
+        service.led.show(.ready)
     }
 
     /// With `button.required on`, a board without a shutter line stops start-up (before any device
@@ -34,7 +34,7 @@ extension Supervisor {
     /// Stops the button and the LED pattern (before the lines are closed).
     func stopCaptureButton() {
         captureService.button.stop()
-        captureService.led?.stop()
+        captureService.led.stop()
     }
 
     /// What the button asks that the capture service does not do itself: recording, the settings a
