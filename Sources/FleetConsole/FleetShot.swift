@@ -47,14 +47,19 @@ public struct SyncedFrameGrid: Equatable, Sendable {
     /// The first instant at or after `instant` (whole ms) that lies mid-way between two frame starts
     /// of the grid (within half a millisecond): with the rigs' frames aligned, each takes the same
     /// frame, however little their alignment is off, since no frame starts near the instant.
+    /// When the middle nearest after `instant` rounds to a whole ms before it, the next frame's
+    /// middle is taken (never a ms further from the middle).
     public func midFrame(atOrAfter instantNanoseconds: Int64) -> Int64 {
         guard frameNanoseconds > 0 else { return instantNanoseconds }
         let half = frameNanoseconds / 2
         var k = (instantNanoseconds - frameStartWallClockNanoseconds - half) / frameNanoseconds
+        if frameStartWallClockNanoseconds + half + k * frameNanoseconds > instantNanoseconds { k -= 1 }  // floor
         var mid = frameStartWallClockNanoseconds + half + k * frameNanoseconds
-        while mid < instantNanoseconds { k += 1; mid += frameNanoseconds }
-        let ms = (mid + 500_000) / 1_000_000 * 1_000_000  // the instant travels in whole ms
-        return ms >= instantNanoseconds ? ms : ms + 1_000_000
+        while true {
+            let ms = (mid + 500_000) / 1_000_000 * 1_000_000  // the instant travels in whole ms
+            if ms >= instantNanoseconds { return ms }
+            mid += frameNanoseconds
+        }
     }
 }
 

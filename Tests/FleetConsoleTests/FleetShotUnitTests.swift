@@ -105,4 +105,32 @@ import Testing
         #expect(topics.rigAndKind(of: "tripod/studio/cmd") == nil)
         #expect(topics.rigAndKind(of: "tripod/studio//state") == nil)
     }
+
+    /// A synced shot's instant is a whole ms at or after the asked one, within half a ms of a
+    /// frame's middle, and the first such: for every phase of the grid against the asked instant
+    /// (30 fps and 120 fps, 1 µs steps over a frame at 30 fps, 7 µs at 120 fps).
+    @Test func aSyncedShotIsMovedToTheFirstWholeMillisecondNearAFramesMiddle() {
+        let asked: Int64 = 1_796_576_737_000_000_000
+        for (frame, step) in [(Int64(33_333_000), Int64(1_000)), (Int64(8_333_000), Int64(7_000))] {
+            let half = frame / 2
+            var phase: Int64 = 0
+            while phase < frame {
+                let grid = SyncedFrameGrid(frameStartWallClockNanoseconds: asked - 5 * frame + phase, frameNanoseconds: frame)
+                let moved = grid.midFrame(atOrAfter: asked)
+                // Distance from `t` to the nearest frame middle of the grid.
+                func offMiddle(_ t: Int64) -> Int64 {
+                    let r = ((t - grid.frameStartWallClockNanoseconds - half) % frame + frame) % frame
+                    return min(r, frame - r)
+                }
+                #expect(moved >= asked && moved % 1_000_000 == 0, "phase \(phase): \(moved)")
+                #expect(offMiddle(moved) <= 500_000, "phase \(phase): \(offMiddle(moved)) ns from a frame's middle")
+                var earlier = (asked + 999_999) / 1_000_000 * 1_000_000
+                while earlier < moved {
+                    #expect(offMiddle(earlier) > 500_000, "phase \(phase): \(earlier) comes first")
+                    earlier += 1_000_000
+                }
+                phase += step
+            }
+        }
+    }
 }
