@@ -45,7 +45,7 @@ extension CameraController {
 
     /// The minimum and maximum frame durations to send, µs: the recording's fixed rate while one is
     /// asked for (never faster than the format allows), else the active format's range.
-    var frameDurationRangeMicroseconds: (minimum: Int64, maximum: Int64) {
+    public var frameDurationRangeMicroseconds: (minimum: Int64, maximum: Int64) {
         // The sensor's HDR mode is slower than the format's own mode (30 fps on the IMX708).
         let fastest = max(activeFormat.format.minimumFrameDurationMicroseconds, sensorHDRMinimumFrameDurationMicroseconds ?? 0)
         if let fixed = frameSyncFrameMicroseconds { return (max(fixed, fastest), max(fixed, fastest)) }

@@ -99,7 +99,7 @@ public struct FramePipeline {
 /// of a request queued with `queueRequest`. Loop-confined, like the controller.
 public final class BracketStage: FrameStage {
     /// What the stage does with regular frames.
-    enum State {
+    public enum State {
         case idle
         /// A shot waiting, on the regular frames, for the point at which it queues.
         case waitingForInstant(BracketEngine)

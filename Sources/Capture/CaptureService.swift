@@ -322,7 +322,7 @@ public final class CaptureService {
         let isButton: Bool
         if case .button = trigger { isButton = true } else { isButton = false }
         do {
-            engine = try BracketEngine(controller: camera, plan: plan, gate: attached.makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
+            engine = try BracketEngine(camera: camera, plan: plan, gate: attached.makeFrameGate(plan.kind != BracketPlan.single.kind), roles: roles, maximumSteps: maximum,
                                        maximumRequestsInFlight: max(camera.bracketBuffersAvailable - 2, 1),
                                        takesRegularFramesFrom: triggerTime, notBefore: shot?.instant,
                                        onFirstRequestQueued: { queuedAt in

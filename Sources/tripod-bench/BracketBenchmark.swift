@@ -192,7 +192,7 @@ private final class WayRunner {
         startFrames = framesUsed
         do {
             let plan = try plan.resolvingFocus(for: controller, maximumFrames: BracketPlan.maximumSteps)
-            let engine = try BracketEngine(controller: controller, plan: plan, onFrame: { _ in }, onFinish: { [self] outcome in
+            let engine = try BracketEngine(camera: controller, plan: plan, onFrame: { _ in }, onFinish: { [self] outcome in
                 if case .failed(let reason, _) = outcome { report(self, .failure(CameraError(.notReady, reason))) }
                 else if way == .engine { done() }
             })

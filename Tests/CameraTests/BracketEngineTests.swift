@@ -29,7 +29,7 @@ func streamingRig(exposureDelay: Int = 2, gainDelay: Int = 2) throws -> Rig {
 func runBracket(_ rig: Rig, _ plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(), roles: [StreamRole]? = nil,
                 takesRegularFramesFrom trigger: MonotonicTime? = nil) throws -> (BracketEngine, BracketLog) {
     let log = BracketLog()
-    let engine = try BracketEngine(controller: rig.controller, plan: plan, gate: gate, roles: roles, takesRegularFramesFrom: trigger,
+    let engine = try BracketEngine(camera: rig.controller, plan: plan, gate: gate, roles: roles, takesRegularFramesFrom: trigger,
                                    onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     try engine.start()
     rig.loop.advance(by: .seconds(3))
@@ -76,7 +76,7 @@ func runBracket(_ rig: Rig, _ plan: BracketPlan, gate: any BracketFrameGate = Un
 @Test func disconnectMidBracketFailsWithAClearReasonKeepingEarlierFrames() throws {
     let rig = try streamingRig()
     let log = BracketLog()
-    let engine = try BracketEngine(controller: rig.controller, plan: try BracketPlan.evPreset(count: 9, stepEV: 0.5),
+    let engine = try BracketEngine(camera: rig.controller, plan: try BracketPlan.evPreset(count: 9, stepEV: 0.5),
                                    onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     try engine.start()
     // Run until a few frames were kept, then unplug.
@@ -92,7 +92,7 @@ func runBracket(_ rig: Rig, _ plan: BracketPlan, gate: any BracketFrameGate = Un
 @Test func aStalledSensorTimesOutInTime() throws {
     let rig = try streamingRig()
     let log = BracketLog()
-    let engine = try BracketEngine(controller: rig.controller, plan: try BracketPlan.evPreset(count: 3, stepEV: 1),
+    let engine = try BracketEngine(camera: rig.controller, plan: try BracketPlan.evPreset(count: 3, stepEV: 1),
                                    onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     rig.camera.stall()
     try engine.start()
@@ -164,7 +164,7 @@ final class ScriptedGate: BracketFrameGate {
 @Test func aSmallRequestWindowStillCompletesFrameAccurately() throws {
     let rig = try streamingRig()
     let log = BracketLog()
-    let engine = try BracketEngine(controller: rig.controller, plan: try BracketPlan.evPreset(count: 9, stepEV: 0.5),
+    let engine = try BracketEngine(camera: rig.controller, plan: try BracketPlan.evPreset(count: 9, stepEV: 0.5),
                                    maximumRequestsInFlight: 3, onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     try engine.start()
     rig.loop.advance(by: .seconds(3))
@@ -192,11 +192,11 @@ final class ScriptedGate: BracketFrameGate {
     final class Engines: @unchecked Sendable { var next: BracketEngine? }
     let engines = Engines()
     let controller = rig.controller
-    let a = try BracketEngine(controller: controller, plan: plan, gate: UngatedFrames(),
+    let a = try BracketEngine(camera: controller, plan: plan, gate: UngatedFrames(),
                               onFrame: { first.frames.append($0) }, onFinish: { outcome in
         first.outcome = outcome
         // Straight on, as the soak's next `bracket` does: `latest` is still the last step's frame.
-        engines.next = try? BracketEngine(controller: controller, plan: plan, gate: UngatedFrames(),
+        engines.next = try? BracketEngine(camera: controller, plan: plan, gate: UngatedFrames(),
                                           onFrame: { second.frames.append($0) }, onFinish: { second.outcome = $0 })
         try? engines.next?.start()
     })

@@ -28,7 +28,7 @@ private func limitedRig(buffers: Int, bracketBuffers: Int) throws -> Rig {
     #expect(log.states.count >= 10, "two requests in flight stream every frame at 120 fps: \(log.states.count)")
 
     let result = BracketLog()
-    let engine = try BracketEngine(controller: rig.controller, plan: try .evPreset(count: 3, stepEV: 1),
+    let engine = try BracketEngine(camera: rig.controller, plan: try .evPreset(count: 3, stepEV: 1),
                                    maximumRequestsInFlight: rig.controller.bracketBuffersAvailable,
                                    onFrame: { result.frames.append($0) }, onFinish: { result.outcome = $0 })
     try engine.start()
@@ -64,7 +64,7 @@ private func limitedRig(buffers: Int, bracketBuffers: Int) throws -> Rig {
 @Test func aRestartWhileABracketWaitsForABufferEndsTheBracketAndStreamsNormally() throws {
     let rig = try limitedRig(buffers: 4, bracketBuffers: 0)
     let log = BracketLog()
-    let engine = try BracketEngine(controller: rig.controller, plan: try .evPreset(count: 5, stepEV: 1),
+    let engine = try BracketEngine(camera: rig.controller, plan: try .evPreset(count: 5, stepEV: 1),
                                    onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     try engine.start()
     #expect(engine.statistics.requestsQueued == 0 && engine.statistics.bufferWaits == 1, "every buffer is taken: it waits")

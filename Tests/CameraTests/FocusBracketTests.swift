@@ -85,7 +85,7 @@ import TestSupport
         // The engine refuses focus steps on it too, whoever made them.
         let steps = BracketPlan(kind: "focus", summary: "x", steps: [.focus(lensDioptres: 2, evBias: 0)])
         #expect(throws: CameraError.self) {
-            _ = try BracketEngine(controller: rig.controller, plan: steps, onFrame: { _ in }, onFinish: { _ in })
+            _ = try BracketEngine(camera: rig.controller, plan: steps, onFrame: { _ in }, onFinish: { _ in })
         }
     }
 

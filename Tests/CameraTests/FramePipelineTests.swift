@@ -74,14 +74,14 @@ private func frame(_ kind: PipelineFrame.Kind) -> PipelineFrame {
 @Test func aZeroShutterLagCaptureIsEngagedInTheBracketStageUntilItEnds() throws {
     let rig = try streamingRig()
     let log = BracketLog()
-    let capture = try BracketEngine(controller: rig.controller, plan: .single, takesRegularFramesFrom: rig.loop.now(),
+    let capture = try BracketEngine(camera: rig.controller, plan: .single, takesRegularFramesFrom: rig.loop.now(),
                                     onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     try capture.start()
     #expect(rig.controller.pipeline.bracket.isEngaged)
     rig.loop.advance(by: .seconds(3))
     guard case .complete? = log.outcome else { Issue.record("\(String(describing: log.outcome))"); return }
     #expect(!rig.controller.pipeline.bracket.isEngaged)
-    let bracket = try BracketEngine(controller: rig.controller, plan: try BracketPlan.evPreset(count: 3, stepEV: 1),
+    let bracket = try BracketEngine(camera: rig.controller, plan: try BracketPlan.evPreset(count: 3, stepEV: 1),
                                     onFrame: { _ in }, onFinish: { _ in })
     try bracket.start()
     #expect(!rig.controller.pipeline.bracket.isEngaged)

@@ -23,7 +23,7 @@ import Testing
         let instant = ExposureInstant(wallClockNanoseconds: latest.sensorTimestamp.nanoseconds + offset + lead.nanoseconds + period / 3,
                                       realtimeMinusMonotonicNanoseconds: offset)
         let log = BracketLog()
-        let engine = try BracketEngine(controller: rig.controller, plan: plan, notBefore: instant,
+        let engine = try BracketEngine(camera: rig.controller, plan: plan, notBefore: instant,
                                        onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
         try engine.start()
         // Nothing is queued while the instant is far: the engine waits on the regular frames.

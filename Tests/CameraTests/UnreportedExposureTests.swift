@@ -63,7 +63,7 @@ private func vimcLikeRig() throws -> Rig {
     // Refused by the engine's initialiser, so before anything could be queued.
     for plan in [try BracketPlan.evPreset(count: 3, stepEV: 1), try BracketPlan.manual([(10_000, 100)]), BracketPlan.autoRange()] {
         let error = #expect(throws: CameraError.self) {
-            _ = try BracketEngine(controller: rig.controller, plan: plan, onFrame: { _ in }, onFinish: { _ in })
+            _ = try BracketEngine(camera: rig.controller, plan: plan, onFrame: { _ in }, onFinish: { _ in })
         }
         #expect(error?.kind == .unsupported)
         #expect(error?.message.contains("only `capture`") == true)
@@ -79,7 +79,7 @@ private func vimcLikeRig() throws -> Rig {
     rig.loop.advance(by: .milliseconds(200))
     rig.camera.reportsExposureMetadata = false  // controls stay; the metadata loses ExposureTime/AnalogueGain
     let log = BracketLog()
-    let engine = try BracketEngine(controller: rig.controller, plan: try .evPreset(count: 3, stepEV: 1),
+    let engine = try BracketEngine(camera: rig.controller, plan: try .evPreset(count: 3, stepEV: 1),
                                    onFrame: { log.frames.append($0) }, onFinish: { log.outcome = $0 })
     #expect(engine.confirmsSettings)
     try engine.start()

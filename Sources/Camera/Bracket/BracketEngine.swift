@@ -1,7 +1,7 @@
 import Foundation
 import Hardware
 
-/// Runs one bracket on a streaming `CameraController`, frame-accurately.
+/// Runs one bracket on a streaming camera (`BracketCamera`: the `CameraController`), frame-accurately.
 ///
 /// Every step's request carries its own controls (AeEnable false, ExposureTime, AnalogueGain,
 /// FrameDurationLimits wide enough), queued back to back, followed by `pipelineDelayFrames` padding
@@ -14,7 +14,7 @@ import Hardware
 /// a retake) are queued again in a new burst, within the frame and time limits.
 ///
 /// A request that finds no free buffer (busy: the pipeline gave fewer buffers than asked, or viewers
-/// hold them) waits: the controller stops replacing its regular requests until the bracket's
+/// hold them) waits: the camera stops replacing its regular requests until the bracket's
 /// requests are queued, and the engine retries every frame time (`Statistics.bufferWaits`).
 ///
 /// Zero shutter lag for a single capture with the current settings (`takesRegularFramesFrom`): the
@@ -47,11 +47,11 @@ import Hardware
 /// to cover the frames up to the instant and a margin. The frames before the instant are skipped
 /// (`Statistics.framesBeforeInstant`); the first lead-in frame at or after it is the first step's.
 ///
-/// Loop-confined, like the controller.
+/// Loop-confined, like the camera.
 public final class BracketEngine {
-    /// The streaming controller whose requests it queues; regular frames reach the engine through
+    /// The streaming camera whose requests it queues; regular frames reach the engine through
     /// its pipeline's bracket stage.
-    public let controller: CameraController
+    public let camera: any BracketCamera
     /// Asked before and after each frame (stabilization; `UngatedFrames` by default).
     public let gate: any BracketFrameGate
     /// Request and time limits.
@@ -123,21 +123,21 @@ public final class BracketEngine {
     private var requests: BracketRequests
     /// The time limit, the gate's wait and the buffer retry (BracketTimers.swift).
     private var timers = BracketTimers()
-    /// The controller's hold on regular requests while this bracket needs it; nil otherwise.
+    /// The camera's hold on regular requests while this bracket needs it; nil otherwise.
     private var regularRequestHold: RegularRequestHold?
     /// True when the window is smaller than a burst: regular requests are held for the whole
     /// bracket, so its requests reach the sensor back to back and each step's settings land on a
     /// bracket frame, not on a regular one between them.
     private var holdsForWholeBracket = false
 
-    /// An engine for `plan` on `controller` (streaming). Steps are resolved now from the exposure
+    /// An engine for `plan` on `camera` (streaming). Steps are resolved now from the exposure
     /// settings (custom, locked) or the latest frame's exposure (auto). `onFirstRequestQueued` gets
     /// the time the first request went to the camera, `onFrame` each kept frame, `onFinish` the
     /// outcome, all on the loop.
-    /// `roles` are the streams each bracket request fills (nil: the controller's processed + raw).
+    /// `roles` are the streams each bracket request fills (nil: the camera's processed + raw).
     /// `takesRegularFramesFrom`: the trigger, for a plan of one step of the current settings (bias
     /// 0, no auto-range) that may take a regular frame exposed from then on (zero shutter lag).
-    public init(controller: CameraController, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
+    public init(camera: any BracketCamera, plan: BracketPlan, gate: any BracketFrameGate = UngatedFrames(),
                 roles: [StreamRole]? = nil, maximumSteps: Int = 32, maximumRequestsInFlight: Int = .max, limits: Limits = Limits(),
                 takesRegularFramesFrom trigger: MonotonicTime? = nil, notBefore: ExposureInstant? = nil,
                 onFirstRequestQueued: @escaping (MonotonicTime) -> Void = { _ in },
@@ -145,30 +145,30 @@ public final class BracketEngine {
         guard plan.steps.count <= maximumSteps else {
             throw CameraError(.outOfRange, "bracket: \(plan.steps.count) frames exceed the maximum of \(maximumSteps)")
         }
-        self.controller = controller; self.gate = gate; self.limits = limits
+        self.camera = camera; self.gate = gate; self.limits = limits
         self.onFirstRequestQueued = onFirstRequestQueued
         self.onFrame = onFrame; self.onFinish = onFinish; self.roles = roles
         self.notBefore = notBefore
         // A shot takes its own frames only: regular requests are held from its lead-in on.
         regularFramesFrom = plan.steps == [.evBias(0)] && plan.autoRange == nil && notBefore == nil ? trigger : nil
         self.maximumRequestsInFlight = max(maximumRequestsInFlight, 1)
-        confirmsSettings = controller.controlsExposure
+        confirmsSettings = camera.controlsExposure
         let focuses = plan.steps.contains { if case .focus = $0 { true } else { false } }
-        if focuses && controller.afSystem == "none" {
-            throw CameraError(.unsupported, "bracket: \(controller.sensor.model) has no lens control (fixed focus), so it cannot take a focus bracket")
+        if focuses && camera.afSystem == "none" {
+            throw CameraError(.unsupported, "bracket: \(camera.sensor.model) has no lens control (fixed focus), so it cannot take a focus bracket")
         }
-        lensToleranceDioptres = BracketMatching.lensTolerance(resolutionDioptres: controller.sensor.lensPositionResolutionDioptres)
-        let latestFrame = controller.latestRegular ?? controller.latest
-        heldColourGains = focuses ? (controller.settings.lockedGains ?? latestFrame?.colourGains) : nil
+        lensToleranceDioptres = BracketMatching.lensTolerance(resolutionDioptres: camera.sensor.lensPositionResolutionDioptres)
+        let latestFrame = camera.latestRegular ?? camera.latest
+        heldColourGains = focuses ? (camera.lockedGains ?? latestFrame?.colourGains) : nil
         requests = BracketRequests(lensDioptres: latestFrame?.lensPositionDioptres)
         holdsForWholeBracket = focuses
-        generation = controller.streamingGeneration
-        let format = controller.activeFormat.format
+        generation = camera.streamingGeneration
+        let format = camera.activeFormat.format
         let range = format.minimumExposureMicroseconds...max(format.maximumExposureMicroseconds, format.minimumExposureMicroseconds)
-        let isoPerGain = controller.sensor.isoPerGain
+        let isoPerGain = camera.sensor.isoPerGain
         if confirmsSettings {
-            pipelineDelayFrames = max(controller.sensor.exposureDelayFrames, controller.sensor.gainDelayFrames, 0)
-            let base = try Self.meteredExposure(controller)
+            pipelineDelayFrames = max(camera.sensor.exposureDelayFrames, camera.sensor.gainDelayFrames, 0)
+            let base = try Self.meteredExposure(camera)
             progress = BracketSteps(plan.steps.map {
                 ResolvedStep.resolve($0, meteredMicroseconds: base.microseconds, meteredGain: base.gain, durationRange: range, isoPerGain: isoPerGain)
             })
@@ -177,7 +177,7 @@ public final class BracketEngine {
             }
         } else {
             guard plan.autoRange == nil, plan.steps.allSatisfy({ $0 == .evBias(0) }) else {
-                throw CameraError(.unsupported, "bracket: camera \(controller.sensor.model) has no ExposureTime/AnalogueGain controls, so it cannot vary exposure; only `capture` (its own settings) works")
+                throw CameraError(.unsupported, "bracket: camera \(camera.sensor.model) has no ExposureTime/AnalogueGain controls, so it cannot vary exposure; only `capture` (its own settings) works")
             }
             pipelineDelayFrames = 0
             progress = BracketSteps(plan.steps.map { _ in ResolvedStep(exposureMicroseconds: 0, analogueGain: 0, evBias: 0) })
@@ -186,48 +186,48 @@ public final class BracketEngine {
 
     /// The base exposure EV steps are relative to: the settings themselves in custom and locked
     /// modes (so a capture right after `set` uses the new values), the latest regular frame in auto.
-    private static func meteredExposure(_ controller: CameraController) throws -> (microseconds: Int, gain: Double) {
-        if case .custom(let duration, let iso) = controller.exposureMode { return (duration, iso / controller.sensor.isoPerGain) }
-        if case .locked = controller.exposureMode, let held = controller.settings.lockedExposure { return (held.durationMicroseconds, held.gain) }
+    private static func meteredExposure(_ camera: any BracketCamera) throws -> (microseconds: Int, gain: Double) {
+        if case .custom(let duration, let iso) = camera.exposureMode { return (duration, iso / camera.sensor.isoPerGain) }
+        if case .locked = camera.exposureMode, let held = camera.lockedExposure { return (held.durationMicroseconds, held.gain) }
         // A regular frame's exposure: the latest frame may be a previous bracket's +N EV step.
-        if let latest = (controller.latestRegular ?? controller.latest)?.exposure { return (latest.durationMicroseconds, latest.gain) }
-        if controller.latest != nil {
+        if let latest = (camera.latestRegular ?? camera.latest)?.exposure { return (latest.durationMicroseconds, latest.gain) }
+        if camera.latest != nil {
             throw CameraError(.notReady, "bracket: no frame has reported its ExposureTime/AnalogueGain yet, so there is no metered exposure to bracket around")
         }
         throw CameraError(.notReady, "bracket: no frame metered yet; is the camera streaming?")
     }
 
-    /// The controller's streaming generation the bracket was resolved for.
+    /// The camera's streaming generation the bracket was resolved for.
     private let generation: Int
 
     /// Queues the first burst. Throws when the camera refuses the first request (nothing queued).
     public func start() throws {
-        let budgetFrames = progress.count + pipelineDelayFrames + controller.requestsInFlight + 4
+        let budgetFrames = progress.count + pipelineDelayFrames + camera.requestsInFlight + 4
         let longest = progress.resolved.map(\.exposureMicroseconds).max() ?? 0
-        let frameMicroseconds = max(Int64(longest), controller.frameDurationRangeMicroseconds.minimum,
-                                    controller.observedFrameIntervalMicroseconds ?? 0)
+        let frameMicroseconds = max(Int64(longest), camera.frameDurationRangeMicroseconds.minimum,
+                                    camera.observedFrameIntervalMicroseconds ?? 0)
         var allowed = Duration.microseconds(frameMicroseconds * Int64(budgetFrames * limits.requestBudgetFactor)) + limits.timeSlack
         if let notBefore {
             // The time until the instant, and the lead-in frames.
-            let wait = max(.zero, notBefore.monotonic - controller.loop.now())
+            let wait = max(.zero, notBefore.monotonic - camera.loop.now())
             let margin = Self.instantMarginFrames(periodNanoseconds: frameMicroseconds * 1000)
-            allowed += wait + .microseconds(frameMicroseconds * Int64(controller.regularRequestLimit + pipelineDelayFrames + 2 * margin + 2))
+            allowed += wait + .microseconds(frameMicroseconds * Int64(camera.regularRequestLimit + pipelineDelayFrames + 2 * margin + 2))
         }
-        armTimeout(at: controller.loop.now() + allowed)
+        armTimeout(at: camera.loop.now() + allowed)
         if notBefore != nil {
             phase = .waitingForInstant
             holdsForWholeBracket = true
-            controller.pipeline.bracket.engage(.waitingForInstant(self))
+            camera.engageBracketStage(.waitingForInstant(self))
             return
         }
         phase = .running
         if confirmsSettings, maximumRequestsInFlight < progress.count + pipelineDelayFrames { holdsForWholeBracket = true }
         if holdsForWholeBracket { holdRegularRequests() }
-        if regularFramesFrom != nil { controller.pipeline.bracket.engage(.takingRegularFrames(self)) }
+        if regularFramesFrom != nil { camera.engageBracketStage(.takingRegularFrames(self)) }
         do {
             try queueBurst(from: 0)
         } catch {
-            controller.pipeline.bracket.release(self)
+            camera.releaseBracketStage(self)
             // The caller hears of it from the throw, not from onFinish.
             phase = .finished
             timers.cancelTimeoutAndRetry()
@@ -241,14 +241,14 @@ public final class BracketEngine {
     /// Called by the pipeline's bracket stage while this bracket waits there.
     func regularFrameBeforeInstant(_ request: CompletedRequest) {
         guard waitingForInstant, !isFinished, let notBefore else { return }
-        let periodNanoseconds = 1_000 * max(1, controller.observedFrameIntervalMicroseconds
-            ?? request.metadata[ControlName.frameDuration]?.int64Value ?? controller.frameDurationRangeMicroseconds.minimum)
+        let periodNanoseconds = 1_000 * max(1, camera.observedFrameIntervalMicroseconds
+            ?? request.metadata[ControlName.frameDuration]?.int64Value ?? camera.frameDurationRangeMicroseconds.minimum)
         let exposed = notBefore.exposureStart(of: request).wallClockNanoseconds
         let margin = Self.instantMarginFrames(periodNanoseconds: periodNanoseconds)
-        let framesAhead = Int64(controller.regularRequestLimit + 1 + pipelineDelayFrames + margin)
+        let framesAhead = Int64(camera.regularRequestLimit + 1 + pipelineDelayFrames + margin)
         guard exposed + framesAhead * periodNanoseconds >= notBefore.wallClockNanoseconds else { return }
         phase = .running
-        controller.pipeline.bracket.release(self)
+        camera.releaseBracketStage(self)
         holdRegularRequests()
         let framesToInstant = Int(max(0, (notBefore.wallClockNanoseconds - exposed + periodNanoseconds - 1) / periodNanoseconds))
         let leadIn = framesToInstant + margin
@@ -261,9 +261,9 @@ public final class BracketEngine {
     /// (Re)arms the time limit at `time`.
     private func armTimeout(at time: MonotonicTime) {
         timers.cancelTimeout()
-        let bound = LoopBound(self, loop: controller.loop)
-        let started = statistics.firstRequestQueuedAt ?? controller.loop.now()
-        let work = controller.loop.schedule(at: time) {
+        let bound = LoopBound(self, loop: camera.loop)
+        let started = statistics.firstRequestQueuedAt ?? camera.loop.now()
+        let work = camera.loop.schedule(at: time) {
             let engine = bound.value
             let missing = engine.progress.missingCount
             engine.fail("timeout: the bracket did not complete within \(time - started) (\(missing) step(s) missing)")
@@ -298,10 +298,10 @@ public final class BracketEngine {
     /// their own budget and time.
     private func plan(_ indices: [Int]) {
         let travel = requests.plan(indices, of: progress, pipelineDelayFrames: pipelineDelayFrames, lensToleranceDioptres: lensToleranceDioptres,
-                                   nearestFocusDioptres: controller.lensPositionRangeDioptres.upperBound)
+                                   nearestFocusDioptres: camera.lensPositionRangeDioptres.upperBound)
         guard travel > 0 else { return }
         statistics.lensTravelRequests += travel
-        let frameMicroseconds = controller.observedFrameIntervalMicroseconds ?? controller.activeFormat.minimumFrameDurationMicroseconds
+        let frameMicroseconds = camera.observedFrameIntervalMicroseconds ?? camera.activeFormat.minimumFrameDurationMicroseconds
         extendTimeout(by: .microseconds(frameMicroseconds * Int64(travel)))
     }
 
@@ -317,12 +317,12 @@ public final class BracketEngine {
                 guard try queueOrWaitForBuffer(step, item: .pad(step)) != nil else { return }
             case .step(let index):
                 let step = progress[index]
-                if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: controller.loop.now()) {
+                if case .wait(let delay) = gate.readiness(index: index, exposure: .microseconds(step.exposureMicroseconds), now: camera.loop.now()) {
                     // The step queued last still needs its padding to reach the sensor.
                     let rest = requests.waitForGate(pipelineDelayFrames: pipelineDelayFrames)
-                    let bound = LoopBound(self, loop: controller.loop)
+                    let bound = LoopBound(self, loop: camera.loop)
                     let resumeAt = [index] + rest
-                    timers.resume = controller.loop.schedule(after: delay) { bound.value.resume(resumeAt) }
+                    timers.resume = camera.loop.schedule(after: delay) { bound.value.resume(resumeAt) }
                     extendTimeout(by: delay)
                     continue
                 }
@@ -341,7 +341,7 @@ public final class BracketEngine {
     }
 
     /// Queues `step`; when the camera has no free buffer (busy), puts `item` back first in line,
-    /// holds the controller's regular requests so their buffers come free, and tries again after a
+    /// holds the camera's regular requests so their buffers come free, and tries again after a
     /// frame time or at the next completion. Returns nil while waiting.
     private func queueOrWaitForBuffer(_ step: ResolvedStep, item: BracketRequests.Planned) throws -> UInt64? {
         do {
@@ -350,10 +350,10 @@ public final class BracketEngine {
             requests.putBack(item)
             statistics.bufferWaits += 1
             // Held regular requests free processed-stream buffers; a raw-only bracket gains nothing.
-            if roles?.contains(controller.processedRole) ?? true { holdRegularRequests() }
+            if roles?.contains(camera.processedRole) ?? true { holdRegularRequests() }
             guard timers.bufferRetry == nil else { return nil }
-            let bound = LoopBound(self, loop: controller.loop)
-            timers.bufferRetry = controller.loop.schedule(after: .microseconds(controller.activeFormat.minimumFrameDurationMicroseconds)) {
+            let bound = LoopBound(self, loop: camera.loop)
+            timers.bufferRetry = camera.loop.schedule(after: .microseconds(camera.activeFormat.minimumFrameDurationMicroseconds)) {
                 let engine = bound.value
                 engine.timers.bufferRetry = nil
                 do { try engine.pump() } catch { engine.fail("camera: \(error)") }
@@ -364,11 +364,11 @@ public final class BracketEngine {
     }
 
     private func holdRegularRequests() {
-        if regularRequestHold == nil { regularRequestHold = controller.holdRegularRequests() }
+        if regularRequestHold == nil { regularRequestHold = camera.holdRegularRequests() }
     }
 
     private func releaseRegularRequests() {
-        if let hold = regularRequestHold { controller.releaseRegularRequests(hold) }
+        if let hold = regularRequestHold { camera.releaseRegularRequests(hold) }
         regularRequestHold = nil
     }
 
@@ -381,17 +381,17 @@ public final class BracketEngine {
     }
 
     private func queue(_ step: ResolvedStep) throws -> UInt64 {
-        guard controller.isStreaming, controller.streamingGeneration == generation else {
+        guard camera.isStreaming, camera.streamingGeneration == generation else {
             throw CameraError(.notReady, "the camera stopped or restarted (a format change?) mid-bracket")
         }
-        let bound = LoopBound(self, loop: controller.loop)
+        let bound = LoopBound(self, loop: camera.loop)
         let controls = confirmsSettings ? stepControls(step) : [:]
-        let cookie = try controller.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
+        let cookie = try camera.queueRequest(controls: controls, roles: roles) { completed in bound.value.completed(completed) }
         requests.sent(cookie)
         statistics.requestsQueued += 1
         statistics.maximumOutstanding = max(statistics.maximumOutstanding, requests.outstanding.count)
         if statistics.firstRequestQueuedAt == nil {
-            let now = controller.loop.now()
+            let now = camera.loop.now()
             statistics.firstRequestQueuedAt = now
             onFirstRequestQueued(now)
         }
@@ -401,12 +401,12 @@ public final class BracketEngine {
     /// A step's own controls: AE off (and both exposure modes manual where the camera has them), its
     /// ExposureTime and AnalogueGain, frame durations that fit it.
     private func stepControls(_ step: ResolvedStep) -> ControlList {
-        var controls = CameraController.exposureSource(manual: true, modes: controller.exposureModeControls)
+        var controls = camera.manualExposureControls
         controls[ControlName.exposureTime] = .int32(Int32(clamping: step.exposureMicroseconds))
         controls[ControlName.analogueGain] = .float(Float(step.analogueGain))
         // The format's range, or a recording's fixed rate (its frames keep their rhythm unless
         // the exposure is longer).
-        let frames = controller.frameDurationRangeMicroseconds
+        let frames = camera.frameDurationRangeMicroseconds
         controls[ControlName.frameDurationLimits] = .int64Array([frames.minimum, max(frames.maximum, Int64(step.exposureMicroseconds))])
         if let lens = step.lensDioptres {
             controls[ControlName.afMode] = .int32(0)
@@ -467,7 +467,7 @@ public final class BracketEngine {
     /// The pending step whose settings `actual` are (`BracketMatching`), and whether clamped.
     private func match(_ actual: (microseconds: Int, gain: Double), lens: Double? = nil, pending: [Int]) -> (index: Int, clamped: Bool)? {
         BracketMatching.match(actualExposureMicroseconds: actual.microseconds, actualGain: actual.gain, actualLensDioptres: lens,
-                              lensTolerance: lensToleranceDioptres, steps: progress.resolved, pending: pending, controlInfo: controller.device.controlInfo)
+                              lensTolerance: lensToleranceDioptres, steps: progress.resolved, pending: pending, controlInfo: camera.controlInfo)
     }
 
     /// A regular frame, while the one step may take one: kept when its exposure began nearest the
@@ -476,15 +476,15 @@ public final class BracketEngine {
     /// the step go (its own request is queued) and, on a camera that reports them, its ExposureTime
     /// and AnalogueGain match the step. Called by the pipeline's bracket stage.
     func regularFrameCompleted(_ request: CompletedRequest) {
-        let frameMicroseconds = controller.observedFrameIntervalMicroseconds ?? controller.frameDurationRangeMicroseconds.minimum
+        let frameMicroseconds = camera.observedFrameIntervalMicroseconds ?? camera.frameDurationRangeMicroseconds.minimum
         guard !isFinished, let trigger = regularFramesFrom,
               request.sensorTimestamp >= trigger - .microseconds(frameMicroseconds / 2),
               let index = progress.firstQueuedUnmatched else { return }
         // Regular requests may carry the viewfinder's stabilization crop, which a capture's own do
         // not; and a frame whose request went in before a change of settings is not the capture's.
-        guard controller.streamingGeneration == generation, controller.streamingControls.isEmpty,
-              controller.regularRequestHadCurrentControls(request.cookie) else { return }
-        guard (roles ?? controller.captureRoles).allSatisfy({ request.buffers[$0] != nil }) else { return }
+        guard camera.streamingGeneration == generation, camera.streamingControls.isEmpty,
+              camera.regularRequestHadCurrentControls(request.cookie) else { return }
+        guard (roles ?? camera.captureRoles).allSatisfy({ request.buffers[$0] != nil }) else { return }
         var actual: (microseconds: Int, gain: Double)?
         var clamped = false
         if confirmsSettings {
@@ -501,7 +501,7 @@ public final class BracketEngine {
     /// reports no exposure: the gate then judges the whole frame duration.
     private func accept(index: Int, clamped: Bool, actual: (Int, Double)?, lens: Double? = nil, request: CompletedRequest) {
         let frameMicroseconds = request.metadata[ControlName.frameDuration]?.int64Value
-            ?? controller.activeFormat.minimumFrameDurationMicroseconds
+            ?? camera.activeFormat.minimumFrameDurationMicroseconds
         let verdict = gate.judge(index: index, attempt: progress.attempts(index), exposureStart: request.sensorTimestamp,
                                  exposure: .microseconds(actual.map { Int64($0.0) } ?? frameMicroseconds))
         if verdict.retake && progress.attempts(index) < limits.maximumAttempts {
@@ -509,12 +509,12 @@ public final class BracketEngine {
             progress.retake(index)
             // A retake is the gate's choice: it gets its own requests and frame time.
             requests.grant(1 + pipelineDelayFrames)
-            extendTimeout(by: .microseconds(frameMicroseconds * Int64(1 + pipelineDelayFrames + controller.requestsInFlight)))
+            extendTimeout(by: .microseconds(frameMicroseconds * Int64(1 + pipelineDelayFrames + camera.requestsInFlight)))
             return
         }
         progress.matched(index)
         statistics.lastSequence = request.sequence
-        if autoRange != nil, let bias = progress[index].evBias, let buffer = request.buffers[controller.processedRole] {
+        if autoRange != nil, let bias = progress[index].evBias, let buffer = request.buffers[camera.processedRole] {
             autoRange?.measure(bias: bias, buffer: buffer)
         }
         onFrame(MatchedFrame(index: index, attempts: progress.attempts(index), requested: progress[index], actualExposureMicroseconds: actual?.0,
@@ -559,7 +559,7 @@ public final class BracketEngine {
         guard !isFinished else { return }
         let wasWaitingForInstant = waitingForInstant
         phase = .finished
-        if regularFramesFrom != nil || wasWaitingForInstant { controller.pipeline.bracket.release(self) }
+        if regularFramesFrom != nil || wasWaitingForInstant { camera.releaseBracketStage(self) }
         timers.cancelAll()
         releaseRegularRequests()
         onFinish(outcome)

@@ -96,7 +96,7 @@ extension BracketPlan {
     /// words) by a camera without a lens control, for ends outside the lens's range, a step finer
     /// than the lens resolves, or more frames than `maximumFrames` (saying how many it would take).
     /// A plan without a focus request comes back as it is.
-    public func resolvingFocus(for camera: CameraController, maximumFrames: Int) throws -> BracketPlan {
+    public func resolvingFocus(for camera: any BracketCamera, maximumFrames: Int) throws -> BracketPlan {
         guard let request = focus else { return self }
         let sensor = camera.sensor
         guard camera.afSystem != "none" else {
