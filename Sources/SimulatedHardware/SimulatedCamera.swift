@@ -37,8 +37,8 @@ public final class SimulatedCamera: CameraDevice {
     public var scene: SimulatedScene
     /// The sensor's own HDR, the HdrMode in force and the modes the tuning lacks.
     public var hdr = SimulatedHDRState()
-    /// Called with every request queued (accepted or not), for tests that check what reaches the camera.
-    public var requestObserver: ((CaptureRequest) -> Void)?
+    /// What reached `queueRequest` (accepted or not), for tests to read.
+    public private(set) var queued = QueuedRequestLog()
     /// What the raw stream hands back for the mode's unpacked raw format (board option
     /// `camera.raw`): the Pi 5's 16-bit or compressed raw, the Pi 4's CSI-2 packed. Set before
     /// `configure`.
@@ -185,7 +185,7 @@ public final class SimulatedCamera: CameraDevice {
 
     public func queueRequest(_ request: CaptureRequest) throws {
         try checkConnected("queueRequest")
-        requestObserver?(request)
+        queued.note(request.controls)
         guard phase == .streaming else { throw HardwareError(.invalidArgument, "simulated camera \(info.id): queueRequest while stopped") }
         try checkControls(request.controls, call: "queueRequest")
         for role in request.roles {
@@ -428,5 +428,21 @@ public final class SimulatedCamera: CameraDevice {
             patched[mode] = .int32(aeEnabled ? 0 : 1)
         }
         return patched
+    }
+}
+
+/// The requests a simulated camera was handed: how many, and the controls of the latest ones.
+public struct QueuedRequestLog: Sendable {
+    /// How many controls lists are kept (the newest).
+    public static let limit = 256
+    /// Requests handed to the camera so far.
+    public private(set) var count = 0
+    /// The controls of the latest `limit` requests, oldest first.
+    public private(set) var recentControls: [ControlList] = []
+
+    mutating func note(_ controls: ControlList) {
+        count += 1
+        if recentControls.count == Self.limit { recentControls.removeFirst() }
+        recentControls.append(controls)
     }
 }

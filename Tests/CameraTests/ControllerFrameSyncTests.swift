@@ -7,9 +7,6 @@ import Testing
 /// `fleet.sync` in the camera controller: the fixed rate, the refusals in words, SyncMode only once
 /// frames come at that rate, and a camera without frame sync falling back.
 @Suite struct ControllerFrameSyncTests {
-    /// A camera that records the controls of every request it is handed.
-    final class Sent: @unchecked Sendable { var controls: [ControlList] = [] }
-
     @Test func syncModeWaitsForFramesAtTheFixedRateThenRidesOnEveryRequest() throws {
         let rig = try Rig()
         try rig.controller.selectFormat("1280x720@120")
@@ -26,16 +23,18 @@ import Testing
         rig.loop.advance(by: .milliseconds(300))
         // A new rate ends the session (off) until frames come at it, then starts another; each change
         // rides on a handful of requests, then stops (the IPA keeps the mode, and logs each one).
-        let sent = Sent()
-        rig.camera.requestObserver = { sent.controls.append($0.controls) }
+        let queuedBefore = rig.camera.queued.count
         try rig.controller.setFrameSync(FrameSyncRequest(mode: .server, framesPerSecond: 25))
         rig.loop.advance(by: .milliseconds(1500))
-        let modes = sent.controls.compactMap { $0[ControlName.syncMode] }
+        let sentCount = rig.camera.queued.count - queuedBefore
+        #expect(sentCount <= QueuedRequestLog.limit)
+        let sent = rig.camera.queued.recentControls.suffix(sentCount)
+        let modes = sent.compactMap { $0[ControlName.syncMode] }
         let repeats = FrameSyncState.repeats
         let offs = modes.prefix { $0 == .int32(0) }.count
         #expect((1...repeats).contains(offs), "off until frames come at 25 fps (at most \(repeats) requests): \(modes)")
         #expect(Array(modes.dropFirst(offs)) == Array(repeating: .int32(1), count: repeats), "\(modes)")
-        #expect(sent.controls.count > 2 * repeats + 10)
+        #expect(sent.count > 2 * repeats + 10)
         #expect(rig.controller.latest?.frameDurationMicroseconds == 40_000)
         rig.loop.advance(by: .seconds(4))
         let status = rig.controller.frameSyncStatus
