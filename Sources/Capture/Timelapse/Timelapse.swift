@@ -48,7 +48,8 @@ public struct TimelapseState: Hashable, Sendable, Codable {
 /// kept.
 public final class Timelapse {
     public let loop: any EventLoop
-    let capture: CaptureService
+    /// The capture service, as far as the time-lapse needs it: its camera read, its shots started.
+    let capture: any TimelapseCapture
     let wallClock: () -> Date
     let persist: (TimelapseState?) -> Void
     let emit: (TimelapseEvent) -> Void
@@ -63,7 +64,7 @@ public final class Timelapse {
     /// A due shot is late beyond this and is missed: half the interval, at most a second.
     static func lateness(interval: Duration) -> Duration { min(interval / 2, .seconds(1)) }
 
-    public init(loop: any EventLoop, capture: CaptureService, settings: any CaptureSettingsView, wallClock: @escaping () -> Date,
+    public init(loop: any EventLoop, capture: any TimelapseCapture, settings: any CaptureSettingsView, wallClock: @escaping () -> Date,
                 resolveAction: @escaping ([String]) throws(CaptureError) -> BracketPlan,
                 persist: @escaping (TimelapseState?) -> Void, emit: @escaping (TimelapseEvent) -> Void) {
         self.loop = loop; self.capture = capture; self.settings = settings; self.wallClock = wallClock; self.resolveAction = resolveAction
@@ -136,7 +137,7 @@ public final class Timelapse {
     /// it can set; the interval must leave room for the action's frames.
     private func check(_ plan: TimelapsePlan) throws(CaptureError) -> BracketPlan {
         let action = try resolveAction(plan.action)
-        guard let camera = capture.camera else { throw CaptureError(.unsupported, "no camera") }
+        guard let camera = capture.bracketCamera else { throw CaptureError(.unsupported, "no camera") }
         if plan.ramp {
             guard action.steps.allSatisfy({ if case .evBias = $0 { return true } else { return false } }), action.focus == nil,
                   action.autoRange == nil else {
@@ -149,7 +150,8 @@ public final class Timelapse {
         }
         var frames = action.steps.count
         if action.focus != nil {
-            do { frames = try action.resolvingFocus(for: camera, maximumFrames: capture.capacity(camera).maximumFrames).steps.count }
+            guard let maximumFrames = capture.maximumBracketFrames else { throw CaptureError(.unsupported, "no camera") }
+            do { frames = try action.resolvingFocus(for: camera, maximumFrames: maximumFrames).steps.count }
             catch { throw CaptureError(.outOfRange, "\(error)") }
         }
         let shortest = Self.shortestInterval(frames: frames, camera: camera, action: action)
@@ -163,7 +165,7 @@ public final class Timelapse {
     /// The shortest interval for an action of `frames` frames: those frames, the pipeline's delay
     /// and one spare, at the camera's frame interval (or the action's longest manual exposure),
     /// rounded up to a tenth of a second.
-    static func shortestInterval(frames: Int, camera: CameraController, action: BracketPlan) -> Duration {
+    static func shortestInterval(frames: Int, camera: any BracketCamera, action: BracketPlan) -> Duration {
         let frameMicroseconds = camera.observedFrameIntervalMicroseconds ?? camera.activeFormat.minimumFrameDurationMicroseconds
         let longestManual = action.steps.compactMap { step -> Int64? in
             if case .manual(let duration, _) = step { return Int64(duration) } else { return nil }
@@ -175,7 +177,7 @@ public final class Timelapse {
 
     /// The longest exposure the ramp gives a shot of `frames` frames: what leaves the interval room
     /// for them and the pipeline's delay, and never beyond the format's maximum.
-    static func rampLimits(camera: CameraController, interval: Duration, frames: Int) -> ExposureRamp.Limits {
+    static func rampLimits(camera: any BracketCamera, interval: Duration, frames: Int) -> ExposureRamp.Limits {
         let format = camera.activeFormat.format
         let delay = max(camera.sensor.exposureDelayFrames, camera.sensor.gainDelayFrames, 0)
         let room = Int(interval.nanoseconds / 1000) / max(frames + delay + 1, 1)
@@ -225,7 +227,7 @@ public final class Timelapse {
     /// Starts shot `shot` through the capture service; what stops it from starting is a miss.
     private func take(_ shot: Int) {
         guard let current = state else { return }
-        if let bytes = current.lastShotBytes, let free = try? capture.storage.freeBytes(), free < bytes {
+        if let bytes = current.lastShotBytes, let free = try? capture.freeStorageBytes(), free < bytes {
             stop(reason: "storage full: \(free) bytes left, the last shot took \(bytes)")
             return
         }
@@ -237,7 +239,7 @@ public final class Timelapse {
         let bound = LoopBound(self, loop: loop)
         shotInProgress = (shot, nil)
         do {
-            try capture.start(plan, trigger: .timelapse(record), observer: { bound.value.progress($0, shot: shot) })
+            try capture.startTimelapseShot(plan, record: record, observer: { bound.value.progress($0, shot: shot) })
         } catch {
             shotInProgress = nil
             return miss(shot, reason: error.message)
@@ -253,7 +255,7 @@ public final class Timelapse {
     /// EV steps made manual around the ramp's exposure.
     private func shotPlan(_ current: TimelapseState) throws(CaptureError) -> BracketPlan {
         let action = try resolveAction(current.plan.action)
-        guard let ramp = withRateInForce(current).ramp, let base = ramp.nextEV(after: current.plan.interval), let camera = capture.camera else { return action }
+        guard let ramp = withRateInForce(current).ramp, let base = ramp.nextEV(after: current.plan.interval), let camera = capture.bracketCamera else { return action }
         let limits = Self.rampLimits(camera: camera, interval: current.plan.interval, frames: action.steps.count)
         let iso = camera.sensor.isoPerGain
         let steps: [BracketStep] = action.steps.map { step in
@@ -302,7 +304,7 @@ public final class Timelapse {
 
     /// Meters the shot's raw frame and moves the ramp; nil (logged as an event) when it cannot.
     private func meter(_ request: CompletedRequest) -> ExposureRamp.Metering? {
-        guard let camera = capture.camera, let raw = request.buffers[.raw],
+        guard let camera = capture.bracketCamera, let raw = request.buffers[.raw],
               let exposure = request.metadata[ControlName.exposureTime]?.int64Value,
               let gain = request.metadata[ControlName.analogueGain]?.doubleValue else {
             emit(.error(reason: "the shot's raw frame or its exposure metadata is missing: not metered"))
@@ -320,13 +322,11 @@ public final class Timelapse {
 
     /// One XMP per frame file, with the shot's correction, written after the frames.
     private func writeCorrections(_ metering: ExposureRamp.Metering, for sidecar: BracketSidecar) {
-        guard let camera = capture.camera else { return }
-        let writer = capture.writer(for: camera)
         let correction = metering.correctionEV
         let me = LoopBound(self, loop: loop)
         for file in sidecar.frames.flatMap(\.files) {
             let path = sidecar.folder + "/" + DevelopSidecar.name(for: file.name)
-            writer.writeFile(rendering: { DevelopSidecar.exposureCorrection(correction, creator: "tripod \(TripodVersion.firmware)") }, to: path) { error in
+            capture.writeFile(rendering: { DevelopSidecar.exposureCorrection(correction, creator: "tripod \(TripodVersion.firmware)") }, to: path) { error in
                 if let error { me.value.emit(.error(reason: "\(path): \(error)")) }
             }
         }
@@ -342,7 +342,7 @@ public final class Timelapse {
                                           ("next.in", String(format: "%.1fs", max(current.due(current.nextShot).timeIntervalSince(wallClock()), 0))),
                                           ("taken", String(current.taken)), ("missed", String(current.missed)), ("failed", String(current.failed))]
         if let last = current.plan.lastShot(startingAt: current.startTime) { fields.append(("shots.planned", String(last))) }
-        if let bytes = current.lastShotBytes, bytes > 0, let free = try? capture.storage.freeBytes() {
+        if let bytes = current.lastShotBytes, bytes > 0, let free = try? capture.freeStorageBytes() {
             fields.append(("shots.left", String(free / bytes)))
         }
         if let m = current.lastMetering {
