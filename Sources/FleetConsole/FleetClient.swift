@@ -100,7 +100,6 @@ public final class FleetClient {
         let broker: BrokerAddress
     }
 
-    /// Joins the settings store (participant and observer). Call before the config file is committed.
     /// The current connection's topics, nil while `fleet.broker` is off.
     var topics: FleetTopics? { link?.topics }
     /// True while connected to the broker.
@@ -108,7 +107,9 @@ public final class FleetClient {
     /// This client as callbacks see it: weak (no retain cycle), read on the loop.
     var bound: WeakLoopBound<FleetClient> { WeakLoopBound(self, loop: host.loop) }
 
-    public init(host: any ConsoleHost, shotRig: any ShotRig, settings: SettingsStore, state: StateStore?, log: Logger,
+    /// `link`: the handle made before this client (for the supervisor's `fleet` command and the
+    /// settings store's followers, `settingsFollowers`); the client attaches itself to it.
+    public init(host: any ConsoleHost, shotRig: any ShotRig, settings: SettingsStore, link: LateBound<FleetClient>, state: StateStore?, log: Logger,
                 wallClock: @escaping @Sendable () -> Date = { Date() }, clockSync: any ClockSyncReading = KernelClockSync(),
                 resolver: any HostResolving = SystemResolver()) {
         self.host = host
@@ -121,18 +122,27 @@ public final class FleetClient {
         var remembered: [String] = []
         do { remembered = try state?.load([String].self, from: StateStore.File.fleetCommandIDs) ?? [] }
         catch { log.warning("fleet: \(error); the ids of commands already run are forgotten") }
-        let late = LateBound<FleetClient>(loop: host.loop)
+        let late = link
         self.journal = CommandIDJournal(capacity: Self.rememberedIDs, remembered: remembered,
                                         writer: state.map { StateWriter(store: $0, loop: host.loop) }, loop: host.loop, log: log,
                                         roomFreed: { late.value?.drainInbox() })
         if state == nil { log.warning("fleet: no state directory: a command delivered again after a restart would run again") }
         late.attach(self)
-        settings.participate(.init(name: "fleet") { change throws(ConsoleError) in try Self.check(change) })
-        settings.observe { [weak self] change in
-            if change.touches(any: SettingsTable.fleet), change.old.fleet.connection != change.new.fleet.connection {
-                self?.connect(change.new.fleet)
-            }
-        }
+    }
+
+    /// The fleet's part in the settings, given to the store when it is made (before this client):
+    /// `check` refuses unusable files, and a new broker or identity reconnects the client `link`
+    /// holds once it is made. Attach the client to `link` before the config file is committed.
+    public static func settingsFollowers(_ link: LateBound<FleetClient>) -> SettingsStore.Followers {
+        SettingsStore.Followers(participants: [
+            .init(name: "fleet") { change throws(ConsoleError) in try check(change) },
+        ], observers: [
+            { change in
+                if change.touches(any: SettingsTable.fleet), change.old.fleet.connection != change.new.fleet.connection {
+                    link.valueWhereConfined?.connect(change.new.fleet)
+                }
+            },
+        ])
     }
 
     /// Refuses a credentials file that is not mode 0600 or not readable, and a CA file that is missing.

@@ -95,4 +95,8 @@ public final class LateBound<Value: AnyObject>: @unchecked Sendable {
         loop.preconditionInEventLoop()
         return stored
     }
+
+    /// The object, for a caller confined with it that may run before the loop does: the settings
+    /// store's participants, which a config file's lines reach at start-up, before `run`.
+    public var valueWhereConfined: Value? { stored }
 }

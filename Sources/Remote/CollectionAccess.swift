@@ -2,26 +2,29 @@ import Media
 import Synchronization
 
 /// The rig's side of the collection key (docs/security.md): checks a request's `TripodCollect`
-/// signature. It holds the key, this rig's name (`fleet.rig` in force, which the supervisor keeps
-/// up to date) and the nonces already used. Called on the connections' threads.
+/// signature. It holds the key, how to read this rig's name (`fleet.rig` in force) and the nonces
+/// already used. Called on the connections' threads.
 public final class CollectionAccess: Sendable {
     private let key: [UInt8]
-    private let rig: Mutex<String>
+    private let rig: @Sendable () -> String
     private let seen: SeenNonces
 
-    /// `key`: the group's collection key (`remote.collect`); `rig`: this rig's `fleet.rig`;
+    /// `key`: the group's collection key (`remote.collect`); `rig`: reads this rig's `fleet.rig` in
+    /// force, at each request (a renamed rig is checked under its new name at once);
     /// `seen`: the nonces used so far (kept by the supervisor, so a restarted server still refuses them).
-    public init(key: String, rig: String, seen: SeenNonces = SeenNonces()) {
+    public init(key: String, rig: @escaping @Sendable () -> String, seen: SeenNonces = SeenNonces()) {
         self.key = Array(key.utf8)
-        self.rig = Mutex(rig)
+        self.rig = rig
         self.seen = seen
     }
 
-    /// The name a signature must name: this rig's `fleet.rig`, set again when it changes.
-    public var rigName: String {
-        get { rig.withLock { $0 } }
-        set { rig.withLock { $0 = newValue } }
+    /// The same for a rig whose name does not change.
+    public convenience init(key: String, rig: String, seen: SeenNonces = SeenNonces()) {
+        self.init(key: key, rig: { rig }, seen: seen)
     }
+
+    /// The name a signature must name: this rig's `fleet.rig` in force.
+    public var rigName: String { rig() }
 
     /// Why a signature is refused (each answers 401 and counts as a wrong token).
     public enum Refusal: Error, Equatable, CustomStringConvertible {

@@ -42,7 +42,7 @@ public struct SettingsChange: Sendable {
 /// - Text is parsed at the edge (`proposal(key:text:)`); typed edits (`update`) skip the text.
 /// - A change a console line asked for is first judged by the origin policy (`OriginPolicy`):
 ///   a key its origin may not change refuses the whole change before any participant sees it.
-/// - Participants apply a change in the order they were added. When one refuses, those before it
+/// - Participants apply a change in the order given at init (`Followers`). When one refuses, those before it
 ///   get the reversed change (in reverse order), nothing is stored, and the refusal is thrown.
 ///   After a refusal each participant's `inForce` hook may say what the device kept instead
 ///   (a format the camera could not put back); that is stored and notified.
@@ -62,25 +62,47 @@ public final class SettingsStore {
         }
     }
 
-    /// The settings in force.
-    public private(set) var current: TypedSettings
+    /// A service that follows committed changes (it cannot refuse them).
+    public typealias Observer = (SettingsChange) -> Void
+
+    /// Who takes part in and follows the settings, given when the store is made.
+    public struct Followers {
+        /// Apply each change in this order; one refusing puts back those before it.
+        public var participants: [Participant]
+        /// Learn of each committed change, in this order.
+        public var observers: [Observer]
+
+        public init(participants: [Participant] = [], observers: [Observer] = []) {
+            self.participants = participants; self.observers = observers
+        }
+
+        /// `self`'s participants and observers, then `later`'s.
+        public func followed(by later: Followers) -> Followers {
+            Followers(participants: participants + later.participants, observers: observers + later.observers)
+        }
+    }
+
+    /// The settings in force (on the loop); other threads read `inForce`.
+    public private(set) var current: TypedSettings {
+        didSet { inForce.publish(current) }
+    }
+    /// The settings in force for other threads: published here after each commit, read-only there.
+    public let inForce: SettingsInForce
     /// Defaults, then the config file: where `reset` returns and what `save` compares against.
     public private(set) var base: TypedSettings
     /// The values the saved settings replaced at start (config file or defaults), by key.
     private var beforeRestore: [String: TypedSettings] = [:]
-    private var participants: [Participant] = []
-    private var observers: [(SettingsChange) -> Void] = []
+    private let participants: [Participant]
+    private let observers: [Observer]
 
-    public init(base: TypedSettings = .defaults) {
+    /// `followers`: every participant and observer, for the store's life (none joins later).
+    public init(base: TypedSettings = .defaults, followers: Followers = Followers()) {
         self.base = base
         self.current = base
+        self.inForce = SettingsInForce(base)
+        self.participants = followers.participants
+        self.observers = followers.observers
     }
-
-    /// Adds a participant; they apply in the order added.
-    public func participate(_ participant: Participant) { participants.append(participant) }
-
-    /// Adds an observer of committed changes.
-    public func observe(_ observer: @escaping (SettingsChange) -> Void) { observers.append(observer) }
 
     // MARK: Propose and validate (the edge)
 

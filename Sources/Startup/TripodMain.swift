@@ -167,10 +167,11 @@ public enum TripodMain {
         let services = SupervisorServices(notifier: notifier, state: state, stateDirectory: stateDirectory)
         let fleetLink = LateBound<FleetClient>(loop: loop)
         let supervisor = Supervisor(devices: devices, loop: loop, services: services, log: log, onStopped: onStopped,
-                                    fleetCommands: FleetShotWiring.fleetCommands(fleetLink))
-        // The fleet's MQTT front end joins the settings first, so the config file's fleet.* are checked.
-        let fleet = FleetClient(host: supervisor, shotRig: SupervisorShotRig(supervisor), settings: supervisor.settings, state: state, log: log)
-        fleetLink.attach(fleet)
+                                    fleetCommands: FleetShotWiring.fleetCommands(fleetLink),
+                                    settingsFollowers: FleetClient.settingsFollowers(fleetLink))
+        // The fleet's MQTT front end is made before the config file is committed: its fleet.* connect it.
+        let fleet = FleetClient(host: supervisor, shotRig: SupervisorShotRig(supervisor), settings: supervisor.settings, link: fleetLink,
+                                state: state, log: log)
         for entry in config?.entries ?? [] where !SimulationConfig.owns(entry.key) {
             do throws(ConsoleError) { _ = try supervisor.change(key: entry.key, value: entry.value, origin: .configFile, requestedBy: nil) }
             catch { throw StartupError("\(config?.file ?? "config"):\(entry.line): \(error.message)") }

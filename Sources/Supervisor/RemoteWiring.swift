@@ -54,7 +54,8 @@ extension Supervisor {
         // The key checks signatures for this rig's name; the nonces used outlive a restarted server.
         var collection: CollectionAccess?
         if let file = typed.remote.collectKeyFile {
-            do throws(RemoteError) { collection = CollectionAccess(key: try CollectionKey.load(file), rig: typed.fleet.rig, seen: remoteEdge.collectNonces) }
+            do throws(RemoteError) { collection = CollectionAccess(key: try CollectionKey.load(file), rig: { [inForce = settings.inForce] in inForce.read(\.fleet.rig) },
+                                                                seen: remoteEdge.collectNonces) }
             catch { log.warning("remote: \(error.message); the collection key is not accepted") }
         }
         do throws(RemoteError) {

@@ -12,25 +12,21 @@ import Stabilization
 /// transaction: the recorder's part, stabilization's, then the camera's; a refusal puts back the
 /// parts before it (SettingsStore.commit).
 extension Supervisor {
-    /// Wires the store once: participants in transaction order, then the observers.
-    func wireSettings() {
-        settings.participate(.init(name: "recording") { [weak self] change throws(ConsoleError) in
-            try self?.applyRecordingPart(change)
-        })
-        settings.participate(.init(name: "triggers") { [weak self] change throws(ConsoleError) in
-            try self?.applyTriggerPart(change)
-        })
-        settings.participate(.init(name: "stream") { [weak self] change throws(ConsoleError) in
-            try self?.applyStreamPart(change)
-        })
-        settings.participate(.init(name: "stabilization") { [weak self] change throws(ConsoleError) in
-            try self?.applyStabilizationPart(change)
-        })
-        settings.participate(.init(name: "camera", apply: { [weak self] change throws(ConsoleError) in
-            try self?.applyCameraPart(change)
-        }, inForce: { [weak self] settings in self?.formatInForce(&settings) }))
-        settings.participate(.init(name: "remote") { change throws(ConsoleError) in try Supervisor.checkRemoteFiles(change) })
-        settings.observe { [weak self] change in self?.settingsCommitted(change) }
+    /// The store's participants in transaction order, then its observer: how a change reaches the
+    /// supervisor's services. Given when the store is made, through the supervisor's link (weak;
+    /// a config file's lines reach them before the loop runs).
+    static func ownSettingsFollowers(_ link: SupervisorLink) -> SettingsStore.Followers {
+        SettingsStore.Followers(participants: [
+            .init(name: "recording") { change throws(ConsoleError) in try link.valueWhereConfined?.applyRecordingPart(change) },
+            .init(name: "triggers") { change throws(ConsoleError) in try link.valueWhereConfined?.applyTriggerPart(change) },
+            .init(name: "stream") { change throws(ConsoleError) in try link.valueWhereConfined?.applyStreamPart(change) },
+            .init(name: "stabilization") { change throws(ConsoleError) in try link.valueWhereConfined?.applyStabilizationPart(change) },
+            .init(name: "camera", apply: { change throws(ConsoleError) in try link.valueWhereConfined?.applyCameraPart(change) },
+                  inForce: { settings in link.valueWhereConfined?.formatInForce(&settings) }),
+            .init(name: "remote") { change throws(ConsoleError) in try Supervisor.checkRemoteFiles(change) },
+        ], observers: [
+            { change in link.valueWhereConfined?.settingsCommitted(change) },
+        ])
     }
 
     /// Console `set` (and the config file at start): validates and commits one setting; the reply
@@ -47,15 +43,13 @@ extension Supervisor {
     private func settingsCommitted(_ change: SettingsChange) {
         // The recording's rate is capped by the format's: a new format re-arms a pre-record.
         if change.old.format != change.new.format { try? applyVideoSettings(change.new.video) }
-        if change.touches(any: SettingsTable.display) { applyViewfinderOptions() }
+        // display.* is read by the viewfinder's display thread where used (overlayOptions).
         // The button keeps its configuration (debouncers, gestures): a new one reaches it here.
         // capture.format, media.dng.compression and timelapse.ramp.rate are read where used.
         if change.touches(any: SettingsTable.button), change.old.button != change.new.button { captureService.button.reconfigure(change.new.button) }
         if (change.touches(SettingsTable.remoteListen) && change.old.remote.listen != change.new.remote.listen)
             || (change.touches(SettingsTable.remoteTLS) && change.old.remote.tls != change.new.remote.tls)
             || (change.touches(SettingsTable.remoteCollect) && change.old.remote.collectKeyFile != change.new.remote.collectKeyFile) { applyRemoteListen() }
-        // Collection signatures name the rig: they must name the new one from now on.
-        if change.touches(SettingsTable.fleetRig) { remote?.collection?.rigName = change.new.fleet.rig }
     }
 
     /// The recorder's part: no format change while recording; the `video.*` settings.

@@ -28,10 +28,10 @@ public final class Supervisor {
     public let services: SupervisorServices
     public let log: Logger
     public private(set) var state: State = .created
-    /// The settings: one typed store with one commit path (module Settings), wired once in
-    /// SettingsWiring.swift. Every writer (console, config file, saved state, reset, gray-world,
-    /// the half press, a forced lens-off) commits through it.
-    public let settings = SettingsStore()
+    /// The settings: one typed store with one commit path (module Settings), made in `init` with
+    /// its participants (SettingsWiring.swift). Every writer (console, config file, saved state,
+    /// reset, gray-world, the half press, a forced lens-off) commits through it.
+    public let settings: SettingsStore
     /// The settings in force, typed: what acts on settings reads these.
     var typed: TypedSettings { settings.current }
     /// The half press's hold on focus and exposure: what a release puts back.
@@ -94,9 +94,12 @@ public final class Supervisor {
 
     /// `onStopped`: called once, on the loop, when the supervisor has stopped, with the exit status.
     /// `fleetCommands`: the `fleet` command's work (the fleet client's); by default none runs.
+    /// `settingsFollowers`: who else takes part in the settings (the fleet client's check and
+    /// connection); they come after the supervisor's own.
     public init(devices: BoardDevices, loop: any EventLoop,
                 services: SupervisorServices = SupervisorServices(), log: Logger,
-                onStopped: @escaping (_ exitStatus: Int32) -> Void = { _ in }, fleetCommands: @escaping FleetCommandHandler = Supervisor.noFleetClient) {
+                onStopped: @escaping (_ exitStatus: Int32) -> Void = { _ in }, fleetCommands: @escaping FleetCommandHandler = Supervisor.noFleetClient,
+                settingsFollowers: SettingsStore.Followers = SettingsStore.Followers()) {
         self.devices = devices
         self.onStopped = onStopped
         self.fleetCommands = fleetCommands
@@ -105,6 +108,7 @@ public final class Supervisor {
         self.log = log
         self.startedAt = loop.now()
         let link = SupervisorLink(loop: loop)
+        settings = SettingsStore(followers: Self.ownSettingsFollowers(link).followed(by: settingsFollowers))
         let work = WorkTracker(onIdle: { link.value?.finishStopIfIdle() })  // a stop waits for work in progress
         self.work = work
         let (motion, savedCalibrations) = Self.makeMotionTracker(devices: devices, state: services.state, log: log) { calibration in
@@ -116,7 +120,6 @@ public final class Supervisor {
         runtime.savedGyroBias = savedCalibrations[motion.deviceName]?.bias
         runtime.savedCalibrations = savedCalibrations
         if hasIMU { attachMotion(motion) }
-        wireSettings()
         registerCoreCommands()
         registerCameraCommands()
         registerPersistenceCommands()

@@ -2,6 +2,7 @@ import Foundation
 import Hardware
 import Camera
 import Motion
+import Settings
 import Viewfinder
 
 /// The display's viewfinder as the supervisor's start and stop leave it. Its service runs a display
@@ -35,14 +36,13 @@ extension Supervisor {
         }
         let service: ViewfinderService
         do {
-            service = try ViewfinderService(display: devices.display, log: log)
+            service = try ViewfinderService(display: devices.display, options: Self.overlayOptions(settings.inForce), log: log)
         } catch {
             log.warning("display \(devices.display.name): \(error); continuing without a viewfinder")
             viewfinderState = .unavailable("\(error)")
             return
         }
         viewfinderState = .showing(service)
-        applyViewfinderOptions()
     }
 
     /// Stops the display thread, which gives the display back; the frames it still holds go.
@@ -69,12 +69,14 @@ extension Supervisor {
         viewfinder.post(frame: buffer, status: viewfinderStatus(frame))
     }
 
-    func applyViewfinderOptions() {
-        guard let viewfinder else { return }
-        var options = viewfinder.presenter.options
-        options.zebra = typed.display.zebra
-        options.focusPeaking = typed.display.peaking
-        viewfinder.presenter.options = options
+    /// The overlay switches as the `display.*` settings in force say, read by the display thread
+    /// for each frame it shows: a committed change is drawn from the next frame on.
+    static func overlayOptions(_ inForce: SettingsInForce) -> @Sendable () -> OverlayOptions {
+        { [inForce] in
+            var options = OverlayOptions()
+            (options.zebra, options.focusPeaking) = inForce.read { ($0.display.zebra, $0.display.peaking) }
+            return options
+        }
     }
 
     /// The overlay's status line, from the frame's metadata and the settings.

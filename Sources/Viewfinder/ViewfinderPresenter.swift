@@ -17,24 +17,28 @@ public final class ViewfinderPresenter: @unchecked Sendable {
     public let display: any DisplayDevice
     /// The capture-to-display slot; `counts.replaced` is the number of frames the display skipped.
     public let mailbox = LatestValueMailbox<Posting>()
-    private let optionsSlot: LockedValue<OverlayOptions>
+    private let readOptions: @Sendable () -> OverlayOptions
     private let filter: ScalingFilter
     // Display-side state: touched only by `presentLatest`, which must not run concurrently.
     private var renderer: ViewfinderRenderer?
 
     /// `display` is the DRM display or the null display; rendering adapts to its current size.
-    public init(display: any DisplayDevice, options: OverlayOptions = OverlayOptions(),
+    /// `options`: the overlay switches in force, read for each frame shown (from the display thread).
+    public init(display: any DisplayDevice, options: @escaping @Sendable () -> OverlayOptions,
                 filter: ScalingFilter = .bilinear) {
         self.display = display
-        self.optionsSlot = LockedValue(options)
+        self.readOptions = options
         self.filter = filter
     }
 
-    /// The overlay switches (zebra, peaking, histogram, status); safe from any thread.
-    public var options: OverlayOptions {
-        get { optionsSlot.current }
-        set { optionsSlot.withLock { $0 = newValue } }
+    /// The same with fixed overlay switches.
+    public convenience init(display: any DisplayDevice, options: OverlayOptions = OverlayOptions(),
+                            filter: ScalingFilter = .bilinear) {
+        self.init(display: display, options: { options }, filter: filter)
     }
+
+    /// The overlay switches (zebra, peaking, histogram, status) in force; safe from any thread.
+    public var options: OverlayOptions { readOptions() }
 
     /// Capture side: offers a frame; never blocks, never queues.
     public func post(frame: FrameBuffer, status: ViewfinderStatus) {

@@ -19,8 +19,9 @@ public final class ViewfinderService: @unchecked Sendable {
     public var displayName: String { shownName.current }
 
     /// Takes DRM master and starts the display thread. The display is used on that thread only.
-    public init(display: any DisplayDevice, log: Logger) throws {
-        presenter = ViewfinderPresenter(display: display)
+    /// `options`: the overlay switches in force, read by the display thread for each frame it shows.
+    public init(display: any DisplayDevice, options: @escaping @Sendable () -> OverlayOptions, log: Logger) throws {
+        presenter = ViewfinderPresenter(display: display, options: options)
         shownName = LockedValue(display.name)  // before the display thread starts: still ours
         try display.startShowing()
         let box = DisplayBox(display: display)

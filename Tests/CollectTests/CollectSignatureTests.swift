@@ -63,7 +63,8 @@ struct CollectSignatureTests {
     /// rig's name, a wrong MAC (another key, path or method), and a nonce the second time. A nonce
     /// whose MAC was wrong is not remembered.
     @Test func theRigAcceptsItsOwnNameARightMACAndEachNonceOnce() throws {
-        let access = CollectionAccess(key: Self.key, rig: "r1")
+        let rig = Mutex("r1")  // fleet.rig in force, read at each request
+        let access = CollectionAccess(key: Self.key, rig: { rig.withLock { $0 } })
         let good = try CollectSignature.sign(key: Self.key, method: "GET", path: "/api/captures", rig: "r1")
         #expect(refusal(access.verify(good.header, method: "GET", path: "/api/captures")) == nil)
         #expect(refusal(access.verify(good.header, method: "GET", path: "/api/captures")) == .replayed)
@@ -80,7 +81,7 @@ struct CollectSignatureTests {
         #expect(refusal(access.verify(fresh.header, method: "GET", path: "/api/captures")) == nil)
 
         // fleet.rig changed: the old name is another rig's now.
-        access.rigName = "r9"
+        rig.withLock { $0 = "r9" }
         let old = try CollectSignature.sign(key: Self.key, method: "GET", path: "/api/captures", rig: "r1")
         #expect(refusal(access.verify(old.header, method: "GET", path: "/api/captures")) == .otherRig("r1"))
         let renamed = try CollectSignature.sign(key: Self.key, method: "GET", path: "/api/captures", rig: "r9")

@@ -16,8 +16,7 @@ import LinuxHardware
         let path = directory + "/credentials"
         try "rig\npass word\n".write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
-        let store = SettingsStore()
-        store.participate(.init(name: "fleet") { change throws(ConsoleError) in try FleetClient.check(change) })
+        let store = SettingsStore(followers: .init(participants: [.init(name: "fleet") { change throws(ConsoleError) in try FleetClient.check(change) }]))
         do {
             try store.set("fleet.credentials", path)
             Issue.record("a mode 0644 credentials file was accepted")

@@ -46,7 +46,8 @@ final class LoopRig {
         let fleetLink = LateBound<FleetClient>(loop: loop)
         let supervisor = try startSimulatedSupervisor(on: loop, board: "sim-small", frameSync: frameSync?.address, capturesDirectory: captures,
                                                       adjust: { devices in if let full { devices.storage = full } },
-                                                      fleetCommands: FleetShotWiring.fleetCommands(fleetLink))
+                                                      fleetCommands: FleetShotWiring.fleetCommands(fleetLink),
+                                                      settingsFollowers: FleetClient.settingsFollowers(fleetLink))
         self.supervisor = supervisor
         guard let camera = loop.perform({ supervisor.camera?.device as? SimulatedCamera }) else {
             throw FleetTestFailure("sim-small has no simulated camera")
@@ -55,11 +56,11 @@ final class LoopRig {
         wallOffsetNanoseconds = offset
         let clock = ClockSyncState(synchronised: synchronised, estimatedErrorMicroseconds: synchronised ? 250 : 16_000_000,
                                    maximumErrorMicroseconds: 16_000_000)
-        let fleet = FleetClient(host: supervisor, shotRig: SupervisorShotRig(supervisor), settings: supervisor.settings, state: state, log: .discard,
+        let fleet = FleetClient(host: supervisor, shotRig: SupervisorShotRig(supervisor), settings: supervisor.settings, link: fleetLink,
+                                state: state, log: .discard,
                                 wallClock: { Date(timeIntervalSince1970: Double(offset + loop.now().nanoseconds) / 1e9) },
                                 clockSync: FixedClockSync(state: clock), resolver: resolver)
         self.fleet = fleet
-        fleetLink.attach(fleet)
         let output = self.output
         console = try loop.perform { () throws(ConsoleError) -> ConsoleSession in
             var settings = [("fleet.broker", "mqtt://\(brokerHost):\(broker.port)"), ("fleet.group", group), ("fleet.rig", name)]

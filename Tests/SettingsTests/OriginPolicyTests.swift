@@ -33,9 +33,9 @@ import Testing
 
     /// The store judges the origin before any participant: a refused change touches no service.
     @Test func theStoreRefusesBeforeAnyParticipant() throws {
-        let store = SettingsStore()
-        var applied: [Set<String>] = []
-        store.participate(.init(name: "witness") { change throws(ConsoleError) in applied.append(change.keys) })
+        final class Witness { var applied: [Set<String>] = [] }
+        let witness = Witness()
+        let store = SettingsStore(followers: .init(participants: [.init(name: "witness") { change throws(ConsoleError) in witness.applied.append(change.keys) }]))
         for origin in [CommandOrigin.remote, .mqtt] {
             for (key, value) in [("fleet.broker", "mqtt://127.0.0.9:1883"), ("fleet.rig", "someone-else"),
                                  ("remote.listen", "off"), ("fleet.ca", "/etc/hostname"), ("stream.rtsp", "127.0.0.1:8554"),
@@ -44,16 +44,16 @@ import Testing
                 do { try store.set(key, value, requestedBy: origin) } catch { #expect(error.code == .denied && error.message.contains(key), "\(error)") }
             }
         }
-        #expect(applied.isEmpty)
+        #expect(witness.applied.isEmpty)
         #expect(store.current == .defaults)
         // Triggers operate the camera, as the button's actions do: the network may set them.
         try store.set("trigger.action", "capture", requestedBy: .mqtt)
         try store.set("trigger.motion", "on", requestedBy: .remote)
-        #expect(applied == [["trigger.action"], ["trigger.motion"]])
-        applied = []
+        #expect(witness.applied == [["trigger.action"], ["trigger.motion"]])
+        witness.applied = []
         try store.set("fleet.rig", "mine", requestedBy: .socket)
         try store.set("fleet.group", "studio", requestedBy: nil)  // the config file
-        #expect(applied == [["fleet.rig"], ["fleet.group"]])
+        #expect(witness.applied == [["fleet.rig"], ["fleet.group"]])
     }
 
     /// A reset that would move a key its origin may not change is refused whole.

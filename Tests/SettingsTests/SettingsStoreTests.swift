@@ -6,20 +6,37 @@ import Testing
 @Suite struct SettingsStoreTests {
     /// A store with participants that log what they were asked, and refuse where told.
     final class Rig {
-        let store = SettingsStore()
-        var log: [String] = []
-        var notified: [SettingsChange] = []
-        var refuse: Set<String> = []
+        /// What the participants and the observer saw; the settings in force as last notified.
+        final class Journal {
+            var log: [String] = []
+            var notified: [SettingsChange] = []
+            var refuse: Set<String> = []
+            var inForce = TypedSettings.defaults
+        }
+        let journal = Journal()
+        let store: SettingsStore
+        var log: [String] {
+            get { journal.log }
+            set { journal.log = newValue }
+        }
+        var notified: [SettingsChange] { journal.notified }
+        var refuse: Set<String> {
+            get { journal.refuse }
+            set { journal.refuse = newValue }
+        }
 
         init(participants: [String] = ["a", "b", "c"]) {
-            for name in participants {
-                store.participate(.init(name: name) { [unowned self] change throws(ConsoleError) in
-                    let direction = change.new == self.store.current ? "back" : "apply"
-                    self.log.append("\(name) \(direction) \(change.keys.sorted().joined(separator: ","))")
-                    if self.refuse.contains(name), direction == "apply" { throw ConsoleError(.outOfRange, "\(name) refuses") }
-                })
-            }
-            store.observe { [unowned self] in self.notified.append($0) }
+            let journal = self.journal
+            store = SettingsStore(followers: .init(participants: participants.map { name in
+                .init(name: name) { change throws(ConsoleError) in
+                    let direction = change.new == journal.inForce ? "back" : "apply"
+                    journal.log.append("\(name) \(direction) \(change.keys.sorted().joined(separator: ","))")
+                    if journal.refuse.contains(name), direction == "apply" { throw ConsoleError(.outOfRange, "\(name) refuses") }
+                }
+            }, observers: [{ change in
+                journal.notified.append(change)
+                journal.inForce = change.new
+            }]))
         }
     }
 
@@ -41,6 +58,35 @@ import Testing
         #expect(rig.log == ["a apply zoom", "b apply zoom", "c apply zoom", "b back zoom", "a back zoom"])
         #expect(rig.store.current == .defaults, "nothing stored")
         #expect(rig.notified.isEmpty, "nothing notified")
+    }
+
+    /// Other threads read the settings in force through `inForce`: each commit is there when the
+    /// observers hear of it, a refused change never is, and a device's fallback after a refusal is.
+    @Test func theSettingsInForceFollowEachCommitAndNeverARefusal() throws {
+        let rig = Rig()
+        let inForce = rig.store.inForce
+        #expect(inForce.current == .defaults)
+        try rig.store.set("display.zebra", "on")
+        #expect(inForce.current.display.zebra && inForce.read(\.display.zebra))
+        rig.refuse = ["b"]
+        #expect(throws: ConsoleError.self) { try rig.store.set("fleet.rig", "elsewhere") }
+        #expect(inForce.current == rig.store.current && inForce.current.fleet.rig != "elsewhere", "a refusal is never seen")
+        // Published before the observers run: what they hear is already readable.
+        final class Witness {
+            var inForce: SettingsInForce?
+            var seen: [Bool] = []
+        }
+        let witness = Witness()
+        let watched = SettingsStore(followers: .init(observers: [{ change in witness.seen.append(witness.inForce?.current == change.new) }]))
+        witness.inForce = watched.inForce
+        try watched.set("zoom", "2")
+        #expect(witness.seen == [true])
+        // A device's fallback after a refusal is stored, so it is what other threads read.
+        let camera = SettingsStore(followers: .init(participants: [.init(name: "camera", apply: { change throws(ConsoleError) in
+            if change.new.format == "3" { throw ConsoleError(.device, "restart failed") }
+        }, inForce: { $0.format = "1280x720@120" })]))
+        #expect(throws: ConsoleError.self) { try camera.set("format", "3") }
+        #expect(camera.inForce.current.format == "1280x720@120")
     }
 
     /// The `trigger.*` texts go through module Triggers' parsers (TriggerCodecs.swift): canonical
@@ -69,15 +115,13 @@ import Testing
     }
 
     @Test func whatADeviceKeptAfterARefusalIsStoredAndNotified() {
-        let store = SettingsStore()
-        var notified: [SettingsChange] = []
-        store.participate(.init(name: "camera", apply: { change throws(ConsoleError) in
+        let notified = Rig.Journal()
+        let store = SettingsStore(followers: .init(participants: [.init(name: "camera", apply: { change throws(ConsoleError) in
             if change.new.format == "3" { throw ConsoleError(.device, "restart failed") }
-        }, inForce: { $0.format = "1280x720@120" }))
-        store.observe { notified.append($0) }
+        }, inForce: { $0.format = "1280x720@120" })], observers: [{ notified.notified.append($0) }]))
         #expect(throws: ConsoleError.self) { try store.set("format", "3") }
         #expect(store.current.format == "1280x720@120", "the format in force is what the setting says")
-        #expect(notified.count == 1 && notified[0].origin == .revert && notified[0].keys == ["format"])
+        #expect(notified.notified.count == 1 && notified.notified[0].origin == .revert && notified.notified[0].keys == ["format"])
     }
 
     @Test func resetReturnsToTheBaseTouchingOnlyWhatDiffers() throws {

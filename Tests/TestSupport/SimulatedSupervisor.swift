@@ -4,6 +4,7 @@ import Hardware
 import Lifecycle
 import Logging
 import ManualLoop
+import Settings
 import Startup
 import Supervisor
 
@@ -13,7 +14,8 @@ import Supervisor
 public func startSimulatedSupervisor(
     on loop: ManualEventLoop, catalog: BoardCatalog = .standard(), board name: String = "sim",
     renderSize: PixelSize? = nil, frameSync: FrameSyncAddress? = nil, capturesDirectory: String, log: Logger = .discard,
-    adjust: (inout BoardDevices) -> Void = { _ in }, fleetCommands: @escaping FleetCommandHandler = Supervisor.noFleetClient
+    adjust: (inout BoardDevices) -> Void = { _ in }, fleetCommands: @escaping FleetCommandHandler = Supervisor.noFleetClient,
+    settingsFollowers: SettingsStore.Followers = SettingsStore.Followers()
 ) throws(StartupError) -> Supervisor {
     var board = try catalog.board(name)
     if let renderSize { board.camera.maximumRenderSize = renderSize }
@@ -22,7 +24,7 @@ public func startSimulatedSupervisor(
         var devices = try BoardFactory.build(board: board, catalog: catalog, loop: loop,
                                              capturesDirectory: capturesDirectory, log: log)
         adjust(&devices)
-        let supervisor = Supervisor(devices: devices, loop: loop, log: log, fleetCommands: fleetCommands)
+        let supervisor = Supervisor(devices: devices, loop: loop, log: log, fleetCommands: fleetCommands, settingsFollowers: settingsFollowers)
         try supervisor.start()
         return supervisor
     }
