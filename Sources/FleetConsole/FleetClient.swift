@@ -131,8 +131,8 @@ public final class FleetClient {
     }
 
     /// The fleet's part in the settings, given to the store when it is made (before this client):
-    /// `check` refuses unusable files, and a new broker or identity reconnects the client `link`
-    /// holds once it is made. Attach the client to `link` before the config file is committed.
+    /// `check` refuses unusable files, and, once the client has started, a new broker or identity
+    /// reconnects the client `link` holds. Give the same `link` to `init`, which binds it.
     public static func settingsFollowers(_ link: LateBound<FleetClient>) -> SettingsStore.Followers {
         SettingsStore.Followers(participants: [
             .init(name: "fleet") { change throws(ConsoleError) in try check(change) },

@@ -18,6 +18,10 @@ public protocol EventLoop: AnyObject, Sendable {
 
     /// True when the caller is running on this loop.
     var inEventLoop: Bool { get }
+
+    /// True on the loop, and on any thread while no thread runs it (start-up before `run`, a test
+    /// between turns of a manual loop): where a loop-confined object may be touched.
+    var inEventLoopOrNotRunning: Bool { get }
 }
 
 extension EventLoop {
@@ -97,6 +101,10 @@ public final class LateBound<Value: AnyObject>: @unchecked Sendable {
     }
 
     /// The object, for a caller confined with it that may run before the loop does: the settings
-    /// store's participants, which a config file's lines reach at start-up, before `run`.
-    public var valueWhereConfined: Value? { stored }
+    /// store's followers, which a config file's lines reach at start-up, before `run`. Traps on
+    /// another thread while the loop runs.
+    public var valueWhereConfined: Value? {
+        precondition(loop.inEventLoopOrNotRunning, "called off the event loop while it runs")
+        return stored
+    }
 }

@@ -68,6 +68,10 @@ public final class PosixEventLoop: EventLoop, @unchecked Sendable {
         loopThread.withLock { t in t.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
+    public var inEventLoopOrNotRunning: Bool {
+        loopThread.withLock { t in t.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
+    }
+
     public func execute(_ work: @escaping @Sendable () -> Void) {
         let onLoop = inEventLoop
         condition.lock()

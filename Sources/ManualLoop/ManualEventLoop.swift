@@ -40,6 +40,11 @@ public final class ManualEventLoop: EventLoop, @unchecked Sendable {
         return lock.withLock { $0.runner == ObjectIdentifierBox(thread: me) }
     }
 
+    public var inEventLoopOrNotRunning: Bool {
+        let me = Self.currentThreadID()
+        return lock.withLock { $0.runner == nil || $0.runner == ObjectIdentifierBox(thread: me) }
+    }
+
     public func execute(_ work: @escaping @Sendable () -> Void) {
         enqueue(at: nil, handle: nil, work)
     }

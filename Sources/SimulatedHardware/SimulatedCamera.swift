@@ -431,18 +431,25 @@ public final class SimulatedCamera: CameraDevice {
     }
 }
 
-/// The requests a simulated camera was handed: how many, and the controls of the latest ones.
+/// The requests a simulated camera was handed: how many, and the controls of the latest ones,
+/// kept in a ring so noting one costs the same however many came before.
 public struct QueuedRequestLog: Sendable {
     /// How many controls lists are kept (the newest).
     public static let limit = 256
     /// Requests handed to the camera so far.
     public private(set) var count = 0
+    /// The kept lists; once full, the oldest is at `count % limit`.
+    private var ring: [ControlList] = []
+
     /// The controls of the latest `limit` requests, oldest first.
-    public private(set) var recentControls: [ControlList] = []
+    public var recentControls: [ControlList] {
+        guard ring.count == Self.limit else { return ring }
+        let oldest = count % Self.limit
+        return Array(ring[oldest...] + ring[..<oldest])
+    }
 
     mutating func note(_ controls: ControlList) {
+        if ring.count < Self.limit { ring.append(controls) } else { ring[count % Self.limit] = controls }
         count += 1
-        if recentControls.count == Self.limit { recentControls.removeFirst() }
-        recentControls.append(controls)
     }
 }

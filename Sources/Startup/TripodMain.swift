@@ -169,7 +169,8 @@ public enum TripodMain {
         let supervisor = Supervisor(devices: devices, loop: loop, services: services, log: log, onStopped: onStopped,
                                     fleetCommands: FleetShotWiring.fleetCommands(fleetLink),
                                     settingsFollowers: FleetClient.settingsFollowers(fleetLink))
-        // The fleet's MQTT front end is made before the config file is committed: its fleet.* connect it.
+        // The fleet's MQTT front end: its part in the settings (checks, reconnecting) is the store's
+        // from the start; it connects with the fleet.* in force when it starts.
         let fleet = FleetClient(host: supervisor, shotRig: SupervisorShotRig(supervisor), settings: supervisor.settings, link: fleetLink,
                                 state: state, log: log)
         for entry in config?.entries ?? [] where !SimulationConfig.owns(entry.key) {

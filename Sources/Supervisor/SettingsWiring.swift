@@ -9,8 +9,8 @@ import Stabilization
 /// The settings store's participants and observers: how a committed change reaches each service.
 /// One rule for parameters lives in the table: setting a mode's parameter selects that mode, as on
 /// a camera's M dial (`set exposure.duration 1/60` means custom exposure). A change is one
-/// transaction: the recorder's part, stabilization's, then the camera's; a refusal puts back the
-/// parts before it (SettingsStore.commit).
+/// transaction in the order of `ownSettingsFollowers` (the fleet's come after); a refusal puts back
+/// the parts before it (SettingsStore.commit).
 extension Supervisor {
     /// The store's participants in transaction order, then its observer: how a change reaches the
     /// supervisor's services. Given when the store is made, through the supervisor's link (weak;

@@ -18,6 +18,7 @@ final class CountingLoop: EventLoop, @unchecked Sendable {
 
     func now() -> MonotonicTime { base.now() }
     var inEventLoop: Bool { base.inEventLoop }
+    var inEventLoopOrNotRunning: Bool { base.inEventLoopOrNotRunning }
 
     func execute(_ work: @escaping @Sendable () -> Void) {
         counts.withLock { $0.executes += 1 }

@@ -16,6 +16,25 @@ import Testing
         started.wait()
     }
 
+    /// Loop-confined objects may be touched on the loop, and on any thread before it runs (start-up
+    /// commits the config file then) or after it has stopped; never on another thread while it runs.
+    @Test func confinedCallersAreTheLoopOrAnyThreadWhileItIsNotRunning() {
+        let loop = PosixEventLoop()
+        #expect(loop.inEventLoopOrNotRunning && !loop.inEventLoop, "before run")
+        let stopped = DispatchSemaphore(value: 0)
+        let thread = Thread { loop.run(); stopped.signal() }
+        let onLoop = LockedValue<(Bool, Bool)?>(nil)
+        let ran = DispatchSemaphore(value: 0)
+        thread.start()
+        loop.execute { onLoop.withLock { $0 = (loop.inEventLoop, loop.inEventLoopOrNotRunning) }; ran.signal() }
+        #expect(ran.wait(timeout: .now() + 5) == .success)
+        #expect(onLoop.current.map { $0.0 && $0.1 } == true, "on the loop")
+        #expect(!loop.inEventLoopOrNotRunning, "another thread while it runs")
+        loop.stop()
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+        #expect(loop.inEventLoopOrNotRunning, "after it stopped")
+    }
+
     /// It slept on the wall clock (`NSCondition.wait(until: Date)`), so an NTP step stretched timers.
     @Test func sleepsWaitOnTheMonotonicClock() {
         let loop = PosixEventLoop()

@@ -1,3 +1,4 @@
+import Foundation
 import Hardware
 import ManualLoop
 import Testing
@@ -18,6 +19,23 @@ import Testing
         #expect(order.withLock { $0 } == ["now"])
         loop.advance(by: .milliseconds(20))
         #expect(order.withLock { $0 } == ["now", "early", "late"])
+    }
+
+    /// Between turns the test's thread is the loop's only driver; while one thread runs the loop,
+    /// another is off it.
+    @Test func confinedCallersAreTheRunnerOrAnyThreadBetweenTurns() throws {
+        let loop = ManualEventLoop()
+        #expect(loop.inEventLoopOrNotRunning && !loop.inEventLoop, "between turns")
+        let inside = loop.perform { (loop.inEventLoop, loop.inEventLoopOrNotRunning) }
+        #expect(inside == (true, true))
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let thread = Thread { loop.perform { entered.signal(); release.wait() }; done.signal() }
+        thread.start()
+        #expect(entered.wait(timeout: .now() + 5) == .success)
+        #expect(!loop.inEventLoopOrNotRunning, "another thread runs the loop")
+        release.signal()
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(loop.inEventLoopOrNotRunning)
     }
 
     @Test func cancelledWorkIsReleasedBeforeItsDeadline() {
